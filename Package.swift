@@ -1,0 +1,38 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "ChainLab",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ChainKit", targets: ["ChainKit"]),
+        .executable(name: "chainlab", targets: ["chainlab"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto"),
+        .target(
+            name: "ChainKit",
+            dependencies: [
+                .target(name: "CCrypto", condition: .when(platforms: [.linux, .android, .windows, .openbsd])),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "chainlab",
+            dependencies: ["ChainKit"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ChainKitTests",
+            dependencies: ["ChainKit"],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,171 @@
+/// One header line: a validated name and value.
+///
+/// The name must be an RFC 9110 token and the value must not contain CR, LF or NUL.
+/// Invalid input is a thrown ``HeaderValidationError`` that names the field; nothing is
+/// ever trimmed or replaced silently.
+public struct HTTPField: Sendable, Hashable {
+    /// The name exactly as it was written (case is preserved).
+    public let name: String
+    /// The value exactly as it was written.
+    public let value: String
+
+    /// Creates a field after validating both parts.
+    public init(name: String, value: String) throws(HeaderValidationError) {
+        try HTTPField.validate(name: name)
+        try HTTPField.validate(value: value, forName: name)
+        self.name = name
+        self.value = value
+    }
+
+    /// Whether `other` names the same field, ignoring ASCII case.
+    public func hasName(_ other: String) -> Bool {
+        HTTPField.namesMatch(name, other)
+    }
+
+    static func namesMatch(_ a: String, _ b: String) -> Bool {
+        let a = a.utf8, b = b.utf8
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { asciiLower($0) == asciiLower($1) }
+    }
+
+    private static func asciiLower(_ byte: UInt8) -> UInt8 {
+        (byte >= 65 && byte <= 90) ? byte + 32 : byte
+    }
+
+    /// Checks that `name` is an RFC 9110 `token` (§5.6.2).
+    public static func validate(name: String) throws(HeaderValidationError) {
+        guard !name.isEmpty else { throw .emptyName }
+        for (offset, scalar) in name.unicodeScalars.enumerated() where !isTokenCharacter(scalar) {
+            throw .invalidName(name: name, character: scalar, offset: offset)
+        }
+    }
+
+    /// Checks that `value` has no CR, LF or NUL.
+    public static func validate(value: String, forName name: String) throws(HeaderValidationError) {
+        for (offset, scalar) in value.unicodeScalars.enumerated() where scalar == "\r" || scalar == "\n" || scalar == "\0" {
+            throw .invalidValue(name: name, character: scalar, offset: offset)
+        }
+    }
+
+    static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "a"..."z", "A"..."Z", "0"..."9": true
+        case "!", "#", "$", "%", "&", "'", "*", "+", "-", ".", "^", "_", "`", "|", "~": true
+        default: false
+        }
+    }
+}
+
+/// Why a header name or value was refused.
+public enum HeaderValidationError: Error, Equatable, CustomStringConvertible {
+    case emptyName
+    case invalidName(name: String, character: Unicode.Scalar, offset: Int)
+    case invalidValue(name: String, character: Unicode.Scalar, offset: Int)
+
+    /// The name of the field the error is about ("" for an empty name).
+    public var fieldName: String {
+        switch self {
+        case .emptyName: ""
+        case .invalidName(let name, _, _), .invalidValue(let name, _, _): name
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .emptyName:
+            return "header name is empty; a name must be a token of letters, digits and !#$%&'*+-.^_`|~"
+        case .invalidName(let name, let character, let offset):
+            return "header name \"\(VisibleEscapes.escape(name))\" is not a valid token: "
+                + "\(VisibleEscapes.describe(character)) at offset \(offset) is not allowed; "
+                + "use letters, digits and !#$%&'*+-.^_`|~ (RFC 9110 §5.6.2)"
+        case .invalidValue(let name, let character, let offset):
+            return "header \"\(VisibleEscapes.escape(name))\" has an invalid value: "
+                + "\(VisibleEscapes.describe(character)) at offset \(offset); CR, LF and NUL are not allowed"
+        }
+    }
+}
+
+/// An ordered list of header fields: names compare case-insensitively, keep their case,
+/// and may repeat.
+///
+/// ```swift
+/// var fields = try HTTPFields(["Accept": "application/json"])
+/// try fields.set("authorization", "Bearer abc")
+/// fields["AUTHORIZATION"] // "Bearer abc"
+/// ```
+public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, CustomStringConvertible {
+    private var storage: [HTTPField]
+
+    /// An empty list.
+    public init() { storage = [] }
+
+    /// A list with these fields, in order.
+    public init(_ fields: [HTTPField]) { storage = fields }
+
+    /// A list built from name/value pairs in order; throws on the first invalid pair.
+    public init(_ pairs: KeyValuePairs<String, String>) throws(HeaderValidationError) {
+        storage = []
+        for (name, value) in pairs { try append(name, value) }
+    }
+
+    /// A list built from name/value pairs in order; throws on the first invalid pair.
+    public init(pairs: [(String, String)]) throws(HeaderValidationError) {
+        storage = []
+        for (name, value) in pairs { try append(name, value) }
+    }
+
+    public var startIndex: Int { storage.startIndex }
+    public var endIndex: Int { storage.endIndex }
+    public subscript(position: Int) -> HTTPField { storage[position] }
+
+    /// The values for `name`, joined with ", ", or nil when absent.
+    public subscript(name: String) -> String? {
+        let values = self.values(for: name)
+        return values.isEmpty ? nil : values.joined(separator: ", ")
+    }
+
+    /// Every value for `name`, in order.
+    public func values(for name: String) -> [String] {
+        storage.filter { $0.hasName(name) }.map(\.value)
+    }
+
+    /// Whether a field with this name is present.
+    public func contains(_ name: String) -> Bool {
+        storage.contains { $0.hasName(name) }
+    }
+
+    /// Adds a field at the end.
+    public mutating func append(_ name: String, _ value: String) throws(HeaderValidationError) {
+        storage.append(try HTTPField(name: name, value: value))
+    }
+
+    /// Adds a validated field at the end.
+    public mutating func append(_ field: HTTPField) {
+        storage.append(field)
+    }
+
+    /// Replaces every field named `name` with one field holding `value`, at the position of
+    /// the first one (or at the end when absent).
+    public mutating func set(_ name: String, _ value: String) throws(HeaderValidationError) {
+        let field = try HTTPField(name: name, value: value)
+        if let first = storage.firstIndex(where: { $0.hasName(name) }) {
+            storage[first] = field
+            var index = storage.index(after: first)
+            while index < storage.endIndex {
+                if storage[index].hasName(name) { storage.remove(at: index) } else { index += 1 }
+            }
+        } else {
+            storage.append(field)
+        }
+    }
+
+    /// Removes every field named `name`.
+    public mutating func remove(_ name: String) {
+        storage.removeAll { $0.hasName(name) }
+    }
+
+    /// `Name: value` lines.
+    public var description: String {
+        storage.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
+    }
+}

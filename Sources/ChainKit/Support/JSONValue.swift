@@ -1,0 +1,138 @@
+public import Foundation
+
+/// A JSON document as a value: what GraphQL variables, results and errors are made of.
+///
+/// Objects keep their keys sorted when encoded so the same value always prints the same
+/// bytes.
+public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// Parses a JSON document (RFC 8259; any top-level value). See ``JSONParser``.
+    public init(parsing data: Data) throws(JSONParser.Error) {
+        self = try JSONParser.parse(Array(data))
+    }
+
+    /// Parses a JSON document from a string.
+    public init(parsing text: String) throws(JSONParser.Error) {
+        self = try JSONParser.parse(Array(text.utf8))
+    }
+
+    /// The value encoded as compact JSON with sorted keys.
+    public var encoded: Data { Data(jsonString.utf8) }
+
+    /// The value as compact JSON text with sorted keys.
+    public var jsonString: String {
+        var out = ""
+        write(into: &out)
+        return out
+    }
+
+    public var description: String { jsonString }
+
+    private func write(into out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let value): out += value ? "true" : "false"
+        case .number(let value):
+            if value.rounded() == value, abs(value) < 1e15 {
+                out += String(Int64(value))
+            } else {
+                out += "\(value)"
+            }
+        case .string(let value): JSONValue.writeString(value, into: &out)
+        case .array(let values):
+            out += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { out += "," }
+                value.write(into: &out)
+            }
+            out += "]"
+        case .object(let members):
+            out += "{"
+            for (index, key) in members.keys.sorted().enumerated() {
+                if index > 0 { out += "," }
+                JSONValue.writeString(key, into: &out)
+                out += ":"
+                members[key]!.write(into: &out)
+            }
+            out += "}"
+        }
+    }
+
+    /// Appends `value` as a JSON string literal, escaping quotes, backslashes and controls.
+    public static func writeString(_ value: String, into out: inout String) {
+        out += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
+                    || VisibleEscapes.isUnsafe(scalar) {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        out += "\""
+    }
+
+    /// The member `key` of an object, or nil.
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let members) = self { return members[key] }
+        return nil
+    }
+
+    /// The element at `index` of an array, or nil.
+    public subscript(index: Int) -> JSONValue? {
+        if case .array(let values) = self, values.indices.contains(index) { return values[index] }
+        return nil
+    }
+
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    public var arrayValue: [JSONValue]? {
+        if case .array(let values) = self { return values }
+        return nil
+    }
+
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let members) = self { return members }
+        return nil
+    }
+
+    public var numberValue: Double? {
+        if case .number(let value) = self { return value }
+        return nil
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral, ExpressibleByFloatLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+    public init(nilLiteral: ()) { self = .null }
+}
+
