@@ -1,0 +1,150 @@
+public import Foundation
+
+/// A GraphQL operation: what a user asks the server for.
+public struct GraphQLOperation: Sendable, Hashable {
+    /// Query, mutation or subscription.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case query
+        case mutation
+        case subscription
+    }
+
+    public var name: String
+    public var kind: Kind
+    /// The full document text, e.g. `query HeroQuery { hero { id name } }`.
+    public var document: String
+    /// Variables as a JSON object (nil when the operation takes none).
+    public var variables: [String: JSONValue]?
+
+    public init(name: String, kind: Kind, document: String, variables: [String: JSONValue]? = nil) {
+        self.name = name
+        self.kind = kind
+        self.document = document
+        self.variables = variables
+    }
+
+    /// The SHA-256 hex of the document, as automatic persisted queries send it.
+    public var documentHash: String { SHA256Digest.hex(of: document) }
+
+    /// A stable key for the cache: the name and the variables in canonical JSON.
+    public var cacheKey: String {
+        name + (variables.map { JSONValue.object($0).jsonString } ?? "")
+    }
+}
+
+/// Automatic persisted query settings (Apollo's `AutoPersistQueryConfiguration`).
+public struct AutoPersistQueryConfiguration: Sendable, Hashable {
+    /// Send the hash instead of the query text on the first attempt.
+    public var autoPersistQueries: Bool
+    /// Send the persisted-query retry (query text included) as GET.
+    public var useGETForPersistedQueryRetry: Bool
+
+    public init(autoPersistQueries: Bool = false, useGETForPersistedQueryRetry: Bool = false) {
+        self.autoPersistQueries = autoPersistQueries
+        self.useGETForPersistedQueryRetry = useGETForPersistedQueryRetry
+    }
+}
+
+/// How a request uses the cache and the network (Apollo 2's `FetchBehavior`).
+public struct FetchBehavior: Sendable, Hashable, CustomStringConvertible {
+    /// When the cache is read.
+    public enum CacheRead: String, Sendable, Hashable, CaseIterable {
+        case never
+        case beforeNetworkFetch
+        case onNetworkFailure
+    }
+
+    /// When the network is fetched.
+    public enum NetworkFetch: String, Sendable, Hashable, CaseIterable {
+        case never
+        case always
+        case onCacheMiss
+    }
+
+    public var cacheRead: CacheRead
+    public var networkFetch: NetworkFetch
+
+    public init(cacheRead: CacheRead, networkFetch: NetworkFetch) {
+        self.cacheRead = cacheRead
+        self.networkFetch = networkFetch
+    }
+
+    /// Read the cache; fetch only on a miss. Apollo's default for queries.
+    public static let CacheFirst = FetchBehavior(cacheRead: .beforeNetworkFetch, networkFetch: .onCacheMiss)
+    /// Fetch; read the cache only when the network fails.
+    public static let NetworkFirst = FetchBehavior(cacheRead: .onNetworkFailure, networkFetch: .always)
+    /// Yield the cached result, then fetch and yield the server's.
+    public static let CacheAndNetwork = FetchBehavior(cacheRead: .beforeNetworkFetch, networkFetch: .always)
+    /// Read the cache and never fetch.
+    public static let CacheOnly = FetchBehavior(cacheRead: .beforeNetworkFetch, networkFetch: .never)
+    /// Fetch and never read the cache.
+    public static let NetworkOnly = FetchBehavior(cacheRead: .never, networkFetch: .always)
+
+    /// The named policies, for pickers and scenario files.
+    public static let named: [(name: String, behavior: FetchBehavior)] = [
+        ("CacheFirst", .CacheFirst), ("NetworkFirst", .NetworkFirst), ("CacheAndNetwork", .CacheAndNetwork),
+        ("CacheOnly", .CacheOnly), ("NetworkOnly", .NetworkOnly),
+    ]
+
+    /// The policy's name, or `cacheRead/networkFetch` for a combination without one.
+    public var description: String {
+        FetchBehavior.named.first { $0.behavior == self }?.name ?? "\(cacheRead.rawValue)/\(networkFetch.rawValue)"
+    }
+
+    func shouldReadFromCache(hadFailedNetworkFetch: Bool) -> Bool {
+        switch cacheRead {
+        case .never: false
+        case .beforeNetworkFetch: !hadFailedNetworkFetch
+        case .onNetworkFailure: hadFailedNetworkFetch
+        }
+    }
+
+    func shouldFetchFromNetwork(hadSuccessfulCacheRead: Bool) -> Bool {
+        switch networkFetch {
+        case .never: false
+        case .always: true
+        case .onCacheMiss: !hadSuccessfulCacheRead
+        }
+    }
+}
+
+/// One GraphQL request as it travels down the chain: the operation plus everything that
+/// decides how it is sent (Apollo's `JSONRequest`).
+public struct GraphQLRequest: Sendable, Hashable {
+    public var operation: GraphQLOperation
+    public var graphQLEndpoint: URL
+    /// Headers added to the HTTP request (an auth interceptor puts `Authorization` here).
+    public var additionalHeaders: HTTPFields
+    public var fetchBehavior: FetchBehavior
+    /// Whether server results are written to the cache at the top of the chain.
+    public var writeResultsToCache: Bool
+    public var apqConfig: AutoPersistQueryConfiguration
+    /// Send queries as GET requests.
+    public var useGETForQueries: Bool
+    /// Set by ``AutomaticPersistedQueryInterceptor`` on the retry that carries the query text.
+    public var isPersistedQueryRetry: Bool
+    /// Seconds before the transport gives up; nil leaves the transport's default.
+    public var requestTimeout: Double?
+
+    public init(
+        operation: GraphQLOperation,
+        graphQLEndpoint: URL,
+        additionalHeaders: HTTPFields = HTTPFields(),
+        fetchBehavior: FetchBehavior? = nil,
+        writeResultsToCache: Bool = true,
+        apqConfig: AutoPersistQueryConfiguration = AutoPersistQueryConfiguration(),
+        useGETForQueries: Bool = false,
+        isPersistedQueryRetry: Bool = false,
+        requestTimeout: Double? = nil
+    ) {
+        self.operation = operation
+        self.graphQLEndpoint = graphQLEndpoint
+        self.additionalHeaders = additionalHeaders
+        self.fetchBehavior = fetchBehavior ?? (operation.kind == .query ? .CacheFirst : .NetworkOnly)
+        self.writeResultsToCache = writeResultsToCache
+        self.apqConfig = apqConfig
+        self.useGETForQueries = useGETForQueries
+        self.isPersistedQueryRetry = isPersistedQueryRetry
+        self.requestTimeout = requestTimeout
+    }
+}

@@ -1,0 +1,96 @@
+public import Foundation
+
+/// One error from a GraphQL response's `errors` array.
+public struct GraphQLError: Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+    /// `extensions`, where servers put a `code` such as `UNAUTHENTICATED`.
+    public var extensions: [String: JSONValue]
+    /// The whole error object as the server sent it.
+    public var raw: JSONValue
+
+    public init(message: String, extensions: [String: JSONValue] = [:]) {
+        self.message = message
+        self.extensions = extensions
+        var object: [String: JSONValue] = ["message": .string(message)]
+        if !extensions.isEmpty { object["extensions"] = .object(extensions) }
+        self.raw = .object(object)
+    }
+
+    /// Reads an error object; nil when it has no string `message`.
+    public init?(json: JSONValue) {
+        guard let message = json["message"]?.stringValue else { return nil }
+        self.message = message
+        self.extensions = json["extensions"]?.objectValue ?? [:]
+        self.raw = json
+    }
+
+    /// `extensions.code`, when present.
+    public var code: String? { extensions["code"]?.stringValue }
+
+    /// Whether the server says the request was not authenticated.
+    public var isUnauthenticated: Bool { code == "UNAUTHENTICATED" }
+
+    public var description: String { code.map { "\(message) (\($0))" } ?? message }
+}
+
+/// A result of a GraphQL operation, from the server or from the cache.
+public struct GraphQLResponse: Sendable, Hashable {
+    /// Where a result came from.
+    public enum Source: String, Sendable, Hashable {
+        case cache
+        case server
+    }
+
+    public var source: Source
+    public var data: JSONValue?
+    public var errors: [GraphQLError]
+    public var extensions: [String: JSONValue]?
+
+    public init(source: Source, data: JSONValue?, errors: [GraphQLError] = [], extensions: [String: JSONValue]? = nil) {
+        self.source = source
+        self.data = data
+        self.errors = errors
+        self.extensions = extensions
+    }
+
+    /// Reads a GraphQL response body: a JSON object with `data`, `errors` and `extensions`.
+    public init(parsing body: Data, source: Source) throws {
+        let json: JSONValue
+        do {
+            json = try JSONValue(parsing: body)
+        } catch {
+            throw JSONResponseParsingError.couldNotParseToJSON(reason: error.description, bodyByteCount: body.count)
+        }
+        guard case .object(let members) = json else {
+            throw JSONResponseParsingError.notAnObject(bodyByteCount: body.count)
+        }
+        self.source = source
+        self.data = members["data"].flatMap { $0 == .null ? nil : $0 }
+        self.errors = members["errors"]?.arrayValue?.compactMap(GraphQLError.init(json:)) ?? []
+        self.extensions = members["extensions"]?.objectValue
+    }
+
+    /// The response as the JSON a server would send.
+    public var json: JSONValue {
+        var object: [String: JSONValue] = [:]
+        if let data { object["data"] = data }
+        if !errors.isEmpty { object["errors"] = .array(errors.map(\.raw)) }
+        if let extensions { object["extensions"] = .object(extensions) }
+        return .object(object)
+    }
+}
+
+/// Why a response body could not be parsed into a GraphQL result.
+public enum JSONResponseParsingError: Error, Equatable, CustomStringConvertible {
+    case couldNotParseToJSON(reason: String, bodyByteCount: Int)
+    case notAnObject(bodyByteCount: Int)
+
+    public var description: String {
+        switch self {
+        case .couldNotParseToJSON(let reason, let count):
+            "the \(count)-byte response body is not JSON: \(reason)"
+        case .notAnObject(let count):
+            "the \(count)-byte response body is JSON but not an object"
+        }
+    }
+}

@@ -1,0 +1,89 @@
+/// What a GraphQL interceptor calls to hand the request to the rest of the chain. It never
+/// throws: an error below turns into a stream that fails when read.
+public typealias GraphQLNext = @Sendable (GraphQLRequest) async -> InterceptorResultStream
+
+/// The stream of results an interceptor returns: results flow back up through it.
+public typealias InterceptorResultStream = PullStream<GraphQLResponse>
+
+/// What an HTTP interceptor calls to hand the request on towards the transport.
+public typealias HTTPNext = @Sendable (NetworkRequest) async throws -> NetworkResponse
+
+/// A layer of the GraphQL part of the chain (Apollo iOS 2.x's `GraphQLInterceptor`).
+///
+/// Interceptors wrap each other like an onion: element 0 of the provider's array is
+/// outermost. Work before calling `next` is the pre-flight; work in the returned stream's
+/// `map`/`mapErrors` is the post-flight.
+///
+/// ```swift
+/// struct AddHeader: GraphQLInterceptor {
+///     func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+///         var request = request
+///         try request.additionalHeaders.set("X-Trace", "1")
+///         return await next(request).map { response in response }
+///     }
+/// }
+/// ```
+///
+/// Throwing ``RequestChain/Retry`` restarts the chain from the top with the given request.
+public protocol GraphQLInterceptor: Sendable {
+    func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream
+}
+
+/// A layer of the HTTP part of the chain (Apollo iOS 2.x's `HTTPInterceptor`).
+///
+/// HTTP interceptors see only the HTTP request and response, never the GraphQL request, so
+/// they cannot throw ``RequestChain/Retry``: to retry on an HTTP condition, throw an error
+/// and let a GraphQL interceptor's `mapErrors` turn it into a retry.
+public protocol HTTPInterceptor: Sendable {
+    func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse
+}
+
+/// Reads and writes results for the chain's cache step (Apollo's `CacheInterceptor`).
+public protocol CacheInterceptor: Sendable {
+    /// The cached result for the request, or nil on a miss.
+    func readCacheData(request: GraphQLRequest) async throws -> GraphQLResponse?
+    /// Stores a server result; called at the top of the chain when the request asks for it.
+    func writeCacheData(request: GraphQLRequest, response: GraphQLResponse) async throws
+}
+
+/// Turns the HTTP response into GraphQL results (Apollo's `ResponseParsingInterceptor`).
+public protocol ResponseParsingInterceptor: Sendable {
+    func parse(response: NetworkResponse, for request: GraphQLRequest) async throws -> InterceptorResultStream
+}
+
+/// Hands out the interceptors for one operation (Apollo's `InterceptorProvider`).
+///
+/// Each call gives fresh instances; a ``RequestChain`` asks once per operation and reuses
+/// them across that operation's retries, which is how ``MaxRetryInterceptor`` counts.
+public protocol InterceptorProvider: Sendable {
+    func graphQLInterceptors(for operation: GraphQLOperation) -> [any GraphQLInterceptor]
+    func cacheInterceptor(for operation: GraphQLOperation) -> any CacheInterceptor
+    func httpInterceptors(for operation: GraphQLOperation) -> [any HTTPInterceptor]
+    func responseParser(for operation: GraphQLOperation) -> any ResponseParsingInterceptor
+}
+
+/// Apollo's default provider: `MaxRetryInterceptor` then `AutomaticPersistedQueryInterceptor`,
+/// the default cache, `ResponseCodeInterceptor`, and JSON parsing.
+public struct DefaultInterceptorProvider: InterceptorProvider {
+    public let store: CacheStore
+
+    public init(store: CacheStore) {
+        self.store = store
+    }
+
+    public func graphQLInterceptors(for operation: GraphQLOperation) -> [any GraphQLInterceptor] {
+        [MaxRetryInterceptor(), AutomaticPersistedQueryInterceptor()]
+    }
+
+    public func cacheInterceptor(for operation: GraphQLOperation) -> any CacheInterceptor {
+        DefaultCacheInterceptor(store: store)
+    }
+
+    public func httpInterceptors(for operation: GraphQLOperation) -> [any HTTPInterceptor] {
+        [ResponseCodeInterceptor()]
+    }
+
+    public func responseParser(for operation: GraphQLOperation) -> any ResponseParsingInterceptor {
+        JSONResponseParsingInterceptor()
+    }
+}

@@ -1,0 +1,236 @@
+
+
+/// Runs one GraphQL operation through its interceptors, with Apollo iOS 2.x's semantics.
+///
+/// ```
+///  kickoff(request)                                         results ▲
+///      │                                                            │
+///  ┌───▼──────────── GraphQL interceptors (element 0 outermost) ────┴──┐
+///  │ 0 MaxRetryInterceptor      pre-flight ↓          map / mapErrors ↑ │
+///  │ 1 AutomaticPersistedQuery  pre-flight ↓          map / mapErrors ↑ │
+///  └───┬────────────────────────────────────────────────────────────▲──┘
+///      │  cache read (per FetchBehavior) ── hit ──────────────────────┤
+///      ▼                                                              │
+///  build HTTP request ─▶ HTTP interceptors ─▶ transport               │
+///                        (element 0 outermost)    │                   │
+///                        ◀── HTTP post-flight ◀───┘                   │
+///                        ─▶ response parser ──────────────────────────┘
+///      network error + cacheRead == .onNetworkFailure ─▶ cache read instead
+///  at the top: server results are written to the cache (writeResultsToCache)
+/// ```
+///
+/// Worked example with interceptors `[A, B]` and a cache miss under `CacheFirst`: A's
+/// pre-flight, B's pre-flight, cache read (miss), HTTP interceptors, transport, parser,
+/// B's post-flight, A's post-flight, cache write, result to the caller.
+///
+/// Throwing ``Retry`` anywhere in the GraphQL layer restarts the chain from the top with
+/// the retry's request; on its way out it passes through outer interceptors' `mapErrors`, so
+/// one that swallows errors swallows the retry too. The chain has no retry limit of its own:
+/// ``MaxRetryInterceptor`` enforces one, which is why it must come first. An attempt that
+/// yields no result fails with ``RequestChainError/noResults``.
+///
+/// Everything runs lazily in the task that iterates the returned stream, so cancelling that
+/// task reaches every interceptor as `CancellationError`.
+public struct RequestChain: Sendable {
+    /// Thrown by a GraphQL interceptor to run the chain again from the top with `request`.
+    public struct Retry: Error, CustomStringConvertible {
+        public let request: GraphQLRequest
+        public init(request: GraphQLRequest) { self.request = request }
+        public var description: String { "retry \(request.operation.name) from the top of the chain" }
+    }
+
+    /// The interceptors of one operation, as a provider hands them out.
+    public struct Interceptors: Sendable {
+        public var graphQL: [any GraphQLInterceptor]
+        public var cache: any CacheInterceptor
+        public var http: [any HTTPInterceptor]
+        public var parser: any ResponseParsingInterceptor
+
+        public init(graphQL: [any GraphQLInterceptor], cache: any CacheInterceptor, http: [any HTTPInterceptor], parser: any ResponseParsingInterceptor) {
+            self.graphQL = graphQL
+            self.cache = cache
+            self.http = http
+            self.parser = parser
+        }
+
+        /// Fresh interceptors for `operation` from `provider`.
+        public init(provider: any InterceptorProvider, operation: GraphQLOperation) {
+            self.init(
+                graphQL: provider.graphQLInterceptors(for: operation),
+                cache: provider.cacheInterceptor(for: operation),
+                http: provider.httpInterceptors(for: operation),
+                parser: provider.responseParser(for: operation))
+        }
+    }
+
+    public let interceptors: Interceptors
+    public let transport: any GraphQLTransport
+
+    public init(interceptors: Interceptors, transport: any GraphQLTransport) {
+        self.interceptors = interceptors
+        self.transport = transport
+    }
+
+    /// The operation's results. Nothing runs until the stream is read.
+    public func kickoff(request: GraphQLRequest) -> InterceptorResultStream {
+        let chain = self
+        return PullStream {
+            var pending: GraphQLRequest? = request
+            var attempt: InterceptorResultStream.AsyncIterator?
+            let finalRequest = Locked(request)
+            var didEmitResult = false
+            return {
+                while true {
+                    if attempt == nil {
+                        guard let next = pending else { return nil }
+                        pending = nil
+                        didEmitResult = false
+                        attempt = await chain.runGraphQLInterceptors(next, finalRequest: finalRequest).makeAsyncIterator()
+                    }
+                    do {
+                        if let response = try await attempt!.next() {
+                            try Task.checkCancellation()
+                            try await chain.writeToCacheIfNecessary(response, for: finalRequest.withLock { $0 })
+                            didEmitResult = true
+                            return response
+                        }
+                        attempt = nil
+                        guard didEmitResult else { throw RequestChainError.noResults }
+                        return nil
+                    } catch let retry as Retry {
+                        pending = retry.request
+                        attempt = nil
+                    } catch {
+                        attempt = nil
+                        throw error
+                    }
+                }
+            }
+        }
+    }
+
+    private func runGraphQLInterceptors(_ request: GraphQLRequest, finalRequest: Locked<GraphQLRequest>) async -> InterceptorResultStream {
+        let chain = self
+        var next: GraphQLNext = { request in
+            finalRequest.withLock { $0 = request }
+            return chain.execute(request)
+        }
+        for interceptor in interceptors.graphQL.reversed() {
+            let inner = next
+            next = { request in
+                do {
+                    return try await interceptor.intercept(request: request, next: inner)
+                } catch {
+                    return .failing(error)
+                }
+            }
+        }
+        return await next(request)
+    }
+
+    /// The cache step and the network step, as a lazy stream.
+    private func execute(_ request: GraphQLRequest) -> InterceptorResultStream {
+        let chain = self
+        return PullStream {
+            enum Step {
+                case cacheRead
+                case network(hadCacheHit: Bool)
+                case passthrough(InterceptorResultStream.AsyncIterator)
+                case done
+            }
+            var step = Step.cacheRead
+            let behavior = request.fetchBehavior
+
+            @Sendable func recover(from error: any Error) async throws -> GraphQLResponse? {
+                guard behavior.shouldReadFromCache(hadFailedNetworkFetch: true) else { throw error }
+                return try await chain.interceptors.cache.readCacheData(request: request)
+            }
+
+            return {
+                while true {
+                    switch step {
+                    case .cacheRead:
+                        step = .network(hadCacheHit: false)
+                        guard behavior.shouldReadFromCache(hadFailedNetworkFetch: false) else { continue }
+                        do {
+                            if let cached = try await chain.interceptors.cache.readCacheData(request: request) {
+                                step = .network(hadCacheHit: true)
+                                return cached
+                            }
+                        } catch {
+                            if !behavior.shouldFetchFromNetwork(hadSuccessfulCacheRead: false) { throw error }
+                        }
+                    case .network(let hadCacheHit):
+                        step = .done
+                        guard behavior.shouldFetchFromNetwork(hadSuccessfulCacheRead: hadCacheHit) else { return nil }
+                        do {
+                            step = .passthrough(try await chain.fetchFromNetwork(request).makeAsyncIterator())
+                        } catch {
+                            return try await recover(from: error)
+                        }
+                    case .passthrough(var results):
+                        do {
+                            guard let response = try await results.next() else {
+                                step = .done
+                                return nil
+                            }
+                            step = .passthrough(results)
+                            return response
+                        } catch {
+                            step = .done
+                            return try await recover(from: error)
+                        }
+                    case .done:
+                        return nil
+                    }
+                }
+            }
+        }
+    }
+
+    private func fetchFromNetwork(_ request: GraphQLRequest) async throws -> InterceptorResultStream {
+        let transport = self.transport
+        var next: HTTPNext = { try await transport.send($0) }
+        for interceptor in interceptors.http.reversed() {
+            let inner = next
+            next = { try await interceptor.intercept(request: $0, next: inner) }
+        }
+        let response = try await next(try request.makeNetworkRequest())
+        return try await interceptors.parser.parse(response: response, for: request)
+    }
+
+    private func writeToCacheIfNecessary(_ response: GraphQLResponse, for request: GraphQLRequest) async throws {
+        guard request.writeResultsToCache, response.source == .server, response.data != nil else { return }
+        try await interceptors.cache.writeCacheData(request: request, response: response)
+    }
+}
+
+/// Errors of the chain itself.
+public enum RequestChainError: Error, Equatable, CustomStringConvertible {
+    /// An attempt finished without yielding a single result.
+    case noResults
+
+    public var description: String {
+        switch self {
+        case .noResults: "the request chain finished without a result (noResults)"
+        }
+    }
+}
+
+/// Runs operations on fresh interceptors from a provider, one ``RequestChain`` per
+/// operation (Apollo's `RequestChainNetworkTransport`).
+public struct RequestChainNetworkTransport: Sendable {
+    public let interceptorProvider: any InterceptorProvider
+    public let transport: any GraphQLTransport
+
+    public init(interceptorProvider: any InterceptorProvider, transport: any GraphQLTransport) {
+        self.interceptorProvider = interceptorProvider
+        self.transport = transport
+    }
+
+    /// The results of one operation.
+    public func send(_ request: GraphQLRequest) -> InterceptorResultStream {
+        RequestChain(interceptors: .init(provider: interceptorProvider, operation: request.operation), transport: transport)
+            .kickoff(request: request)
+    }
+}

@@ -1,0 +1,15 @@
+/// Puts a fixed `Authorization` value on every request, with no refresh.
+public struct StaticAuthInterceptor: GraphQLInterceptor {
+    public let field: HTTPField
+
+    /// Validates the value up front, so a bad credential fails when configured, not mid-run.
+    public init(authorization: String) throws(HeaderValidationError) {
+        field = try HTTPField(name: "Authorization", value: authorization)
+    }
+
+    public func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+        var request = request
+        try request.additionalHeaders.set(field.name, field.value)
+        return await next(request)
+    }
+}
