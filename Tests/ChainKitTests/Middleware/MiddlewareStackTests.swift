@@ -1,0 +1,137 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import ChainKit
+
+/// Adds `X-Added-By: <name>` to the request it passes on.
+private struct HeaderAddingMiddleware: ClientMiddleware {
+    let name: String
+
+    func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        next: MiddlewareNext
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        try request.headerFields.append("X-Added-By", name)
+        return try await next(request, body, baseURL)
+    }
+}
+
+/// Sends the request to `newBaseURL` and records what it received from the layer above.
+private final class BaseURLRewritingMiddleware: ClientMiddleware {
+    let newBaseURL: URL
+    private let received = Mutex<[HTTPRequest]>([])
+
+    init(newBaseURL: URL) { self.newBaseURL = newBaseURL }
+
+    var receivedRequests: [HTTPRequest] { received.withLock { $0 } }
+
+    func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        next: MiddlewareNext
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        received.withLock { $0.append(request) }
+        return try await next(request, body, newBaseURL)
+    }
+}
+
+@Suite struct MiddlewareStackTests {
+    @Test func middlewaresRunInArrayOrderOutAndInReverseOrderBack() async throws {
+        let log = StackTestLog()
+        let transport = ClosureTransport { _, _, _, _ in
+            log.append("transport")
+            return (HTTPResponse(status: 200), nil)
+        }
+        let stack = MiddlewareStack(
+            middlewares: ["A", "B", "C"].map { LoggingTestMiddleware(name: $0, log: log) },
+            transport: transport
+        )
+
+        _ = try await stack.send(StackFixture.request, body: nil, baseURL: StackFixture.baseURL, operationID: "op")
+
+        #expect(log.all == ["A out", "B out", "C out", "transport", "C back", "B back", "A back"])
+    }
+
+    @Test func headerAddedByOuterMiddlewareReachesNextLayerAndTransport() async throws {
+        let rewriter = BaseURLRewritingMiddleware(newBaseURL: URL(string: "https://staging.example.com/v2")!)
+        let transport = ScriptedStackTransport([.status(200)])
+        let stack = MiddlewareStack(middlewares: [HeaderAddingMiddleware(name: "A"), rewriter], transport: transport)
+        let request = HTTPRequest(method: .get, path: "/pets", headerFields: try HTTPFields(["Accept": "application/json"]))
+
+        _ = try await stack.send(request, body: nil, baseURL: StackFixture.baseURL, operationID: "listPets")
+
+        let expected = HTTPRequest(
+            method: .get,
+            path: "/pets",
+            headerFields: try HTTPFields(["Accept": "application/json", "X-Added-By": "A"])
+        )
+        #expect(rewriter.receivedRequests == [expected])
+        #expect(transport.calls.map(\.request) == [expected])
+    }
+
+    @Test func baseURLChangedByMiddlewareReachesTransport() async throws {
+        let transport = ScriptedStackTransport([.status(200)])
+        let stack = MiddlewareStack(
+            middlewares: [
+                HeaderAddingMiddleware(name: "A"),
+                BaseURLRewritingMiddleware(newBaseURL: URL(string: "https://staging.example.com/v2")!),
+            ],
+            transport: transport
+        )
+
+        _ = try await stack.send(StackFixture.request, body: nil, baseURL: StackFixture.baseURL, operationID: "listPets")
+
+        #expect(transport.calls.map(\.baseURL) == [URL(string: "https://staging.example.com/v2")!])
+        #expect(transport.calls.map(\.operationID) == ["listPets"])
+    }
+
+    @Test func responseFromTransportIsReturnedThroughEveryLayer() async throws {
+        let log = StackTestLog()
+        let stack = MiddlewareStack(
+            middlewares: [LoggingTestMiddleware(name: "A", log: log)],
+            transport: ClosureTransport.status(201, body: "created")
+        )
+
+        let (response, body) = try await stack.send(
+            StackFixture.request, body: nil, baseURL: StackFixture.baseURL, operationID: "createPet"
+        )
+
+        #expect(response == HTTPResponse(status: 201))
+        #expect(try await StackFixture.text(of: body) == "created")
+        #expect(log.all == ["A out", "A back"])
+    }
+
+    @Test func stackWithoutMiddlewaresCallsTransportDirectly() async throws {
+        let transport = ScriptedStackTransport([.status(204)])
+        let stack = MiddlewareStack(middlewares: [], transport: transport)
+
+        let (response, body) = try await stack.send(
+            StackFixture.request, body: HTTPBody("hi"), baseURL: StackFixture.baseURL, operationID: "ping"
+        )
+
+        #expect(response.status == 204)
+        #expect(body == nil)
+        #expect(transport.calls == [
+            .init(request: StackFixture.request, body: Data("hi".utf8), baseURL: StackFixture.baseURL, operationID: "ping"),
+        ])
+    }
+
+    @Test func layerNamesAreMiddlewareTypeNamesThenTransport() {
+        let stack = MiddlewareStack(
+            middlewares: [
+                LoggingTestMiddleware(name: "A", log: StackTestLog()),
+                HeaderAddingMiddleware(name: "B"),
+                LoggingTestMiddleware(name: "C", log: StackTestLog()),
+            ],
+            transport: ClosureTransport.status(200)
+        )
+
+        #expect(stack.layerNames == ["LoggingTestMiddleware", "HeaderAddingMiddleware", "LoggingTestMiddleware", "ClosureTransport"])
+    }
+}
