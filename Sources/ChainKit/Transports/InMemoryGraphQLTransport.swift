@@ -15,7 +15,9 @@ public struct InMemoryGraphQLTransport: GraphQLTransport {
     public func send(_ request: NetworkRequest) async throws -> NetworkResponse {
         try await handler(request)
     }
+}
 
+extension GraphQLTransport where Self == InMemoryGraphQLTransport {
     /// Answers every request with `status` and `body` (an empty body sends no chunk).
     public static func respond(status: Int, body: String, headers: HTTPFields = HTTPFields()) -> InMemoryGraphQLTransport {
         InMemoryGraphQLTransport { request in

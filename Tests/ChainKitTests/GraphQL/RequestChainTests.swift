@@ -1,0 +1,265 @@
+import ChainKit
+import Foundation
+import Testing
+
+@Suite("RequestChain")
+struct RequestChainTests {
+    @Test("interceptors are entered 0,1,2 and left 2,1,0; pre-flights run before the cache read")
+    func onionOrder() async throws {
+        let log = EventLog()
+        let store = CacheStore()
+        let chain = makeChain(
+            graphQL: (0..<3).map { RecordingInterceptor(name: "\($0)", log: log) },
+            cache: LoggingCache(store: store, log: log),
+            transport: loggingTransport(log) { _, _ in (200, heroBody) })
+        let outcome = await run(chain.kickoff(request: request(fetchBehavior: .CacheFirst)))
+        #expect(outcome.error == nil)
+        #expect(outcome.responses.map(\.source) == [.server])
+        #expect(log.all == [
+            "enter 0", "enter 1", "enter 2", "cache miss", "transport POST 1",
+            "leave 2", "leave 1", "leave 0", "cache write",
+        ])
+    }
+
+    @Test("200 with no body ends in noResults")
+    func emptyBody200() async {
+        let chain = makeChain(transport: .respond(status: 200, body: ""))
+        let outcome = await run(chain.kickoff(request: request()))
+        #expect(outcome.responses.isEmpty)
+        #expect(outcome.error as? RequestChainError == .noResults)
+    }
+
+    @Test("401 with an empty body ends in noResults, not ResponseCodeError")
+    func emptyBody401() async {
+        let chain = makeChain(transport: .respond(status: 401, body: ""))
+        let outcome = await run(chain.kickoff(request: request()))
+        #expect(outcome.error as? RequestChainError == .noResults)
+    }
+
+    @Test("a retry carrying a new header reaches the server on the second pass")
+    func retryWithHeader() async throws {
+        struct AddHeaderAndRetryOnce: GraphQLInterceptor {
+            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+                await next(request).map { response in
+                    guard !request.additionalHeaders.contains("X-Retry-Token") else { return response }
+                    var retry = request
+                    try retry.additionalHeaders.set("X-Retry-Token", "second")
+                    throw RequestChain.Retry(request: retry)
+                }
+            }
+        }
+        let seen = Locked<[String?]>([])
+        let chain = makeChain(
+            graphQL: [AddHeaderAndRetryOnce()],
+            transport: InMemoryGraphQLTransport { request in
+                seen.withLock { $0.append(request.headerFields["X-Retry-Token"]) }
+                return NetworkResponse(status: 200, url: request.url, body: Data(heroBody.utf8))
+            })
+        let outcome = await run(chain.kickoff(request: request()))
+        #expect(outcome.error == nil)
+        #expect(outcome.responses.count == 1)
+        #expect(seen.value == [nil, "second"])
+    }
+
+    @Test("an HTTP interceptor throwing before next reaches the outer mapErrors and the caller")
+    func httpInterceptorThrows() async {
+        struct Boom: Error, Equatable {}
+        struct ThrowingHTTP: HTTPInterceptor {
+            func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse { throw Boom() }
+        }
+        struct ErrorSpy: GraphQLInterceptor {
+            let log: EventLog
+            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+                let log = self.log
+                return await next(request).mapErrors { error in
+                    log.add("mapErrors saw \(type(of: error))")
+                    throw error
+                }
+            }
+        }
+        let log = EventLog()
+        let chain = makeChain(graphQL: [ErrorSpy(log: log)], http: [ThrowingHTTP()], transport: .respond(status: 200, body: heroBody))
+        let outcome = await run(chain.kickoff(request: request()))
+        #expect(log.all == ["mapErrors saw Boom"])
+        #expect(outcome.error as? Boom == Boom())
+    }
+
+    @Test("a GraphQL interceptor throwing before next becomes a failing stream the outer mapErrors sees")
+    func graphQLInterceptorThrows() async {
+        struct Refused: Error, Equatable {}
+        struct Thrower: GraphQLInterceptor {
+            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream { throw Refused() }
+        }
+        let log = EventLog()
+        struct Recover: GraphQLInterceptor {
+            let log: EventLog
+            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+                let log = self.log
+                return await next(request).mapErrors { error in
+                    log.add("recovered \(error is Refused)")
+                    return GraphQLResponse(source: .server, data: ["recovered": true])
+                }
+            }
+        }
+        let chain = makeChain(graphQL: [Recover(log: log), Thrower()], transport: .respond(status: 200, body: heroBody))
+        let outcome = await run(chain.kickoff(request: request()))
+        #expect(log.all == ["recovered true"])
+        #expect(outcome.responses.map(\.data) == [["recovered": true]])
+        #expect(outcome.error == nil)
+    }
+
+    @Test("a 401 handled in mapErrors by switching to CacheOnly and retrying gives exactly one cache result")
+    func unauthorizedFallsBackToCache() async throws {
+        struct CacheOn401: GraphQLInterceptor {
+            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+                await next(request).mapErrors { error in
+                    guard let rejected = error as? ResponseCodeError, rejected.status == 401 else { throw error }
+                    var retry = request
+                    retry.fetchBehavior = .CacheOnly
+                    throw RequestChain.Retry(request: retry)
+                }
+            }
+        }
+        let store = CacheStore()
+        store.write(GraphQLResponse(source: .server, data: heroData), for: heroQuery)
+        let chain = makeChain(
+            graphQL: [CacheOn401()], store: store,
+            transport: .respond(status: 401, body: #"{"errors":[{"message":"no"}]}"#))
+        let outcome = await run(chain.kickoff(request: request()))
+        #expect(outcome.error == nil)
+        #expect(outcome.responses == [GraphQLResponse(source: .cache, data: heroData)])
+    }
+
+    @Test("a mapper that swallows errors swallows the retry too")
+    func swallowingMapperSwallowsRetry() async {
+        struct Swallow: GraphQLInterceptor {
+            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+                await next(request).mapErrors { _ in nil }
+            }
+        }
+        struct AlwaysRetry: GraphQLInterceptor {
+            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+                throw RequestChain.Retry(request: request)
+            }
+        }
+        let log = EventLog()
+        let chain = makeChain(graphQL: [Swallow(), AlwaysRetry()], transport: loggingTransport(log) { _, _ in (200, heroBody) })
+        let outcome = await run(chain.kickoff(request: request()))
+        #expect(outcome.error as? RequestChainError == .noResults)
+        #expect(log.all.isEmpty)
+    }
+
+    @Test("CacheAndNetwork yields the cache result, then the server result")
+    func cacheAndNetwork() async {
+        let store = CacheStore()
+        store.write(GraphQLResponse(source: .server, data: ["hero": ["id": "1", "name": "cached"]]), for: heroQuery)
+        let chain = makeChain(store: store, transport: .respond(status: 200, body: heroBody))
+        let outcome = await run(chain.kickoff(request: request(fetchBehavior: .CacheAndNetwork)))
+        #expect(outcome.error == nil)
+        #expect(outcome.responses.map(\.source) == [.cache, .server])
+        #expect(outcome.responses.map(\.data) == [["hero": ["id": "1", "name": "cached"]], heroData])
+    }
+
+    @Test("CacheFirst with a hit does not touch the network")
+    func cacheFirstHit() async {
+        let log = EventLog()
+        let store = CacheStore()
+        store.write(GraphQLResponse(source: .server, data: heroData), for: heroQuery)
+        let chain = makeChain(store: store, transport: loggingTransport(log) { _, _ in (200, heroBody) })
+        let outcome = await run(chain.kickoff(request: request(fetchBehavior: .CacheFirst)))
+        #expect(outcome.responses == [GraphQLResponse(source: .cache, data: heroData)])
+        #expect(log.all.isEmpty)
+    }
+
+    @Test("NetworkFirst with a failing network and an empty cache ends in noResults")
+    func networkFirstFailingEmptyCache() async {
+        struct Offline: Error {}
+        let chain = makeChain(transport: .failing(Offline()))
+        let outcome = await run(chain.kickoff(request: request(fetchBehavior: .NetworkFirst)))
+        #expect(outcome.responses.isEmpty)
+        #expect(outcome.error as? RequestChainError == .noResults)
+    }
+
+    @Test("NetworkFirst with a failing network answers from the cache")
+    func networkFirstFallsBack() async {
+        struct Offline: Error {}
+        let store = CacheStore()
+        store.write(GraphQLResponse(source: .server, data: heroData), for: heroQuery)
+        let chain = makeChain(store: store, transport: .failing(Offline()))
+        let outcome = await run(chain.kickoff(request: request(fetchBehavior: .NetworkFirst)))
+        #expect(outcome.responses == [GraphQLResponse(source: .cache, data: heroData)])
+        #expect(outcome.error == nil)
+    }
+
+    @Test("NetworkOnly with a failing network fails with the network's error")
+    func networkOnlyFails() async {
+        struct Offline: Error, Equatable {}
+        let chain = makeChain(transport: .failing(Offline()))
+        let outcome = await run(chain.kickoff(request: request(fetchBehavior: .NetworkOnly)))
+        #expect(outcome.error as? Offline == Offline())
+    }
+
+    @Test("CacheOnly with a miss yields nothing: noResults")
+    func cacheOnlyMiss() async {
+        let log = EventLog()
+        let chain = makeChain(transport: loggingTransport(log) { _, _ in (200, heroBody) })
+        let outcome = await run(chain.kickoff(request: request(fetchBehavior: .CacheOnly)))
+        #expect(outcome.error as? RequestChainError == .noResults)
+        #expect(log.all.isEmpty)
+    }
+
+    @Test("writeResultsToCache false leaves the cache empty; true fills it")
+    func writeResultsToCache() async {
+        for write in [false, true] {
+            let store = CacheStore()
+            var request = request()
+            request.writeResultsToCache = write
+            let outcome = await run(makeChain(store: store, transport: .respond(status: 200, body: heroBody)).kickoff(request: request))
+            #expect(outcome.responses.count == 1)
+            #expect(store.count == (write ? 1 : 0))
+            #expect(store.read(heroQuery)?.data == (write ? heroData : nil))
+        }
+    }
+
+    @Test("cancelling the calling task reaches interceptors as CancellationError")
+    func cancellation() async {
+        let log = EventLog()
+        struct ErrorSpy: GraphQLInterceptor {
+            let log: EventLog
+            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+                let log = self.log
+                return await next(request).mapErrors { error in
+                    log.add("saw \(type(of: error))")
+                    throw error
+                }
+            }
+        }
+        let started = AsyncStream<Void>.makeStream()
+        let chain = makeChain(
+            graphQL: [ErrorSpy(log: log)],
+            transport: InMemoryGraphQLTransport { _ in
+                started.continuation.yield()
+                try await Task.sleep(for: .seconds(3600))
+                throw CancellationError()
+            })
+        let task = Task { await run(chain.kickoff(request: request())) }
+        var iterator = started.stream.makeAsyncIterator()
+        await iterator.next()
+        task.cancel()
+        let outcome = await task.value
+        #expect(log.all == ["saw CancellationError"])
+        #expect(outcome.error is CancellationError)
+    }
+
+    @Test("RequestChainNetworkTransport hands each operation fresh interceptors from the provider")
+    func networkTransportUsesProvider() async {
+        let store = CacheStore()
+        let transport = RequestChainNetworkTransport(
+            interceptorProvider: DefaultInterceptorProvider(store: store),
+            transport: InMemoryGraphQLTransport.respond(status: 200, body: heroBody))
+        let first = await run(transport.send(request(fetchBehavior: .CacheFirst)))
+        let second = await run(transport.send(request(fetchBehavior: .CacheFirst)))
+        #expect(first.responses.map(\.source) == [.server])
+        #expect(second.responses.map(\.source) == [.cache])
+    }
+}
