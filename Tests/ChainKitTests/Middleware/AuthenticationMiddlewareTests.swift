@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+@testable import ChainKit
+
+@Suite struct AuthenticationMiddlewareTests {
+    /// A server that accepts only `Authorization: <accepted>` and logs every Authorization
+    /// value it receives.
+    private func server(accepting accepted: String, log: StackTestLog) -> ClosureTransport {
+        ClosureTransport { request, _, _, _ in
+            let authorization = request.headerFields["Authorization"] ?? "<none>"
+            log.append("transport \(authorization)")
+            return authorization == accepted
+                ? (HTTPResponse(status: 200), HTTPBody("welcome"))
+                : (HTTPResponse(status: 401), HTTPBody("who are you"))
+        }
+    }
+
+    private func send(_ stack: MiddlewareStack, request: HTTPRequest = StackFixture.request, body: HTTPBody? = nil) async throws -> (HTTPResponse, HTTPBody?) {
+        try await stack.send(request, body: body, baseURL: StackFixture.baseURL, operationID: StackFixture.operationID)
+    }
+
+    @Test func staticValueIsSetOnEveryRequest() async throws {
+        let log = StackTestLog()
+        let stack = MiddlewareStack(
+            middlewares: [try AuthenticationMiddleware(authorization: "Basic dXNlcjpwYXNz")],
+            transport: server(accepting: "Basic dXNlcjpwYXNz", log: log)
+        )
+
+        let (first, _) = try await send(stack)
+        let (second, _) = try await send(stack)
+
+        #expect(first.status == 200)
+        #expect(second.status == 200)
+        #expect(log.all == ["transport Basic dXNlcjpwYXNz", "transport Basic dXNlcjpwYXNz"])
+    }
+
+    @Test func staticValueReplacesAnAuthorizationAlreadyPresent() async throws {
+        let transport = ScriptedStackTransport([.status(200)])
+        let stack = MiddlewareStack(middlewares: [try AuthenticationMiddleware(authorization: "Bearer fixed")], transport: transport)
+        let request = HTTPRequest(
+            method: .get,
+            path: "/pets",
+            headerFields: try HTTPFields(["authorization": "Bearer stale", "Accept": "application/json"])
+        )
+
+        _ = try await send(stack, request: request)
+
+        #expect(transport.calls.map(\.request.headerFields) == [
+            try HTTPFields(["Authorization": "Bearer fixed", "Accept": "application/json"]),
+        ])
+    }
+
+    @Test func staticValueThatCannotBeAHeaderIsRefusedUpFront() {
+        #expect(throws: HeaderValidationError.invalidValue(name: "Authorization", character: "\n", offset: 6)) {
+            try AuthenticationMiddleware(authorization: "Bearer\nX-Injected: 1")
+        }
+    }
+
+    @Test func refreshingSendsBearerTokenWithoutRefreshingWhenAccepted() async throws {
+        let log = StackTestLog()
+        let auth = AuthenticationMiddleware(
+            token: { "good" },
+            refresh: { rejected in
+                log.append("refresh \(rejected)")
+                return "unused"
+            }
+        )
+        let stack = MiddlewareStack(middlewares: [auth], transport: server(accepting: "Bearer good", log: log))
+
+        let (response, _) = try await send(stack)
+
+        #expect(response.status == 200)
+        #expect(log.all == ["transport Bearer good"])
+    }
+
+    @Test func refreshingOn401RefreshesOnceWithRejectedTokenAndRetriesWithNewToken() async throws {
+        let log = StackTestLog()
+        let auth = AuthenticationMiddleware(
+            token: { "old" },
+            refresh: { rejected in
+                log.append("refresh \(rejected)")
+                return "new"
+            }
+        )
+        let stack = MiddlewareStack(middlewares: [auth], transport: server(accepting: "Bearer new", log: log))
+
+        let (response, body) = try await send(stack)
+
+        #expect(response.status == 200)
+        #expect(try await StackFixture.text(of: body) == "welcome")
+        #expect(log.all == ["transport Bearer old", "refresh old", "transport Bearer new"])
+    }
+
+    @Test func refreshingRetriesOnlyOnceWhenNewTokenIsAlsoRejected() async throws {
+        let log = StackTestLog()
+        let auth = AuthenticationMiddleware(
+            token: { "old" },
+            refresh: { rejected in
+                log.append("refresh \(rejected)")
+                return "also-bad"
+            }
+        )
+        let stack = MiddlewareStack(middlewares: [auth], transport: server(accepting: "Bearer never", log: log))
+
+        let (response, body) = try await send(stack)
+
+        #expect(response.status == 401)
+        #expect(try await StackFixture.text(of: body) == "who are you")
+        #expect(log.all == ["transport Bearer old", "refresh old", "transport Bearer also-bad"])
+    }
+
+    @Test func refreshingReturns401AsIsForSinglePassBody() async throws {
+        let log = StackTestLog()
+        let auth = AuthenticationMiddleware(
+            token: { "old" },
+            refresh: { rejected in
+                log.append("refresh \(rejected)")
+                return "new"
+            }
+        )
+        let stack = MiddlewareStack(middlewares: [auth], transport: server(accepting: "Bearer new", log: log))
+
+        let (response, _) = try await send(stack, body: StackFixture.singlePassBody("upload"))
+
+        #expect(response.status == 401)
+        #expect(log.all == ["transport Bearer old"])
+    }
+
+    @Test func failingRefreshIsReportedAsThisMiddlewaresError() async throws {
+        let log = StackTestLog()
+        let auth = AuthenticationMiddleware(token: { "old" }, refresh: { _ in throw MarkerError(name: "invalid_grant") })
+        let stack = MiddlewareStack(middlewares: [auth], transport: server(accepting: "Bearer new", log: log))
+
+        let error = try await #require(throws: ClientError.self) { try await send(stack) }
+
+        #expect(error.causeDescription == "Middleware of type 'AuthenticationMiddleware' threw an error.")
+        #expect(error.underlyingError as? MarkerError == MarkerError(name: "invalid_grant"))
+        #expect(log.all == ["transport Bearer old"])
+    }
+}
