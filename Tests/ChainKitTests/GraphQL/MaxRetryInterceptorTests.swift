@@ -1,0 +1,103 @@
+import ChainKit
+import Foundation
+import Testing
+
+@Suite("MaxRetryInterceptor")
+struct MaxRetryInterceptorTests {
+    struct AlwaysRetry: GraphQLInterceptor {
+        let passes: Locked<Int>
+        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            passes.withLock { $0 += 1 }
+            throw RequestChain.Retry(request: request)
+        }
+    }
+
+    /// Stops a run that would otherwise retry forever, the way a test guard or the lab's
+    /// safety cap does.
+    struct Guard: GraphQLInterceptor {
+        struct Tripped: Error, Equatable { let passes: Int }
+        let limit: Int
+        let passes = Locked(0)
+        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            let pass = passes.withLock { $0 += 1; return $0 }
+            if pass > limit { throw Tripped(passes: pass - 1) }
+            return await next(request)
+        }
+    }
+
+    @Test("MaxRetry(15) with an always-retrying interceptor fails with MaxRetriesError(count: 15) after 16 passes")
+    func maxRetriesError() async {
+        let passes = Locked(0)
+        let chain = makeChain(graphQL: [MaxRetryInterceptor(maxRetries: 15), AlwaysRetry(passes: passes)], transport: .respond(status: 200, body: heroBody))
+        let outcome = await run(chain.kickoff(request: request()))
+        #expect(outcome.error as? MaxRetriesError == MaxRetriesError(count: 15, operationName: "HeroQuery"))
+        #expect(passes.value == 16)
+        #expect("\(outcome.error!)" == "HeroQuery hit the maximum of 15 retries (MaxRetriesError)")
+    }
+
+    @Test("a retrier placed before MaxRetry goes past the cap until a guard stops it")
+    func retrierBeforeMaxRetry() async {
+        let passes = Locked(0)
+        let guardInterceptor = Guard(limit: 100)
+        let maxRetry = MaxRetryInterceptor(maxRetries: 3)
+        struct RetryOnAnyError: GraphQLInterceptor {
+            let passes: Locked<Int>
+            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+                passes.withLock { $0 += 1 }
+                return await next(request).mapErrors { error in
+                    if error is Guard.Tripped { throw error }
+                    throw RequestChain.Retry(request: request)
+                }
+            }
+        }
+        let chain = makeChain(
+            graphQL: [guardInterceptor, RetryOnAnyError(passes: passes), maxRetry],
+            transport: .respond(status: 500, body: #"{"errors":[{"message":"boom"}]}"#))
+        let outcome = await run(chain.kickoff(request: request()))
+        #expect(outcome.error as? Guard.Tripped == Guard.Tripped(passes: 100))
+        #expect(passes.value == 100)
+        #expect(maxRetry.passes == 100)
+    }
+
+    @Test("retry twice then succeed with max 3: success, the retrier ran twice, backoff waited on the injected clock")
+    func retryTwiceThenSucceed() async {
+        let clock = VirtualClock()
+        let retries = Locked(0)
+        struct RetryTwice: GraphQLInterceptor {
+            let retries: Locked<Int>
+            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+                let shouldRetry = retries.withLock { count -> Bool in
+                    guard count < 2 else { return false }
+                    count += 1
+                    return true
+                }
+                if shouldRetry { throw RequestChain.Retry(request: request) }
+                return await next(request)
+            }
+        }
+        let backoff = MaxRetryInterceptor.Backoff(baseDelay: .milliseconds(100), multiplier: 2, maxDelay: .seconds(10), jitter: false)
+        let chain = makeChain(
+            graphQL: [MaxRetryInterceptor(maxRetries: 3, backoff: backoff, clock: clock), RetryTwice(retries: retries)],
+            transport: .respond(status: 200, body: heroBody))
+        let outcome = await run(chain.kickoff(request: request()))
+        #expect(outcome.error == nil)
+        #expect(outcome.responses.map(\.data) == [heroData])
+        #expect(retries.value == 2)
+        #expect(clock.sleeps == [.milliseconds(100), .milliseconds(200)])
+        #expect(clock.now.offset == .milliseconds(300))
+    }
+
+    @Test("backoff grows exponentially, is capped, and jitter scales it into [0.5, 1.0]")
+    func backoffSchedule() async {
+        let backoff = MaxRetryInterceptor.Backoff(baseDelay: .seconds(1), multiplier: 3, maxDelay: .seconds(5), jitter: true)
+        #expect((1...4).map { backoff.delay(forRetry: $0) } == [.seconds(1), .seconds(3), .seconds(5), .seconds(5)])
+        let clock = VirtualClock()
+        let chain = makeChain(
+            graphQL: [MaxRetryInterceptor(maxRetries: 2, backoff: backoff, clock: clock, jitterSource: { 0.5 }),
+                      AlwaysRetry(passes: Locked(0))],
+            transport: .respond(status: 200, body: heroBody))
+        let outcome = await run(chain.kickoff(request: request()))
+        #expect(outcome.error as? MaxRetriesError == MaxRetriesError(count: 2, operationName: "HeroQuery"))
+        #expect(clock.sleeps == [.milliseconds(750), .milliseconds(2250)])
+    }
+}
