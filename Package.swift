@@ -30,7 +30,16 @@ let package = Package(
         ),
         .testTarget(
             name: "ChainKitTests",
-            dependencies: ["ChainKit"],
+            dependencies: ["ChainKit", "HTTPServer"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "HTTPServer",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "HTTPServerTests",
+            dependencies: ["HTTPServer"],
             swiftSettings: strictSettings
         ),
     ],
