@@ -1,0 +1,72 @@
+import ChainKit
+import Testing
+
+@Suite("HTTPFields")
+struct HTTPFieldsTests {
+    @Test("names compare case-insensitively, keep their case and may repeat, in order")
+    func caseAndOrder() throws {
+        var fields = try HTTPFields(["Accept": "text/plain", "X-Trace": "1", "x-trace": "2"])
+        #expect(fields["X-TRACE"] == "1, 2")
+        #expect(fields.values(for: "x-Trace") == ["1", "2"])
+        try fields.set("x-TRACE", "3")
+        #expect(fields.map(\.name) == ["Accept", "x-TRACE"])
+        #expect(fields["X-Trace"] == "3")
+        fields.remove("ACCEPT")
+        #expect(fields.description == "x-TRACE: 3")
+        #expect(fields.contains("accept") == false)
+    }
+
+    @Test("invalid names are rejected with an error naming the field", arguments: [
+        ("Bad Name", HeaderValidationError.invalidName(name: "Bad Name", character: " ", offset: 3)),
+        ("X:Colon", .invalidName(name: "X:Colon", character: ":", offset: 1)),
+        ("Über", .invalidName(name: "Über", character: "Ü", offset: 0)),
+        ("X\r\nInjected", .invalidName(name: "X\r\nInjected", character: "\r", offset: 1)),
+        ("", .emptyName),
+    ])
+    func invalidNames(name: String, expected: HeaderValidationError) {
+        #expect(throws: expected) { try HTTPField(name: name, value: "v") }
+    }
+
+    @Test("values with CR, LF or NUL are rejected with an error naming the field", arguments: [
+        ("a\rb", Unicode.Scalar("\r"), 1), ("ab\n", "\n", 2), ("\0", "\0", 0),
+    ])
+    func invalidValues(value: String, character: Unicode.Scalar, offset: Int) {
+        #expect(throws: HeaderValidationError.invalidValue(name: "X-Custom", character: character, offset: offset)) {
+            try HTTPField(name: "X-Custom", value: value)
+        }
+    }
+
+    @Test("error messages say what is wrong, where, and what is valid, with controls made visible")
+    func messages() {
+        #expect(HeaderValidationError.invalidName(name: "Bad Name", character: " ", offset: 3).description
+            == #"header name "Bad Name" is not a valid token: space at offset 3 is not allowed; use letters, digits and !#$%&'*+-.^_`|~ (RFC 9110 §5.6.2)"#)
+        #expect(HeaderValidationError.invalidValue(name: "X-Custom", character: "\n", offset: 2).description
+            == #"header "X-Custom" has an invalid value: LF (\n) at offset 2; CR, LF and NUL are not allowed"#)
+        #expect(HeaderValidationError.invalidName(name: "\u{1B}]2;x", character: "\u{1B}", offset: 0).description.contains("\u{1B}") == false)
+    }
+
+    @Test("all token punctuation is accepted; tabs and other values are kept exactly")
+    func validInput() throws {
+        let field = try HTTPField(name: "!#$%&'*+-.^_`|~0aZ", value: " padded\tvalue ")
+        #expect(field.value == " padded\tvalue ")
+    }
+
+    @Test("setting an invalid value leaves the fields unchanged")
+    func failedSetChangesNothing() throws {
+        var fields = try HTTPFields(["Authorization": "Bearer a"])
+        #expect(throws: HeaderValidationError.self) { try fields.set("Authorization", "Bearer b\r\n") }
+        #expect(fields["Authorization"] == "Bearer a")
+    }
+}
+
+@Suite("VisibleEscapes")
+struct VisibleEscapesTests {
+    @Test("controls, DEL, C1 and bidi overrides become visible escapes")
+    func escapes() {
+        #expect(VisibleEscapes.escape("\u{1B}]2;PWNED\u{07}") == #"\e]2;PWNED\x07"#)
+        #expect(VisibleEscapes.escape("a\u{7F}b\u{9B}c") == #"a\x7Fb\x9Bc"#)
+        #expect(VisibleEscapes.escape("abc\u{202E}def") == #"abc\u{202E}def"#)
+        #expect(VisibleEscapes.escape("line\r\nnext") == #"line\r\nnext"#)
+        #expect(VisibleEscapes.escape("plain é ✓") == "plain é ✓")
+    }
+}

@@ -1,0 +1,84 @@
+import ChainKit
+import Testing
+
+@Suite("JSON")
+struct JSONTests {
+    @Test("parses and re-encodes with sorted keys")
+    func roundTrip() throws {
+        let value = try JSONValue(parsing: #" {"b": [1, 2.5, -3e2, true, false, null], "a": {"s": "x\"y\\z\u00e9\ud83d\ude00"}} "#)
+        #expect(value["a"]?["s"] == "x\"y\\zé😀")
+        #expect(value.jsonString == #"{"a":{"s":"x\"y\\zé😀"},"b":[1,2.5,-300,true,false,null]}"#)
+        #expect(try JSONValue(parsing: value.jsonString) == value)
+    }
+
+    @Test("errors say what is wrong and where", arguments: [
+        ("{\"a\": }", "not valid JSON at line 1, column 7: unexpected character '}', expected a value"),
+        ("[1,\n 2", "not valid JSON at line 2, column 3: unexpected end of input in array, expected ',' or ']'"),
+        ("\"abc", "not valid JSON at line 1, column 1: unterminated string"),
+        ("01", "not valid JSON at line 1, column 1: leading zero in number"),
+        ("{} x", "not valid JSON at line 1, column 4: unexpected text after the JSON value"),
+        ("\"a\u{01}\"", "not valid JSON at line 1, column 3: unescaped control character in string"),
+    ])
+    func errors(input: String, message: String) {
+        #expect(throws: (any Error).self) { try JSONValue(parsing: input) }
+        do {
+            _ = try JSONValue(parsing: input)
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
+    @Test("nesting deeper than the limit is refused, not a stack overflow")
+    func depthLimit() {
+        let deep = String(repeating: "[", count: 100_000)
+        do {
+            _ = try JSONValue(parsing: deep)
+            Issue.record("deep input was accepted")
+        } catch {
+            #expect(error.reason == "nesting deeper than 512 levels")
+        }
+    }
+
+    @Test("encoding escapes control characters and terminal-unsafe scalars")
+    func encodingEscapes() {
+        #expect(JSONValue.string("\u{1B}[2J\u{202E}").jsonString == #""\u001b[2J\u202e""#)
+    }
+}
+
+@Suite("PullStream")
+struct PullStreamTests {
+    struct Failure: Error, Equatable {}
+
+    @Test("map and compactMap transform lazily, element by element")
+    func operators() async throws {
+        let pulled = Locked(0)
+        let source = PullStream<Int> {
+            var next = 0
+            return {
+                guard next < 5 else { return nil }
+                next += 1
+                pulled.withLock { $0 += 1 }
+                return next
+            }
+        }
+        let stream = source.map { $0 * 10 }.compactMap { $0 % 20 == 0 ? $0 : nil }
+        var iterator = stream.makeAsyncIterator()
+        #expect(try await iterator.next() == 20)
+        #expect(pulled.value == 2)
+        #expect(try await stream.collect() == [20, 40])
+    }
+
+    @Test("mapErrors: a value is yielded and the stream finishes; nil finishes silently; a throw fails")
+    func mapErrors() async throws {
+        let failing = PullStream<Int> {
+            var sent = false
+            return {
+                if !sent { sent = true; return 1 }
+                throw Failure()
+            }
+        }
+        #expect(try await failing.mapErrors { _ in 99 }.collect() == [1, 99])
+        #expect(try await failing.mapErrors { _ in nil }.collect() == [1])
+        await #expect(throws: Failure.self) { try await failing.mapErrors { throw $0 }.collect() }
+    }
+}
