@@ -56,10 +56,10 @@ public enum HTTPRequestParseError: Error, Sendable, Hashable, CustomStringConver
         case .invalidHeaderLine(let line, let reason):
             "line \(line) of the request head: \(reason)"
         case .invalidHeaderName(let name, let byte, let offset):
-            "header name \"\(name)\" is not a token: \(HTTPSyntax.visible([byte])) at offset \(offset); "
+            "header name \"\(name)\" is not a token: \(HTTPSyntax.describe(byte)) at offset \(offset); "
                 + "use letters, digits and !#$%&'*+-.^_`|~"
         case .invalidHeaderValue(let name, let byte, let offset):
-            "header \"\(name)\" has \(HTTPSyntax.visible([byte])) at offset \(offset) of its value; "
+            "header \"\(name)\" has \(HTTPSyntax.describe(byte)) at offset \(offset) of its value; "
                 + "CR, LF and NUL are not allowed"
         case .headerValueNotUTF8(let name):
             "header \"\(name)\" has a value that is not valid UTF-8"

@@ -216,7 +216,7 @@ public struct HTTPRequestParser: Sendable {
         guard !target.isEmpty else { throw .malformedRequestLine("the request target is empty") }
         if let bad = target.firstIndex(where: { !(0x21...0x7E).contains($0) }) {
             throw .malformedRequestLine(
-                "request target \"\(HTTPSyntax.visible(target))\" has \(HTTPSyntax.visible([target[bad]])) "
+                "request target \"\(HTTPSyntax.visible(target))\" has \(HTTPSyntax.describe(target[bad])) "
                     + "at offset \(bad - target.startIndex)"
             )
         }

@@ -46,4 +46,17 @@ enum HTTPSyntax {
         if bytes.count > limit { text += "…" }
         return text
     }
+
+    /// One byte named for an error message: `"("`, `a space`, `CR`, `NUL`, `byte 0xC3`.
+    static func describe(_ byte: UInt8) -> String {
+        switch byte {
+        case space: "a space"
+        case tab: "a tab"
+        case cr: "CR"
+        case lf: "LF"
+        case 0: "NUL"
+        case 0x21...0x7E: "\"" + String(Unicode.Scalar(byte)) + "\""
+        default: "byte 0x" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+        }
+    }
 }

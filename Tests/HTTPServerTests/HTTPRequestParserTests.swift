@@ -106,7 +106,7 @@ struct HTTPRequestParserTests {
             "\"GET  / HTTP/1.1\" is not method, target and version separated by single spaces"))
         #expect(error("G(T / HTTP/1.1\r\nHost: a\r\n\r\n") == .malformedRequestLine("method \"G(T\" is not a token"))
         #expect(error("GET /a\u{7F}b HTTP/1.1\r\nHost: a\r\n\r\n") == .malformedRequestLine(
-            "request target \"/a\\x7Fb\" has \\x7F at offset 2"))
+            "request target \"/a\\x7Fb\" has byte 0x7F at offset 2"))
         #expect(error("GET / HTTP/1.1\0\r\nHost: a\r\n\r\n") == .malformedRequestLine("\"HTTP/1.1\\x00\" is not an HTTP version"))
         #expect(error("GET / http/1.1\r\nHost: a\r\n\r\n") == .malformedRequestLine("\"http/1.1\" is not an HTTP version"))
         #expect(error("GET / HTTP/1.1\nHost: a\n\n") == .malformedRequestLine("bare LF at offset 14; lines must end with CRLF"))

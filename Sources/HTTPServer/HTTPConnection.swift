@@ -1,0 +1,158 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// What every connection of one server shares.
+struct ConnectionSettings: Sendable {
+    let limits: HTTPRequestLimits
+    let idleTimeout: Duration
+    let handler: @Sendable (HTTPServerRequest) async -> HTTPServerResponse
+}
+
+/// One client connection, served start to end by one dedicated thread with blocking I/O.
+///
+/// Every wait has an end: reading a request head (and then its body) must finish within
+/// the idle timeout counted from when the connection became ready for it, so a client
+/// that trickles bytes is cut off as surely as a silent one; sends give up after the same
+/// timeout (SO_SNDTIMEO); and ``abort()`` wakes the thread from any of them.
+final class HTTPConnection: Sendable {
+    let descriptor: Int32
+    private let settings: ConnectionSettings
+    private let state = Mutex(State())
+
+    private struct State {
+        var aborted = false
+        var closed = false
+        var handlerTask: Task<Void, Never>?
+        var handlerDone: DispatchSemaphore?
+    }
+
+    private enum Received {
+        case request(HTTPServerRequest)
+        case finished
+    }
+
+    init(descriptor: Int32, settings: ConnectionSettings) {
+        self.descriptor = descriptor
+        self.settings = settings
+    }
+
+    /// Ends the connection from another thread: cancels a running handler, stops waiting
+    /// for it, and shuts the socket down so a blocked poll or send returns at once.
+    func abort() {
+        let (task, done) = state.withLock { state in
+            state.aborted = true
+            // Shutting down under the lock: the serving thread closes the descriptor under
+            // the same lock, so this can never touch a reused descriptor number.
+            if !state.closed { Socket.shutdownBoth(descriptor) }
+            return (state.handlerTask, state.handlerDone)
+        }
+        task?.cancel()
+        done?.signal()
+    }
+
+    /// Serves requests until the client leaves, a request is refused, a timeout passes or
+    /// the connection is aborted; then closes the socket.
+    func serve() {
+        defer {
+            state.withLock { state in
+                state.closed = true
+                Socket.closeDescriptor(descriptor)
+            }
+        }
+        var parser = HTTPRequestParser(limits: settings.limits)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+        defer { chunk.deallocate() }
+        while case .request(let request) = receive(with: &parser, into: chunk) {
+            guard let response = respond(to: request) else { return }
+            let problem = response.handlerMistake
+            let answer = problem.map { HTTPServerResponse.refusal(status: 500, reason: $0) } ?? response
+            let keepAlive = problem == nil && request.allowsKeepAlive && !response.asksToClose
+                && !state.withLock(\.aborted)
+            let bytes = answer.wireBytes(includeBody: request.method != "HEAD", closing: !keepAlive)
+            guard Socket.sendAll(descriptor, bytes), keepAlive else { return }
+        }
+    }
+
+    /// Reads until the parser has a whole request, answering errors and timeouts itself.
+    private func receive(with parser: inout HTTPRequestParser, into chunk: UnsafeMutableRawBufferPointer) -> Received {
+        var deadline = ContinuousClock.now + settings.idleTimeout
+        var bodyStarted = false
+        while true {
+            do {
+                if let request = try parser.nextRequest() { return .request(request) }
+            } catch {
+                refuse(status: error.status, reason: error.description)
+                return .finished
+            }
+            if case .body(let expectsContinue) = parser.progress, !bodyStarted {
+                bodyStarted = true
+                deadline = .now + settings.idleTimeout
+                if expectsContinue && !Socket.sendAll(descriptor, Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) {
+                    return .finished
+                }
+            }
+            switch Socket.read(descriptor, into: chunk, until: deadline) {
+            case .bytes(let count):
+                parser.append(UnsafeRawBufferPointer(rebasing: chunk[..<count]))
+            case .timedOut:
+                if parser.progress != .idle && !state.withLock(\.aborted) {
+                    refuse(status: 408, reason: "the request did not arrive within \(settings.idleTimeout)")
+                }
+                return .finished
+            case .closed, .failed:
+                return .finished
+            }
+        }
+    }
+
+    /// Sends a refusal and closes gracefully: stop sending, then read and discard what the
+    /// client is still sending (for a bounded time) so closing does not reset the
+    /// connection and destroy the refusal before the client reads it.
+    private func refuse(status: Int, reason: String) {
+        let bytes = HTTPServerResponse.refusal(status: status, reason: reason).wireBytes(includeBody: true, closing: true)
+        guard Socket.sendAll(descriptor, bytes) else { return }
+        Socket.shutdownWrite(descriptor)
+        let deadline = ContinuousClock.now + min(settings.idleTimeout, .seconds(2))
+        let drain = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 1)
+        defer { drain.deallocate() }
+        while case .bytes = Socket.read(descriptor, into: drain, until: deadline) {}
+    }
+
+    /// Runs the handler as a task on the concurrency pool and blocks this thread (which is
+    /// not a pool thread) until it answers; nil when the connection was aborted first.
+    private func respond(to request: HTTPServerRequest) -> HTTPServerResponse? {
+        let done = DispatchSemaphore(value: 0)
+        let slot = ResponseSlot()
+        let handler = settings.handler
+        let started = state.withLock { state in
+            guard !state.aborted else { return false }
+            state.handlerDone = done
+            state.handlerTask = Task {
+                slot.fill(await handler(request))
+                done.signal()
+            }
+            return true
+        }
+        guard started else { return nil }
+        done.wait()
+        state.withLock { state in
+            state.handlerTask = nil
+            state.handlerDone = nil
+        }
+        return slot.take()
+    }
+}
+
+/// Hands the handler's response from its task to the waiting connection thread.
+private final class ResponseSlot: Sendable {
+    private let response = Mutex<HTTPServerResponse?>(nil)
+
+    func fill(_ value: HTTPServerResponse) {
+        response.withLock { $0 = value }
+    }
+
+    func take() -> HTTPServerResponse? {
+        response.withLock { $0.take() }
+    }
+}

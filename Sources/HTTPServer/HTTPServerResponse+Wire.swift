@@ -1,0 +1,83 @@
+import Foundation
+
+extension HTTPServerResponse {
+    /// Why this response cannot be sent as given, or nil when it can.
+    var handlerMistake: String? {
+        guard (200...599).contains(status) else {
+            return "the handler answered with status \(status); a final status is in 200...599"
+        }
+        for header in headers {
+            if !HTTPSyntax.isToken(header.name.utf8) {
+                return "the handler's header name \"\(HTTPSyntax.visible(header.name.utf8))\" is not a token"
+            }
+            if let bad = header.value.utf8.first(where: { $0 == HTTPSyntax.cr || $0 == HTTPSyntax.lf || $0 == 0 }) {
+                return "the handler's header \"\(header.name)\" has \(HTTPSyntax.describe(bad)) in its value"
+            }
+        }
+        return nil
+    }
+
+    /// Whether the handler asked for the connection to close after this response.
+    var asksToClose: Bool {
+        headers.contains { header in
+            header.hasName("Connection")
+                && header.value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == "close" }
+        }
+    }
+
+    /// The bytes on the wire. The server writes the framing headers itself; `includeBody`
+    /// is false for HEAD requests, which get the Content-Length the body would have.
+    func wireBytes(includeBody: Bool, closing: Bool) -> [UInt8] {
+        let bodyless = status == 204 || status == 304
+        var head = "HTTP/1.1 \(status) \(Self.reasonPhrase(for: status))\r\n"
+        for header in headers
+        where !header.hasName("Content-Length") && !header.hasName("Transfer-Encoding") && !header.hasName("Connection") {
+            head += "\(header.name): \(header.value)\r\n"
+        }
+        if !bodyless { head += "Content-Length: \(body.count)\r\n" }
+        if closing { head += "Connection: close\r\n" }
+        head += "\r\n"
+        var bytes = Array(head.utf8)
+        if includeBody && !bodyless { bytes.append(contentsOf: body) }
+        return bytes
+    }
+
+    /// A plain-text answer to a request the server refuses; it always closes.
+    static func refusal(status: Int, reason: String) -> HTTPServerResponse {
+        .text(reason + "\n", status: status)
+    }
+
+    static func reasonPhrase(for status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 201: "Created"
+        case 202: "Accepted"
+        case 204: "No Content"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 304: "Not Modified"
+        case 307: "Temporary Redirect"
+        case 308: "Permanent Redirect"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 409: "Conflict"
+        case 413: "Content Too Large"
+        case 415: "Unsupported Media Type"
+        case 417: "Expectation Failed"
+        case 422: "Unprocessable Content"
+        case 429: "Too Many Requests"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        case 505: "HTTP Version Not Supported"
+        default: ""
+        }
+    }
+}
