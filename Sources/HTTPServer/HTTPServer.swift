@@ -139,7 +139,8 @@ public final class HTTPServer: Sendable {
         for connection in running.registry.beginStopping() {
             connection.abort()
         }
-        _ = Socket.sendAll(running.wakeListener, [1])
+        // Closing the pipe's write end makes its read end report hang-up, which wakes the
+        // listener's poll.
         Socket.closeDescriptor(running.wakeListener)
         _ = running.registry.threads.wait(timeout: .now() + Self.stopGrace)
     }
@@ -184,7 +185,7 @@ final class ConnectionRegistry: Sendable {
         thread.start()
     }
 
-    /// The listener thread's loop: accept until the wake pipe becomes readable.
+    /// The listener thread's loop: accept until the wake pipe reports hang-up.
     func acceptConnections(listener: Int32, wake: Int32) {
         defer {
             Socket.closeDescriptor(listener)

@@ -91,7 +91,7 @@ enum Socket {
         }
     }
 
-    /// A pipe whose write end wakes a thread blocked in `poll` on its read end.
+    /// A pipe whose write end, once closed, wakes a thread blocked in `poll` on its read end.
     static func makePipe() throws(HTTPServerError) -> (read: Int32, write: Int32) {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw .socket(call: "pipe", errno: errno) }
