@@ -34,6 +34,16 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "Timeline",
+            dependencies: ["ChainKit"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "TimelineTests",
+            dependencies: ["Timeline"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "HTTPServer",
             swiftSettings: strictSettings
         ),
