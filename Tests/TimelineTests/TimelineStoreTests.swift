@@ -1,0 +1,181 @@
+import Testing
+import Timeline
+
+@Suite struct TimelineStoreTests {
+    private func event(request: Int, hop: Int = 0, time: Double = 0) -> TimelineEvent {
+        TimelineEvent(time: time, request: request, attempt: 1, hop: hop, name: "hop\(hop)", kind: .graphql, phase: .preflight)
+    }
+
+    @Test func appendAssignsContiguousSeqFromOne() {
+        let store = TimelineStore()
+        #expect(store.lastSeq == 0)
+        #expect(store.append(event(request: 1)) == 1)
+        #expect(store.append(event(request: 2)) == 2)
+        #expect(store.events().map(\.seq) == [1, 2])
+        #expect(store.stats == TimelineStore.Stats(count: 2, lastSeq: 2, droppedEvents: 0, droppedRequests: 0, cap: nil))
+    }
+
+    @Test func concurrentAppendsKeepEveryEventOnceWithContiguousSeq() async {
+        let store = TimelineStore()
+        await withTaskGroup(of: Void.self) { group in
+            for producer in 1...8 {
+                group.addTask {
+                    for hop in 0..<10_000 { store.append(TimelineEvent(
+                        time: 0, request: producer, attempt: 1, hop: hop, name: "p", kind: .http, phase: .send)) }
+                }
+            }
+        }
+        let events = store.events()
+        #expect(events.count == 80_000)
+        #expect(events.map(\.seq) == Array(1...80_000))
+        for producer in 1...8 {
+            // One producer appends its hops in order, so its events must come back in order.
+            #expect(store.events(request: producer).map(\.hop) == Array(0..<10_000))
+        }
+        #expect(store.lastSeq == 80_000)
+    }
+
+    @Test func chunkBoundariesDoNotLoseEvents() {
+        let store = TimelineStore()
+        for index in 0..<10_000 { store.append(event(request: index % 3, hop: index)) }
+        #expect(store.events(after: 4095).map(\.seq) == Array(4096...10_000))
+        #expect(store.events(after: 10_000).isEmpty)
+        #expect(store.event(seq: 8193)?.hop == 8192)
+        #expect(store.event(seq: 10_001) == nil)
+        #expect(store.events(request: 2).count == 3333)
+    }
+
+    @Test func queriesByRequestTimeWindowAndSeq() {
+        let store = TimelineStore()
+        store.append(event(request: 1, hop: 0, time: 0.000))
+        store.append(event(request: 2, hop: 0, time: 0.010))
+        store.append(event(request: 1, hop: 1, time: 0.020))
+        store.append(event(request: 2, hop: 1, time: 0.015))
+        store.append(event(request: 1, hop: 2, time: 0.030))
+        #expect(store.events(request: 1).map(\.seq) == [1, 3, 5])
+        #expect(store.events(request: 2).map(\.seq) == [2, 4])
+        #expect(store.events(request: 9).isEmpty)
+        #expect(store.events(in: 0.010...0.020).map(\.seq) == [2, 3, 4])
+        #expect(store.events(after: 3).map(\.seq) == [4, 5])
+        #expect(store.event(seq: 4)?.time == 0.015)
+        #expect(store.count == 5)
+    }
+
+    @Test func capDropsOldestFinishedRequestsWholeAndCountsThem() throws {
+        let store = try TimelineStore(cap: 5)
+        store.append(event(request: 1))  // 1
+        store.append(event(request: 2))  // 2
+        store.append(event(request: 1))  // 3
+        store.append(event(request: 2))  // 4
+        store.append(event(request: 3))  // 5
+        store.markFinished(request: 2)
+        store.markFinished(request: 1)
+        #expect(store.count == 5)
+
+        // Over the cap: request 1 started first, so it goes, though request 2 finished first.
+        store.append(event(request: 3))  // 6
+        #expect(store.events().map(\.seq) == [2, 4, 5, 6])
+        #expect(store.events(request: 1).isEmpty)
+        #expect(store.stats == TimelineStore.Stats(count: 4, lastSeq: 6, droppedEvents: 2, droppedRequests: 1, cap: 5))
+
+        store.append(event(request: 3))  // 7
+        store.append(event(request: 3))  // 8
+        #expect(store.events().map(\.seq) == [5, 6, 7, 8])
+        #expect(store.stats == TimelineStore.Stats(count: 4, lastSeq: 8, droppedEvents: 4, droppedRequests: 2, cap: 5))
+
+        // Only a running request is left: it is kept even above the cap.
+        store.append(event(request: 3))  // 9
+        store.append(event(request: 3))  // 10
+        #expect(store.events().map(\.seq) == [5, 6, 7, 8, 9, 10])
+        #expect(store.stats.droppedEvents == 4)
+
+        // Finishing it makes it droppable at once.
+        store.markFinished(request: 3)
+        #expect(store.events().isEmpty)
+        #expect(store.stats == TimelineStore.Stats(count: 0, lastSeq: 10, droppedEvents: 10, droppedRequests: 3, cap: 5))
+    }
+
+    @Test func lateEventOfDroppedRequestIsKeptAsANewRecord() throws {
+        let store = try TimelineStore(cap: 2)
+        store.append(event(request: 1))
+        store.markFinished(request: 1)
+        store.append(event(request: 2))
+        store.append(event(request: 2))  // drops request 1
+        store.append(event(request: 1))  // 4
+        #expect(store.events().map(\.seq) == [2, 3, 4])
+        #expect(store.events(request: 1).map(\.seq) == [4])
+        #expect(store.stats.droppedEvents == 1)
+    }
+
+    @Test(arguments: [0, -1])
+    func capBelowOneIsRefused(cap: Int) {
+        #expect(throws: TimelineStore.InvalidCapError(cap: cap)) { try TimelineStore(cap: cap) }
+        #expect(TimelineStore.InvalidCapError(cap: cap).description
+            == "timeline cap must be at least 1 event, got \(cap); leave the cap out to keep every event")
+    }
+
+    @Test func changeSignalWakesAWaiterAfterAnAppend() async throws {
+        let store = TimelineStore()
+        let stream = store.changes()
+        let (ready, readyContinuation) = AsyncStream.makeStream(of: Int.self)
+        let woken = try await withDeadline {
+            async let seen: Int? = {
+                var iterator = stream.makeAsyncIterator()
+                // The stream opens with the current seq; say so, then wait for the next one.
+                readyContinuation.yield(await iterator.next() ?? -1)
+                return await iterator.next()
+            }()
+            var readyIterator = ready.makeAsyncIterator()
+            #expect(await readyIterator.next() == 0)
+            store.append(event(request: 1))
+            return await seen
+        }
+        #expect(woken == 1)
+    }
+
+    @Test func everySubscriberSeesTheNewestSeq() async throws {
+        let store = TimelineStore()
+        let first = store.changes(), second = store.changes()
+        store.append(event(request: 1))
+        store.append(event(request: 1))
+        // Only the newest value is buffered, so each stream skips straight to 2.
+        let seen = try await withDeadline { () async -> [Int?] in
+            var a = first.makeAsyncIterator(), b = second.makeAsyncIterator()
+            return [await a.next(), await b.next()]
+        }
+        #expect(seen == [2, 2])
+    }
+
+    @Test func cancellingAWaiterEndsItsStream() async throws {
+        let store = TimelineStore()
+        let stream = store.changes()
+        let waiter = Task { () -> Int in
+            var values = 0
+            for await _ in stream { values += 1 }
+            return values
+        }
+        waiter.cancel()
+        let values = try await withDeadline { await waiter.value }
+        #expect(values <= 1)
+        store.append(event(request: 1))
+        #expect(store.lastSeq == 1)
+    }
+}
+
+struct DeadlineExceeded: Error {}
+
+/// Runs `body`, failing if it takes longer than `seconds`: a guard against a hung test, not
+/// a wait.
+func withDeadline<T: Sendable>(seconds: Int = 10, _ body: @escaping @Sendable () async -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        let first = try await group.next()!
+        group.cancelAll()
+        guard let first else { throw DeadlineExceeded() }
+        return first
+    }
+}
