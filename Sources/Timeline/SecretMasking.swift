@@ -1,0 +1,184 @@
+public import ChainKit
+import Foundation
+
+/// Whether exports hide credentials. Every exporter takes one; `.masked` is what a trace
+/// shared in a bug report should use.
+///
+/// Masked are the headers `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`,
+/// and in bodies and URL queries every JSON field or form key whose name contains `token`,
+/// `password` or `secret` (ignoring case). A masked value keeps its scheme (or cookie name)
+/// and its last 4 characters, enough to tell two tokens apart without being able to use one:
+///
+/// ```swift
+/// SecretMasking.masked.header(name: "authorization", value: "Bearer abcdefa1f3")
+/// // "Bearer ••••a1f3"
+/// SecretMasking.masked.body("grant_type=refresh_token&refresh_token=abc", contentType: nil)
+/// // "grant_type=refresh_token&refresh_token=••••"
+/// ```
+public enum SecretMasking: Sendable, Hashable {
+    case masked
+    case revealed
+
+    /// What replaces the hidden part of a value.
+    public static let bullets = "••••"
+
+    /// Whether values of this header are credentials.
+    public static func isSecretHeader(_ name: String) -> Bool {
+        switch HeaderDiff.lowercased(name) {
+        case "authorization", "proxy-authorization", "cookie", "set-cookie": true
+        default: false
+        }
+    }
+
+    /// Whether a JSON field or form key with this name holds a credential.
+    public static func isSecretField(_ name: String) -> Bool {
+        let name = name.lowercased()
+        return name.contains("token") || name.contains("password") || name.contains("secret")
+    }
+
+    /// `••••` followed by the last 4 characters, or just `••••` for 4 characters or fewer.
+    public static func mask(_ secret: String) -> String {
+        secret.count <= 4 ? bullets : bullets + secret.suffix(4)
+    }
+
+    /// The header value to show.
+    public func header(name: String, value: String) -> String {
+        guard self == .masked, SecretMasking.isSecretHeader(name) else { return value }
+        switch HeaderDiff.lowercased(name) {
+        case "cookie":
+            return value.split(separator: ";", omittingEmptySubsequences: false)
+                .map { SecretMasking.maskPair(String($0)) }
+                .joined(separator: ";")
+        case "set-cookie":
+            // Only the cookie itself is secret; attributes such as Path and HttpOnly stay.
+            let pair = value.prefix { $0 != ";" }
+            return SecretMasking.maskPair(String(pair)) + value.dropFirst(pair.count)
+        default:
+            return SecretMasking.maskCredentials(value)
+        }
+    }
+
+    /// Every header as a name and the value to show, in order.
+    public func headers(_ fields: HTTPFields) -> [(name: String, value: String)] {
+        fields.map { ($0.name, header(name: $0.name, value: $0.value)) }
+    }
+
+    /// The body text to show. Form bodies are recognised by their content type or, without
+    /// one, by their shape; JSON by a leading `{` or `[`. JSON is masked lexically, so key order
+    /// and spacing stay as sent and a preview cut mid-document is still masked.
+    public func body(_ text: String, contentType: String?) -> String {
+        guard self == .masked else { return text }
+        let type = contentType?.lowercased() ?? ""
+        if type.contains("application/x-www-form-urlencoded") { return SecretMasking.maskForm(text) }
+        if let first = text.unicodeScalars.first(where: { !" \t\r\n".unicodeScalars.contains($0) }), first == "{" || first == "[" {
+            return SecretMasking.maskJSON(text)
+        }
+        if contentType == nil, text.contains("="), !text.contains(where: \.isWhitespace) {
+            return SecretMasking.maskForm(text)
+        }
+        return text
+    }
+
+    /// The URL to show, with secret query parameters (`?access_token=…`) masked.
+    public func url(_ url: String) -> String {
+        guard self == .masked, let question = url.firstIndex(of: "?") else { return url }
+        let queryStart = url.index(after: question)
+        let queryEnd = url[queryStart...].firstIndex(of: "#") ?? url.endIndex
+        return String(url[..<queryStart]) + SecretMasking.maskForm(String(url[queryStart..<queryEnd]))
+            + url[queryEnd...]
+    }
+
+    /// `Bearer abcdefa1f3` → `Bearer ••••a1f3`; a value without a space is all credential.
+    private static func maskCredentials(_ value: String) -> String {
+        guard let space = value.firstIndex(of: " ") else { return mask(value) }
+        let credentials = value[space...].drop { $0 == " " }
+        return String(value[..<credentials.startIndex]) + mask(String(credentials))
+    }
+
+    /// ` name=value` → ` name=••••alue`, keeping the spacing around the pair.
+    private static func maskPair(_ pair: String) -> String {
+        guard let equals = pair.firstIndex(of: "=") else { return pair.isEmpty ? pair : mask(pair) }
+        let value = pair[pair.index(after: equals)...]
+        let trailing = value.reversed().prefix { $0 == " " }.count
+        return String(pair[...equals]) + mask(String(value.dropLast(trailing))) + String(repeating: " ", count: trailing)
+    }
+
+    /// `a=1&refresh_token=abc` → `a=1&refresh_token=••••`: keys are judged decoded, values
+    /// are masked as written.
+    private static func maskForm(_ text: String) -> String {
+        text.split(separator: "&", omittingEmptySubsequences: false).map { part -> String in
+            guard let equals = part.firstIndex(of: "=") else { return String(part) }
+            let key = String(part[..<equals]).replacingOccurrences(of: "+", with: " ")
+            guard isSecretField(key.removingPercentEncoding ?? key) else { return String(part) }
+            return String(part[...equals]) + mask(String(part[part.index(after: equals)...]))
+        }.joined(separator: "&")
+    }
+
+    /// Masks the string and number values of secret-named keys, copying every other byte.
+    private static func maskJSON(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var valueIsSecret = false
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let end = endOfString(bytes, from: index)
+                let token = Array(bytes[index..<end])
+                if valueIsSecret {
+                    out += maskedJSONString(decodeString(token))
+                    valueIsSecret = false
+                } else {
+                    out += token
+                    var next = end
+                    while next < bytes.count, isJSONWhitespace(bytes[next]) { next += 1 }
+                    if next < bytes.count, bytes[next] == UInt8(ascii: ":") { valueIsSecret = isSecretField(decodeString(token)) }
+                }
+                index = end
+            } else if valueIsSecret, byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                var end = index
+                while end < bytes.count, !isJSONWhitespace(bytes[end]), !",}]".utf8.contains(bytes[end]) { end += 1 }
+                out += maskedJSONString(String(decoding: bytes[index..<end], as: UTF8.self))
+                valueIsSecret = false
+                index = end
+            } else {
+                // Objects, arrays and literals under a secret name are not themselves secrets;
+                // keys inside an object are judged one by one.
+                if valueIsSecret, byte != UInt8(ascii: ":"), !isJSONWhitespace(byte) { valueIsSecret = false }
+                out.append(byte)
+                index += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    /// The index just past the string token starting at `start`, or the end of a cut preview.
+    private static func endOfString(_ bytes: [UInt8], from start: Int) -> Int {
+        var index = start + 1
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\\"): index += 2
+            case UInt8(ascii: "\""): return index + 1
+            default: index += 1
+            }
+        }
+        return bytes.count
+    }
+
+    /// The text of a string token; a token cut off by a preview is taken as written.
+    private static func decodeString(_ token: [UInt8]) -> String {
+        if let value = try? JSONParser.parse(token).stringValue { return value }
+        return String(decoding: token.dropFirst(), as: UTF8.self)
+    }
+
+    private static func maskedJSONString(_ value: String) -> [UInt8] {
+        var out = ""
+        JSONValue.writeString(mask(value), into: &out)
+        return Array(out.utf8)
+    }
+}
