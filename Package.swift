@@ -47,6 +47,16 @@ let package = Package(
             name: "HTTPServer",
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "Lab",
+            dependencies: ["ChainKit", "Timeline"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "LabTests",
+            dependencies: ["Lab"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "HTTPServerTests",
             dependencies: ["HTTPServer"],

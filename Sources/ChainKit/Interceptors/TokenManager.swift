@@ -43,16 +43,34 @@ public actor TokenManager {
     /// Exchanges a refresh token for new tokens (an OAuth `refresh_token` grant).
     public typealias Refresher = @Sendable (_ refreshToken: String) async throws -> TokenPair
 
+    /// Observers for the moments an operation waits on a refresh another operation started
+    /// (``RefreshStrategy/singleFlight`` only). A scheduler that runs operations one at a
+    /// time uses them to know the waiting operation cannot move until that refresh ends.
+    public struct Hooks: Sendable {
+        public var willAwaitSharedRefresh: @Sendable () async -> Void
+        public var didAwaitSharedRefresh: @Sendable () async -> Void
+
+        public init(
+            willAwaitSharedRefresh: @escaping @Sendable () async -> Void = {},
+            didAwaitSharedRefresh: @escaping @Sendable () async -> Void = {}
+        ) {
+            self.willAwaitSharedRefresh = willAwaitSharedRefresh
+            self.didAwaitSharedRefresh = didAwaitSharedRefresh
+        }
+    }
+
     public nonisolated let strategy: RefreshStrategy
     private var tokens: TokenPair
     private let refresher: Refresher
+    private let hooks: Hooks
     private var inFlight: Task<TokenPair, any Error>?
     /// Refresh calls made so far, successful or not.
     public private(set) var refreshCount = 0
 
-    public init(tokens: TokenPair, strategy: RefreshStrategy, refresher: @escaping Refresher) {
+    public init(tokens: TokenPair, strategy: RefreshStrategy, hooks: Hooks = Hooks(), refresher: @escaping Refresher) {
         self.tokens = tokens
         self.strategy = strategy
+        self.hooks = hooks
         self.refresher = refresher
     }
 
@@ -76,7 +94,12 @@ public actor TokenManager {
             return try await refreshNow().accessToken
         case .singleFlight:
             if tokens.accessToken != rejected { return tokens.accessToken }
-            if let inFlight { return try await inFlight.value.accessToken }
+            if let inFlight {
+                await hooks.willAwaitSharedRefresh()
+                let result = await inFlight.result
+                await hooks.didAwaitSharedRefresh()
+                return try result.get().accessToken
+            }
             let task = Task { try await self.refreshNow() }
             inFlight = task
             defer { inFlight = nil }

@@ -1,0 +1,123 @@
+import ChainKit
+public import Timeline
+
+/// One hop of the flattened chain, as the timeline and the screen name it.
+public struct HopInfo: Sendable, Hashable {
+    /// Position from the top, 0 being the outermost hop.
+    public var index: Int
+    /// The interceptor's type name (`MaxRetryInterceptor`), or `cache`/`transport` roles.
+    public var name: String
+    public var kind: HopKind
+
+    public init(index: Int, name: String, kind: HopKind) {
+        self.index = index
+        self.name = name
+        self.kind = kind
+    }
+}
+
+/// Thrown when an operation makes more attempts than the lab allows, which only happens when
+/// nothing in the chain limits retries (no `MaxRetryInterceptor`, or one placed too low).
+public struct LabSafetyCapError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let attempts: Int
+    public var description: String {
+        "the lab stopped the operation after \(attempts) attempts (safety cap): nothing in the chain limited its retries"
+    }
+}
+
+/// Everything the instrumentation of one operation shares: who it is, which attempt it is
+/// on, where events go, and the scheduler's gates.
+public final class OperationContext: Sendable {
+    public let request: Int
+    public let scheduler: Scheduler
+    public let safetyCap: Int
+    private let record: @Sendable (TimelineEvent) -> Void
+    private let now: @Sendable () -> Double
+    private let attemptCount = Locked(0)
+
+    public init(request: Int, scheduler: Scheduler, safetyCap: Int, record: @escaping @Sendable (TimelineEvent) -> Void, now: @escaping @Sendable () -> Double) {
+        self.request = request
+        self.scheduler = scheduler
+        self.safetyCap = safetyCap
+        self.record = record
+        self.now = now
+    }
+
+    /// The attempt in progress, from 1.
+    public var attempt: Int { attemptCount.value }
+
+    /// Starts the next attempt; fails past the safety cap.
+    func beginAttempt() throws -> Int {
+        let attempt = attemptCount.withLock { count -> Int in
+            count += 1
+            return count
+        }
+        guard attempt <= safetyCap else { throw LabSafetyCapError(attempts: attempt - 1) }
+        return attempt
+    }
+
+    /// Records an event of this operation at `hop`.
+    func emit(_ hop: HopInfo?, _ phase: Phase, _ snapshot: HopSnapshot = .empty, diff: HeaderDiff = .none, detail: String? = nil) {
+        record(TimelineEvent(
+            time: now(), request: request, attempt: attempt, hop: hop?.index ?? TimelineEvent.noHop,
+            name: hop?.name ?? "TokenManager", kind: hop?.kind ?? .auth, phase: phase,
+            snapshot: snapshot, diff: diff, detail: detail))
+    }
+
+    /// Waits at a stop of `hop` until the scheduler lets the operation go.
+    func gate(_ hop: HopInfo, _ position: StopPosition, _ snapshot: HopSnapshot, _ capabilities: StopCapabilities) async -> Release {
+        await scheduler.arrive(ParkedStop(
+            request: request, attempt: attempt, place: .hop(hop.index, position), hopName: hop.name, hopKind: hop.kind,
+            snapshot: snapshot, capabilities: capabilities, held: false, pending: Release()))
+    }
+
+    /// Waits at a stop that belongs to no hop (launch, refresh, wake).
+    func gate(_ place: StopPlace, name: String, kind: HopKind, snapshot: HopSnapshot = .empty, capabilities: StopCapabilities = .none) async -> Release {
+        await scheduler.arrive(ParkedStop(
+            request: request, attempt: attempt, place: place, hopName: name, hopKind: kind,
+            snapshot: snapshot, capabilities: capabilities, held: false, pending: Release()))
+    }
+}
+
+extension PullStream {
+    /// The same stream, calling `element` for each element and `error` for a failure as they
+    /// pass; neither changes what flows.
+    func tap(element: @escaping @Sendable (Element) -> Void, error: @escaping @Sendable (any Error) -> Void) -> PullStream {
+        let upstream = self
+        return PullStream {
+            var iterator = upstream.makeAsyncIterator()
+            return {
+                do {
+                    let next = try await iterator.next()
+                    if let next { element(next) }
+                    return next
+                } catch let failure {
+                    error(failure)
+                    throw failure
+                }
+            }
+        }
+    }
+
+    /// The same stream with each element and each failure passed through `transform` first,
+    /// which may replace either by returning a value or throwing.
+    func intercepting(_ transform: @escaping @Sendable (Result<Element, any Error>) async throws -> Element) -> PullStream {
+        let upstream = self
+        return PullStream {
+            var iterator = upstream.makeAsyncIterator()
+            var failed = false
+            return {
+                guard !failed else { return nil }
+                let next: Element?
+                do {
+                    next = try await iterator.next()
+                } catch {
+                    failed = true
+                    return try await transform(.failure(error))
+                }
+                guard let next else { return nil }
+                return try await transform(.success(next))
+            }
+        }
+    }
+}

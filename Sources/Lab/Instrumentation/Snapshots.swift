@@ -1,0 +1,46 @@
+import ChainKit
+import Foundation
+import Timeline
+
+extension HopSnapshot {
+    /// A GraphQL request as GraphQL hops see it: the method and endpoint it will use and the
+    /// headers interceptors add (`additionalHeaders`), which is what they change.
+    convenience init(graphQL request: GraphQLRequest) {
+        self.init(method: request.usesGET ? "GET" : "POST", url: request.graphQLEndpoint.absoluteString, headers: request.additionalHeaders)
+    }
+
+    /// A GraphQL result: its first error and its JSON.
+    convenience init(result: GraphQLResponse) {
+        self.init(error: result.errors.first?.description, body: BodyPreview(result.json.encoded))
+    }
+
+    /// An error passing a hop.
+    convenience init(error: any Error) {
+        self.init(error: describe(error))
+    }
+
+    /// A response head in the GraphQL HTTP layer, with its body when it is at hand.
+    convenience init(response: NetworkResponse, body: Data? = nil) {
+        self.init(headers: response.headerFields, status: response.status, body: body.map { BodyPreview($0) })
+    }
+}
+
+/// An error as the timeline shows it: its type, then its message.
+func describe(_ error: any Error) -> String {
+    let type = String(describing: Swift.type(of: error))
+    let message = String(describing: error)
+    return message.hasPrefix(type) ? message : "\(type): \(message)"
+}
+
+/// The body sent in place of a server's answer when a person forces a 401.
+let forced401Body = Data(#"{"errors":[{"message":"Unauthorized (401 forced in ChainLab)","extensions":{"code":"UNAUTHENTICATED"}}]}"#.utf8)
+
+/// The JSON content type of forced responses.
+let jsonContentType: HTTPFields = {
+    var fields = HTTPFields()
+    try? fields.append("Content-Type", "application/json")
+    return fields
+}()
+
+/// Why HTTP-level hops cannot force a retry: the upstream rule, shown rather than hidden.
+let httpRetryRefusal = "HTTP interceptors see only the HTTP request, so they cannot throw RequestChain.Retry (Apollo iOS 2.x); force the retry at a GraphQL hop"

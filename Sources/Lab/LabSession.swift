@@ -1,0 +1,299 @@
+public import ChainKit
+public import Foundation
+public import Timeline
+
+/// The operation whose task is running, for code that several operations share (the token
+/// manager's refresh and its hooks).
+enum LabContext {
+    @TaskLocal static var operation: OperationContext?
+}
+
+/// The token endpoint's refusal of a refresh (RFC 6749 §5.2).
+public struct TokenEndpointError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let status: Int
+    /// The OAuth `error` code, e.g. `invalid_grant`.
+    public let code: String
+    public let detail: String?
+    public var description: String {
+        "token endpoint refused the refresh: HTTP \(status) \(code)" + (detail.map { " (\($0))" } ?? "")
+    }
+}
+
+/// One lab run: a scenario's backend, clock, cache, tokens, timeline and scheduler, and the
+/// operations launched into it.
+///
+/// ```swift
+/// let session = LabSession(scenario: Catalog.scenario(named: "basics")!)
+/// let result = await session.runHeadless()
+/// result.requests.map(\.outcome) // [.success]
+/// ```
+public final class LabSession: Sendable {
+    /// Where the in-process backend is addressed.
+    public static let endpoint = URL(string: "https://lab.chainlab.local/graphql")!
+    public static let baseURL = URL(string: "https://lab.chainlab.local")!
+
+    /// How a run ended.
+    public struct RunResult: Sendable {
+        public var requests: [RequestSummary]
+        public var events: [TimelineEvent]
+        public var backend: [String: Int]
+        /// Requests that never finished (held at a stop with nobody to release them).
+        public var unfinished: [Int]
+        /// Commands the scheduler refused, e.g. a replay that diverged.
+        public var refusals: [CommandRefusal]
+
+        public var document: TraceDocument { TraceDocument(scenario: "", requests: requests, events: events, backend: backend) }
+    }
+
+    public let scenario: Scenario
+    public let store: TimelineStore
+    public let clock: VirtualClock
+    public let backend: LabBackend
+    public let cache: CacheStore
+    public let tokens: TokenManager
+    public let scheduler: Scheduler
+    private let summaries = Locked<[Int: RequestSummary]>([:])
+    private let hopLists = Locked<[Int: [HopInfo]]>([:])
+    private let tasks = Locked<[Int: Task<Void, Never>]>([:])
+    private let graphQLTransport: any GraphQLTransport
+    private let clientTransport: any ClientTransport
+    private let endpoint: URL
+    private let baseURL: URL
+
+    /// - Parameters:
+    ///   - defaultMode: how new operations treat stops (``Scheduler/RunMode/run`` headless,
+    ///     ``Scheduler/RunMode/step`` for a person stepping).
+    ///   - replay: recorded commands to carry out instead of the scenario's own launches.
+    ///   - transports: real transports for `--endpoint`; nil uses the in-process backend.
+    public init(
+        scenario: Scenario,
+        store: TimelineStore = TimelineStore(),
+        defaultMode: Scheduler.RunMode = .run,
+        replay: [RecordedCommand]? = nil,
+        recordsLog: Bool = true,
+        endpoint: URL? = nil,
+        transports: (graphQL: any GraphQLTransport, client: any ClientTransport)? = nil,
+        onChange: @escaping @Sendable () -> Void = {}
+    ) {
+        let clock = VirtualClock()
+        let backend = LabBackend(settings: scenario.backend, now: { clock.now.seconds })
+        self.scenario = scenario
+        self.store = store
+        self.clock = clock
+        self.backend = backend
+        self.cache = CacheStore()
+        self.endpoint = endpoint ?? LabSession.endpoint
+        self.baseURL = endpoint.map { $0.deletingLastPathComponent() } ?? LabSession.baseURL
+        self.graphQLTransport = transports?.graphQL ?? LabGraphQLTransport(backend: backend, clock: clock)
+        self.clientTransport = transports?.client ?? LabClientTransport(backend: backend, clock: clock)
+
+        let initial: TokenPair
+        switch scenario.token {
+        case .valid: initial = backend.issueTokens()
+        case .expired:
+            initial = backend.issueTokens()
+            backend.expireAllAccessTokens()
+        case .none: initial = TokenPair(accessToken: "", refreshToken: nil)
+        }
+        let launcher = Locked<(@Sendable (Int, Int) -> Void)?>(nil)
+        let scheduler = Scheduler(
+            environment: Scheduler.Environment(
+                record: { event in _ = store.append(event) },
+                now: { clock.now.seconds },
+                launch: { operation, request in launcher.value?(operation, request) },
+                advanceClock: { seconds in clock.advance(by: .milliseconds(Int64((seconds * 1000).rounded()))) },
+                expireTokens: { backend.expireAllAccessTokens() },
+                changed: onChange),
+            defaultMode: defaultMode, script: replay == nil ? scenario.script : [], replay: replay, recordsLog: recordsLog)
+        self.scheduler = scheduler
+        let tokenURL = self.baseURL.appendingPathComponent("oauth/token").absoluteString
+        self.tokens = TokenManager(
+            tokens: initial, strategy: scenario.refreshStrategy,
+            hooks: TokenManager.Hooks(
+                willAwaitSharedRefresh: {
+                    if let operation = LabContext.operation { operation.scheduler.block(request: operation.request) }
+                },
+                didAwaitSharedRefresh: {
+                    if let operation = LabContext.operation { _ = await operation.gate(.wake, name: "TokenManager", kind: .auth) }
+                }),
+            refresher: { refreshToken in
+                try await LabSession.refresh(refreshToken, backend: backend, clock: clock, tokenURL: tokenURL)
+            })
+        if scenario.prefillCache, let first = scenario.operations.first {
+            cache.write(GraphQLResponse(source: .server, data: ["hero": ["id": "2001", "name": "R2-D2 (cached)"]]), for: Self.graphQLOperation(first))
+        }
+        launcher.withLock { $0 = { [weak self] operation, request in self?.start(operation: operation, request: request) } }
+    }
+
+    // MARK: - Running
+
+    /// Launches the scenario's operations (or replays), runs until nothing can move, and
+    /// reports what happened.
+    public func runHeadless() async -> RunResult {
+        if !scheduler.isReplaying {
+            for operation in scenario.launch { scheduler.submit(.launch(operation: operation)) }
+        }
+        await scheduler.waitUntilSettled()
+        return result()
+    }
+
+    /// Launches operation number `operation` of the scenario (what `n` does).
+    public func launch(operation: Int = 0) {
+        scheduler.submit(.launch(operation: operation))
+    }
+
+    /// What has happened so far.
+    public func result() -> RunResult {
+        let snapshot = scheduler.snapshot
+        let summaries = self.summaries.value
+        return RunResult(
+            requests: summaries.keys.sorted().map { summaries[$0]! },
+            events: store.events(), backend: backend.counters,
+            unfinished: snapshot.launched.keys.filter { summaries[$0] == nil }.sorted(),
+            refusals: snapshot.refusals)
+    }
+
+    /// The hops of request `request`'s chain, from the top (empty until it starts).
+    public func hops(of request: Int) -> [HopInfo] {
+        hopLists.value[request] ?? []
+    }
+
+    /// The hops the scenario's chain has, from the top, before any request runs.
+    public var chainHops: [HopInfo] {
+        switch scenario.chain {
+        case .graphQL(let graphQL, let http):
+            var hops = graphQL.enumerated().map { HopInfo(index: $0.offset, name: $0.element.name, kind: .graphql) }
+            hops.append(HopInfo(index: hops.count, name: "cache", kind: .cache))
+            for layer in http { hops.append(HopInfo(index: hops.count, name: layer.name, kind: .http)) }
+            hops.append(HopInfo(index: hops.count, name: "transport", kind: .transport))
+            hops.append(HopInfo(index: hops.count, name: "JSONResponseParsingInterceptor", kind: .parser))
+            return hops
+        case .middleware(let layers):
+            var hops = layers.enumerated().map { HopInfo(index: $0.offset, name: $0.element.name, kind: .middleware) }
+            hops.append(HopInfo(index: hops.count, name: "transport", kind: .transport))
+            return hops
+        }
+    }
+
+    /// A summary of request `request`, once it finished.
+    public func summary(of request: Int) -> RequestSummary? {
+        summaries.value[request]
+    }
+
+    /// Ends every operation: waiting ones are released with a cancellation, and this returns
+    /// when all their tasks have finished.
+    public func shutDown() async {
+        scheduler.shutDown()
+        for task in tasks.value.values { task.cancel() }
+        for task in tasks.value.values { await task.value }
+    }
+
+    private func start(operation index: Int, request: Int) {
+        let context = OperationContext(
+            request: request, scheduler: scheduler, safetyCap: scenario.safetyCap,
+            record: { [store] event in _ = store.append(event) }, now: { [clock] in clock.now.seconds })
+        let task = Task {
+            await LabContext.$operation.withValue(context) {
+                _ = await context.gate(.launch, name: "launch", kind: .graphql)
+                let summary = await self.run(operation: index, context: context)
+                self.summaries.withLock { $0[request] = summary }
+                self.store.markFinished(request: request)
+                self.scheduler.finish(request: request)
+            }
+        }
+        tasks.withLock { $0[request] = task }
+    }
+
+    private func run(operation index: Int, context: OperationContext) async -> RequestSummary {
+        let spec = scenario.operations[index]
+        let environment = LayerEnvironment(clock: clock, store: cache, tokens: tokens, request: context.request)
+        var results: [String] = []
+        var failure: (any Error)?
+        switch scenario.chain {
+        case .graphQL(let graphQL, let http):
+            let interceptors = RequestChain.Interceptors(
+                graphQL: graphQL.map { LayerRegistry.graphQLInterceptor($0, environment) },
+                cache: DefaultCacheInterceptor(store: cache),
+                http: http.map { LayerRegistry.httpInterceptor($0) },
+                parser: JSONResponseParsingInterceptor())
+            let instrumented = InstrumentedGraphQLChain(interceptors: interceptors, transport: graphQLTransport, context: context)
+            hopLists.withLock { $0[context.request] = instrumented.hops }
+            do {
+                for try await response in instrumented.chain.kickoff(request: graphQLRequest(spec)) {
+                    results.append(response.source.rawValue)
+                }
+            } catch {
+                failure = error
+            }
+        case .middleware(let layers):
+            let instrumented = InstrumentedMiddlewareStack(
+                middlewares: layers.map { LayerRegistry.middleware($0, environment) }, transport: clientTransport, context: context)
+            hopLists.withLock { $0[context.request] = instrumented.hops }
+            do {
+                let request = HTTPRequest(method: HTTPMethod(rawValue: spec.method ?? "GET"), path: spec.path ?? "/heroes/2001")
+                let (response, _) = try await instrumented.stack.send(request, body: nil, baseURL: baseURL, operationID: spec.name)
+                results.append("server \(response.status)")
+                if !response.isSuccess { failure = HTTPStatusFailure(status: response.status) }
+            } catch {
+                failure = error
+            }
+        }
+        return RequestSummary(
+            id: context.request, operation: spec.name,
+            outcome: failure == nil && !results.isEmpty ? .success : .failure,
+            attempts: max(context.attempt, 1), error: failure.map(describe), results: results)
+    }
+
+    private func graphQLRequest(_ spec: Scenario.Operation) -> GraphQLRequest {
+        GraphQLRequest(
+            operation: Self.graphQLOperation(spec), graphQLEndpoint: endpoint, fetchBehavior: spec.fetchBehavior,
+            apqConfig: AutoPersistQueryConfiguration(autoPersistQueries: spec.autoPersistQueries, useGETForPersistedQueryRetry: spec.useGETForPersistedQueryRetry),
+            useGETForQueries: spec.useGETForQueries)
+    }
+
+    static func graphQLOperation(_ spec: Scenario.Operation) -> GraphQLOperation {
+        switch spec.name {
+        case "RenameHero": LabOperations.renameHero(name: spec.variables?["name"]?.stringValue ?? "Artoo")
+        case "HeroDetailsQuery": LabOperations.heroDetailsQuery(id: spec.variables?["id"]?.stringValue ?? "2001")
+        default: LabOperations.heroQuery
+        }
+    }
+
+    /// Sends a `refresh_token` grant to the backend's token endpoint, with a stop before it
+    /// and an `auth`/`refresh` event for its answer.
+    static func refresh(_ refreshToken: String, backend: LabBackend, clock: VirtualClock, tokenURL: String) async throws -> TokenPair {
+        let form = "grant_type=refresh_token&refresh_token=\(refreshToken)"
+        var headers = HTTPFields()
+        try headers.append("Content-Type", "application/x-www-form-urlencoded")
+        let operation = LabContext.operation
+        defer { operation?.scheduler.refreshEnded() }
+        if let operation {
+            let release = await operation.gate(
+                .refresh, name: "TokenManager", kind: .auth,
+                snapshot: HopSnapshot(method: "POST", url: tokenURL, headers: headers, body: BodyPreview(Data(form.utf8))),
+                capabilities: StopCapabilities(retryRefusal: "a refresh cannot be retried; force the retry at a GraphQL hop"))
+            if case .fail(let fault) = release.disposition {
+                operation.emit(nil, .refresh, HopSnapshot(error: fault), detail: "refresh_token grant")
+                throw fault
+            }
+        }
+        let response = backend.handle(BackendRequest(method: "POST", target: "/oauth/token", headers: headers, body: Data(form.utf8)))
+        if response.latency > 0 { try await clock.sleep(for: .seconds(response.latency)) }
+        let json = try? JSONValue(parsing: response.body)
+        let code = json?["error"]?.stringValue
+        operation?.emit(
+            nil, .refresh,
+            HopSnapshot(method: "POST", url: tokenURL, headers: response.headers, status: response.status, error: code, body: BodyPreview(response.body)),
+            detail: "refresh_token grant")
+        guard response.status == 200, let access = json?["access_token"]?.stringValue else {
+            throw TokenEndpointError(status: response.status, code: code ?? "invalid_response", detail: json?["error_description"]?.stringValue)
+        }
+        return TokenPair(accessToken: access, refreshToken: json?["refresh_token"]?.stringValue ?? refreshToken)
+    }
+}
+
+/// A REST call that ended with a non-2xx status.
+public struct HTTPStatusFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    public let status: Int
+    public var description: String { "the server answered HTTP \(status)" }
+}

@@ -1,0 +1,38 @@
+public import ChainKit
+public import Foundation
+
+/// The GraphQL transport to the in-process backend: no sockets, and the backend's latency
+/// is spent on the lab clock.
+public struct LabGraphQLTransport: GraphQLTransport {
+    public let backend: LabBackend
+    public let clock: VirtualClock
+
+    public init(backend: LabBackend, clock: VirtualClock) {
+        self.backend = backend
+        self.clock = clock
+    }
+
+    public func send(_ request: NetworkRequest) async throws -> NetworkResponse {
+        let response = backend.handle(BackendRequest(request))
+        if response.latency > 0 { try await clock.sleep(for: .seconds(response.latency)) }
+        return NetworkResponse(status: response.status, headerFields: response.headers, url: request.url, body: response.body)
+    }
+}
+
+/// The middleware stack's transport to the in-process backend.
+public struct LabClientTransport: ClientTransport {
+    public let backend: LabBackend
+    public let clock: VirtualClock
+
+    public init(backend: LabBackend, clock: VirtualClock) {
+        self.backend = backend
+        self.clock = clock
+    }
+
+    public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+        let data = try await body?.collect(upTo: 16 << 20) ?? Data()
+        let response = backend.handle(BackendRequest(request, body: data))
+        if response.latency > 0 { try await clock.sleep(for: .seconds(response.latency)) }
+        return (HTTPResponse(status: response.status, headerFields: response.headers), response.body.isEmpty ? nil : HTTPBody(response.body))
+    }
+}

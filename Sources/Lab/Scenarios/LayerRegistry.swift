@@ -1,0 +1,173 @@
+public import ChainKit
+
+/// What the lab hands a layer when it builds it for one operation.
+struct LayerEnvironment: Sendable {
+    var clock: VirtualClock
+    var store: CacheStore
+    var tokens: TokenManager
+    var request: Int
+}
+
+/// The interceptors and middlewares a scenario can name, with their settings.
+public enum LayerRegistry {
+    /// Where a layer can go.
+    public enum Place: String, Sendable, Hashable {
+        case graphQL = "GraphQL interceptor"
+        case http = "HTTP interceptor"
+        case middleware = "middleware"
+    }
+
+    /// The type a setting must have.
+    public enum SettingType: String, Sendable, Hashable {
+        case nonNegativeInteger = "a whole number ≥ 0"
+        case positiveInteger = "a whole number ≥ 1"
+        case nonNegativeNumber = "a number ≥ 0"
+        case boolean = "true or false"
+        case string = "a string"
+        case statusList = "an array of HTTP status codes (100...599)"
+    }
+
+    /// A layer the lab can build.
+    public struct Definition: Sendable {
+        public var name: String
+        public var place: Place
+        public var settings: [String: SettingType]
+        public var summary: String
+    }
+
+    public static let definitions: [Definition] = [
+        Definition(name: "MaxRetryInterceptor", place: .graphQL,
+                   settings: ["maxRetries": .nonNegativeInteger, "backoffSeconds": .nonNegativeNumber, "jitter": .boolean],
+                   summary: "1 + maxRetries passes through itself, then MaxRetriesError"),
+        Definition(name: "AuthInterceptor", place: .graphQL, settings: [:],
+                   summary: "attaches the bearer token; on 401 or UNAUTHENTICATED renews it and retries"),
+        Definition(name: "StaticAuthInterceptor", place: .graphQL, settings: ["authorization": .string],
+                   summary: "a fixed Authorization header"),
+        Definition(name: "AutomaticPersistedQueryInterceptor", place: .graphQL, settings: [:],
+                   summary: "retries with the query text after PersistedQueryNotFound"),
+        Definition(name: "FallbackToCacheOnFailureInterceptor", place: .graphQL, settings: [:],
+                   summary: "answers from the cache when anything below fails"),
+        Definition(name: "RetryOnErrorInterceptor", place: .graphQL, settings: [:],
+                   summary: "retries on every error, with no limit of its own"),
+        Definition(name: "ResponseCodeInterceptor", place: .http, settings: [:],
+                   summary: "fails non-2xx responses with ResponseCodeError"),
+        Definition(name: "AuthenticationMiddleware", place: .middleware, settings: ["authorization": .string],
+                   summary: "bearer token, renewed once on 401 (or a fixed authorization)"),
+        Definition(name: "RetryingMiddleware", place: .middleware,
+                   settings: ["statuses": .statusList, "retryErrors": .boolean, "maxAttempts": .positiveInteger, "delaySeconds": .nonNegativeNumber],
+                   summary: "calls next again on chosen statuses or errors"),
+        Definition(name: "FaultInjectionMiddleware", place: .middleware, settings: ["failStatus": .nonNegativeInteger, "failCount": .nonNegativeInteger],
+                   summary: "answers the first failCount calls with failStatus"),
+    ]
+
+    /// The definition named `name`, if any.
+    public static func definition(named name: String) -> Definition? {
+        definitions.first { $0.name == name }
+    }
+
+    /// The names that can go in `place`, for error messages.
+    public static func names(for place: Place) -> [String] {
+        definitions.filter { $0.place == place }.map(\.name)
+    }
+
+    static func graphQLInterceptor(_ layer: Scenario.Layer, _ environment: LayerEnvironment) -> any GraphQLInterceptor {
+        switch layer.name {
+        case "MaxRetryInterceptor":
+            let retries = layer.int("maxRetries") ?? MaxRetryInterceptor.defaultMaxRetries
+            let backoff = layer.number("backoffSeconds").map { seconds in
+                MaxRetryInterceptor.Backoff(baseDelay: .milliseconds(Int64(seconds * 1000)), jitter: layer.bool("jitter") ?? false)
+            }
+            let jitter = SplitMix(seed: UInt64(environment.request))
+            return MaxRetryInterceptor(maxRetries: retries, backoff: backoff, clock: environment.clock, jitterSource: { jitter.next() })
+        case "AuthInterceptor":
+            return AuthInterceptor(manager: environment.tokens)
+        case "StaticAuthInterceptor":
+            // The codec validated the value, so this cannot fail for a decoded scenario.
+            return (try? StaticAuthInterceptor(authorization: layer.string("authorization") ?? "")) ?? PassThroughInterceptor()
+        case "AutomaticPersistedQueryInterceptor":
+            return AutomaticPersistedQueryInterceptor()
+        case "FallbackToCacheOnFailureInterceptor":
+            return FallbackToCacheOnFailureInterceptor(store: environment.store)
+        default:
+            return RetryOnErrorInterceptor()
+        }
+    }
+
+    static func httpInterceptor(_ layer: Scenario.Layer) -> any HTTPInterceptor {
+        ResponseCodeInterceptor()
+    }
+
+    static func middleware(_ layer: Scenario.Layer, _ environment: LayerEnvironment) -> any ClientMiddleware {
+        switch layer.name {
+        case "AuthenticationMiddleware":
+            if let fixed = layer.string("authorization"), let middleware = try? AuthenticationMiddleware(authorization: fixed) {
+                return middleware
+            }
+            let tokens = environment.tokens
+            return AuthenticationMiddleware(
+                token: { await tokens.accessToken },
+                refresh: { rejected in try await tokens.renew(afterRejectionOf: rejected) })
+        case "RetryingMiddleware":
+            var signals: Set<RetryingMiddleware.Signal> = Set((layer.ints("statuses") ?? [429, 500, 502, 503, 504]).map { .code($0) })
+            if layer.bool("retryErrors") ?? true { signals.insert(.errorThrown) }
+            let delay = layer.number("delaySeconds").map { RetryingMiddleware.Delay.constant(.milliseconds(Int64($0 * 1000))) } ?? .none
+            return RetryingMiddleware(signals: signals, maxAttempts: max(1, layer.int("maxAttempts") ?? 3), delay: delay, bufferingSinglePassBodies: 1 << 20, clock: environment.clock)
+        default:
+            let middleware = FaultInjectionMiddleware(clock: environment.clock)
+            middleware.enqueue(.status(layer.int("failStatus") ?? 503, body: #"{"error":"injected fault"}"#), count: layer.int("failCount") ?? 1)
+            return middleware
+        }
+    }
+}
+
+/// Retries on every error and has no limit of its own: placed before `MaxRetryInterceptor`
+/// it retries forever, which is the lesson of the `retry-order` scenario.
+public struct RetryOnErrorInterceptor: GraphQLInterceptor {
+    public init() {}
+
+    public func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+        await next(request).mapErrors { error in
+            if error is RequestChain.Retry || error is LabSafetyCapError { throw error }
+            throw RequestChain.Retry(request: request)
+        }
+    }
+}
+
+/// Hands the request on unchanged.
+struct PassThroughInterceptor: GraphQLInterceptor {
+    func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+        await next(request)
+    }
+}
+
+/// A small deterministic generator (SplitMix64) so jitter is the same in every run.
+final class SplitMix: Sendable {
+    private let state: Locked<UInt64>
+
+    init(seed: UInt64) {
+        state = Locked(seed &+ 0x9E37_79B9_7F4A_7C15)
+    }
+
+    /// A value in [0, 1).
+    func next() -> Double {
+        let value = state.withLock { state -> UInt64 in
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        return Double(value >> 11) / Double(1 << 53)
+    }
+}
+
+extension Scenario.Layer {
+    func int(_ key: String) -> Int? { settings[key]?.numberValue.map { Int($0) } }
+    func number(_ key: String) -> Double? { settings[key]?.numberValue }
+    func string(_ key: String) -> String? { settings[key]?.stringValue }
+    func bool(_ key: String) -> Bool? {
+        if case .bool(let value) = settings[key] { return value }
+        return nil
+    }
+    func ints(_ key: String) -> [Int]? { settings[key]?.arrayValue?.compactMap { $0.numberValue.map { Int($0) } } }
+}

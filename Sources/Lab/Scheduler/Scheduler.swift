@@ -1,0 +1,456 @@
+import Synchronization
+import ChainKit
+public import Timeline
+
+/// Decides, at every hop boundary, which operation moves next and what happens to it.
+///
+/// Operations advance only through stops. At most one operation runs between two stops at
+/// any moment: when it reaches its next stop (or finishes), the scheduler picks what moves
+/// next — the next queued ``LabCommand`` (a person, a script or a replay), or else the next
+/// waiting operation in round-robin order (or in the order of a scheduling script). A run is
+/// therefore fully determined by the commands that took effect, which ``log`` records.
+///
+/// An operation is *held* at a stop when its mode is ``RunMode/step`` or a breakpoint
+/// matches; held operations wait for a command. Others wait only for their turn.
+///
+/// ```
+///  op #1 ──▶ stop ──(turn)──▶ hop ──▶ stop ──(held: person steps)──▶ …
+///  op #2 ──▶ stop ──────────(turn)──▶ hop ──▶ stop …
+/// ```
+public final class Scheduler: Sendable {
+    /// How an operation treats stops.
+    public enum RunMode: String, Sendable, Hashable {
+        /// Hold only at breakpoints.
+        case run
+        /// Hold at every stop.
+        case step
+    }
+
+    /// A stop at which every operation (or one request) is held.
+    public struct Breakpoint: Sendable, Hashable {
+        public var hop: Int
+        public var position: StopPosition
+        /// nil: every request.
+        public var request: Int?
+
+        public init(hop: Int, position: StopPosition, request: Int? = nil) {
+            self.hop = hop
+            self.position = position
+            self.request = request
+        }
+    }
+
+    /// The side effects the scheduler needs from the lab around it.
+    public struct Environment: Sendable {
+        public var record: @Sendable (TimelineEvent) -> Void
+        public var now: @Sendable () -> Double
+        /// Starts request `request` for operation number `operation`; the new task must arrive
+        /// at ``StopPlace/launch`` first.
+        public var launch: @Sendable (_ operation: Int, _ request: Int) -> Void
+        public var advanceClock: @Sendable (_ seconds: Double) -> Void
+        public var expireTokens: @Sendable () -> Void
+        /// Called after the scheduler's state changed (a UI redraws).
+        public var changed: @Sendable () -> Void
+
+        public init(
+            record: @escaping @Sendable (TimelineEvent) -> Void,
+            now: @escaping @Sendable () -> Double,
+            launch: @escaping @Sendable (Int, Int) -> Void,
+            advanceClock: @escaping @Sendable (Double) -> Void,
+            expireTokens: @escaping @Sendable () -> Void,
+            changed: @escaping @Sendable () -> Void = {}
+        ) {
+            self.record = record
+            self.now = now
+            self.launch = launch
+            self.advanceClock = advanceClock
+            self.expireTokens = expireTokens
+            self.changed = changed
+        }
+    }
+
+    /// A summary of where every operation is, for controllers and tests.
+    public struct Snapshot: Sendable, Hashable {
+        public var parked: [ParkedStop]
+        public var running: Set<Int>
+        public var blocked: Set<Int>
+        public var finished: Set<Int>
+        public var launched: [Int: Int]
+        public var modes: [Int: RunMode]
+        public var breakpoints: Set<Breakpoint>
+        public var defaultMode: RunMode
+        public var refusals: [CommandRefusal]
+        public var pendingCommands: Int
+    }
+
+    private struct Waiting {
+        var stop: ParkedStop
+        var continuation: CheckedContinuation<Release, Never>
+    }
+
+    private enum Effect {
+        case record(TimelineEvent)
+        case resume(CheckedContinuation<Release, Never>, Release)
+        case launch(operation: Int, request: Int)
+        case advanceClock(Double)
+        case expireTokens
+        case settled([CheckedContinuation<Void, Never>])
+    }
+
+    private struct State {
+        var nextRequest = 1
+        var launched: [Int: Int] = [:]
+        var modes: [Int: RunMode] = [:]
+        var defaultMode: RunMode
+        var breakpoints: Set<Breakpoint> = []
+        var parked: [Int: Waiting] = [:]
+        var running: Set<Int> = []
+        var blocked: Set<Int> = []
+        var waking: Set<Int> = []
+        var finished: Set<Int> = []
+        var commands: [LabCommand] = []
+        var script: [Int]
+        var replay: [RecordedCommand]?
+        var replayIndex = 0
+        var lastReleased = 0
+        var log: [RecordedCommand] = []
+        var recordsLog: Bool
+        var pumping = false
+        var needsPump = false
+        var settledWaiters: [CheckedContinuation<Void, Never>] = []
+        var refusals: [CommandRefusal] = []
+        var shuttingDown = false
+
+        var isQuiescent: Bool { running.isEmpty && waking.isEmpty }
+
+        func shouldHold(_ stop: ParkedStop) -> Bool {
+            guard stop.place.isHoldable else { return false }
+            if modes[stop.request] == .step { return true }
+            guard case .hop(let hop, let position) = stop.place else { return false }
+            return breakpoints.contains(Breakpoint(hop: hop, position: position))
+                || breakpoints.contains(Breakpoint(hop: hop, position: position, request: stop.request))
+        }
+    }
+
+    private let state: Mutex<State>
+    private let environment: Environment
+
+    /// - Parameters:
+    ///   - defaultMode: the mode of newly launched operations.
+    ///   - script: request ids in the order they should advance while the script lasts.
+    ///   - replay: commands to carry out instead of the policy, in order.
+    ///   - recordsLog: whether to keep ``log`` (off for benchmarks of the bare overhead).
+    public init(environment: Environment, defaultMode: RunMode = .run, script: [Int] = [], replay: [RecordedCommand]? = nil, recordsLog: Bool = true) {
+        self.environment = environment
+        self.state = Mutex(State(defaultMode: defaultMode, script: script, replay: replay, recordsLog: recordsLog))
+    }
+
+    // MARK: - Controller side
+
+    /// Queues a command; it takes effect when no operation is between two stops.
+    public func submit(_ command: LabCommand) {
+        state.withLock { $0.commands.append(command) }
+        pump()
+    }
+
+    /// Sets the mode new operations start in.
+    public func setDefaultMode(_ mode: RunMode) {
+        state.withLock { $0.defaultMode = mode }
+        environment.changed()
+    }
+
+    /// Adds or removes a breakpoint.
+    public func setBreakpoint(_ breakpoint: Breakpoint, enabled: Bool) {
+        state.withLock { state in
+            if enabled { state.breakpoints.insert(breakpoint) } else { state.breakpoints.remove(breakpoint) }
+        }
+        environment.changed()
+    }
+
+    /// Whether recorded commands are still being replayed.
+    public var isReplaying: Bool { state.withLock { $0.replay != nil } }
+
+    /// The commands that took effect so far, in order.
+    public var log: [RecordedCommand] { state.withLock { $0.log } }
+
+    /// Where every operation is now.
+    public var snapshot: Snapshot {
+        state.withLock { state in
+            Snapshot(
+                parked: state.parked.values.map(\.stop).sorted { $0.request < $1.request },
+                running: state.running, blocked: state.blocked, finished: state.finished,
+                launched: state.launched, modes: state.modes, breakpoints: state.breakpoints,
+                defaultMode: state.defaultMode, refusals: state.refusals, pendingCommands: state.commands.count)
+        }
+    }
+
+    /// Returns once nothing can move without a command: every operation has finished or is
+    /// held, and no command is queued.
+    public func waitUntilSettled() async {
+        await withCheckedContinuation { continuation in
+            state.withLock { $0.settledWaiters.append(continuation) }
+            pump()
+        }
+    }
+
+    /// Releases every waiting operation with a cancellation and fails every later arrival the
+    /// same way, so all operations end promptly.
+    public func shutDown() {
+        let waiting = state.withLock { state -> [Waiting] in
+            state.shuttingDown = true
+            state.commands.removeAll()
+            let waiting = Array(state.parked.values)
+            for id in state.parked.keys { state.running.insert(id) }
+            state.parked.removeAll()
+            return waiting
+        }
+        for entry in waiting { entry.continuation.resume(returning: Release(disposition: .fail(.cancellation))) }
+        pump()
+    }
+
+    // MARK: - Operation side
+
+    /// Called by an operation's hop at a stop; returns when the operation may go on.
+    public func arrive(_ stop: ParkedStop) async -> Release {
+        var stop = stop
+        let (held, fastPass, shuttingDown) = state.withLock { state -> (Bool, Bool, Bool) in
+            if state.shuttingDown { return (false, false, true) }
+            let held = state.shouldHold(stop)
+            guard !held, state.commands.isEmpty, state.replay == nil, state.script.isEmpty, state.waking.isEmpty,
+                state.running == [stop.request], !state.parked.values.contains(where: { !$0.stop.held })
+            else { return (held, false, false) }
+            state.lastReleased = stop.request
+            if state.recordsLog { state.log.append(RecordedCommand(command: .pass(request: stop.request), place: stop.place)) }
+            return (false, true, false)
+        }
+        if shuttingDown { return Release(disposition: .fail(.cancellation)) }
+        if fastPass { return .proceed }
+        stop.held = held
+        if held { environment.record(event(for: stop, phase: .paused, detail: holdReason(stop))) }
+        let release = await withCheckedContinuation { continuation in
+            state.withLock { state in
+                state.running.remove(stop.request)
+                state.waking.remove(stop.request)
+                state.blocked.remove(stop.request)
+                state.parked[stop.request] = Waiting(stop: stop, continuation: continuation)
+            }
+            pump()
+        }
+        return release
+    }
+
+    /// The operation finished; it no longer takes turns.
+    public func finish(request: Int) {
+        state.withLock { state in
+            state.running.remove(request)
+            state.waking.remove(request)
+            state.blocked.remove(request)
+            state.finished.insert(request)
+        }
+        pump()
+    }
+
+    /// The operation waits for a refresh another operation started; it cannot move until
+    /// that refresh ends.
+    public func block(request: Int) {
+        state.withLock { state in
+            state.running.remove(request)
+            state.blocked.insert(request)
+        }
+        pump()
+    }
+
+    /// A refresh ended: the operations waiting for it will arrive at ``StopPlace/wake``.
+    public func refreshEnded() {
+        state.withLock { state in
+            state.waking.formUnion(state.blocked)
+            state.blocked.removeAll()
+        }
+    }
+
+    // MARK: - Dispatch
+
+    private func pump() {
+        let start = state.withLock { state -> Bool in
+            if state.pumping { state.needsPump = true; return false }
+            state.pumping = true
+            return true
+        }
+        guard start else { return }
+        var changed = false
+        while true {
+            let now = environment.now()
+            let (effects, again) = state.withLock { state -> ([Effect], Bool) in
+                state.needsPump = false
+                return Self.dispatchOne(&state, now: now)
+            }
+            changed = changed || !effects.isEmpty
+            perform(effects)
+            let stop = state.withLock { state -> Bool in
+                if again || state.needsPump { return false }
+                state.pumping = false
+                return true
+            }
+            if stop { break }
+        }
+        if changed { environment.changed() }
+    }
+
+    private func perform(_ effects: [Effect]) {
+        for effect in effects {
+            switch effect {
+            case .record(let event): environment.record(event)
+            case .resume(let continuation, let release): continuation.resume(returning: release)
+            case .launch(let operation, let request): environment.launch(operation, request)
+            case .advanceClock(let seconds): environment.advanceClock(seconds)
+            case .expireTokens: environment.expireTokens()
+            case .settled(let waiters): for waiter in waiters { waiter.resume() }
+            }
+        }
+    }
+
+    private static func dispatchOne(_ state: inout State, now: Double) -> ([Effect], Bool) {
+        guard state.isQuiescent else { return ([], false) }
+        if var replay = state.replay {
+            if state.replayIndex < replay.count {
+                let entry = replay[state.replayIndex]
+                state.replayIndex += 1
+                if let request = entry.command.request, let place = entry.place, state.parked[request]?.stop.place != place {
+                    let found = state.parked[request].map { "at \($0.stop.place)" } ?? "not waiting at a stop"
+                    state.refusals.append(CommandRefusal(
+                        command: entry.command,
+                        reason: "replay diverged at step \(state.replayIndex): expected request #\(request) at \(place), found it \(found)"))
+                    replay.removeAll()
+                    state.replay = nil
+                    return ([], true)
+                }
+                return execute(entry.command, &state, now: now)
+            }
+            state.replay = nil
+        }
+        if !state.commands.isEmpty {
+            return execute(state.commands.removeFirst(), &state, now: now)
+        }
+        let candidates = state.parked.values.filter { !$0.stop.held }.map(\.stop.request).sorted()
+        guard !candidates.isEmpty else {
+            let waiters = state.settledWaiters
+            state.settledWaiters.removeAll()
+            return (waiters.isEmpty ? [] : [.settled(waiters)], false)
+        }
+        while let next = state.script.first {
+            state.script.removeFirst()
+            if candidates.contains(next) { return execute(.pass(request: next), &state, now: now) }
+        }
+        let pick = candidates.first { $0 > state.lastReleased } ?? candidates[0]
+        return execute(.pass(request: pick), &state, now: now)
+    }
+
+    private static func execute(_ command: LabCommand, _ state: inout State, now: Double) -> ([Effect], Bool) {
+        func refuse(_ reason: String) -> ([Effect], Bool) {
+            state.refusals.append(CommandRefusal(command: command, reason: reason))
+            return ([], true)
+        }
+        func logged(_ place: StopPlace?) {
+            if state.recordsLog { state.log.append(RecordedCommand(command: command, place: place)) }
+        }
+        switch command {
+        case .launch(let operation):
+            let request = state.nextRequest
+            state.nextRequest += 1
+            state.launched[request] = operation
+            state.modes[request] = state.defaultMode
+            state.running.insert(request)
+            logged(nil)
+            return ([.launch(operation: operation, request: request)], true)
+        case .advanceClock(let seconds):
+            logged(nil)
+            return ([.advanceClock(seconds)], true)
+        case .expireTokens:
+            logged(nil)
+            let event = TimelineEvent(time: now, request: 0, attempt: 0, hop: TimelineEvent.noHop, name: "LabBackend", kind: .auth, phase: .injected, detail: "expire all access tokens")
+            return ([.expireTokens, .record(event)], true)
+        case .resumeAll:
+            logged(nil)
+            for id in state.parked.keys where state.parked[id]!.stop.held {
+                state.modes[id] = .run
+                state.parked[id]!.stop.held = false
+            }
+            return ([], true)
+        case .editRequestHeaders(let request, let headers):
+            guard let waiting = state.parked[request], waiting.stop.held else { return refuse("request #\(request) is not held at a stop") }
+            guard waiting.stop.capabilities.canEditRequest else { return refuse("request headers cannot be edited at \(waiting.stop.place) of \(waiting.stop.hopName)") }
+            let diff = HeaderDiff(from: waiting.stop.currentHeaders, to: headers)
+            state.parked[request]!.stop.pending.requestHeaders = headers
+            logged(waiting.stop.place)
+            let snapshot = HopSnapshot(method: waiting.stop.snapshot.method, url: waiting.stop.snapshot.url, headers: headers)
+            return ([.record(event(for: waiting.stop, time: now, phase: .edited, snapshot: snapshot, diff: diff, detail: "request headers edited"))], true)
+        case .editResponse(let request, let status, let headers):
+            guard let waiting = state.parked[request], waiting.stop.held else { return refuse("request #\(request) is not held at a stop") }
+            guard waiting.stop.capabilities.canEditResponse else { return refuse("the response cannot be edited at \(waiting.stop.place) of \(waiting.stop.hopName)") }
+            let diff = headers.map { HeaderDiff(from: waiting.stop.currentHeaders, to: $0) } ?? .none
+            if let status { state.parked[request]!.stop.pending.responseStatus = status }
+            if let headers { state.parked[request]!.stop.pending.responseHeaders = headers }
+            logged(waiting.stop.place)
+            let snapshot = HopSnapshot(headers: headers ?? waiting.stop.currentHeaders, status: status ?? waiting.stop.snapshot.status)
+            return ([.record(event(for: waiting.stop, time: now, phase: .edited, snapshot: snapshot, diff: diff, detail: "response edited"))], true)
+        case .delay(let request, let seconds):
+            guard let waiting = state.parked[request] else { return refuse("request #\(request) is not waiting at a stop") }
+            logged(waiting.stop.place)
+            return ([.advanceClock(seconds), .record(event(for: waiting.stop, time: now + seconds, phase: .injected, detail: "delay \(formatSeconds(seconds))"))], true)
+        case .step(let request), .resume(let request), .pass(let request), .force401(let request), .forceRetry(let request), .fail(let request, _):
+            guard let waiting = state.parked[request] else { return refuse("request #\(request) is not waiting at a stop") }
+            var release = waiting.stop.pending
+            var effects: [Effect] = []
+            switch command {
+            case .force401:
+                guard waiting.stop.capabilities.canForce401 else { return refuse("a 401 cannot be forced at \(waiting.stop.place) of \(waiting.stop.hopName)") }
+                release.disposition = .force401
+                effects.append(.record(event(for: waiting.stop, time: now, phase: .injected, detail: "force 401")))
+            case .forceRetry:
+                if let refusal = waiting.stop.capabilities.retryRefusal { return refuse(refusal) }
+                release.disposition = .forceRetry
+                effects.append(.record(event(for: waiting.stop, time: now, phase: .injected, detail: "force retry")))
+            case .fail(_, let fault):
+                guard waiting.stop.place.isHoldable else { return refuse("request #\(request) cannot fail at \(waiting.stop.place)") }
+                release.disposition = .fail(fault)
+                effects.append(.record(event(for: waiting.stop, time: now, phase: .injected, detail: "fail: \(fault.rawValue)")))
+            case .step: state.modes[request] = .step
+            case .resume: state.modes[request] = .run
+            default: break
+            }
+            if waiting.stop.held {
+                let how = state.modes[request] == .step ? "step" : "continue"
+                effects.insert(.record(event(for: waiting.stop, time: now, phase: .resumed, detail: how)), at: 0)
+            }
+            state.parked[request] = nil
+            state.running.insert(request)
+            state.lastReleased = request
+            logged(waiting.stop.place)
+            effects.append(.resume(waiting.continuation, release))
+            return (effects, true)
+        }
+    }
+
+    private func holdReason(_ stop: ParkedStop) -> String {
+        state.withLock { $0.modes[stop.request] == .step ? "step" : "breakpoint" }
+    }
+
+    private func event(for stop: ParkedStop, phase: Phase, detail: String?) -> TimelineEvent {
+        Self.event(for: stop, time: environment.now(), phase: phase, detail: detail)
+    }
+
+    private static func event(for stop: ParkedStop, time: Double, phase: Phase, snapshot: HopSnapshot = .empty, diff: HeaderDiff = .none, detail: String?) -> TimelineEvent {
+        let hop: Int
+        if case .hop(let index, _) = stop.place { hop = index } else { hop = TimelineEvent.noHop }
+        let position: String
+        if case .hop(_, let side) = stop.place { position = side == .pre ? "pre-flight" : "post-flight" } else { position = stop.place.description }
+        return TimelineEvent(
+            time: time, request: stop.request, attempt: stop.attempt, hop: hop, name: stop.hopName, kind: stop.hopKind,
+            phase: phase, snapshot: snapshot, diff: diff, detail: detail.map { "\($0) · \(position)" })
+    }
+}
+
+/// `0.25s`, `2s`: seconds without trailing zeros.
+func formatSeconds(_ seconds: Double) -> String {
+    seconds.rounded() == seconds ? "\(Int(seconds))s" : "\(seconds)s"
+}

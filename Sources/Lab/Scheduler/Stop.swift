@@ -1,0 +1,127 @@
+public import ChainKit
+public import Timeline
+
+/// Which side of a hop a stop is on.
+public enum StopPosition: String, Sendable, Hashable, CaseIterable {
+    /// Before the hop receives the request (an edit here is what the hop sees).
+    case pre
+    /// Before the hop receives the result or error on the way back up.
+    case post
+}
+
+/// A place in an operation's life where the scheduler may hold it.
+public enum StopPlace: Sendable, Hashable, CustomStringConvertible {
+    /// Before the operation's first hop; never held, it orders operation starts.
+    case launch
+    /// A hop boundary: `hop` counts from 0 at the top of the flattened chain.
+    case hop(Int, StopPosition)
+    /// Before the token manager sends a refresh request.
+    case refresh
+    /// After waiting for a refresh another operation started; never held.
+    case wake
+
+    public var description: String {
+        switch self {
+        case .launch: "launch"
+        case .hop(let index, let position): "hop \(index) \(position.rawValue)"
+        case .refresh: "refresh"
+        case .wake: "wake"
+        }
+    }
+
+    /// Whether a person or a breakpoint can hold an operation here.
+    public var isHoldable: Bool {
+        switch self {
+        case .hop, .refresh: true
+        case .launch, .wake: false
+        }
+    }
+}
+
+/// A failure a person can inject at a stop.
+public enum LabFault: String, Error, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case timeout
+    case cancellation
+    case transportError
+
+    public var description: String {
+        switch self {
+        case .timeout: "the request timed out (injected)"
+        case .cancellation: "the request was cancelled (injected)"
+        case .transportError: "the connection was reset (injected transport error)"
+        }
+    }
+}
+
+/// What an operation does when it leaves a stop.
+public enum Disposition: Sendable, Hashable {
+    /// Carry on (with any edits made while held).
+    case proceed
+    /// Answer or fail with HTTP 401 here.
+    case force401
+    /// Start another attempt from this hop.
+    case forceRetry
+    /// Fail here.
+    case fail(LabFault)
+}
+
+/// What the scheduler hands back to the hop when it lets the operation go.
+public struct Release: Sendable, Hashable {
+    public var disposition: Disposition
+    /// Replacement request headers (edited at a pre-flight stop).
+    public var requestHeaders: HTTPFields?
+    /// Replacement response status (edited at an HTTP or transport post stop).
+    public var responseStatus: Int?
+    /// Replacement response headers.
+    public var responseHeaders: HTTPFields?
+
+    public init(disposition: Disposition = .proceed, requestHeaders: HTTPFields? = nil, responseStatus: Int? = nil, responseHeaders: HTTPFields? = nil) {
+        self.disposition = disposition
+        self.requestHeaders = requestHeaders
+        self.responseStatus = responseStatus
+        self.responseHeaders = responseHeaders
+    }
+
+    public static let proceed = Release()
+}
+
+/// What can be done at a stop, and why not when it cannot.
+public struct StopCapabilities: Sendable, Hashable {
+    public var canEditRequest: Bool
+    public var canEditResponse: Bool
+    public var canForce401: Bool
+    /// nil when a retry can be forced here; otherwise why not.
+    public var retryRefusal: String?
+
+    public init(canEditRequest: Bool = false, canEditResponse: Bool = false, canForce401: Bool = false, retryRefusal: String? = nil) {
+        self.canEditRequest = canEditRequest
+        self.canEditResponse = canEditResponse
+        self.canForce401 = canForce401
+        self.retryRefusal = retryRefusal
+    }
+
+    static let none = StopCapabilities(retryRefusal: "nothing can be retried here")
+}
+
+/// An operation waiting at a stop, as a controller sees it.
+public struct ParkedStop: Sendable, Hashable {
+    public var request: Int
+    public var attempt: Int
+    public var place: StopPlace
+    /// The hop's name and kind (empty name for launch and wake).
+    public var hopName: String
+    public var hopKind: HopKind
+    /// What is at the stop: the request (pre) or the response or result (post).
+    public var snapshot: HopSnapshot
+    public var capabilities: StopCapabilities
+    /// Whether the policy holds it for a person (otherwise it is only waiting its turn).
+    public var held: Bool
+    /// Edits made while held, applied when it is released.
+    public var pending: Release
+
+    /// Headers at the stop after pending edits: the request's at a pre stop, the response's at a post stop.
+    public var currentHeaders: HTTPFields {
+        if case .hop(_, .post) = place { return pending.responseHeaders ?? snapshot.headers ?? HTTPFields() }
+        return pending.requestHeaders ?? snapshot.headers ?? HTTPFields()
+    }
+}
