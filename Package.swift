@@ -25,7 +25,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "chainlab",
-            dependencies: ["ChainKit"],
+            dependencies: ["ChainKit", "Timeline", "Lab"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,20 +1,38 @@
+import ChainKit
 import Foundation
+import Lab
 
 let usage = """
-    chainlab — step through Swift interceptor chains (Apollo iOS RequestChain, \
-    swift-openapi-runtime middleware) hop by hop.
+    chainlab — step through Swift interceptor chains (Apollo iOS RequestChain,
+    swift-openapi-runtime middleware) hop by hop, on an embedded lab backend.
 
-    USAGE: chainlab [--help]
+    USAGE: chainlab trace SCENARIO [options]   run a scenario headless and print its timeline
+           chainlab help                       this text
 
-    The interactive inspector and `chainlab trace` are being built; this build ships the
-    chain runtime (the ChainKit library). Run `swift test` to exercise it.
+    Run 'chainlab trace --help' for the trace options.
+    Scenarios: \(Catalog.names.joined(separator: ", "))
     """
 
+func fail(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data("chainlab: \(message)\n".utf8))
+    exit(status)
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
-switch arguments {
-case [], ["--help"], ["-h"], ["help"]:
-    print(usage)
-default:
-    FileHandle.standardError.write(Data("chainlab: unknown argument '\(arguments[0])'\n\n\(usage)\n".utf8))
-    exit(2)
+do {
+    switch arguments.first {
+    case nil, "help", "--help", "-h":
+        print(usage)
+    case "trace":
+        let command = try TraceCommand(arguments: Array(arguments.dropFirst()))
+        exit(try await command.run())
+    default:
+        throw CommandLineError("unknown command '\(VisibleEscapes.escape(arguments[0]))'; valid: trace, help")
+    }
+} catch let help as HelpRequested {
+    print(help.text)
+} catch let error as CommandLineError {
+    fail(error.message, status: 2)
+} catch {
+    fail("\(error)", status: 1)
 }

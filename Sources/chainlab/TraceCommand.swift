@@ -1,0 +1,129 @@
+import ChainKit
+import Foundation
+import Lab
+import Timeline
+
+/// `chainlab trace`: runs a scenario headless and prints what happened.
+struct TraceCommand {
+    enum Format: String, CaseIterable {
+        case text, json, har, curl
+    }
+
+    static let usage = """
+        USAGE: chainlab trace SCENARIO [--format text|json|har|curl] [--output FILE]
+                                       [--include-secrets] [--record FILE] [--replay FILE]
+
+        Runs SCENARIO headless on the lab clock and prints every hop's events. The same command
+        prints the same bytes every time.
+
+          --format FORMAT     text (default): one line per event; json: the whole timeline;
+                              har: HAR 1.2, one entry per transport exchange; curl: a curl
+                              command for each request the transport sent
+          --output FILE       write to FILE instead of standard output
+          --include-secrets   do not mask Authorization, cookies and tokens
+          --record FILE       save the run's scheduling decisions for --replay
+          --replay FILE       run the decisions saved with --record (SCENARIO may be omitted)
+
+        Scenarios: \(Catalog.names.joined(separator: ", "))
+        """
+
+    var scenarioName: String?
+    var format = Format.text
+    var output: String?
+    var masking = SecretMasking.masked
+    var recordPath: String?
+    var replayPath: String?
+
+    init(arguments: [String]) throws {
+        var list = ArgumentList(arguments, command: "trace")
+        while let argument = list.next() {
+            switch argument {
+            case "--format":
+                let value = try list.value(for: argument)
+                guard let format = Format(rawValue: value) else {
+                    throw CommandLineError("unknown format '\(VisibleEscapes.escape(value))'; valid formats: \(Format.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                self.format = format
+            case "--output", "-o": output = try list.value(for: argument)
+            case "--include-secrets": masking = .revealed
+            case "--record": recordPath = try list.value(for: argument)
+            case "--replay": replayPath = try list.value(for: argument)
+            case "--help", "-h": throw HelpRequested(text: Self.usage)
+            default:
+                if argument.hasPrefix("-") {
+                    throw CommandLineError("unknown option '\(VisibleEscapes.escape(argument))' for trace; valid: --format, --output, --include-secrets, --record, --replay")
+                }
+                guard scenarioName == nil else {
+                    throw CommandLineError("trace takes one scenario, got '\(VisibleEscapes.escape(scenarioName!))' and '\(VisibleEscapes.escape(argument))'")
+                }
+                scenarioName = argument
+            }
+        }
+    }
+
+    func run() async throws -> Int32 {
+        var replay: Recording?
+        if let replayPath {
+            do {
+                replay = try Recording(json: try readFile(replayPath, purpose: "recording"))
+            } catch let error as Recording.DecodingError {
+                throw CommandLineError("\(replayPath): \(error)")
+            }
+        }
+        let name = scenarioName ?? replay?.scenario
+        guard let name else { throw CommandLineError("trace needs a scenario; valid: \(Catalog.names.joined(separator: ", "))") }
+        if let replay, replay.scenario != name {
+            throw CommandLineError("the recording \(replayPath!) is of scenario '\(VisibleEscapes.escape(replay.scenario))', not '\(VisibleEscapes.escape(name))'")
+        }
+        guard let scenario = Catalog.scenario(named: name) else {
+            throw CommandLineError("unknown scenario '\(VisibleEscapes.escape(name))'; valid: \(Catalog.names.joined(separator: ", "))")
+        }
+        let session = LabSession(scenario: scenario, replay: replay?.commands)
+        let result = await session.runHeadless()
+        let text = render(result, scenario: scenario.name)
+        if let output { try writeAtomically(text, to: output) } else { FileHandle.standardOutput.write(Data(text.utf8)) }
+        if let recordPath {
+            try writeAtomically(Recording(scenario: scenario.name, commands: session.scheduler.log).json, to: recordPath)
+        }
+        await session.shutDown()
+        for refusal in result.refusals {
+            FileHandle.standardError.write(Data("chainlab: \(VisibleEscapes.escape(refusal.reason))\n".utf8))
+        }
+        if !result.unfinished.isEmpty {
+            FileHandle.standardError.write(Data("chainlab: requests \(result.unfinished.map { "#\($0)" }.joined(separator: ", ")) did not finish\n".utf8))
+            return 1
+        }
+        return result.refusals.isEmpty ? 0 : 1
+    }
+
+    func render(_ result: LabSession.RunResult, scenario: String) -> String {
+        switch format {
+        case .text:
+            var lines = ["scenario \(scenario)"] + TextTrace.lines(result.events, masking: masking)
+            for request in result.requests {
+                let attempts = request.attempts == 1 ? "1 attempt" : "\(request.attempts) attempts"
+                var line = "#\(request.id) \(request.operation): \(request.outcome.rawValue) after \(attempts)"
+                if !request.results.isEmpty { line += ", results from \(request.results.joined(separator: ", "))" }
+                if let error = request.error { line += " — \(VisibleEscapes.escape(error))" }
+                lines.append(line)
+            }
+            let counters = result.backend.keys.sorted().map { "\($0)=\(result.backend[$0]!)" }
+            lines.append("backend " + counters.joined(separator: " "))
+            return lines.joined(separator: "\n") + "\n"
+        case .json:
+            return TraceJSON.encode(TraceDocument(scenario: scenario, requests: result.requests, events: result.events, backend: result.backend), masking: masking)
+        case .har:
+            return HARExport.archive(events: result.events, masking: masking)
+        case .curl:
+            let commands = result.events.filter { $0.kind == .transport && $0.phase == .send }.compactMap { event in
+                CurlExport.command(for: event, masking: masking).map { "# request #\(event.request), attempt \(event.attempt)\n" + $0 }
+            }
+            return commands.joined(separator: "\n\n") + "\n"
+        }
+    }
+}
+
+/// Thrown by a command's parser when the person asked for its help text.
+struct HelpRequested: Error {
+    let text: String
+}
