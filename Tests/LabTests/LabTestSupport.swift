@@ -1,0 +1,45 @@
+import ChainKit
+import Foundation
+import Lab
+import Timeline
+
+/// A session that stops before every hop, as the inspector starts.
+func steppingSession(_ name: String = "basics", scenario: Scenario? = nil) -> LabSession {
+    LabSession(scenario: scenario ?? Catalog.scenario(named: name)!, defaultMode: .step)
+}
+
+extension LabSession {
+    /// Carries out `command` and waits until nothing moves.
+    func perform(_ command: LabCommand) async {
+        scheduler.submit(command)
+        await scheduler.waitUntilSettled()
+    }
+
+    /// Where request `request` is held, if it is.
+    func place(of request: Int) -> StopPlace? {
+        scheduler.snapshot.parked.first { $0.request == request }?.place
+    }
+
+    /// Steps request `request` until it is held at `place`; returns the places it passed.
+    @discardableResult
+    func step(_ request: Int, until place: StopPlace, limit: Int = 100) async -> [StopPlace] {
+        var passed: [StopPlace] = []
+        for _ in 0..<limit {
+            guard let current = self.place(of: request) else { return passed }
+            if current == place { return passed }
+            passed.append(current)
+            await perform(.step(request: request))
+        }
+        return passed
+    }
+
+    /// Events of one phase.
+    func events(_ phase: Phase) -> [TimelineEvent] {
+        store.events().filter { $0.phase == phase }
+    }
+}
+
+/// The basics chain's hops: MaxRetry 0, Auth 1, APQ 2, cache 3, ResponseCode 4, transport 5, parser 6.
+enum BasicsHop {
+    static let maxRetry = 0, auth = 1, apq = 2, cache = 3, responseCode = 4, transport = 5, parser = 6
+}
