@@ -1,0 +1,59 @@
+import Foundation
+
+/// Reading `application/x-www-form-urlencoded` text, as OAuth token requests (RFC 6749
+/// §4.3.2, §6) and GraphQL GET query strings carry their parameters.
+enum FormURLEncoding {
+    /// Why a form could not be read.
+    enum Failure: Error, Equatable {
+        case badPercentEscape(offset: Int)
+        case repeatedParameter(String)
+    }
+
+    /// The parameters of `text` in order. `+` is a space; a `%` must start two hex digits; a
+    /// parameter may appear only once (RFC 6749 §3.2); empty pieces between `&`s are skipped.
+    static func parameters(_ text: Substring) -> Result<[String: String], Failure> {
+        var parameters: [String: String] = [:]
+        var offset = 0
+        for piece in text.split(separator: "&", omittingEmptySubsequences: false) {
+            defer { offset += piece.utf8.count + 1 }
+            guard !piece.isEmpty else { continue }
+            let pair = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = decode(pair[0]) else { return .failure(.badPercentEscape(offset: offset)) }
+            guard let value = decode(pair.count > 1 ? pair[1] : "") else {
+                return .failure(.badPercentEscape(offset: offset))
+            }
+            guard parameters[name] == nil else { return .failure(.repeatedParameter(name)) }
+            parameters[name] = value
+        }
+        return .success(parameters)
+    }
+
+    /// `text` with `%XX` escapes (and, in forms, `+` as space) decoded; nil on a broken
+    /// escape. Bytes that are not UTF-8 become U+FFFD.
+    static func decode(_ text: Substring, plusIsSpace: Bool = true) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "+") where plusIsSpace: bytes.append(UInt8(ascii: " "))
+            case UInt8(ascii: "%"):
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    return nil
+                }
+                bytes.append(high << 4 | low)
+            default: bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,47 @@
+public import ChainKit
+
+/// The GraphQL operations the lab backend serves, ready to launch through a chain.
+///
+/// ```swift
+/// let result = try await client.fetch(LabOperations.heroQuery)
+/// // {"data":{"hero":{"id":"2001","name":"R2-D2"}}}
+/// ```
+public enum LabOperations {
+    /// The hero: `{"hero":{"id":"2001","name":"R2-D2"}}`.
+    public static let heroQuery = GraphQLOperation(
+        name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id name } }")
+
+    /// One character by id, with the films it appears in; `{"hero":null}` for an unknown id.
+    public static func heroDetailsQuery(id: String) -> GraphQLOperation {
+        GraphQLOperation(
+            name: "HeroDetailsQuery", kind: .query,
+            document: "query HeroDetailsQuery($id: ID!) { hero(id: $id) { id name appearsIn } }",
+            variables: ["id": .string(id)])
+    }
+
+    /// Renames the hero; later ``heroQuery`` results carry the new name.
+    public static func renameHero(name: String) -> GraphQLOperation {
+        GraphQLOperation(
+            name: "RenameHero", kind: .mutation,
+            document: "mutation RenameHero($name: String!) { renameHero(name: $name) { id name } }",
+            variables: ["name": .string(name)])
+    }
+
+    /// Every operation name the backend knows, with its kind.
+    public static let kinds: [String: GraphQLOperation.Kind] = Dictionary(
+        uniqueKeysWithValues: ServedOperation.allCases.map { ($0.rawValue, $0.kind) })
+}
+
+/// The operations the backend executes, by name.
+enum ServedOperation: String, CaseIterable {
+    case heroQuery = "HeroQuery"
+    case heroDetailsQuery = "HeroDetailsQuery"
+    case renameHero = "RenameHero"
+
+    var kind: GraphQLOperation.Kind {
+        switch self {
+        case .heroQuery, .heroDetailsQuery: .query
+        case .renameHero: .mutation
+        }
+    }
+}
