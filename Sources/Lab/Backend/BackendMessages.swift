@@ -9,7 +9,9 @@ public struct BackendRequest: Sendable, Hashable {
     /// The origin-form target: a path starting with "/", optionally followed by `?query`
     /// (still percent-encoded).
     public var target: String
+    /// The request's header fields, in order.
     public var headers: HTTPFields
+    /// The request's content; empty when there is none.
     public var body: Data
 
     public init(method: String, target: String, headers: HTTPFields = HTTPFields(), body: Data = Data()) {
@@ -41,6 +43,7 @@ public struct BackendRequest: Sendable, Hashable {
 
 /// The lab backend's answer.
 public struct BackendResponse: Sendable, Hashable {
+    /// The HTTP status code.
     public var status: Int
     /// Always holds a `Content-Type` naming the body's media type.
     public var headers: HTTPFields

@@ -12,7 +12,7 @@ struct BackendState {
 
     init(settings: LabBackend.Settings) {
         self.settings = settings
-        self.settings.failNext = max(0, settings.failNext)
+        injectFailures(settings.failNext, status: settings.failNextStatus)
     }
 
     mutating func count(_ counter: LabBackend.Counter) {

@@ -1,4 +1,5 @@
 import ChainKit
+import Foundation
 import Lab
 import Testing
 
@@ -43,5 +44,13 @@ import Testing
         #expect(response.status == 401)
         #expect(lab.backend.counters["restRequests"] == 1)
         #expect(lab.backend.counters["unauthorized"] == 1)
+    }
+
+    @Test func middlewareRequestsConvertWithTheirPath() throws {
+        let lab = BackendHarness()
+        let headers = try HTTPFields(["Authorization": "Bearer \(lab.backend.issueTokens().accessToken)"])
+        let request = BackendRequest(HTTPRequest(method: .get, path: "/heroes/2000", headerFields: headers), body: Data())
+        #expect(request.target == "/heroes/2000")
+        #expect(lab.backend.handle(request).text == #"{"id":"2000","name":"C-3PO"}"#)
     }
 }
