@@ -22,6 +22,10 @@ public struct Recording: Sendable, Hashable {
     public struct DecodingError: Error, Sendable, Hashable, CustomStringConvertible {
         public let path: String
         public let reason: String
+        public init(path: String, reason: String) {
+            self.path = path
+            self.reason = reason
+        }
         public var description: String { path.isEmpty ? "recording: \(reason)" : "recording at \(path): \(reason)" }
     }
 

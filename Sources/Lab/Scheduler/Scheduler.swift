@@ -112,7 +112,10 @@ public final class Scheduler: Sendable {
         var script: [Int]
         var replay: [RecordedCommand]?
         var replayIndex = 0
-        var lastReleased = 0
+        /// Unheld waiting requests in the order they take turns (round robin: a request that
+        /// moved goes to the back when it stops again).
+        var ready: [Int] = []
+        var readyStart = 0
         var log: [RecordedCommand] = []
         var recordsLog: Bool
         var pumping = false
@@ -122,6 +125,23 @@ public final class Scheduler: Sendable {
         var shuttingDown = false
 
         var isQuiescent: Bool { running.isEmpty && waking.isEmpty }
+
+        var hasReady: Bool { readyStart < ready.count }
+
+        mutating func popReady() -> Int? {
+            guard readyStart < ready.count else { return nil }
+            let id = ready[readyStart]
+            readyStart += 1
+            if readyStart > 1024, readyStart * 2 > ready.count {
+                ready.removeFirst(readyStart)
+                readyStart = 0
+            }
+            return id
+        }
+
+        mutating func removeReady(_ id: Int) {
+            if let index = ready[readyStart...].firstIndex(of: id) { ready.remove(at: index) }
+        }
 
         func shouldHold(_ stop: ParkedStop) -> Bool {
             guard stop.place.isHoldable else { return false }
@@ -202,6 +222,8 @@ public final class Scheduler: Sendable {
             let waiting = Array(state.parked.values)
             for id in state.parked.keys { state.running.insert(id) }
             state.parked.removeAll()
+            state.ready.removeAll()
+            state.readyStart = 0
             return waiting
         }
         for entry in waiting { entry.continuation.resume(returning: Release(disposition: .fail(.cancellation))) }
@@ -217,9 +239,8 @@ public final class Scheduler: Sendable {
             if state.shuttingDown { return (false, false, true) }
             let held = state.shouldHold(stop)
             guard !held, state.commands.isEmpty, state.replay == nil, state.script.isEmpty, state.waking.isEmpty,
-                state.running == [stop.request], !state.parked.values.contains(where: { !$0.stop.held })
+                state.running.count == 1, state.running.contains(stop.request), !state.hasReady
             else { return (held, false, false) }
-            state.lastReleased = stop.request
             if state.recordsLog { state.log.append(RecordedCommand(command: .pass(request: stop.request), place: stop.place)) }
             return (false, true, false)
         }
@@ -233,6 +254,7 @@ public final class Scheduler: Sendable {
                 state.waking.remove(stop.request)
                 state.blocked.remove(stop.request)
                 state.parked[stop.request] = Waiting(stop: stop, continuation: continuation)
+                if !stop.held { state.ready.append(stop.request) }
             }
             pump()
         }
@@ -331,21 +353,21 @@ public final class Scheduler: Sendable {
         if !state.commands.isEmpty {
             return execute(state.commands.removeFirst(), &state, now: now)
         }
-        let candidates = state.parked.values.filter { !$0.stop.held }.map(\.stop.request).sorted()
-        guard !candidates.isEmpty else {
+        guard state.hasReady else {
             let waiters = state.settledWaiters
             state.settledWaiters.removeAll()
             return (waiters.isEmpty ? [] : [.settled(waiters)], false)
         }
         while let next = state.script.first {
             state.script.removeFirst()
-            if candidates.contains(next) { return execute(.pass(request: next), &state, now: now) }
+            if let waiting = state.parked[next], !waiting.stop.held { return execute(.pass(request: next), &state, now: now) }
         }
-        let pick = candidates.first { $0 > state.lastReleased } ?? candidates[0]
-        return execute(.pass(request: pick), &state, now: now)
+        let pick = state.popReady()!
+        return execute(.pass(request: pick), &state, now: now, popped: true)
     }
 
-    private static func execute(_ command: LabCommand, _ state: inout State, now: Double) -> ([Effect], Bool) {
+    /// Carries out one command; `popped` says the request was already taken off the ready queue.
+    private static func execute(_ command: LabCommand, _ state: inout State, now: Double, popped: Bool = false) -> ([Effect], Bool) {
         func refuse(_ reason: String) -> ([Effect], Bool) {
             state.refusals.append(CommandRefusal(command: command, reason: reason))
             return ([], true)
@@ -371,9 +393,10 @@ public final class Scheduler: Sendable {
             return ([.expireTokens, .record(event)], true)
         case .resumeAll:
             logged(nil)
-            for id in state.parked.keys where state.parked[id]!.stop.held {
+            for id in state.parked.keys.sorted() where state.parked[id]!.stop.held {
                 state.modes[id] = .run
                 state.parked[id]!.stop.held = false
+                state.ready.append(id)
             }
             return ([], true)
         case .editRequestHeaders(let request, let headers):
@@ -423,8 +446,8 @@ public final class Scheduler: Sendable {
                 effects.insert(.record(event(for: waiting.stop, time: now, phase: .resumed, detail: how)), at: 0)
             }
             state.parked[request] = nil
+            if !waiting.stop.held && !popped { state.removeReady(request) }
             state.running.insert(request)
-            state.lastReleased = request
             logged(waiting.stop.place)
             effects.append(.resume(waiting.continuation, release))
             return (effects, true)
