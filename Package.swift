@@ -49,7 +49,7 @@ let package = Package(
         ),
         .target(
             name: "Lab",
-            dependencies: ["ChainKit", "Timeline"],
+            dependencies: ["ChainKit", "Timeline", "HTTPServer"],
             swiftSettings: strictSettings
         ),
         .testTarget(
