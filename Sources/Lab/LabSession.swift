@@ -29,7 +29,6 @@ public struct TokenEndpointError: Error, Sendable, Hashable, CustomStringConvert
 /// ```
 public final class LabSession: Sendable {
     /// Where the in-process backend is addressed.
-    public static let endpoint = URL(string: "https://lab.chainlab.local/graphql")!
     public static let baseURL = URL(string: "https://lab.chainlab.local")!
 
     /// How a run ended.
@@ -48,7 +47,9 @@ public final class LabSession: Sendable {
     public let scenario: Scenario
     public let store: TimelineStore
     public let clock: VirtualClock
+    /// The in-process backend (also present, unused, when the session talks to a real server).
     public let backend: LabBackend
+    public let target: LabTarget
     public let cache: CacheStore
     public let tokens: TokenManager
     public let scheduler: Scheduler
@@ -64,29 +65,16 @@ public final class LabSession: Sendable {
     ///   - defaultMode: how new operations treat stops (``Scheduler/RunMode/run`` headless,
     ///     ``Scheduler/RunMode/step`` for a person stepping).
     ///   - replay: recorded commands to carry out instead of the scenario's own launches.
-    ///   - transports: real transports for `--endpoint`; nil uses the in-process backend.
-    public init(
+    public convenience init(
         scenario: Scenario,
         store: TimelineStore = TimelineStore(),
         defaultMode: Scheduler.RunMode = .run,
         replay: [RecordedCommand]? = nil,
         recordsLog: Bool = true,
-        endpoint: URL? = nil,
-        transports: (graphQL: any GraphQLTransport, client: any ClientTransport)? = nil,
         onChange: @escaping @Sendable () -> Void = {}
     ) {
         let clock = VirtualClock()
         let backend = LabBackend(settings: scenario.backend, now: { clock.now.seconds })
-        self.scenario = scenario
-        self.store = store
-        self.clock = clock
-        self.backend = backend
-        self.cache = CacheStore()
-        self.endpoint = endpoint ?? LabSession.endpoint
-        self.baseURL = endpoint.map { $0.deletingLastPathComponent() } ?? LabSession.baseURL
-        self.graphQLTransport = transports?.graphQL ?? LabGraphQLTransport(backend: backend, clock: clock)
-        self.clientTransport = transports?.client ?? LabClientTransport(backend: backend, clock: clock)
-
         let initial: TokenPair
         switch scenario.token {
         case .valid: initial = backend.issueTokens()
@@ -95,6 +83,53 @@ public final class LabSession: Sendable {
             backend.expireAllAccessTokens()
         case .none: initial = TokenPair(accessToken: "", refreshToken: nil)
         }
+        self.init(
+            scenario: scenario, store: store, clock: clock, backend: backend, target: .inProcess(backend),
+            transports: (LabGraphQLTransport(backend: backend, clock: clock), LabClientTransport(backend: backend, clock: clock)),
+            baseURL: LabSession.baseURL, tokens: initial, defaultMode: defaultMode, replay: replay, recordsLog: recordsLog, onChange: onChange)
+    }
+
+    /// A session whose operations go to a real server at `baseURL` through
+    /// `URLSessionTransport` (`--endpoint`). It signs in with the lab's demo account when
+    /// the server has a ChainLab token endpoint, and expires that token for scenarios that
+    /// start with an expired one.
+    public static func connect(
+        scenario: Scenario,
+        baseURL: URL,
+        store: TimelineStore = TimelineStore(),
+        defaultMode: Scheduler.RunMode = .run,
+        replay: [RecordedCommand]? = nil,
+        onChange: @escaping @Sendable () -> Void = {}
+    ) async throws -> LabSession {
+        let clock = VirtualClock()
+        let remote = RemoteLab(baseURL: baseURL)
+        var initial = TokenPair(accessToken: "", refreshToken: nil)
+        if scenario.token != .none {
+            initial = try await remote.signIn()
+            if scenario.token == .expired { try await remote.expireTokens() }
+        }
+        let transport = URLSessionTransport()
+        return LabSession(
+            scenario: scenario, store: store, clock: clock, backend: LabBackend(settings: scenario.backend, now: { clock.now.seconds }),
+            target: .remote(remote), transports: (transport, transport), baseURL: baseURL, tokens: initial,
+            defaultMode: defaultMode, replay: replay, recordsLog: true, onChange: onChange)
+    }
+
+    init(
+        scenario: Scenario, store: TimelineStore, clock: VirtualClock, backend: LabBackend, target: LabTarget,
+        transports: (graphQL: any GraphQLTransport, client: any ClientTransport), baseURL: URL, tokens initial: TokenPair,
+        defaultMode: Scheduler.RunMode, replay: [RecordedCommand]?, recordsLog: Bool, onChange: @escaping @Sendable () -> Void
+    ) {
+        self.scenario = scenario
+        self.store = store
+        self.clock = clock
+        self.backend = backend
+        self.target = target
+        self.cache = CacheStore()
+        self.baseURL = baseURL
+        self.endpoint = baseURL.appendingPathComponent("graphql")
+        self.graphQLTransport = transports.graphQL
+        self.clientTransport = transports.client
         let launcher = Locked<(@Sendable (Int, Int) -> Void)?>(nil)
         let scheduler = Scheduler(
             environment: Scheduler.Environment(
@@ -102,7 +137,12 @@ public final class LabSession: Sendable {
                 now: { clock.now.seconds },
                 launch: { operation, request in launcher.value?(operation, request) },
                 advanceClock: { seconds in clock.advance(by: .milliseconds(Int64((seconds * 1000).rounded()))) },
-                expireTokens: { backend.expireAllAccessTokens() },
+                expireTokens: {
+                    switch target {
+                    case .inProcess(let backend): backend.expireAllAccessTokens()
+                    case .remote(let remote): Task { try? await remote.expireTokens() }
+                    }
+                },
                 changed: onChange),
             defaultMode: defaultMode, script: replay == nil ? scenario.script : [], replay: replay, recordsLog: recordsLog)
         self.scheduler = scheduler
@@ -117,7 +157,7 @@ public final class LabSession: Sendable {
                     if let operation = LabContext.operation { _ = await operation.gate(.wake, name: "TokenManager", kind: .auth) }
                 }),
             refresher: { refreshToken in
-                try await LabSession.refresh(refreshToken, backend: backend, clock: clock, tokenURL: tokenURL)
+                try await LabSession.refresh(refreshToken, target: target, clock: clock, tokenURL: tokenURL)
             })
         if scenario.prefillCache, let first = scenario.operations.first {
             cache.write(GraphQLResponse(source: .server, data: ["hero": ["id": "2001", "name": "R2-D2 (cached)"]]), for: Self.graphQLOperation(first))
@@ -134,7 +174,9 @@ public final class LabSession: Sendable {
             for operation in scenario.launch { scheduler.submit(.launch(operation: operation)) }
         }
         await scheduler.waitUntilSettled()
-        return result()
+        var result = result()
+        if case .remote(let remote) = target { result.backend = await remote.counters() }
+        return result
     }
 
     /// Launches operation number `operation` of the scenario (what `n` does).
@@ -148,7 +190,7 @@ public final class LabSession: Sendable {
         let summaries = self.summaries.value
         return RunResult(
             requests: summaries.keys.sorted().map { summaries[$0]! },
-            events: store.events(), backend: backend.counters,
+            events: store.events(), backend: target.isRemote ? [:] : backend.counters,
             unfinished: snapshot.launched.keys.filter { summaries[$0] == nil }.sorted(),
             refusals: snapshot.refusals)
     }
@@ -261,7 +303,7 @@ public final class LabSession: Sendable {
 
     /// Sends a `refresh_token` grant to the backend's token endpoint, with a stop before it
     /// and an `auth`/`refresh` event for its answer.
-    static func refresh(_ refreshToken: String, backend: LabBackend, clock: VirtualClock, tokenURL: String) async throws -> TokenPair {
+    static func refresh(_ refreshToken: String, target: LabTarget, clock: VirtualClock, tokenURL: String) async throws -> TokenPair {
         let form = "grant_type=refresh_token&refresh_token=\(refreshToken)"
         var headers = HTTPFields()
         try headers.append("Content-Type", "application/x-www-form-urlencoded")
@@ -277,8 +319,13 @@ public final class LabSession: Sendable {
                 throw fault
             }
         }
-        let response = backend.handle(BackendRequest(method: "POST", target: "/oauth/token", headers: headers, body: Data(form.utf8)))
-        if response.latency > 0 { try await clock.sleep(for: .seconds(response.latency)) }
+        let response: BackendResponse
+        do {
+            response = try await target.exchange(BackendRequest(method: "POST", target: "/oauth/token", headers: headers, body: Data(form.utf8)), clock: clock)
+        } catch {
+            operation?.emit(nil, .refresh, HopSnapshot(error: error), detail: "refresh_token grant")
+            throw error
+        }
         let json = try? JSONValue(parsing: response.body)
         let code = json?["error"]?.stringValue
         operation?.emit(

@@ -27,6 +27,19 @@ public struct Scenario: Sendable, Hashable {
         }
     }
 
+    /// One entry of a scheduling script: which request moves next, and optionally the stop
+    /// it keeps moving to.
+    public struct ScriptStep: Sendable, Hashable {
+        public var request: Int
+        /// nil: one step; otherwise the request keeps its turn until it waits at this stop.
+        public var until: StopPlace?
+
+        public init(request: Int, until: StopPlace? = nil) {
+            self.request = request
+            self.until = until
+        }
+    }
+
     /// The client's credentials at the start.
     public enum InitialToken: String, Sendable, Hashable, CaseIterable {
         /// Signed in with a valid access token.
@@ -80,8 +93,8 @@ public struct Scenario: Sendable, Hashable {
     public var operations: [Operation]
     /// Operation numbers launched when the scenario starts, in order (headless runs).
     public var launch: [Int]
-    /// Request ids in the order they advance while the script lasts; then round robin.
-    public var script: [Int]
+    /// Which requests advance, in order, while the script lasts; then round robin.
+    public var script: [ScriptStep]
     /// Whether the cache holds the first operation's result before anything runs.
     public var prefillCache: Bool
     /// Attempts after which the lab stops an operation whose retries nothing limits.
@@ -90,7 +103,7 @@ public struct Scenario: Sendable, Hashable {
     public init(
         name: String, summary: String, teaches: String, chain: Chain, backend: LabBackend.Settings = .init(),
         token: InitialToken = .valid, refreshStrategy: RefreshStrategy = .singleFlight, operations: [Operation],
-        launch: [Int] = [0], script: [Int] = [], prefillCache: Bool = false, safetyCap: Int = 20
+        launch: [Int] = [0], script: [ScriptStep] = [], prefillCache: Bool = false, safetyCap: Int = 20
     ) {
         self.name = name
         self.summary = summary

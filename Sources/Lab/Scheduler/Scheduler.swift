@@ -109,7 +109,7 @@ public final class Scheduler: Sendable {
         var waking: Set<Int> = []
         var finished: Set<Int> = []
         var commands: [LabCommand] = []
-        var script: [Int]
+        var script: [Scenario.ScriptStep]
         var replay: [RecordedCommand]?
         var replayIndex = 0
         /// Unheld waiting requests in the order they take turns (round robin: a request that
@@ -157,10 +157,10 @@ public final class Scheduler: Sendable {
 
     /// - Parameters:
     ///   - defaultMode: the mode of newly launched operations.
-    ///   - script: request ids in the order they should advance while the script lasts.
+    ///   - script: which requests advance, in order, while the script lasts.
     ///   - replay: commands to carry out instead of the policy, in order.
     ///   - recordsLog: whether to keep ``log`` (off for benchmarks of the bare overhead).
-    public init(environment: Environment, defaultMode: RunMode = .run, script: [Int] = [], replay: [RecordedCommand]? = nil, recordsLog: Bool = true) {
+    public init(environment: Environment, defaultMode: RunMode = .run, script: [Scenario.ScriptStep] = [], replay: [RecordedCommand]? = nil, recordsLog: Bool = true) {
         self.environment = environment
         self.state = Mutex(State(defaultMode: defaultMode, script: script, replay: replay, recordsLog: recordsLog))
     }
@@ -358,9 +358,14 @@ public final class Scheduler: Sendable {
             state.settledWaiters.removeAll()
             return (waiters.isEmpty ? [] : [.settled(waiters)], false)
         }
-        while let next = state.script.first {
-            state.script.removeFirst()
-            if let waiting = state.parked[next], !waiting.stop.held { return execute(.pass(request: next), &state, now: now) }
+        while let step = state.script.first {
+            guard let waiting = state.parked[step.request], !waiting.stop.held, waiting.stop.place != step.until else {
+                // Finished, held, waiting on another request, or already where the step leads.
+                state.script.removeFirst()
+                continue
+            }
+            if step.until == nil { state.script.removeFirst() }
+            return execute(.pass(request: step.request), &state, now: now)
         }
         let pick = state.popReady()!
         return execute(.pass(request: pick), &state, now: now, popped: true)

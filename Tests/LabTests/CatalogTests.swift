@@ -1,0 +1,132 @@
+import ChainKit
+import Lab
+import Testing
+import Timeline
+
+@Suite("Scenario catalog outcomes")
+struct CatalogTests {
+    func run(_ name: String) async throws -> LabSession.RunResult {
+        let session = LabSession(scenario: try #require(Catalog.scenario(named: name)))
+        let result = await session.runHeadless()
+        #expect(result.unfinished.isEmpty)
+        #expect(result.refusals.isEmpty)
+        return result
+    }
+
+    @Test("basics: success in 1 attempt")
+    func basics() async throws {
+        let result = try await run("basics")
+        #expect(result.requests.map(\.outcome) == [.success])
+        #expect(result.requests.map(\.attempts) == [1])
+    }
+
+    @Test("token-expiry: 1 refresh, success in 2 attempts")
+    func tokenExpiry() async throws {
+        let result = try await run("token-expiry")
+        #expect(result.requests == [RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 2, results: ["server"])])
+        #expect(result.backend["tokenRefreshes"] == 1)
+        #expect(result.backend["refreshRejected"] == 0)
+    }
+
+    @Test("refresh-storm: two refreshes from the same refresh token; invalid_grant revokes the family")
+    func refreshStorm() async throws {
+        let result = try await run("refresh-storm")
+        #expect(result.requests.count == 5)
+        #expect(try #require(result.backend["tokenRefreshes"]) >= 2)
+        #expect(try #require(result.backend["refreshRejected"]) >= 1)
+        let refreshes = result.events.filter { $0.phase == .refresh }
+        #expect(refreshes.prefix(5).map(\.status) == [200, 400, 400, 400, 400])
+        #expect(refreshes.prefix(5).map(\.request) == [1, 2, 3, 4, 5])
+        #expect(refreshes.contains { $0.error == "invalid_grant" })
+        #expect(result.requests.contains { $0.outcome == .failure && $0.error?.contains("invalid_grant") == true })
+    }
+
+    @Test("refresh-storm-fixed: exactly 1 refresh, all 5 succeed")
+    func refreshStormFixed() async throws {
+        let result = try await run("refresh-storm-fixed")
+        #expect(result.backend["tokenRefreshes"] == 1)
+        #expect(result.backend["refreshRejected"] == 0)
+        #expect(result.requests.map(\.outcome) == Array(repeating: .success, count: 5))
+        #expect(result.requests.map(\.attempts) == Array(repeating: 2, count: 5))
+    }
+
+    @Test("stale-token: the retry carries the old token, 401 again, MaxRetriesError")
+    func staleToken() async throws {
+        let result = try await run("stale-token")
+        #expect(result.requests == [RequestSummary(
+            id: 1, operation: "HeroQuery", outcome: .failure, attempts: 5,
+            error: "MaxRetriesError: HeroQuery hit the maximum of 3 retries (MaxRetriesError)")])
+        let sent = result.events.filter { $0.phase == .send }.compactMap { $0.headers?["Authorization"] }
+        #expect(sent == Array(repeating: "Bearer at-1-1", count: 4))
+        #expect(result.backend["tokenRefreshes"] == 4)
+    }
+
+    @Test("retry-order: past 1 + maxRetries passes, cut by the lab's safety cap")
+    func retryOrder() async throws {
+        let result = try await run("retry-order")
+        #expect(result.requests == [RequestSummary(
+            id: 1, operation: "HeroQuery", outcome: .failure, attempts: 21,
+            error: "LabSafetyCapError: the lab stopped the operation after 20 attempts (safety cap): nothing in the chain limited its retries")])
+        #expect(result.events.filter { $0.phase == .send }.count == 3)
+    }
+
+    @Test("apq: PersistedQueryNotFound then a retry with the query: 2 attempts, success")
+    func apq() async throws {
+        let result = try await run("apq")
+        #expect(result.requests == [RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 2, results: ["server"])])
+        let bodies = result.events.filter { $0.phase == .send }.compactMap { $0.body?.text }
+        #expect(bodies.count == 2)
+        #expect(bodies[0].contains("\"query\"") == false)
+        #expect(bodies[1].contains("\"query\":\"query HeroQuery { hero { id name } }\""))
+        #expect(result.backend["apqMisses"] == 1)
+    }
+
+    @Test("cache-fallback: the network fails and the cache answers")
+    func cacheFallback() async throws {
+        let result = try await run("cache-fallback")
+        #expect(result.requests == [RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 1, results: ["cache"])])
+        #expect(result.events.filter { $0.phase == .receive }.map(\.status) == [503])
+        #expect(result.events.filter { $0.phase == .cacheHit }.count == 1)
+    }
+
+    @Test("graphql-errors-200: Auth reads the UNAUTHENTICATED error: 1 refresh, success")
+    func graphQLErrors200() async throws {
+        let result = try await run("graphql-errors-200")
+        #expect(result.requests == [RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 2, results: ["server"])])
+        #expect(result.events.filter { $0.phase == .receive }.map(\.status) == [200, 200])
+        #expect(result.backend["tokenRefreshes"] == 1)
+    }
+
+    @Test("empty-401: failure with noResults, no refresh")
+    func empty401() async throws {
+        let result = try await run("empty-401")
+        #expect(result.requests == [RequestSummary(
+            id: 1, operation: "HeroQuery", outcome: .failure, attempts: 1,
+            error: "RequestChainError: the request chain finished without a result (noResults)")])
+        #expect(result.backend["tokenRefreshes"] == 0)
+    }
+
+    @Test("openapi-middleware: a fault, a retry by calling next again, success")
+    func openAPIMiddleware() async throws {
+        let result = try await run("openapi-middleware")
+        #expect(result.requests == [RequestSummary(id: 1, operation: "getHero", outcome: .success, attempts: 1, results: ["server 200"])])
+        #expect(result.events.filter { $0.phase == .send }.count == 1)
+        #expect(result.backend["restRequests"] == 1)
+        let order = result.events.filter { $0.phase == .preflight }.map(\.name)
+        // The fault answers the first call without handing the request on; the retry gets through.
+        #expect(order == ["AuthenticationMiddleware", "RetryingMiddleware", "RetryingMiddleware", "FaultInjectionMiddleware"])
+        #expect(result.events.filter { $0.phase == .postflight && $0.name == "FaultInjectionMiddleware" }.map(\.status) == [503, 200])
+    }
+
+    @Test("every scenario runs headless to the same bytes twice")
+    func everyScenarioIsDeterministic() async throws {
+        for scenario in Catalog.scenarios {
+            var outputs: Set<String> = []
+            for _ in 0..<2 {
+                let result = await LabSession(scenario: scenario).runHeadless()
+                outputs.insert(TraceJSON.encode(TraceDocument(scenario: scenario.name, requests: result.requests, events: result.events, backend: result.backend), masking: .masked))
+            }
+            #expect(outputs.count == 1, "\(scenario.name) is not deterministic")
+        }
+    }
+}

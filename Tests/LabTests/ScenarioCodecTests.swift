@@ -1,0 +1,67 @@
+import ChainKit
+import Foundation
+import Lab
+import Testing
+import Timeline
+
+@Suite("Scenario files")
+struct ScenarioCodecTests {
+    @Test("every built-in scenario encodes and loads back unchanged", arguments: Catalog.names)
+    func roundTrip(name: String) throws {
+        let scenario = try #require(Catalog.scenario(named: name))
+        let text = ScenarioCodec.encode(scenario)
+        let decoded = try ScenarioCodec.decode(Data(text.utf8))
+        #expect(decoded == scenario)
+        #expect(ScenarioCodec.encode(decoded) == text)
+    }
+
+    func error(_ json: String) -> String {
+        do {
+            _ = try ScenarioCodec.decode(Data(json.utf8))
+            return "accepted"
+        } catch {
+            return error.description
+        }
+    }
+
+    static let minimal = #""name":"x","operations":[{"name":"HeroQuery"}]"#
+
+    @Test("bad files are refused with the JSON path and the valid choices")
+    func errors() {
+        #expect(error("{nope") == "not JSON: not valid JSON at line 1, column 2: expected a string key in object")
+        #expect(error("[]") == "expected a JSON object at the top")
+        #expect(error(#"{\#(Self.minimal),"chain":[{"interceptor":"MaxRetryInterceptor"},{"interceptor":"AuthInterceptor"},{"interceptor":"Foo"}]}"#)
+            == #"chain[2].interceptor: unknown "Foo"; known: MaxRetryInterceptor, AuthInterceptor, StaticAuthInterceptor, AutomaticPersistedQueryInterceptor, FallbackToCacheOnFailureInterceptor, RetryOnErrorInterceptor, ResponseCodeInterceptor"#)
+        #expect(error(#"{\#(Self.minimal),"chain":[{"interceptor":"MaxRetryInterceptor","maxRetries":-1}]}"#)
+            == "chain[0].maxRetries: expected a whole number ≥ 0, got -1")
+        #expect(error(#"{\#(Self.minimal),"chain":[{"interceptor":"MaxRetryInterceptor","maxRetries":"3"}]}"#)
+            == #"chain[0].maxRetries: expected a whole number ≥ 0, got "3""#)
+        #expect(error(#"{\#(Self.minimal),"chain":[],"safetyCap":0}"#) == "safetyCap: expected a whole number from 1 to 1000000, got 0")
+        #expect(error(#"{\#(Self.minimal),"chain":[{"interceptor":"ResponseCodeInterceptor"},{"interceptor":"AuthInterceptor"}]}"#)
+            == "chain[1].interceptor: AuthInterceptor is a GraphQL interceptor and must come before the HTTP interceptors (ResponseCodeInterceptor): the cache step sits between them")
+        #expect(error(#"{\#(Self.minimal),"chain":[],"colour":"red"}"#)
+            == "colour: unknown key; known: name, summary, teaches, chain, backend, token, refreshStrategy, operations, launch, script, prefillCache, safetyCap")
+        #expect(error(#"{\#(Self.minimal),"chain":[],"token":"stolen"}"#) == #"token: unknown "stolen"; known: valid, expired, none"#)
+        #expect(error(#"{\#(Self.minimal),"chain":[],"backend":{"latency":-1}}"#) == "backend.latency: expected a number from 0 to 60, got -1")
+        #expect(error(#"{\#(Self.minimal),"chain":[],"launch":[3]}"#) == "launch[0]: operation 3 does not exist; there is 1 operation (0-based)")
+        #expect(error(#"{"name":"x","chain":[],"operations":[{"name":"DropTables"}]}"#)
+            == #"operations[0].name: unknown operation "DropTables"; the lab backend serves: HeroQuery, HeroDetailsQuery, RenameHero"#)
+        #expect(error(#"{\#(Self.minimal),"chain":[{"interceptor":"StaticAuthInterceptor","authorization":"Bearer a\r\nX: y"}]}"#)
+            == #"chain[0].authorization: header "Authorization" has an invalid value: CR (\r) at offset 8; CR, LF and NUL are not allowed"#)
+        #expect(error(#"{"name":"x\u001b]2;t\u0007","chain":[],"operations":[{"name":"HeroQuery"}]}"#) == "name: must be a non-empty name without control characters")
+    }
+
+    @Test("a scenario file runs like a built-in")
+    func fileRuns() async throws {
+        let json = #"""
+        {"name": "two-queries", "chain": [{"interceptor": "MaxRetryInterceptor"}, {"interceptor": "AuthInterceptor"}, {"interceptor": "ResponseCodeInterceptor"}],
+         "token": "expired", "refreshStrategy": "singleFlight",
+         "operations": [{"name": "HeroQuery", "fetchBehavior": "NetworkOnly"}], "launch": [0, 0],
+         "script": [{"request": 1, "until": "refresh"}, {"request": 2, "until": {"hop": 0, "position": "post"}}]}
+        """#
+        let scenario = try ScenarioCodec.decode(Data(json.utf8))
+        let result = await LabSession(scenario: scenario).runHeadless()
+        #expect(result.requests.map(\.outcome) == [.success, .success])
+        #expect(result.backend["tokenRefreshes"] == 1)
+    }
+}
