@@ -12,6 +12,7 @@ struct TraceCommand {
     static let usage = """
         USAGE: chainlab trace SCENARIO [--format text|json|har|curl] [--output FILE]
                                        [--include-secrets] [--record FILE] [--replay FILE]
+               chainlab trace --scenario-file FILE [options]
 
         Runs SCENARIO headless on the lab clock and prints every hop's events. The same command
         prints the same bytes every time.
@@ -23,8 +24,11 @@ struct TraceCommand {
           --include-secrets   do not mask Authorization, cookies and tokens
           --record FILE       save the run's scheduling decisions for --replay
           --replay FILE       run the decisions saved with --record (SCENARIO may be omitted)
+          --scenario-file F   run the scenario in the JSON file F (see 'chainlab scenarios')
+          --endpoint URL      send the operations to a real server (e.g. chainlab serve) with
+                              URLSessionTransport instead of the in-process backend
 
-        Scenarios: \(Catalog.names.joined(separator: ", "))
+        Scenarios: \(ScenarioSource.builtInList)
         """
 
     var scenarioName: String?
@@ -33,6 +37,8 @@ struct TraceCommand {
     var masking = SecretMasking.masked
     var recordPath: String?
     var replayPath: String?
+    var scenarioFile: String?
+    var endpoint: URL?
 
     init(arguments: [String]) throws {
         var list = ArgumentList(arguments, command: "trace")
@@ -48,10 +54,12 @@ struct TraceCommand {
             case "--include-secrets": masking = .revealed
             case "--record": recordPath = try list.value(for: argument)
             case "--replay": replayPath = try list.value(for: argument)
+            case "--scenario-file": scenarioFile = try list.value(for: argument)
+            case "--endpoint": endpoint = try Self.endpointBase(try list.value(for: argument))
             case "--help", "-h": throw HelpRequested(text: Self.usage)
             default:
                 if argument.hasPrefix("-") {
-                    throw CommandLineError("unknown option '\(VisibleEscapes.escape(argument))' for trace; valid: --format, --output, --include-secrets, --record, --replay")
+                    throw CommandLineError("unknown option '\(VisibleEscapes.escape(argument))' for trace; valid: --format, --output, --include-secrets, --record, --replay, --scenario-file, --endpoint")
                 }
                 guard scenarioName == nil else {
                     throw CommandLineError("trace takes one scenario, got '\(VisibleEscapes.escape(scenarioName!))' and '\(VisibleEscapes.escape(argument))'")
@@ -70,15 +78,20 @@ struct TraceCommand {
                 throw CommandLineError("\(replayPath): \(error)")
             }
         }
-        let name = scenarioName ?? replay?.scenario
-        guard let name else { throw CommandLineError("trace needs a scenario; valid: \(Catalog.names.joined(separator: ", "))") }
-        if let replay, replay.scenario != name {
-            throw CommandLineError("the recording \(replayPath!) is of scenario '\(VisibleEscapes.escape(replay.scenario))', not '\(VisibleEscapes.escape(name))'")
+        let scenario = try ScenarioSource.resolve(name: scenarioName ?? (scenarioFile == nil ? replay?.scenario : nil), file: scenarioFile)
+        if let replay, replay.scenario != scenario.name {
+            throw CommandLineError("the recording \(replayPath!) is of scenario '\(VisibleEscapes.escape(replay.scenario))', not '\(VisibleEscapes.escape(scenario.name))'")
         }
-        guard let scenario = Catalog.scenario(named: name) else {
-            throw CommandLineError("unknown scenario '\(VisibleEscapes.escape(name))'; valid: \(Catalog.names.joined(separator: ", "))")
+        let session: LabSession
+        if let endpoint {
+            do {
+                session = try await LabSession.connect(scenario: scenario, baseURL: endpoint, replay: replay?.commands)
+            } catch {
+                throw CommandLineError("cannot use the endpoint \(endpoint.absoluteString): \(error)")
+            }
+        } else {
+            session = LabSession(scenario: scenario, replay: replay?.commands)
         }
-        let session = LabSession(scenario: scenario, replay: replay?.commands)
         let result = await session.runHeadless()
         let text = render(result, scenario: scenario.name)
         if let output { try writeAtomically(text, to: output) } else { FileHandle.standardOutput.write(Data(text.utf8)) }
@@ -94,6 +107,20 @@ struct TraceCommand {
             return 1
         }
         return result.refusals.isEmpty ? 0 : 1
+    }
+
+    /// The server's base URL from `--endpoint`: `http(s)://host[:port][/prefix]`, with a
+    /// trailing `/graphql` taken off since the lab adds it.
+    static func endpointBase(_ text: String) throws -> URL {
+        guard var components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", components.host?.isEmpty == false
+        else {
+            throw CommandLineError("--endpoint needs an http:// or https:// URL such as http://127.0.0.1:4000, got '\(VisibleEscapes.escape(text))'")
+        }
+        if components.path.hasSuffix("/graphql") { components.path.removeLast("/graphql".count) }
+        while components.path.hasSuffix("/") { components.path.removeLast() }
+        components.query = nil
+        return components.url!
     }
 
     func render(_ result: LabSession.RunResult, scenario: String) -> String {
