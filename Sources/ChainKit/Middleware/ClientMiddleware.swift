@@ -34,3 +34,19 @@ public protocol ClientTransport: Sendable {
         operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?)
 }
+
+/// A middleware that stands in for another one, such as an observer wrapping it. The stack
+/// names the wrapped middleware in errors and layer names, so an error reads the same with
+/// or without the wrapper.
+public protocol WrappingMiddleware: ClientMiddleware {
+    /// The type name of the middleware this one wraps.
+    var wrappedMiddlewareName: String { get }
+}
+
+extension ClientMiddleware {
+    /// The name errors and hop lists use: the wrapped middleware's for a wrapper, otherwise
+    /// the type name.
+    public var layerName: String {
+        (self as? any WrappingMiddleware)?.wrappedMiddlewareName ?? String(describing: type(of: self))
+    }
+}

@@ -41,7 +41,7 @@ public struct MiddlewareStack: Sendable {
 
     /// The hop names from the top: each middleware's type name, then the transport's.
     public var layerNames: [String] {
-        middlewares.map { String(describing: type(of: $0)) } + [String(describing: type(of: transport))]
+        middlewares.map(\.layerName) + [String(describing: type(of: transport))]
     }
 
     /// Sends `request` through every middleware and the transport and returns the response
@@ -85,7 +85,7 @@ public struct MiddlewareStack: Sendable {
                         request, body: body, baseURL: baseURL, operationID: operationID, next: inner
                     )
                 } catch {
-                    throw wrap(error, cause: "Middleware of type '\(type(of: middleware))' threw an error.")
+                    throw wrap(error, cause: "Middleware of type '\(middleware.layerName)' threw an error.")
                 }
             }
         }

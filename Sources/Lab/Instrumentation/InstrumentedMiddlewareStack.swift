@@ -4,10 +4,12 @@ import Timeline
 
 /// A client middleware with a stop on each side and events for what it changed. At its
 /// post stop a forced retry calls `next` again, as a retrying middleware would.
-struct InstrumentedMiddleware: ClientMiddleware {
+struct InstrumentedMiddleware: WrappingMiddleware {
     let base: any ClientMiddleware
     let hop: HopInfo
     let context: OperationContext
+
+    var wrappedMiddlewareName: String { base.layerName }
 
     func intercept(_ incoming: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, next: MiddlewareNext) async throws -> (HTTPResponse, HTTPBody?) {
         let context = self.context, hop = self.hop
@@ -111,7 +113,7 @@ public struct InstrumentedMiddlewareStack: Sendable {
     public init(middlewares: [any ClientMiddleware], transport: any ClientTransport, context: OperationContext) {
         var hops: [HopInfo] = []
         let wrapped: [any ClientMiddleware] = middlewares.map { middleware in
-            let hop = HopInfo(index: hops.count, name: typeName(middleware), kind: .middleware)
+            let hop = HopInfo(index: hops.count, name: middleware.layerName, kind: .middleware)
             hops.append(hop)
             return InstrumentedMiddleware(base: middleware, hop: hop, context: context)
         }

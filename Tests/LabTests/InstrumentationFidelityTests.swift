@@ -1,0 +1,133 @@
+import ChainKit
+import Foundation
+import Lab
+import Testing
+import Timeline
+
+/// An instrumented chain must behave exactly like the bare one: same results, same errors.
+@Suite("Instrumentation changes nothing")
+struct InstrumentationFidelityTests {
+    static let endpoint = URL(string: "https://lab.example/graphql")!
+    static let hero = GraphQLOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id name } }")
+    static let heroBody = #"{"data":{"hero":{"id":"1","name":"R2-D2"}}}"#
+    static let notFound = #"{"errors":[{"message":"PersistedQueryNotFound"}]}"#
+
+    struct AlwaysRetry: GraphQLInterceptor {
+        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            throw RequestChain.Retry(request: request)
+        }
+    }
+
+    struct SwallowErrors: GraphQLInterceptor {
+        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            await next(request).mapErrors { _ in nil }
+        }
+    }
+
+    struct Offline: Error, CustomStringConvertible {
+        var description: String { "offline" }
+    }
+
+    /// A chain configuration: interceptors, a fresh transport and the request to send.
+    struct Case: Sendable, CustomTestStringConvertible {
+        let name: String
+        let graphQL: @Sendable () -> [any GraphQLInterceptor]
+        let transport: @Sendable () -> any GraphQLTransport
+        let fetchBehavior: FetchBehavior
+        var apq = false
+        var prefill = false
+        var testDescription: String { name }
+    }
+
+    static func answering(_ answers: [(Int, String)]) -> @Sendable () -> any GraphQLTransport {
+        {
+            let calls = Locked(0)
+            return InMemoryGraphQLTransport { request in
+                let call = calls.withLock { $0 += 1; return $0 }
+                let (status, body) = answers[min(call, answers.count) - 1]
+                return NetworkResponse(status: status, url: request.url, body: Data(body.utf8))
+            }
+        }
+    }
+
+    static let cases: [Case] = [
+        Case(name: "success", graphQL: { [MaxRetryInterceptor()] }, transport: answering([(200, heroBody)]), fetchBehavior: .NetworkOnly),
+        Case(name: "200 with no body", graphQL: { [] }, transport: answering([(200, "")]), fetchBehavior: .NetworkOnly),
+        Case(name: "401 with an empty body", graphQL: { [] }, transport: answering([(401, "")]), fetchBehavior: .NetworkOnly),
+        Case(name: "401 with JSON", graphQL: { [] }, transport: answering([(401, #"{"errors":[{"message":"no"}]}"#)]), fetchBehavior: .NetworkOnly),
+        Case(name: "MaxRetry with an always-retrying interceptor", graphQL: { [MaxRetryInterceptor(maxRetries: 4), AlwaysRetry()] }, transport: answering([(200, heroBody)]), fetchBehavior: .NetworkOnly),
+        Case(name: "mapErrors swallowing a retry", graphQL: { [SwallowErrors(), AlwaysRetry()] }, transport: answering([(200, heroBody)]), fetchBehavior: .NetworkOnly),
+        Case(name: "APQ miss then retry", graphQL: { [MaxRetryInterceptor(), AutomaticPersistedQueryInterceptor()] }, transport: answering([(200, notFound), (200, heroBody)]), fetchBehavior: .NetworkOnly, apq: true),
+        Case(name: "APQ miss twice", graphQL: { [MaxRetryInterceptor(), AutomaticPersistedQueryInterceptor()] }, transport: answering([(200, notFound)]), fetchBehavior: .NetworkOnly, apq: true),
+        Case(name: "CacheAndNetwork", graphQL: { [] }, transport: answering([(200, heroBody)]), fetchBehavior: .CacheAndNetwork, prefill: true),
+        Case(name: "CacheFirst hit", graphQL: { [] }, transport: answering([(200, heroBody)]), fetchBehavior: .CacheFirst, prefill: true),
+        Case(name: "NetworkFirst failing with an empty cache", graphQL: { [] }, transport: { InMemoryGraphQLTransport.failing(Offline()) }, fetchBehavior: .NetworkFirst),
+        Case(name: "NetworkFirst failing with a cached result", graphQL: { [] }, transport: { InMemoryGraphQLTransport.failing(Offline()) }, fetchBehavior: .NetworkFirst, prefill: true),
+        Case(name: "NetworkOnly failing", graphQL: { [MaxRetryInterceptor()] }, transport: { InMemoryGraphQLTransport.failing(Offline()) }, fetchBehavior: .NetworkOnly),
+        Case(name: "CacheOnly miss", graphQL: { [] }, transport: answering([(200, heroBody)]), fetchBehavior: .CacheOnly),
+    ]
+
+    /// Results and the error, in a form that compares across runs.
+    static func outcome(_ stream: InterceptorResultStream) async -> [String] {
+        var lines: [String] = []
+        do {
+            for try await response in stream { lines.append("\(response.source.rawValue) \(response.json.jsonString)") }
+        } catch {
+            lines.append("error \(type(of: error)): \(error)")
+        }
+        return lines
+    }
+
+    func interceptors(_ testCase: Case) -> (RequestChain.Interceptors, GraphQLRequest) {
+        let store = CacheStore()
+        if testCase.prefill { store.write(GraphQLResponse(source: .server, data: ["hero": "cached"]), for: Self.hero) }
+        let request = GraphQLRequest(
+            operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: testCase.fetchBehavior,
+            apqConfig: AutoPersistQueryConfiguration(autoPersistQueries: testCase.apq))
+        return (RequestChain.Interceptors(graphQL: testCase.graphQL(), cache: DefaultCacheInterceptor(store: store), http: [ResponseCodeInterceptor()], parser: JSONResponseParsingInterceptor()), request)
+    }
+
+    @Test("same results and errors as the bare chain", arguments: cases)
+    func sameOutcome(_ testCase: Case) async {
+        let (bareInterceptors, request) = interceptors(testCase)
+        let bare = await Self.outcome(RequestChain(interceptors: bareInterceptors, transport: testCase.transport()).kickoff(request: request))
+
+        let store = TimelineStore()
+        let scheduler = Scheduler(environment: Scheduler.Environment(
+            record: { store.append($0) }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
+        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 1000, record: { store.append($0) }, now: { 0 })
+        let (instrumentedInterceptors, _) = interceptors(testCase)
+        let chain = InstrumentedGraphQLChain(interceptors: instrumentedInterceptors, transport: testCase.transport(), context: context)
+        let instrumented = await Self.outcome(chain.chain.kickoff(request: request))
+
+        #expect(instrumented == bare)
+        #expect(!store.events().isEmpty)
+    }
+
+    @Test("the middleware stack gives the same response and the same ClientError when instrumented")
+    func middlewareSameOutcome() async throws {
+        struct Failing: ClientMiddleware {
+            func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, next: MiddlewareNext) async throws -> (HTTPResponse, HTTPBody?) {
+                throw Offline()
+            }
+        }
+        let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
+        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, record: { _ in }, now: { 0 })
+        let request = HTTPRequest(method: .get, path: "/heroes/1")
+        let base = URL(string: "https://lab.example")!
+        for middlewares in [[], [Failing()]] as [[any ClientMiddleware]] {
+            let bare = MiddlewareStack(middlewares: middlewares, transport: ClosureTransport.status(200, body: "ok"))
+            let instrumented = InstrumentedMiddlewareStack(middlewares: middlewares, transport: ClosureTransport.status(200, body: "ok"), context: context).stack
+            var outcomes: [String] = []
+            for stack in [bare, instrumented] {
+                do {
+                    let (response, body) = try await stack.send(request, body: nil, baseURL: base, operationID: "getHero")
+                    outcomes.append("\(response.status) \(String(decoding: try await body?.collect(upTo: 100) ?? Data(), as: UTF8.self))")
+                } catch let error as ClientError {
+                    outcomes.append("\(error.causeDescription) \(error.underlyingError)")
+                }
+            }
+            #expect(outcomes[0] == outcomes[1])
+        }
+    }
+}
