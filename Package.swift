@@ -43,6 +43,7 @@ let package = Package(
             dependencies: ["Timeline"],
             swiftSettings: strictSettings
         ),
+        .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw"),
         .target(
             name: "HTTPServer",
             swiftSettings: strictSettings
