@@ -45,6 +45,11 @@ let package = Package(
         ),
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw"),
         .target(
+            name: "TerminalUI",
+            dependencies: ["CNcursesw", "ChainKit"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "HTTPServer",
             swiftSettings: strictSettings
         ),

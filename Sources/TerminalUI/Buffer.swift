@@ -1,0 +1,116 @@
+/// An in-memory screen: `width`×`height` cells that widgets draw into.
+///
+/// Each frame is rendered whole into a fresh buffer; a `Terminal` then writes only the
+/// cells that differ from the previous frame (see `diff(from:)`). Text always goes through
+/// `set(string:at:style:clip:)`, which turns control characters, ESC, DEL and bidirectional
+/// overrides into visible escapes, so nothing drawn can reach the terminal as a command.
+///
+/// ```swift
+/// var buffer = Buffer(width: 10, height: 1)
+/// buffer.set(string: "hi \u{1B}[2J", at: Position(x: 0, y: 0))
+/// buffer.lines   // ["hi \\e[2J  "]
+/// ```
+public struct Buffer: Hashable, Sendable {
+    public let width: Int
+    public let height: Int
+    private var cells: [Cell]
+
+    /// A buffer of blank cells.
+    public init(width: Int, height: Int) {
+        self.width = max(0, width)
+        self.height = max(0, height)
+        cells = Array(repeating: .blank, count: self.width * self.height)
+    }
+
+    public init(size: Size) {
+        self.init(width: size.width, height: size.height)
+    }
+
+    /// The whole buffer as a rectangle at 0, 0.
+    public var area: Rect { Rect(x: 0, y: 0, width: width, height: height) }
+
+    /// The cell at `x`, `y`, which must be inside the buffer.
+    public subscript(x: Int, y: Int) -> Cell {
+        precondition(area.contains(Position(x: x, y: y)), "cell \(x),\(y) is outside the \(width)x\(height) buffer")
+        return cells[y * width + x]
+    }
+
+    /// Each row as text, continuation cells left out, so a row with a wide character is
+    /// one `Character` shorter than `width` but exactly `width` columns wide.
+    public var lines: [String] {
+        (0..<height).map { y in
+            cells[(y * width)..<(y * width + width)].reduce(into: "") { $0 += $1.symbol }
+        }
+    }
+
+    /// Draws `string` on one row starting at `position`, clipped to the buffer and to `clip`.
+    ///
+    /// Unsafe characters become visible escapes (`\e`, `\x07`, `\u{202E}`); wide characters
+    /// take two cells, and one that would be cut by the clip's edge is not drawn.
+    /// - Returns: the column after the last one the text reached (drawn or clipped), so
+    ///   consecutive calls can continue a line.
+    @discardableResult
+    public mutating func set(string: String, at position: Position, style: Style = .plain, clip: Rect? = nil) -> Int {
+        let bounds = clip.map { area.intersection($0) } ?? area
+        var column = position.x
+        for glyph in TextWidth.glyphs(of: string) {
+            defer { column += glyph.width }
+            guard position.y >= bounds.y, position.y < bounds.maxY else { continue }
+            guard column >= bounds.x, column + glyph.width <= bounds.maxX else { continue }
+            put(String(glyph.character), width: glyph.width, x: column, y: position.y, style: style)
+        }
+        return column
+    }
+
+    /// Draws the spans of `line` one after another, each in its own style.
+    /// - Returns: the column after the last span.
+    @discardableResult
+    public mutating func set(line: Line, at position: Position, clip: Rect? = nil) -> Int {
+        var column = position.x
+        for span in line.spans {
+            column = set(string: span.text, at: Position(x: column, y: position.y), style: span.style, clip: clip)
+        }
+        return column
+    }
+
+    /// Lays `style` over every cell in `area` (see `Style.patched(with:)`), keeping the text.
+    public mutating func setStyle(_ style: Style, in area: Rect) {
+        let target = self.area.intersection(area)
+        for y in target.y..<target.maxY {
+            for x in target.x..<target.maxX {
+                cells[y * width + x].style = cells[y * width + x].style.patched(with: style)
+            }
+        }
+    }
+
+    /// Replaces every cell in `area` with `symbol` in `style`: blanks by default, which is
+    /// how an overlay clears what is under it. A symbol that is not one column wide or not
+    /// safe to print is drawn as a space.
+    public mutating func fill(_ area: Rect, with symbol: Character = " ", style: Style = .plain) {
+        let glyph = TextWidth.glyphs(of: String(symbol))
+        let drawn = glyph.count == 1 && glyph[0].width == 1 ? String(glyph[0].character) : " "
+        let target = self.area.intersection(area)
+        for y in target.y..<target.maxY {
+            for x in target.x..<target.maxX {
+                put(drawn, width: 1, x: x, y: y, style: style)
+            }
+        }
+    }
+
+    /// Writes one glyph, first blanking any half of a wide character it would split; this
+    /// is also what a terminal does, which keeps `diff(from:)` exact.
+    mutating func put(_ symbol: String, width glyphWidth: Int, x: Int, y: Int, style: Style) {
+        let index = y * width + x
+        if cells[index].isContinuation, x > 0 {
+            cells[index - 1] = Cell(symbol: " ", style: cells[index - 1].style)
+        }
+        let last = x + glyphWidth - 1
+        if last + 1 < width, cells[index + glyphWidth].isContinuation {
+            cells[index + glyphWidth] = Cell(symbol: " ", style: cells[index + glyphWidth].style)
+        }
+        cells[index] = Cell(symbol: symbol, style: style)
+        if glyphWidth == 2 {
+            cells[index + 1] = Cell(symbol: "", style: style)
+        }
+    }
+}

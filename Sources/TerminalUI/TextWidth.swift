@@ -1,0 +1,64 @@
+import ChainKit
+
+/// How many terminal columns text takes, the way `Buffer` draws it.
+///
+/// Unsafe characters (controls, ESC, DEL, bidirectional overrides) are first replaced by
+/// their visible escapes from `VisibleEscapes`, so `TextWidth.of("a\u{1B}")` is 3 (`a\e`).
+/// East Asian wide characters and emoji take two columns; combining marks and other
+/// zero-width characters take none.
+///
+/// ```swift
+/// TextWidth.of("héllo")   // 5
+/// TextWidth.of("日本")     // 4
+/// ```
+public enum TextWidth {
+    /// The number of columns `text` occupies once escaped.
+    public static func of(_ text: String) -> Int {
+        glyphs(of: text).reduce(0) { $0 + $1.width }
+    }
+
+    /// The graphemes drawn for `text`: escaped, with zero-width graphemes left out.
+    static func glyphs(of text: String) -> [(character: Character, width: Int)] {
+        VisibleEscapes.escape(text).compactMap { character in
+            let width = columns(of: character)
+            return width == 0 ? nil : (character, width)
+        }
+    }
+
+    /// Columns of one safe grapheme: the width of its first scalar, as a terminal's
+    /// `wcwidth` would report it.
+    static func columns(of character: Character) -> Int {
+        guard let first = character.unicodeScalars.first else { return 0 }
+        return columns(of: first)
+    }
+
+    static func columns(of scalar: Unicode.Scalar) -> Int {
+        let properties = scalar.properties
+        switch properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format, .control: return 0
+        default: break
+        }
+        if properties.isEmojiPresentation || isEastAsianWide(scalar.value) { return 2 }
+        return 1
+    }
+
+    /// East Asian Wide and Fullwidth blocks that are not already emoji-presentation.
+    private static let wideRanges: [ClosedRange<UInt32>] = [
+        0x1100...0x115F, 0x2329...0x232A, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF,
+        0x4E00...0x9FFF, 0xA000...0xA4CF, 0xA960...0xA97F, 0xAC00...0xD7A3, 0xF900...0xFAFF,
+        0xFE10...0xFE19, 0xFE30...0xFE6F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x16FE0...0x16FE4,
+        0x17000...0x18CFF, 0x1B000...0x1B2FF, 0x1F200...0x1F251, 0x20000...0x2FFFD, 0x30000...0x3FFFD,
+    ]
+
+    private static func isEastAsianWide(_ value: UInt32) -> Bool {
+        guard value >= 0x1100 else { return false }
+        var low = 0
+        var high = wideRanges.count - 1
+        while low <= high {
+            let middle = (low + high) / 2
+            let range = wideRanges[middle]
+            if value < range.lowerBound { high = middle - 1 } else if value > range.upperBound { low = middle + 1 } else { return true }
+        }
+        return false
+    }
+}
