@@ -1,0 +1,55 @@
+/// One row of key hints, `s step  c continue  ? help  q quit`, with optional text at the
+/// right edge (a scenario name). Hints that do not fit are dropped from the right; the
+/// right-hand text is shown only when it fits beside the hints that are shown.
+///
+/// ```swift
+/// StatusLine([.init("s", "step"), .init("q", "quit")], trailing: "basics")
+///     .render(in: statusArea, into: &buffer)
+/// ```
+public struct StatusLine: Widget, Hashable, Sendable {
+    public struct Hint: Hashable, Sendable {
+        public var key: String
+        public var action: String
+
+        public init(_ key: String, _ action: String) {
+            self.key = key
+            self.action = action
+        }
+    }
+
+    public var hints: [Hint]
+    public var trailing: String?
+    public var keyStyle: Style
+    public var actionStyle: Style
+
+    public init(_ hints: [Hint], trailing: String? = nil, keyStyle: Style = .bold, actionStyle: Style = .plain) {
+        self.hints = hints
+        self.trailing = trailing
+        self.keyStyle = keyStyle
+        self.actionStyle = actionStyle
+    }
+
+    private static let separator = 2
+
+    public func render(in area: Rect, into buffer: inout Buffer) {
+        guard !area.isEmpty else { return }
+        let row = Rect(x: area.x, y: area.y, width: area.width, height: 1)
+        var used = 0
+        for (index, hint) in hints.enumerated() {
+            let gap = index == 0 ? 0 : StatusLine.separator
+            let hintWidth = TextWidth.of(hint.key) + 1 + TextWidth.of(hint.action)
+            guard index == 0 || used + gap + hintWidth <= area.width else { break }
+            var x = buffer.set(string: hint.key, at: Position(x: area.x + used + gap, y: area.y), style: keyStyle, clip: row)
+            x = buffer.set(string: " ", at: Position(x: x, y: area.y), style: actionStyle, clip: row)
+            x = buffer.set(string: hint.action, at: Position(x: x, y: area.y), style: actionStyle, clip: row)
+            used = min(x - area.x, area.width)
+        }
+        if let trailing {
+            let trailingWidth = TextWidth.of(trailing)
+            let gap = used == 0 ? 0 : StatusLine.separator
+            if used + gap + trailingWidth <= area.width {
+                buffer.set(string: trailing, at: Position(x: area.maxX - trailingWidth, y: area.y), style: actionStyle, clip: row)
+            }
+        }
+    }
+}
