@@ -1,0 +1,218 @@
+import CNcursesw
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The real terminal, driven through ncurses. The only file that talks to curses.
+///
+/// Opening it takes over the screen: the user's locale (for UTF-8 and wide characters),
+/// cbreak mode without echo, a 25 ms Esc delay, a hidden cursor, and the terminal's own
+/// default colours. Box drawing is Unicode when the locale's codeset is UTF-8 and ASCII
+/// otherwise (`symbols`). Each `draw` writes only the cells that changed since the last
+/// frame; after a resize the next frame is written whole.
+///
+/// The terminal is given back by `restore()`, by `deinit`, when the process exits
+/// normally (`exit`, returning from `main`), and on SIGINT, SIGTERM and SIGHUP, which then
+/// end the process with status 128 + the signal number.
+///
+/// curses keeps global, unsynchronised state, so only one backend can be open per process,
+/// and it must be used from one thread; the class is deliberately not `Sendable`.
+///
+/// ```swift
+/// let terminal = try NcursesBackend(colors: environment["NO_COLOR", default: ""].isEmpty)
+/// defer { terminal.restore() }
+/// terminal.draw { buffer in Block(title: "ChainLab", symbols: terminal.symbols).render(in: buffer.area, into: &buffer) }
+/// _ = terminal.readKey(timeout: nil)
+/// ```
+public final class NcursesBackend: Terminal {
+    public private(set) var size: Size
+    public let symbols: Symbols
+
+    private let screen: OpaquePointer
+    private let window: UnsafeMutablePointer<WINDOW>
+    private var isOpen = true
+    private var previousFrame: Buffer?
+    /// Colour pairs allocated so far, by palette numbers; nil when colours are off.
+    private var colorPairs: [ColorPairKey: Int16]?
+    /// The palette number for `.default`: -1 where the terminal supports default colours.
+    private var defaultForeground: Int16 = -1
+    private var defaultBackground: Int16 = -1
+
+    private struct ColorPairKey: Hashable {
+        var foreground: Int16
+        var background: Int16
+    }
+
+    /// Whether a screen is open and not yet given back. Shared with the signal and exit
+    /// handlers, which may run at any moment, hence an atomic.
+    private static let screenActive = Atomic<Bool>(false)
+    private static let exitHookInstalled = Atomic<Bool>(false)
+
+    /// Opens the terminal on the process's stdin and stdout.
+    /// - Parameter colors: whether to use colours; pass false when `NO_COLOR` is set to a
+    ///   non-empty value (the library does not read the environment itself).
+    /// - Throws: `TerminalError.alreadyOpen` if another backend is open,
+    ///   `TerminalError.cannotInitialize` if curses cannot set up the terminal.
+    public init(colors: Bool) throws(TerminalError) {
+        guard NcursesBackend.screenActive.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged else {
+            throw .alreadyOpen
+        }
+        cn_use_environment_locale()
+        guard let screen = cn_newterm(), let window = cn_stdscr() else {
+            NcursesBackend.screenActive.store(false, ordering: .sequentiallyConsistent)
+            throw .cannotInitialize
+        }
+        self.screen = screen
+        self.window = window
+        cbreak()
+        noecho()
+        nonl()
+        intrflush(window, false)
+        keypad(window, true)
+        set_escdelay(25)
+        curs_set(0)
+        if colors, has_colors() {
+            start_color()
+            if use_default_colors() != OK {
+                defaultForeground = Int16(COLOR_WHITE)
+                defaultBackground = Int16(COLOR_BLACK)
+            }
+            colorPairs = [:]
+        }
+        let codeset = String(cString: cn_locale_codeset()).uppercased()
+        symbols = codeset == "UTF-8" || codeset == "UTF8" ? .unicode : .ascii
+        size = Size(width: Int(cn_getmaxx(window)), height: Int(cn_getmaxy(window)))
+        NcursesBackend.installHandlers()
+    }
+
+    deinit {
+        restore()
+    }
+
+    public func draw(_ buffer: Buffer) {
+        guard isOpen else { return }
+        let changes: [CellChange]
+        if let previousFrame, previousFrame.width == buffer.width, previousFrame.height == buffer.height {
+            changes = buffer.diff(from: previousFrame)
+        } else {
+            werase(window)
+            changes = buffer.allCells
+        }
+        for change in changes where change.x < size.width && change.y < size.height {
+            write(change.cell, x: change.x, y: change.y)
+        }
+        wrefresh(window)
+        previousFrame = buffer
+    }
+
+    public func readKey(timeout: Duration?) -> Key? {
+        guard isOpen else { return nil }
+        wtimeout(window, timeout.map(NcursesBackend.milliseconds) ?? -1)
+        var value: wint_t = 0
+        switch wget_wch(window, &value) {
+        case OK:
+            return KeyDecoder.decode(.character(UInt32(value)))
+        case KEY_CODE_YES:
+            let key = KeyDecoder.decode(.keyCode(Int32(value)))
+            if key == .resize {
+                size = Size(width: Int(cn_getmaxx(window)), height: Int(cn_getmaxy(window)))
+                previousFrame = nil
+            }
+            return key
+        default:
+            return nil
+        }
+    }
+
+    public func restore() {
+        guard isOpen else { return }
+        isOpen = false
+        for signalNumber in NcursesBackend.handledSignals {
+            signal(signalNumber, SIG_DFL)
+        }
+        if NcursesBackend.screenActive.exchange(false, ordering: .sequentiallyConsistent) {
+            endwin()
+        }
+        delscreen(screen)
+    }
+
+    private func write(_ cell: Cell, x: Int, y: Int) {
+        var characters = cell.symbol.unicodeScalars.prefix(Int(CCHARW_MAX)).map { wchar_t(bitPattern: $0.value) }
+        var wide = cchar_t()
+        if setcchar(&wide, characters + [0], attributes(cell.style.attributes), colorPair(for: cell.style), nil) != OK {
+            // curses accepts only combining marks after the first scalar; an emoji sequence
+            // joined by ZWJ is drawn as its first scalar, which has the same width.
+            characters = Array(characters.prefix(1))
+            setcchar(&wide, characters + [0], attributes(cell.style.attributes), colorPair(for: cell.style), nil)
+        }
+        mvwadd_wch(window, Int32(y), Int32(x), &wide)
+    }
+
+    private func attributes(_ attributes: Attributes) -> attr_t {
+        var value: attr_t = 0
+        if attributes.contains(.bold) { value |= cn_a_bold() }
+        if attributes.contains(.dim) { value |= cn_a_dim() }
+        if attributes.contains(.reverse) { value |= cn_a_reverse() }
+        if attributes.contains(.underline) { value |= cn_a_underline() }
+        return value
+    }
+
+    /// The colour pair for a style's colours, allocated on first use; pair 0 (the
+    /// terminal's defaults) when colours are off or the terminal has no pairs left.
+    private func colorPair(for style: Style) -> Int16 {
+        guard colorPairs != nil, style.foreground != .default || style.background != .default else { return 0 }
+        let key = ColorPairKey(
+            foreground: paletteNumber(style.foreground) ?? defaultForeground,
+            background: paletteNumber(style.background) ?? defaultBackground
+        )
+        if let pair = colorPairs?[key] { return pair }
+        let next = (colorPairs?.count ?? 0) + 1
+        guard next < Int(cn_color_pairs()), next <= Int(Int16.max) else { return 0 }
+        init_pair(Int16(next), key.foreground, key.background)
+        colorPairs?[key] = Int16(next)
+        return Int16(next)
+    }
+
+    /// The terminal's number for `color`; bright colours fall back to basic ones on
+    /// 8-colour terminals, and anything else the terminal lacks to the default.
+    private func paletteNumber(_ color: Color) -> Int16? {
+        guard let index = color.paletteIndex else { return nil }
+        let available = Int(cn_colors())
+        if index < available { return Int16(index) }
+        if index < 16, index - 8 < available { return Int16(index - 8) }
+        return nil
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
+        let total = seconds.multipliedReportingOverflow(by: 1000)
+        guard !total.overflow else { return seconds < 0 ? 0 : Int32.max }
+        return Int32(clamping: max(0, total.partialValue + attoseconds / 1_000_000_000_000_000))
+    }
+
+    private static let handledSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
+    /// Restores the terminal on SIGINT, SIGTERM and SIGHUP (then exits with 128 + signal)
+    /// and at normal process exit.
+    private static func installHandlers() {
+        for signalNumber in handledSignals {
+            signal(signalNumber) { received in
+                if NcursesBackend.screenActive.exchange(false, ordering: .sequentiallyConsistent) {
+                    endwin()
+                }
+                _exit(128 + received)
+            }
+        }
+        if !exitHookInstalled.exchange(true, ordering: .sequentiallyConsistent) {
+            atexit {
+                if NcursesBackend.screenActive.exchange(false, ordering: .sequentiallyConsistent) {
+                    endwin()
+                }
+            }
+        }
+    }
+}
