@@ -49,6 +49,11 @@ let package = Package(
             dependencies: ["CNcursesw", "ChainKit"],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "TerminalUITests",
+            dependencies: ["TerminalUI"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "HTTPServer",
             swiftSettings: strictSettings

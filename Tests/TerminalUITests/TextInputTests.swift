@@ -1,0 +1,70 @@
+import Testing
+import TerminalUI
+
+@Suite struct TextInputTests {
+    @Test func editingKeysMoveTheCursorAndChangeTheText() {
+        var field = TextInput(text: "Hello")
+        #expect(field.cursor == 5)
+        let homeHandled = field.handle(.home)
+        #expect(homeHandled)
+        field.handle(.char("X"))
+        #expect(field.text == "XHello")
+        #expect(field.cursor == 1)
+        field.handle(.end)
+        field.handle(.backspace)
+        #expect(field.text == "XHell")
+        field.handle(.left)
+        field.handle(.left)
+        field.handle(.delete)
+        #expect(field.text == "XHel")
+        #expect(field.cursor == 3)
+        field.handle(.right)
+        field.handle(.right)
+        field.handle(.delete)
+        #expect(field.cursor == 4)
+        field.handle(.home)
+        field.handle(.backspace)
+        field.handle(.left)
+        #expect(field.text == "XHel")
+        #expect(field.cursor == 0)
+        let unhandled = [field.handle(.enter), field.handle(.escape), field.handle(.tab)]
+        #expect(unhandled == [false, false, false])
+        #expect(field.text == "XHel")
+    }
+
+    @Test func theCursorIsAHighlightedCell() {
+        var buffer = Buffer(width: 8, height: 1)
+        TextInput(text: "Hello").render(in: buffer.area, into: &buffer)
+        expectLines(buffer.lines, ["Hello   "])
+        #expect(buffer[5, 0].style == .reverse)
+        #expect(buffer[4, 0].style == .plain)
+        var unfocused = Buffer(width: 8, height: 1)
+        TextInput(text: "Hello", isFocused: false).render(in: unfocused.area, into: &unfocused)
+        #expect(unfocused[5, 0].style == .plain)
+    }
+
+    @Test func theViewScrollsToKeepTheCursorVisible() {
+        var field = TextInput(text: "abcdefghij")
+        var buffer = Buffer(width: 5, height: 1)
+        field.render(in: buffer.area, into: &buffer)
+        expectLines(buffer.lines, ["ghij "])
+        #expect(buffer[4, 0].style == .reverse)
+        field.handle(.home)
+        buffer = Buffer(width: 5, height: 1)
+        field.render(in: buffer.area, into: &buffer)
+        expectLines(buffer.lines, ["abcde"])
+        #expect(buffer[0, 0].style == .reverse)
+    }
+
+    @Test func controlCharactersAreShownEscapedAndWideCharactersFullyHighlighted() {
+        var field = TextInput(text: "a\rb日")
+        field.handle(.left)
+        var buffer = Buffer(width: 8, height: 1)
+        field.render(in: buffer.area, into: &buffer)
+        expectLines(buffer.lines, [#"a\rb日  "#])
+        #expect(field.text == "a\rb日")
+        #expect(buffer[4, 0].style == .reverse)
+        #expect(buffer[5, 0].style == .reverse)
+        #expect(buffer[3, 0].style == .plain)
+    }
+}
