@@ -73,6 +73,11 @@ let package = Package(
             dependencies: ["HTTPServer"],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "ChainLabCLITests",
+            dependencies: ["chainlab", "ChainKit"],
+            swiftSettings: strictSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,9 +7,10 @@ let usage = """
     swift-openapi-runtime middleware) hop by hop, on an embedded lab backend.
 
     USAGE: chainlab trace SCENARIO [options]   run a scenario headless and print its timeline
+           chainlab serve [options]            serve the lab backend over HTTP on 127.0.0.1
            chainlab help                       this text
 
-    Run 'chainlab trace --help' for the trace options.
+    Run 'chainlab trace --help' and 'chainlab serve --help' for their options.
     Scenarios: \(Catalog.names.joined(separator: ", "))
     """
 
@@ -26,8 +27,11 @@ do {
     case "trace":
         let command = try TraceCommand(arguments: Array(arguments.dropFirst()))
         exit(try await command.run())
+    case "serve":
+        let command = try ServeCommand(arguments: Array(arguments.dropFirst()))
+        exit(try await command.run())
     default:
-        throw CommandLineError("unknown command '\(VisibleEscapes.escape(arguments[0]))'; valid: trace, help")
+        throw CommandLineError("unknown command '\(VisibleEscapes.escape(arguments[0]))'; valid: trace, serve, help")
     }
 } catch let help as HelpRequested {
     print(help.text)

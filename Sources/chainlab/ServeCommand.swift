@@ -1,0 +1,171 @@
+import ChainKit
+import Dispatch
+import Foundation
+import Lab
+import Synchronization
+
+/// `chainlab serve`: the lab backend over HTTP/1.1 until SIGINT or SIGTERM.
+struct ServeCommand {
+    static let usage = """
+        USAGE: chainlab serve [--port N] [--host ADDR] [--token-ttl SECONDS]
+                              [--auth-failure status401|graphQLError200|emptyBody401]
+                              [--latency SECONDS] [--hostile]
+
+        Serves the lab backend over HTTP/1.1 so real clients (curl, an app in a simulator) can
+        use it: GraphQL at /graphql, OAuth at /oauth/token (user demo, password demo), REST at
+        /heroes, control at /_lab/ (expire-tokens, auth-mode, fail-next, state). Token TTLs run
+        on the wall clock. Prints the address it listens on, then serves until SIGINT or SIGTERM.
+
+          --port N            the port to listen on (default 4000; 0 picks a free one)
+          --host ADDR         the numeric address to listen on (default 127.0.0.1); any
+                              non-loopback address lets other machines take tokens
+          --token-ttl SECONDS how long access tokens stay valid (default 300)
+          --auth-failure MODE how a missing or expired token is refused: status401 (default),
+                              graphQLError200 or emptyBody401
+          --latency SECONDS   how long every non-control response is held back (default 0)
+          --hostile           put terminal escape sequences into headers and hero names
+        """
+
+    static let options = ["--port", "--host", "--token-ttl", "--auth-failure", "--latency", "--hostile"]
+    /// The longest `--token-ttl` and `--latency`: a day.
+    static let longestSeconds: Double = 24 * 60 * 60
+
+    var port: UInt16 = 4000
+    var host = "127.0.0.1"
+    var hostGiven = false
+    var settings = LabBackend.Settings()
+
+    init(arguments: [String]) throws {
+        var list = ArgumentList(arguments, command: "serve")
+        while let argument = list.next() {
+            switch argument {
+            case "--port":
+                let value = try list.value(for: argument)
+                guard let port = UInt16(value) else {
+                    throw CommandLineError("--port needs a whole number in 0...65535, got '\(VisibleEscapes.escape(value))'")
+                }
+                self.port = port
+            case "--host":
+                let value = try list.value(for: argument)
+                guard ListenAddress(value) != nil else {
+                    throw CommandLineError("--host needs a numeric IPv4 or IPv6 address such as 127.0.0.1 or ::1, got '\(VisibleEscapes.escape(value))'")
+                }
+                host = value
+                hostGiven = true
+            case "--token-ttl":
+                let value = try list.value(for: argument)
+                guard let seconds = Double(value), seconds > 0, seconds <= Self.longestSeconds else {
+                    throw CommandLineError("--token-ttl needs seconds greater than 0 and at most \(Int(Self.longestSeconds)), got '\(VisibleEscapes.escape(value))'")
+                }
+                settings.tokenTTL = seconds
+            case "--auth-failure":
+                let value = try list.value(for: argument)
+                guard let mode = LabBackend.AuthFailureMode(rawValue: value) else {
+                    let valid = LabBackend.AuthFailureMode.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw CommandLineError("unknown auth failure mode '\(VisibleEscapes.escape(value))'; valid: \(valid)")
+                }
+                settings.authFailureMode = mode
+            case "--latency":
+                let value = try list.value(for: argument)
+                guard let seconds = Double(value), seconds >= 0, seconds <= Self.longestSeconds else {
+                    throw CommandLineError("--latency needs seconds in 0...\(Int(Self.longestSeconds)), got '\(VisibleEscapes.escape(value))'")
+                }
+                settings.latency = seconds
+            case "--hostile":
+                settings.hostile = true
+            case "--help", "-h":
+                throw HelpRequested(text: Self.usage)
+            default:
+                if argument.hasPrefix("-") {
+                    throw CommandLineError("unknown option '\(VisibleEscapes.escape(argument))' for serve; valid: \(Self.options.joined(separator: ", "))")
+                }
+                throw CommandLineError("serve takes no arguments, got '\(VisibleEscapes.escape(argument))'; valid options: \(Self.options.joined(separator: ", "))")
+            }
+        }
+    }
+
+    /// Serves until SIGINT or SIGTERM; returns the exit status.
+    func run() async throws -> Int32 {
+        let stopSignal = StopSignal()
+        let service = LabHTTPService(backend: .onWallClock(settings: settings), host: host, port: port)
+        let boundPort: UInt16
+        do {
+            boundPort = try service.start()
+        } catch {
+            FileHandle.standardError.write(Data("chainlab: serve cannot listen on \(host) port \(port): \(error)\n".utf8))
+            return 1
+        }
+        // The address parsed when the options were read.
+        let address = ListenAddress(host)!
+        if hostGiven && !address.isLoopback {
+            FileHandle.standardError.write(Data("""
+                chainlab serve: warning: \(host) is not a loopback address; anyone who can reach it \
+                can get tokens from the lab (user demo, password demo) and reconfigure it through /_lab/
+
+                """.utf8))
+        }
+        let line = "chainlab serve: listening on http://\(address.authority(port: boundPort)) "
+            + "(GraphQL at /graphql, OAuth at /oauth/token, control at /_lab/)\n"
+        FileHandle.standardOutput.write(Data(line.utf8))
+        let received = await stopSignal.wait()
+        service.stop()
+        FileHandle.standardError.write(Data("chainlab serve: stopped on \(received)\n".utf8))
+        return 0
+    }
+}
+
+/// Waits for SIGINT or SIGTERM. The signals' default action (ending the process at once) is
+/// turned off from creation on, so one that arrives while the server starts is not lost.
+final class StopSignal {
+    /// Held so the sources stay installed for the life of the command.
+    private let sources: [any DispatchSourceSignal]
+    private let latch = SignalLatch()
+
+    init() {
+        let queue = DispatchQueue(label: "chainlab serve signals")
+        var sources: [any DispatchSourceSignal] = []
+        for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [latch] in latch.record(name) }
+            source.resume()
+            sources.append(source)
+        }
+        self.sources = sources
+    }
+
+    /// The name of the first signal received, once one arrives.
+    func wait() async -> String {
+        await latch.wait()
+    }
+}
+
+/// The first signal's name, and the task waiting for it.
+private final class SignalLatch: Sendable {
+    private let state = Mutex<State>(State())
+
+    private struct State {
+        var name: String?
+        var waiter: CheckedContinuation<String, Never>?
+    }
+
+    func record(_ name: String) {
+        let waiter = state.withLock { state -> CheckedContinuation<String, Never>? in
+            if state.name == nil { state.name = name }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: name)
+    }
+
+    func wait() async -> String {
+        await withCheckedContinuation { continuation in
+            let name = state.withLock { state -> String? in
+                if let name = state.name { return name }
+                state.waiter = continuation
+                return nil
+            }
+            if let name { continuation.resume(returning: name) }
+        }
+    }
+}
