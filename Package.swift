@@ -25,7 +25,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "chainlab",
-            dependencies: ["ChainKit", "Timeline", "Lab"],
+            dependencies: ["ChainKit", "Timeline", "Lab", "TerminalUI", "Inspector"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -61,6 +61,16 @@ let package = Package(
         .target(
             name: "Lab",
             dependencies: ["ChainKit", "Timeline", "HTTPServer"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Inspector",
+            dependencies: ["ChainKit", "Timeline", "Lab", "TerminalUI"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "InspectorTests",
+            dependencies: ["Inspector"],
             swiftSettings: strictSettings
         ),
         .testTarget(

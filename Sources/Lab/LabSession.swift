@@ -53,7 +53,8 @@ public final class LabSession: Sendable {
     public let cache: CacheStore
     public let tokens: TokenManager
     public let scheduler: Scheduler
-    private let summaries = Locked<[Int: RequestSummary]>([:])
+    private let currentChain: Locked<Scenario.Chain>
+    private let summariesByRequest = Locked<[Int: RequestSummary]>([:])
     private let hopLists = Locked<[Int: [HopInfo]]>([:])
     private let tasks = Locked<[Int: Task<Void, Never>]>([:])
     private let graphQLTransport: any GraphQLTransport
@@ -121,6 +122,7 @@ public final class LabSession: Sendable {
         defaultMode: Scheduler.RunMode, replay: [RecordedCommand]?, recordsLog: Bool, onChange: @escaping @Sendable () -> Void
     ) {
         self.scenario = scenario
+        self.currentChain = Locked(scenario.chain)
         self.store = store
         self.clock = clock
         self.backend = backend
@@ -187,7 +189,7 @@ public final class LabSession: Sendable {
     /// What has happened so far.
     public func result() -> RunResult {
         let snapshot = scheduler.snapshot
-        let summaries = self.summaries.value
+        let summaries = summariesByRequest.value
         return RunResult(
             requests: summaries.keys.sorted().map { summaries[$0]! },
             events: store.events(), backend: target.isRemote ? [:] : backend.counters,
@@ -200,9 +202,22 @@ public final class LabSession: Sendable {
         hopLists.value[request] ?? []
     }
 
-    /// The hops the scenario's chain has, from the top, before any request runs.
+    /// The chain new operations go through: the scenario's, unless reordered.
+    public var chain: Scenario.Chain { currentChain.value }
+
+    /// Replaces the chain for operations launched from now on (running ones keep theirs).
+    public func setChain(_ chain: Scenario.Chain) {
+        currentChain.withLock { $0 = chain }
+    }
+
+    /// The name of the operation request `request` runs, once launched.
+    public func operationName(of request: Int) -> String? {
+        scheduler.snapshot.launched[request].map { scenario.operations[$0].name }
+    }
+
+    /// The hops the current chain has, from the top, before any request runs.
     public var chainHops: [HopInfo] {
-        switch scenario.chain {
+        switch chain {
         case .graphQL(let graphQL, let http):
             var hops = graphQL.enumerated().map { HopInfo(index: $0.offset, name: $0.element.name, kind: .graphql) }
             hops.append(HopInfo(index: hops.count, name: "cache", kind: .cache))
@@ -217,9 +232,12 @@ public final class LabSession: Sendable {
         }
     }
 
+    /// The summaries of every finished request, by id.
+    public var summaries: [Int: RequestSummary] { summariesByRequest.value }
+
     /// A summary of request `request`, once it finished.
     public func summary(of request: Int) -> RequestSummary? {
-        summaries.value[request]
+        summariesByRequest.value[request]
     }
 
     /// Ends every operation: waiting ones are released with a cancellation, and this returns
@@ -238,7 +256,7 @@ public final class LabSession: Sendable {
             await LabContext.$operation.withValue(context) {
                 _ = await context.gate(.launch, name: "launch", kind: .graphql)
                 let summary = await self.run(operation: index, context: context)
-                self.summaries.withLock { $0[request] = summary }
+                self.summariesByRequest.withLock { $0[request] = summary }
                 self.store.markFinished(request: request)
                 self.scheduler.finish(request: request)
             }
@@ -251,7 +269,7 @@ public final class LabSession: Sendable {
         let environment = LayerEnvironment(clock: clock, store: cache, tokens: tokens, request: context.request)
         var results: [String] = []
         var failure: (any Error)?
-        switch scenario.chain {
+        switch chain {
         case .graphQL(let graphQL, let http):
             let interceptors = RequestChain.Interceptors(
                 graphQL: graphQL.map { LayerRegistry.graphQLInterceptor($0, environment) },

@@ -1,25 +1,12 @@
 import Foundation
+import Timeline
 
-/// Writes `text` to `path` through a temporary file in the same folder and a rename, so a
-/// failed write never leaves a half-written file behind.
+/// Writes `text` to `path` atomically, as a command-line error when it fails.
 func writeAtomically(_ text: String, to path: String) throws {
-    let destination = URL(fileURLWithPath: path)
-    let folder = destination.deletingLastPathComponent()
-    var isFolder: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
-        throw CommandLineError("cannot write \(path): the folder \(folder.path) does not exist")
-    }
-    let temporary = folder.appendingPathComponent(".\(destination.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
     do {
-        try Data(text.utf8).write(to: temporary)
+        try AtomicFile.write(text, to: path)
     } catch {
-        try? FileManager.default.removeItem(at: temporary)
-        throw CommandLineError("cannot write \(path): \((error as NSError).localizedDescription)")
-    }
-    if rename(temporary.path, destination.path) != 0 {
-        let reason = String(cString: strerror(errno))
-        try? FileManager.default.removeItem(at: temporary)
-        throw CommandLineError("cannot write \(path): \(reason)")
+        throw CommandLineError(error.description)
     }
 }
 

@@ -123,6 +123,8 @@ public final class Scheduler: Sendable {
         var settledWaiters: [CheckedContinuation<Void, Never>] = []
         var refusals: [CommandRefusal] = []
         var shuttingDown = false
+        /// Bumped on every change a controller can see.
+        var version = 0
 
         var isQuiescent: Bool { running.isEmpty && waking.isEmpty }
 
@@ -175,7 +177,7 @@ public final class Scheduler: Sendable {
 
     /// Sets the mode new operations start in.
     public func setDefaultMode(_ mode: RunMode) {
-        state.withLock { $0.defaultMode = mode }
+        state.withLock { $0.defaultMode = mode; $0.version += 1 }
         environment.changed()
     }
 
@@ -183,9 +185,13 @@ public final class Scheduler: Sendable {
     public func setBreakpoint(_ breakpoint: Breakpoint, enabled: Bool) {
         state.withLock { state in
             if enabled { state.breakpoints.insert(breakpoint) } else { state.breakpoints.remove(breakpoint) }
+            state.version += 1
         }
         environment.changed()
     }
+
+    /// A number that changes whenever the scheduler's state does, so a screen can poll it.
+    public var version: Int { state.withLock { $0.version } }
 
     /// Whether recorded commands are still being replayed.
     public var isReplaying: Bool { state.withLock { $0.replay != nil } }
@@ -304,7 +310,9 @@ public final class Scheduler: Sendable {
             let now = environment.now()
             let (effects, again) = state.withLock { state -> ([Effect], Bool) in
                 state.needsPump = false
-                return Self.dispatchOne(&state, now: now)
+                let result = Self.dispatchOne(&state, now: now)
+                if !result.0.isEmpty { state.version += 1 }
+                return result
             }
             changed = changed || !effects.isEmpty
             perform(effects)

@@ -1,0 +1,168 @@
+public import ChainKit
+public import Lab
+public import TerminalUI
+
+/// The inspector's whole state: a value. Keys, lab changes and resizes become
+/// ``InspectorMessage``s; ``Inspector/update(_:_:)`` changes the state and returns effects;
+/// ``Inspector/render(_:into:)`` draws it.
+public struct InspectorState: Sendable {
+    /// The four panes, in Tab order.
+    public enum Pane: Int, Sendable, Hashable, CaseIterable {
+        case requests, chain, timeline, detail
+    }
+
+    /// A transient line in the status bar.
+    public struct Notice: Sendable, Hashable {
+        public var text: String
+        public var isError: Bool
+
+        public init(text: String, isError: Bool) {
+            self.text = text
+            self.isError = isError
+        }
+    }
+
+    public var scenario: Scenario
+    public var size: Size
+    public var lab: LabView
+    public var focus: Pane = .requests
+    /// The selected request's id.
+    public var selectedRequest: Int?
+    /// The selected row of the Chain pane: a hop index.
+    public var selectedHop = 0
+    public var timelineScroll = 0
+    public var detailScroll = 0
+    public var revealSecrets = false
+    public var filter = ""
+    public var modal: Overlay?
+    public var notice: Notice?
+    public var symbols: Symbols
+    /// Where the selected request was held when the lab last changed, so the selection
+    /// follows a request being stepped.
+    var followedPlace: StopPlace?
+
+    public init(scenario: Scenario, lab: LabView, size: Size, symbols: Symbols = .unicode) {
+        self.scenario = scenario
+        self.lab = lab
+        self.size = size
+        self.symbols = symbols
+    }
+
+    /// The requests the filter lets through.
+    public var visibleRequests: [RequestRow] {
+        guard !filter.isEmpty else { return lab.requests }
+        let needle = filter.lowercased()
+        return lab.requests.filter { "#\($0.id) \($0.operation) \($0.state.rawValue)".lowercased().contains(needle) }
+    }
+
+    /// The selected request's row.
+    public var selectedRow: RequestRow? {
+        selectedRequest.flatMap { id in lab.requests.first { $0.id == id } }
+    }
+
+    /// Where the selected request is waiting, if it is.
+    public var selectedStop: ParkedStop? {
+        selectedRequest.flatMap { lab.parked[$0] }
+    }
+
+    /// The selected request when a person holds it at a stop.
+    public var heldStop: ParkedStop? {
+        guard let stop = selectedStop, stop.held else { return nil }
+        return stop
+    }
+
+    /// The hops of the selected request's chain.
+    public var hops: [HopInfo] { lab.hops(of: selectedRequest) }
+}
+
+/// An overlay that takes the keys until it closes.
+public enum Overlay: Sendable, Hashable {
+    case help(scroll: Int)
+    case confirmQuit
+    case scenarioInfo
+    case editor(HeaderEditor)
+    case export(ExportPrompt)
+    case curl(title: String, command: String)
+    case failPicker(request: Int)
+    case reorder(ChainReorder)
+    case filter(TextInput)
+}
+
+/// Something that happened: a key, a change in the lab, a new terminal size.
+public enum InspectorMessage: Sendable {
+    case key(Key)
+    case resize(Size)
+    case labChanged(LabView)
+    case exportFinished(path: String, error: String?)
+}
+
+/// What the app must do for an update: talk to the lab, write a file, or stop.
+public enum InspectorEffect: Sendable, Hashable {
+    case command(LabCommand)
+    case setBreakpoint(Scheduler.Breakpoint, enabled: Bool)
+    case setStepMode(Bool)
+    case setChain(Scenario.Chain)
+    case export(format: ExportPrompt.Format, path: String)
+    case quit
+}
+
+/// The export overlay: a format and a file name.
+public struct ExportPrompt: Sendable, Hashable {
+    public enum Format: String, Sendable, Hashable, CaseIterable {
+        case json, har
+    }
+
+    public var format: Format
+    public var path: TextInput
+
+    public init(format: Format = .json, path: String) {
+        self.format = format
+        self.path = TextInput(text: path)
+    }
+}
+
+/// The reorder overlay: the chain's layers, one selected, moved with J/K.
+public struct ChainReorder: Sendable, Hashable {
+    public var chain: Scenario.Chain
+    public var selected = 0
+
+    public init(chain: Scenario.Chain) {
+        self.chain = chain
+    }
+
+    /// The layers in order, with the GraphQL interceptors first.
+    public var names: [String] {
+        switch chain {
+        case .graphQL(let graphQL, let http): (graphQL + http).map(\.name)
+        case .middleware(let layers): layers.map(\.name)
+        }
+    }
+
+    /// Moves the selected layer by `offset`; GraphQL interceptors stay above the cache
+    /// step and HTTP interceptors below it, so a move across that line is refused.
+    public mutating func move(by offset: Int) -> String? {
+        let target = selected + offset
+        switch chain {
+        case .graphQL(var graphQL, var http):
+            if selected < graphQL.count {
+                guard graphQL.indices.contains(target) else {
+                    return target >= graphQL.count ? "GraphQL interceptors stay above the cache step; HTTP interceptors below it" : nil
+                }
+                graphQL.swapAt(selected, target)
+            } else {
+                let from = selected - graphQL.count, to = target - graphQL.count
+                guard http.indices.contains(to) else {
+                    return to < 0 ? "HTTP interceptors stay below the cache step; GraphQL interceptors above it" : nil
+                }
+                http.swapAt(from, to)
+            }
+            chain = .graphQL(graphQL: graphQL, http: http)
+        case .middleware(var layers):
+            guard layers.indices.contains(target) else { return nil }
+            layers.swapAt(selected, target)
+            chain = .middleware(layers)
+        }
+        selected = target
+        return nil
+    }
+}

@@ -1,0 +1,91 @@
+public import TerminalUI
+
+/// Everything a key can do in the inspector.
+public enum Action: String, Sendable, Hashable, CaseIterable {
+    case newOperation, newSeveral, step, continueRequest, continueAll, toggleStepMode, toggleBreakpoint
+    case editHeaders, force401, forceRetry, fail, advanceClock, expireTokens, reorderChain
+    case export, showCurl, filter, revealSecrets, scenarioInfo
+    case nextPane, previousPane, up, down, pageUp, pageDown, home, end, open, back, help, quit
+}
+
+/// One row of the keymap: the keys, what they do, and the words the help overlay, the
+/// status line and the README use.
+public struct KeyBinding: Sendable, Hashable {
+    public var keys: [Key]
+    public var action: Action
+    /// The action's name, short enough for the status line: "step", "force 401".
+    public var name: String
+    /// One sentence for the help overlay and the README.
+    public var summary: String
+    /// Whether the status line shows it (movement keys are left to the help overlay).
+    public var isHint: Bool
+
+    public init(_ keys: [Key], _ action: Action, _ name: String, _ summary: String, hint: Bool = true) {
+        self.keys = keys
+        self.action = action
+        self.name = name
+        self.summary = summary
+        self.isHint = hint
+    }
+
+    /// The keys as the help overlay writes them: `j/Down`.
+    public var keyNames: String { keys.map(\.name).joined(separator: "/") }
+}
+
+/// The one keymap. The help overlay, the status line and the README's key table are all
+/// generated from it.
+public enum Keymap {
+    public static let bindings: [KeyBinding] = [
+        KeyBinding([.char("n")], .newOperation, "new", "start an operation of the scenario"),
+        KeyBinding([.char("N")], .newSeveral, "new ×5", "start five operations at once", hint: false),
+        KeyBinding([.char("s")], .step, "step", "step the selected request one hop"),
+        KeyBinding([.char("c")], .continueRequest, "continue", "continue the selected request to the next breakpoint, or to the end"),
+        KeyBinding([.char("C")], .continueAll, "continue all", "continue every held request to its next breakpoint, or to the end"),
+        KeyBinding([.char("B")], .toggleStepMode, "step mode", "step mode on/off: new operations stop before every hop (on at start)", hint: false),
+        KeyBinding([.char("b")], .toggleBreakpoint, "breakpoint", "breakpoint on the selected hop: pre, post, both, none"),
+        KeyBinding([.char("e")], .editHeaders, "edit headers", "edit the headers at this stop (request at a pre-flight stop, response at a post stop)"),
+        KeyBinding([.char("4")], .force401, "force 401", "force a 401 here"),
+        KeyBinding([.char("r")], .forceRetry, "force retry", "force a retry from here"),
+        KeyBinding([.char("x")], .fail, "fail", "fail here: timeout, cancellation or transport error"),
+        KeyBinding([.char("+")], .advanceClock, "clock +1s", "advance the lab clock by one second", hint: false),
+        KeyBinding([.char("T")], .expireTokens, "expire tokens", "expire every access token on the backend", hint: false),
+        KeyBinding([.char("o")], .reorderChain, "reorder", "reorder the chain (applies to new operations)", hint: false),
+        KeyBinding([.char("w")], .export, "export", "export the timeline as JSON or HAR to a file", hint: false),
+        KeyBinding([.char("y")], .showCurl, "curl", "show the curl command for this request at this hop", hint: false),
+        KeyBinding([.char("/")], .filter, "filter", "filter requests", hint: false),
+        KeyBinding([.char("v")], .revealSecrets, "reveal", "reveal or mask secrets (Authorization, cookies, tokens)", hint: false),
+        KeyBinding([.char("i")], .scenarioInfo, "about", "what the scenario teaches and what to look for", hint: false),
+        KeyBinding([.tab], .nextPane, "next pane", "move to the next pane", hint: false),
+        KeyBinding([.backTab], .previousPane, "previous pane", "move to the previous pane", hint: false),
+        KeyBinding([.char("k"), .up], .up, "up", "move up", hint: false),
+        KeyBinding([.char("j"), .down], .down, "down", "move down", hint: false),
+        KeyBinding([.pageUp], .pageUp, "page up", "move a page up", hint: false),
+        KeyBinding([.pageDown], .pageDown, "page down", "move a page down", hint: false),
+        KeyBinding([.home, .char("g")], .home, "first", "move to the first row", hint: false),
+        KeyBinding([.end, .char("G")], .end, "last", "move to the last row", hint: false),
+        KeyBinding([.enter], .open, "open", "open the selected item in the next pane", hint: false),
+        KeyBinding([.escape], .back, "back", "close the overlay, or go back a pane", hint: false),
+        KeyBinding([.char("?")], .help, "help", "show this help"),
+        KeyBinding([.char("q")], .quit, "quit", "quit (asks y/n while requests are paused or running)"),
+    ]
+
+    /// The action bound to `key`, if any.
+    public static func action(for key: Key) -> Action? {
+        bindings.first { $0.keys.contains(key) }?.action
+    }
+
+    /// The binding of `action`.
+    public static func binding(_ action: Action) -> KeyBinding {
+        bindings.first { $0.action == action }!
+    }
+
+    /// The README's key table, in Markdown.
+    public static var markdownTable: String {
+        var lines = ["| key | action | what it does |", "| --- | --- | --- |"]
+        for binding in bindings {
+            let keys = binding.keys.map { "`\($0.name == "|" ? "\\|" : $0.name)`" }.joined(separator: " ")
+            lines.append("| \(keys) | \(binding.name) | \(binding.summary) |")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,149 @@
+import ChainKit
+public import Lab
+public import Timeline
+
+/// One line of the Requests pane and one row of the Timeline waterfall.
+public struct RequestRow: Sendable, Hashable {
+    public enum State: String, Sendable, Hashable {
+        case running, paused, blocked, retrying, succeeded, failed
+    }
+
+    /// A moment worth marking on the waterfall.
+    public struct Mark: Sendable, Hashable {
+        public enum Kind: Sendable, Hashable { case retry, error }
+        public var time: Double
+        public var kind: Kind
+    }
+
+    public var id: Int
+    public var operation: String
+    public var attempt: Int
+    public var state: State
+    /// The last status the transport received.
+    public var status: Int?
+    /// Lab-clock seconds of the first and the latest event.
+    public var start: Double
+    public var end: Double
+    public var marks: [Mark]
+    public var error: String?
+
+    public var duration: Double { end - start }
+}
+
+/// What the screen knows about the lab at one moment: a value that `update` stores and
+/// `render` reads. The ``store`` reference answers queries for one request's events.
+public struct LabView: Sendable {
+    public var requests: [RequestRow]
+    public var parked: [Int: ParkedStop]
+    public var blocked: Set<Int>
+    public var breakpoints: Set<Scheduler.Breakpoint>
+    public var stepMode: Bool
+    public var chain: Scenario.Chain
+    public var chainHops: [HopInfo]
+    public var hops: [Int: [HopInfo]]
+    public var lastSeq: Int
+    public var clock: Double
+    /// Refusals the scheduler reported since the previous view (a forced retry at an HTTP hop…).
+    public var newRefusals: [String]
+    public var store: TimelineStore
+
+    /// An empty view for a store with nothing in it.
+    public init(store: TimelineStore, chain: Scenario.Chain, chainHops: [HopInfo], stepMode: Bool) {
+        requests = []
+        parked = [:]
+        blocked = []
+        breakpoints = []
+        self.stepMode = stepMode
+        self.chain = chain
+        self.chainHops = chainHops
+        hops = [:]
+        lastSeq = 0
+        clock = 0
+        newRefusals = []
+        self.store = store
+    }
+
+    /// The hops of `request` (or of the chain new requests get).
+    public func hops(of request: Int?) -> [HopInfo] {
+        request.flatMap { hops[$0] } ?? chainHops
+    }
+
+    /// Whether any request is paused or still running.
+    public var hasUnfinishedRequests: Bool {
+        requests.contains { $0.state != .succeeded && $0.state != .failed }
+    }
+}
+
+/// Builds ``LabView``s from a session, reading only the events that arrived since the last
+/// view, so a view costs the same with a thousand events or a million.
+public final class LabViewBuilder {
+    private struct Accumulator {
+        var attempt = 1
+        var status: Int?
+        var start: Double
+        var end: Double
+        var marks: [RequestRow.Mark] = []
+    }
+
+    public let session: LabSession
+    private var accumulators: [Int: Accumulator] = [:]
+    private var lastSeq = 0
+    private var refusalsSeen = 0
+    private var hopCache: [Int: [HopInfo]] = [:]
+
+    public init(session: LabSession) {
+        self.session = session
+    }
+
+    /// The lab as it is now.
+    public func view() -> LabView {
+        for event in session.store.events(after: lastSeq) {
+            lastSeq = event.seq
+            guard event.request > 0 else { continue }
+            var row = accumulators[event.request] ?? Accumulator(start: event.time, end: event.time)
+            row.end = max(row.end, event.time)
+            if event.attempt > row.attempt {
+                row.marks.append(RequestRow.Mark(time: event.time, kind: .retry))
+                row.attempt = event.attempt
+            }
+            if event.kind == .transport, event.phase == .receive { row.status = event.status }
+            accumulators[event.request] = row
+        }
+        let snapshot = session.scheduler.snapshot
+        var view = LabView(store: session.store, chain: session.chain, chainHops: session.chainHops, stepMode: snapshot.defaultMode == .step)
+        view.parked = Dictionary(uniqueKeysWithValues: snapshot.parked.map { ($0.request, $0) })
+        view.blocked = snapshot.blocked
+        view.breakpoints = snapshot.breakpoints
+        view.lastSeq = lastSeq
+        view.clock = session.clock.now.seconds
+        view.newRefusals = snapshot.refusals.dropFirst(refusalsSeen).map(\.reason)
+        refusalsSeen = snapshot.refusals.count
+        let summaries = session.summaries
+        for (request, operation) in snapshot.launched.sorted(by: { $0.key < $1.key }) {
+            let accumulated = accumulators[request] ?? Accumulator(start: view.clock, end: view.clock)
+            let summary = summaries[request]
+            var marks = accumulated.marks
+            let state: RequestRow.State
+            if let summary {
+                state = summary.outcome == .success ? .succeeded : .failed
+                if summary.outcome == .failure { marks.append(RequestRow.Mark(time: accumulated.end, kind: .error)) }
+            } else if view.parked[request]?.held == true {
+                state = .paused
+            } else if snapshot.blocked.contains(request) {
+                state = .blocked
+            } else {
+                state = accumulated.attempt > 1 ? .retrying : .running
+            }
+            if hopCache[request] == nil {
+                let hops = session.hops(of: request)
+                if !hops.isEmpty { hopCache[request] = hops }
+            }
+            view.hops[request] = hopCache[request]
+            view.requests.append(RequestRow(
+                id: request, operation: session.scenario.operations[operation].name,
+                attempt: accumulated.attempt, state: state, status: accumulated.status,
+                start: accumulated.start, end: accumulated.end, marks: marks, error: summary?.error))
+        }
+        return view
+    }
+}

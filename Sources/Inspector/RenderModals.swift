@@ -1,0 +1,91 @@
+import ChainKit
+import Foundation
+import Lab
+public import TerminalUI
+
+extension Inspector {
+    /// The help overlay's lines, from the keymap.
+    public static var helpLines: [Line] {
+        let width = Keymap.bindings.map(\.keyNames.count).max() ?? 0
+        return Keymap.bindings.map { binding in
+            Line([Span(binding.keyNames.padding(toLength: width + 2, withPad: " ", startingAt: 0), style: .bold), Span(binding.name, style: accent), Span(" — " + binding.summary)])
+        }
+    }
+
+    static func renderModal(_ modal: Overlay, _ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
+        let wide = min(area.width - 2, 96)
+        func show(_ title: String, _ lines: [Line], height: Int? = nil, wrap: Bool = true, scroll: Int = 0) {
+            let paragraph = Paragraph(lines, wrap: wrap, scroll: scroll)
+            let rows = height ?? min(area.height - 2, paragraph.rowCount(width: wide - 2) + 2)
+            Modal(title: title, width: wide, height: max(3, rows), symbols: state.symbols, borderStyle: focusStyle, content: paragraph)
+                .render(in: area, into: &buffer)
+        }
+        switch modal {
+        case .help(let scroll):
+            show("Help · keys (j/k scroll, any other key closes)", helpLines, height: area.height - 2, wrap: false, scroll: scroll)
+        case .confirmQuit:
+            let open = state.lab.requests.filter { $0.state != .succeeded && $0.state != .failed }.count
+            show("Quit?", [Line("\(open) request\(open == 1 ? " is" : "s are") paused or running; quitting cancels \(open == 1 ? "it" : "them")."), Line([Span("y", style: .bold), Span(" quit   "), Span("n", style: .bold), Span(" stay")])])
+        case .scenarioInfo:
+            show("\(state.scenario.name) · \(state.scenario.summary)", [Line(state.scenario.teaches), Line(""), Line("any key closes", style: .dim)])
+        case .curl(let title, let command):
+            show(title, Line.lines(of: command) + [Line(""), Line(state.revealSecrets ? "secrets revealed" : "secrets masked · v to reveal, then y again", style: .dim)], wrap: true)
+        case .failPicker(let request):
+            show("Fail request #\(request) here", [Line([Span("t", style: .bold), Span(" timeout   "), Span("c", style: .bold), Span(" cancellation   "), Span("e", style: .bold), Span(" transport error   "), Span("Esc", style: .bold), Span(" back")])])
+        case .filter(let input):
+            let box = Rect(x: area.x, y: area.maxY - 1, width: area.width, height: 1)
+            buffer.fill(box)
+            _ = buffer.set(string: "/", at: box.origin, style: accent, clip: box)
+            input.render(in: Rect(x: box.x + 1, y: box.y, width: box.width - 1, height: 1), into: &buffer)
+        case .reorder(let reorder):
+            var lines = [Line("j/k select · J/K move · Enter apply to new operations · Esc cancel", style: .dim)]
+            var names = reorder.names
+            var graphQLCount = Int.max
+            if case .graphQL(let graphQL, _) = reorder.chain {
+                graphQLCount = graphQL.count
+                names.insert("── cache step ──", at: graphQL.count)
+            }
+            for (index, name) in names.enumerated() {
+                let layerIndex = index > graphQLCount ? index - 1 : index
+                let isDivider = index == graphQLCount
+                lines.append(Line(isDivider ? "   " + name : " \(layerIndex + 1) " + name, style: !isDivider && layerIndex == reorder.selected ? .reverse : (isDivider ? .dim : .plain)))
+            }
+            show("Reorder the chain", lines)
+        case .export(let prompt):
+            let box = Modal(title: "Export the timeline", width: wide, height: 6, symbols: state.symbols, borderStyle: focusStyle)
+            box.render(in: area, into: &buffer)
+            let inner = box.contentArea(in: area)
+            guard inner.height >= 3 else { return }
+            _ = buffer.set(line: Line([Span("format ", style: .dim), Span(prompt.format == .json ? "[JSON] HAR" : "JSON [HAR]", style: .bold), Span("   Tab switches", style: .dim)]), at: inner.origin, clip: inner)
+            _ = buffer.set(string: "file   ", at: Position(x: inner.x, y: inner.y + 1), style: .dim, clip: inner)
+            prompt.path.render(in: Rect(x: inner.x + 7, y: inner.y + 1, width: inner.width - 7, height: 1), into: &buffer)
+            _ = buffer.set(string: "Enter writes (secrets masked) · Esc cancels", at: Position(x: inner.x, y: inner.y + 2), style: .dim, clip: inner)
+        case .editor(let editor):
+            renderEditor(editor, state, in: area, into: &buffer)
+        }
+    }
+
+    static func renderEditor(_ editor: HeaderEditor, _ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
+        let errorRows = editor.errors.count
+        let height = min(area.height - 2, editor.rows.count + errorRows + 4)
+        let title = "Edit \(editor.target == .request ? "request" : "response") headers · request #\(editor.request)"
+        let box = Modal(title: title, width: min(area.width - 2, 96), height: height, symbols: state.symbols, borderStyle: focusStyle)
+        box.render(in: area, into: &buffer)
+        let inner = box.contentArea(in: area)
+        guard inner.height > 0 else { return }
+        let nameWidth = min(28, inner.width / 3)
+        var y = inner.y
+        for (index, row) in editor.rows.enumerated() where y < inner.maxY - 1 {
+            row.name.render(in: Rect(x: inner.x, y: y, width: nameWidth, height: 1), into: &buffer)
+            _ = buffer.set(string: ":", at: Position(x: inner.x + nameWidth, y: y), style: .dim, clip: inner)
+            row.value.render(in: Rect(x: inner.x + nameWidth + 2, y: y, width: inner.width - nameWidth - 2, height: 1), into: &buffer)
+            if index == editor.row { _ = buffer.set(string: "›", at: Position(x: inner.x - 1, y: y), style: accent) }
+            y += 1
+            if let error = editor.errors[index], y < inner.maxY - 1 {
+                _ = buffer.set(string: "  ✕ " + error, at: Position(x: inner.x, y: y), style: bad, clip: inner)
+                y += 1
+            }
+        }
+        _ = buffer.set(string: "Enter apply · Esc cancel · Tab next field · Ctrl-N add row · Ctrl-D delete row", at: Position(x: inner.x, y: inner.maxY - 1), style: .dim, clip: inner)
+    }
+}

@@ -1,0 +1,310 @@
+import Foundation
+public import ChainKit
+public import Lab
+public import TerminalUI
+import Timeline
+
+/// The inspector app: ``update(_:_:)`` and ``render(_:into:)`` over an ``InspectorState``.
+public enum Inspector {
+    /// Applies one message to the state and returns what the app must do.
+    public static func update(_ state: inout InspectorState, _ message: InspectorMessage) -> [InspectorEffect] {
+        switch message {
+        case .resize(let size):
+            state.size = size
+            return []
+        case .labChanged(let view):
+            state.lab = view
+            if let refusal = view.newRefusals.last { state.notice = .init(text: refusal, isError: true) }
+            followSelection(&state)
+            return []
+        case .exportFinished(let path, let error):
+            state.notice = error.map { .init(text: $0, isError: true) } ?? .init(text: "exported to \(path)", isError: false)
+            return []
+        case .key(let key):
+            if key == .resize { return [] }
+            if let modal = state.modal { return handleModal(modal, key, &state) }
+            state.notice = nil
+            guard let action = Keymap.action(for: key) else { return [] }
+            return perform(action, &state)
+        }
+    }
+
+    /// Keeps a request selected, and keeps the Chain pane on the stop the selected request
+    /// is held at while it is being stepped.
+    static func followSelection(_ state: inout InspectorState) {
+        if state.selectedRequest == nil || !state.lab.requests.contains(where: { $0.id == state.selectedRequest }) {
+            state.selectedRequest = state.visibleRequests.first?.id
+        }
+        let place = state.selectedStop?.place
+        if place != state.followedPlace, case .hop(let hop, _) = place {
+            state.selectedHop = hop
+        }
+        state.followedPlace = place
+        state.selectedHop = min(state.selectedHop, max(0, state.hops.count - 1))
+    }
+
+    static func perform(_ action: Action, _ state: inout InspectorState) -> [InspectorEffect] {
+        switch action {
+        case .newOperation: return [.command(.launch(operation: 0))]
+        case .newSeveral: return Array(repeating: .command(.launch(operation: 0)), count: 5)
+        case .step, .continueRequest:
+            guard let stop = requireHeld(&state) else { return [] }
+            return [.command(action == .step ? .step(request: stop.request) : .resume(request: stop.request))]
+        case .continueAll:
+            guard state.lab.parked.values.contains(where: \.held) else {
+                state.notice = .init(text: "no request is held", isError: false)
+                return []
+            }
+            return [.command(.resumeAll)]
+        case .toggleStepMode:
+            state.lab.stepMode.toggle()
+            state.notice = .init(text: state.lab.stepMode ? "step mode on: new operations stop before every hop" : "step mode off: new operations run to breakpoints", isError: false)
+            return [.setStepMode(state.lab.stepMode)]
+        case .toggleBreakpoint: return toggleBreakpoint(&state)
+        case .editHeaders:
+            guard let stop = requireHeld(&state) else { return [] }
+            if stop.capabilities.canEditRequest {
+                state.modal = .editor(HeaderEditor(request: stop.request, target: .request, headers: stop.currentHeaders, status: nil))
+            } else if stop.capabilities.canEditResponse {
+                state.modal = .editor(HeaderEditor(request: stop.request, target: .response, headers: stop.currentHeaders, status: stop.pending.responseStatus ?? stop.snapshot.status))
+            } else {
+                state.notice = .init(text: "no headers can be edited at \(stop.place) of \(stop.hopName)", isError: true)
+            }
+            return []
+        case .force401:
+            guard let stop = requireHeld(&state) else { return [] }
+            guard stop.capabilities.canForce401 else {
+                state.notice = .init(text: "a 401 cannot be forced at \(stop.place) of \(stop.hopName): force it at the transport or at a post-flight stop", isError: true)
+                return []
+            }
+            return [.command(.force401(request: stop.request))]
+        case .forceRetry:
+            guard let stop = requireHeld(&state) else { return [] }
+            if let refusal = stop.capabilities.retryRefusal {
+                state.notice = .init(text: refusal, isError: true)
+                return []
+            }
+            return [.command(.forceRetry(request: stop.request))]
+        case .fail:
+            guard let stop = requireHeld(&state) else { return [] }
+            state.modal = .failPicker(request: stop.request)
+            return []
+        case .advanceClock: return [.command(.advanceClock(seconds: 1))]
+        case .expireTokens:
+            state.notice = .init(text: "every access token on the backend is now expired", isError: false)
+            return [.command(.expireTokens)]
+        case .reorderChain:
+            state.modal = .reorder(ChainReorder(chain: state.lab.chain))
+            return []
+        case .export:
+            state.modal = .export(ExportPrompt(path: "chainlab-\(state.scenario.name).json"))
+            return []
+        case .showCurl:
+            showCurl(&state)
+            return []
+        case .filter:
+            state.modal = .filter(TextInput(text: state.filter))
+            return []
+        case .revealSecrets:
+            state.revealSecrets.toggle()
+            state.notice = .init(text: state.revealSecrets ? "secrets revealed" : "secrets masked", isError: false)
+            return []
+        case .scenarioInfo:
+            state.modal = .scenarioInfo
+            return []
+        case .nextPane, .previousPane:
+            let panes = InspectorState.Pane.allCases
+            let offset = action == .nextPane ? 1 : panes.count - 1
+            state.focus = panes[(state.focus.rawValue + offset) % panes.count]
+            return []
+        case .up, .down, .pageUp, .pageDown, .home, .end:
+            move(action, &state)
+            return []
+        case .open:
+            if state.focus == .requests { state.focus = .chain } else if state.focus == .chain { state.focus = .detail }
+            return []
+        case .back:
+            if state.focus == .detail { state.focus = .chain } else if state.focus == .chain { state.focus = .requests }
+            return []
+        case .help:
+            state.modal = .help(scroll: 0)
+            return []
+        case .quit:
+            if state.lab.hasUnfinishedRequests {
+                state.modal = .confirmQuit
+                return []
+            }
+            return [.quit]
+        }
+    }
+
+    static func requireHeld(_ state: inout InspectorState) -> ParkedStop? {
+        guard let stop = state.heldStop else {
+            let what = state.selectedRequest.map { "request #\($0) is not held at a stop" } ?? "no request is selected"
+            state.notice = .init(text: "\(what); press n to start one, b to set a breakpoint, B for step mode", isError: true)
+            return nil
+        }
+        return stop
+    }
+
+    static func toggleBreakpoint(_ state: inout InspectorState) -> [InspectorEffect] {
+        guard state.hops.indices.contains(state.selectedHop) else { return [] }
+        let hop = state.selectedHop
+        let pre = Scheduler.Breakpoint(hop: hop, position: .pre), post = Scheduler.Breakpoint(hop: hop, position: .post)
+        let hasPre = state.lab.breakpoints.contains(pre), hasPost = state.lab.breakpoints.contains(post)
+        // none → pre → post → both → none
+        let (nextPre, nextPost, label): (Bool, Bool, String) = switch (hasPre, hasPost) {
+        case (false, false): (true, false, "pre-flight")
+        case (true, false): (false, true, "post-flight")
+        case (false, true): (true, true, "pre- and post-flight")
+        case (true, true): (false, false, "none")
+        }
+        state.lab.breakpoints = state.lab.breakpoints.filter { $0 != pre && $0 != post }
+        if nextPre { state.lab.breakpoints.insert(pre) }
+        if nextPost { state.lab.breakpoints.insert(post) }
+        state.notice = .init(text: "breakpoint on \(state.hops[hop].name): \(label)", isError: false)
+        return [.setBreakpoint(pre, enabled: nextPre), .setBreakpoint(post, enabled: nextPost)]
+    }
+
+    static func move(_ action: Action, _ state: inout InspectorState) {
+        let page = max(1, state.size.height / 3)
+        func step(_ index: Int, count: Int) -> Int {
+            guard count > 0 else { return 0 }
+            let next: Int = switch action {
+            case .up: index - 1
+            case .down: index + 1
+            case .pageUp: index - page
+            case .pageDown: index + page
+            case .home: 0
+            default: count - 1
+            }
+            return min(max(0, next), count - 1)
+        }
+        switch state.focus {
+        case .requests:
+            let rows = state.visibleRequests
+            let index = rows.firstIndex { $0.id == state.selectedRequest } ?? 0
+            state.selectedRequest = rows.isEmpty ? nil : rows[step(index, count: rows.count)].id
+            state.selectedHop = state.selectedStop.flatMap { if case .hop(let hop, _) = $0.place { hop } else { nil } } ?? 0
+            state.detailScroll = 0
+        case .chain:
+            state.selectedHop = step(state.selectedHop, count: state.hops.count)
+            state.detailScroll = 0
+        case .timeline:
+            state.timelineScroll = step(state.timelineScroll, count: max(1, state.visibleRequests.count))
+        case .detail:
+            state.detailScroll = action == .home ? 0 : max(0, step(state.detailScroll, count: 10_000))
+        }
+    }
+
+    static func showCurl(_ state: inout InspectorState) {
+        guard let request = state.selectedRequest else {
+            state.notice = .init(text: "no request is selected", isError: true)
+            return
+        }
+        let masking: SecretMasking = state.revealSecrets ? .revealed : .masked
+        let attempt = state.selectedRow?.attempt ?? 1
+        let events = state.lab.store.events(request: request).filter { $0.attempt == attempt }
+        let hop = state.selectedHop
+        // The request as the selected hop handed it on; for hops that see only the GraphQL
+        // request, the first full HTTP request below them.
+        let atHop = events.last { $0.hop == hop && ($0.phase == .preflight || $0.phase == .send) && ($0.kind == .http || $0.kind == .transport || $0.kind == .middleware) }
+        let below = events.first { $0.hop >= hop && ($0.kind == .http || $0.kind == .middleware || $0.kind == .transport) && ($0.phase == .preflight || $0.phase == .send) }
+        guard let event = atHop ?? below, let command = CurlExport.command(for: event, masking: masking) else {
+            state.notice = .init(text: "request #\(request) has not reached the HTTP layer yet at this attempt", isError: true)
+            return
+        }
+        let title = "curl · #\(request) attempt \(attempt) · as \(event.name) \(event.phase == .send ? "sent it" : "handed it on")"
+        state.modal = .curl(title: title, command: VisibleEscapes.escape(command).replacingOccurrences(of: "\\n", with: "\n"))
+    }
+
+    // MARK: - Overlays
+
+    static func handleModal(_ modal: Overlay, _ key: Key, _ state: inout InspectorState) -> [InspectorEffect] {
+        switch modal {
+        case .help(let scroll):
+            switch key {
+            case .down, .char("j"): state.modal = .help(scroll: scroll + 1)
+            case .up, .char("k"): state.modal = .help(scroll: max(0, scroll - 1))
+            case .pageDown: state.modal = .help(scroll: scroll + 10)
+            case .pageUp: state.modal = .help(scroll: max(0, scroll - 10))
+            default: state.modal = nil
+            }
+            return []
+        case .scenarioInfo, .curl:
+            state.modal = nil
+            return []
+        case .confirmQuit:
+            switch key {
+            case .char("y"), .char("Y"): state.modal = nil; return [.quit]
+            default: state.modal = nil; return []
+            }
+        case .failPicker(let request):
+            state.modal = nil
+            let fault: LabFault? = switch key {
+            case .char("t"): .timeout
+            case .char("c"): .cancellation
+            case .char("e"): .transportError
+            default: nil
+            }
+            return fault.map { [.command(.fail(request: request, fault: $0))] } ?? []
+        case .filter(var input):
+            switch key {
+            case .enter: state.modal = nil
+            case .escape: state.filter = ""; state.modal = nil
+            default:
+                _ = input.handle(key)
+                state.filter = input.text
+                state.modal = .filter(input)
+            }
+            if let first = state.visibleRequests.first, !state.visibleRequests.contains(where: { $0.id == state.selectedRequest }) {
+                state.selectedRequest = first.id
+            }
+            return []
+        case .reorder(var reorder):
+            switch key {
+            case .escape: state.modal = nil
+            case .enter:
+                state.modal = nil
+                state.lab.chain = reorder.chain
+                state.notice = .init(text: "new chain for new operations: \(reorder.names.joined(separator: " → "))", isError: false)
+                return [.setChain(reorder.chain)]
+            case .char("k"), .up: reorder.selected = max(0, reorder.selected - 1)
+            case .char("j"), .down: reorder.selected = min(reorder.names.count - 1, reorder.selected + 1)
+            case .char("K"), .char("J"):
+                if let refusal = reorder.move(by: key == .char("K") ? -1 : 1) { state.notice = .init(text: refusal, isError: true) }
+            default: break
+            }
+            if state.modal != nil { state.modal = .reorder(reorder) }
+            return []
+        case .export(var prompt):
+            switch key {
+            case .escape: state.modal = nil
+            case .tab:
+                prompt.format = prompt.format == .json ? .har : .json
+                let path = prompt.path.text
+                for format in ExportPrompt.Format.allCases where path.hasSuffix("." + format.rawValue) {
+                    prompt.path = TextInput(text: String(path.dropLast(format.rawValue.count)) + prompt.format.rawValue)
+                }
+                state.modal = .export(prompt)
+            case .enter:
+                guard !prompt.path.text.isEmpty else { return [] }
+                state.modal = nil
+                return [.export(format: prompt.format, path: prompt.path.text)]
+            default:
+                _ = prompt.path.handle(key)
+                state.modal = .export(prompt)
+            }
+            return []
+        case .editor(var editor):
+            switch editor.handle(key) {
+            case .editing: state.modal = .editor(editor)
+            case .cancelled: state.modal = nil
+            case .confirmed(let command):
+                state.modal = nil
+                return [.command(command)]
+            }
+            return []
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import ChainKit
+import Foundation
+import Inspector
+import Lab
+import TerminalUI
+
+/// `chainlab [SCENARIO]`: the full-screen inspector.
+struct InspectCommand {
+    static let usage = """
+        USAGE: chainlab [SCENARIO] [--scenario-file FILE] [--endpoint URL] [--record FILE] [--no-step]
+
+        Opens the inspector on SCENARIO (basics when none is given): every operation stops
+        before every hop, and you step, edit headers, force 401s and retries, and watch.
+        Press ? inside for the keys.
+
+          --scenario-file FILE  open the scenario in the JSON file FILE
+          --endpoint URL        send the operations to a real server (e.g. chainlab serve)
+          --record FILE         save the session's decisions on quit, for 'chainlab trace --replay'
+          --no-step             start with step mode off (operations run to breakpoints)
+
+        Scenarios: \(ScenarioSource.builtInList)
+        """
+
+    var scenarioName: String?
+    var scenarioFile: String?
+    var endpoint: URL?
+    var recordPath: String?
+    var stepMode = true
+
+    init(arguments: [String]) throws {
+        var list = ArgumentList(arguments, command: "")
+        while let argument = list.next() {
+            switch argument {
+            case "--scenario-file": scenarioFile = try list.value(for: argument)
+            case "--endpoint": endpoint = try TraceCommand.endpointBase(try list.value(for: argument))
+            case "--record": recordPath = try list.value(for: argument)
+            case "--no-step": stepMode = false
+            case "--help", "-h": throw HelpRequested(text: Self.usage)
+            default:
+                if argument.hasPrefix("-") {
+                    throw CommandLineError("unknown option '\(VisibleEscapes.escape(argument))'; valid: --scenario-file, --endpoint, --record, --no-step, or a command: trace, scenarios, serve, keys, help")
+                }
+                guard scenarioName == nil else {
+                    throw CommandLineError("give one scenario, got '\(VisibleEscapes.escape(scenarioName!))' and '\(VisibleEscapes.escape(argument))'")
+                }
+                scenarioName = argument
+            }
+        }
+    }
+
+    func run(environment: [String: String]) async throws -> Int32 {
+        let scenario = try ScenarioSource.resolve(name: scenarioFile == nil ? (scenarioName ?? "basics") : scenarioName, file: scenarioFile)
+        guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0 else {
+            throw CommandLineError("the inspector needs a terminal (standard input and output must be a TTY); for a headless run use 'chainlab trace \(scenario.name)'")
+        }
+        let session: LabSession
+        if let endpoint {
+            do {
+                session = try await LabSession.connect(scenario: scenario, baseURL: endpoint, defaultMode: stepMode ? .step : .run)
+            } catch {
+                throw CommandLineError("cannot use the endpoint \(endpoint.absoluteString): \(error)")
+            }
+        } else {
+            session = LabSession(scenario: scenario, defaultMode: stepMode ? .step : .run)
+        }
+        let terminal: NcursesBackend
+        do {
+            terminal = try NcursesBackend(colors: environment["NO_COLOR"].map(\.isEmpty) ?? true)
+        } catch {
+            throw CommandLineError("\(error)")
+        }
+        let outcome = await InspectorApp.run(session: session, terminal: terminal)
+        terminal.restore()
+        if let recordPath {
+            try writeAtomically(Recording(scenario: scenario.name, commands: outcome.log).json, to: recordPath)
+        }
+        return 0
+    }
+}

@@ -1,0 +1,76 @@
+import ChainKit
+import Inspector
+import Lab
+import TerminalUI
+import Testing
+
+@Suite("Inspector screens")
+struct RenderTests {
+    /// basics with request #1 stepped to the cache stop: Auth's +Authorization is visible.
+    func pausedAtCache(size: Size) async -> Driver {
+        let driver = Driver(size: size)
+        await driver.press(.char("n"))
+        await driver.step(until: .hop(3, .pre))
+        return driver
+    }
+
+    @Test("the main screen at 120x40, paused at the cache stop")
+    func main120x40() async {
+        expectSnapshot(await pausedAtCache(size: Size(width: 120, height: 40)).screen(), named: "main-120x40")
+    }
+
+    @Test("the main screen at 80x24")
+    func main80x24() async {
+        expectSnapshot(await pausedAtCache(size: Size(width: 80, height: 24)).screen(), named: "main-80x24")
+    }
+
+    @Test("a paused hop with a header diff in Detail")
+    func pausedHopWithDiff() async {
+        let driver = await pausedAtCache(size: Size(width: 120, height: 40))
+        driver.state.selectedHop = 1
+        let screen = driver.screen()
+        #expect(screen.contains { $0.contains("Hop 2 AuthInterceptor · preflight · attempt 1") })
+        #expect(screen.contains { $0.contains("+ Authorization: Bearer ••••-1-1") })
+        expectSnapshot(screen, named: "paused-hop-diff")
+    }
+
+    @Test("the header editor with a validation error")
+    func editorWithError() async {
+        let driver = await pausedAtCache(size: Size(width: 100, height: 30))
+        await driver.step(until: .hop(4, .pre))
+        await driver.press(.char("e"), .ctrl("n"), .char("X"), .char(" "), .char("Y"), .tab, .char("1"), .enter)
+        let screen = driver.screen()
+        #expect(screen.contains { $0.contains(#"✕ header name "X Y" is not a valid token: space at offset 1"#) })
+        expectSnapshot(screen, named: "editor-error")
+    }
+
+    @Test("the help overlay")
+    func help() async {
+        let driver = Driver(size: Size(width: 100, height: 40))
+        await driver.press(.char("?"))
+        expectSnapshot(driver.screen(), named: "help")
+    }
+
+    @Test("too small: a short message, never a crash, down to 1x1")
+    func tiny() async {
+        let driver = Driver(size: Size(width: 20, height: 6))
+        await driver.press(.char("n"))
+        #expect(driver.screen() == ["enlarge the terminal", " (40x8 or more)     ", "                    ", "                    ", "                    ", "                    "])
+        for (width, height) in [(1, 1), (0, 0), (39, 7), (40, 8), (79, 23), (81, 13)] {
+            driver.state.size = Size(width: width, height: height)
+            #expect(driver.screen().count == height)
+        }
+    }
+
+    @Test("hostile server content is drawn as visible escapes")
+    func hostile() async {
+        let driver = Driver("hostile-server", size: Size(width: 140, height: 50))
+        await driver.press(.char("n"))
+        await driver.step(until: .hop(4, .post))
+        let screen = driver.screen().joined(separator: "\n")
+        #expect(screen.contains("\\e]2;PWNED\\x07"))
+        #expect(!screen.contains("\u{1B}"))
+        #expect(!screen.contains("\u{202E}"))
+        #expect(!screen.contains("\u{07}"))
+    }
+}
