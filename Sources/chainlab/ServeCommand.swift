@@ -31,8 +31,7 @@ struct ServeCommand {
     static let longestSeconds: Double = 24 * 60 * 60
 
     var port: UInt16 = 4000
-    var host = "127.0.0.1"
-    var hostGiven = false
+    var address = ListenAddress.ipv4Loopback
     var settings = LabBackend.Settings()
 
     init(arguments: [String]) throws {
@@ -47,11 +46,10 @@ struct ServeCommand {
                 self.port = port
             case "--host":
                 let value = try list.value(for: argument)
-                guard ListenAddress(value) != nil else {
+                guard let address = ListenAddress(value) else {
                     throw CommandLineError("--host needs a numeric IPv4 or IPv6 address such as 127.0.0.1 or ::1, got '\(VisibleEscapes.escape(value))'")
                 }
-                host = value
-                hostGiven = true
+                self.address = address
             case "--token-ttl":
                 let value = try list.value(for: argument)
                 guard let seconds = Double(value), seconds > 0, seconds <= Self.longestSeconds else {
@@ -87,22 +85,20 @@ struct ServeCommand {
     /// Serves until SIGINT or SIGTERM; returns the exit status.
     func run() async throws -> Int32 {
         let stopSignal = StopSignal()
-        let service = LabHTTPService(backend: .onWallClock(settings: settings), host: host, port: port)
+        if !address.isLoopback {
+            FileHandle.standardError.write(Data("""
+                chainlab serve: warning: \(address.host) is not a loopback address; anyone who can reach it \
+                can get tokens from the lab (user demo, password demo) and reconfigure it through /_lab/
+
+                """.utf8))
+        }
+        let service = LabHTTPService(backend: .onWallClock(settings: settings), host: address.host, port: port)
         let boundPort: UInt16
         do {
             boundPort = try service.start()
         } catch {
-            FileHandle.standardError.write(Data("chainlab: serve cannot listen on \(host) port \(port): \(error)\n".utf8))
+            FileHandle.standardError.write(Data("chainlab: serve cannot listen on \(address.host) port \(port): \(error)\n".utf8))
             return 1
-        }
-        // The address parsed when the options were read.
-        let address = ListenAddress(host)!
-        if hostGiven && !address.isLoopback {
-            FileHandle.standardError.write(Data("""
-                chainlab serve: warning: \(host) is not a loopback address; anyone who can reach it \
-                can get tokens from the lab (user demo, password demo) and reconfigure it through /_lab/
-
-                """.utf8))
         }
         let line = "chainlab serve: listening on http://\(address.authority(port: boundPort)) "
             + "(GraphQL at /graphql, OAuth at /oauth/token, control at /_lab/)\n"

@@ -15,10 +15,10 @@ private func chainlabBinary() throws -> URL {
     let running = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
     let bundle = Bundle.main.bundleURL
     let folders = [
-        running.deletingLastPathComponent(),
+        running.deletingLastPathComponent(),  // Linux: the .xctest is an executable in the products folder
+        Bundle(for: ChainlabProcess.self).bundleURL.deletingLastPathComponent(),  // macOS: the .xctest is a bundle there
         bundle.deletingLastPathComponent(),
         bundle,
-        bundle.appendingPathComponent("Contents/MacOS").deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent(),
     ]
     let found = folders.map { $0.appendingPathComponent("chainlab") }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     return try #require(found, "no chainlab executable in \(folders.map(\.path))")
@@ -229,6 +229,32 @@ struct ServeCommandTests {
         #expect(second.stderr == "chainlab: serve cannot listen on 127.0.0.1 port \(port): bind failed: \(String(cString: strerror(EADDRINUSE))) (errno \(EADDRINUSE))\n")
         kill(first.processIdentifier, SIGTERM)
         #expect(await first.finish(within: .seconds(10))?.status == 0)
+    }
+
+    @Test func aNonLoopbackHostIsWarnedAbout() async throws {
+        // 192.0.2.1 (TEST-NET-1, RFC 5737) is assigned to no interface here, so the warning
+        // is printed and the bind then fails: nothing is ever reachable from outside.
+        let result = try await ChainlabProcess.run(["serve", "--host", "192.0.2.1", "--port", "0"])
+
+        #expect(result.status == 1)
+        #expect(result.stdout == "")
+        #expect(result.stderr == """
+            chainlab serve: warning: 192.0.2.1 is not a loopback address; anyone who can reach it can get tokens from the lab (user demo, password demo) and reconfigure it through /_lab/
+            chainlab: serve cannot listen on 192.0.2.1 port 0: bind failed: \(String(cString: strerror(EADDRNOTAVAIL))) (errno \(EADDRNOTAVAIL))
+
+            """)
+    }
+
+    @Test func anIPv6LoopbackHostIsBracketedInTheListeningLine() async throws {
+        let serve = try ChainlabProcess(["serve", "--host", "::1", "--port", "0"])
+        let announced = await serve.waitForStdout(within: .seconds(10)) { $0.hasSuffix("\n") }
+        try #require(announced, "no listening line; stdout so far: \(serve.stdout.debugDescription)")
+
+        #expect(serve.stdout.hasPrefix("chainlab serve: listening on http://[::1]:"))
+        kill(serve.processIdentifier, SIGTERM)
+        let result = await serve.finish(within: .seconds(10))
+        #expect(result?.status == 0)
+        #expect(result?.stderr == "chainlab serve: stopped on SIGTERM\n")
     }
 
     @Test func helpListsEveryOption() async throws {

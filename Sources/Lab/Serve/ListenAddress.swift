@@ -40,6 +40,15 @@ public struct ListenAddress: Sendable, Hashable {
         self.host = host
     }
 
+    /// `127.0.0.1`, where `serve` listens unless told otherwise.
+    public static let ipv4Loopback = ListenAddress(host: "127.0.0.1", isLoopback: true, isIPv6: false)
+
+    private init(host: String, isLoopback: Bool, isIPv6: Bool) {
+        self.host = host
+        self.isLoopback = isLoopback
+        self.isIPv6 = isIPv6
+    }
+
     /// `host:port` as it is written in a URL, with an IPv6 address in brackets.
     public func authority(port: UInt16) -> String {
         isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)"
