@@ -162,7 +162,9 @@ public struct JSONParser {
                     }
                     scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
                 default:
-                    throw error("invalid escape '\\\(Character(Unicode.Scalar(escape)))' in string", at: index - 2)
+                    // Only printable ASCII is quoted as is: the message may be shown on a terminal.
+                    let shown = (0x21..<0x7F).contains(escape) ? "'\\\(Character(Unicode.Scalar(escape)))'" : "'\\' followed by byte 0x\(String(escape, radix: 16))"
+                    throw error("invalid escape \(shown) in string", at: index - 2)
                 }
                 runStart = index
                 continue

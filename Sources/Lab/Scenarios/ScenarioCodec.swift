@@ -133,7 +133,8 @@ public enum ScenarioCodec {
 
     static func refuseUnknownKeys(_ members: [String: JSONValue], known: [String], path: String) throws(ScenarioError) {
         for key in members.keys.sorted() where !known.contains(key) {
-            throw ScenarioError(path: path.isEmpty ? key : "\(path).\(key)", reason: "unknown key; known: \(known.joined(separator: ", "))")
+            let name = VisibleEscapes.escape(key)
+            throw ScenarioError(path: path.isEmpty ? name : "\(path).\(name)", reason: "unknown key; known: \(known.joined(separator: ", "))")
         }
     }
 

@@ -1,0 +1,35 @@
+import ChainKit
+import Foundation
+import Lab
+import Testing
+
+/// Inputs that fuzz/targets/FuzzScenario.swift found breaking the scenario decoder, kept so
+/// they stay fixed. Each test names the crash file libFuzzer wrote.
+@Suite("Scenario decoder fuzz regressions")
+struct ScenarioFuzzRegressionTests {
+    func decodeError(_ data: Data) -> ScenarioError? {
+        do {
+            _ = try ScenarioCodec.decode(data)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("crash-292b05e9: an unknown key's control characters appear escaped in the error")
+    func unknownKeyWithControlCharacters() throws {
+        let crash = try #require(Data(base64Encoded: "eyJuYW2T3cXCh93T3W9wZXJhdGlvbnMiOlt7Im5hbWUiOiJIZXJvUXVlcnkifV0sImNoYWluIjpbeyJpbnRlcmNlcHRvciI6Ik1heFJldHJ5SW50ZXJjZXB0b3IiLCJtYXhSZXRyaWVzIjotMX0seyJpbnRlcmNlcHRvciI6IkZvbyJ9XX0K"))
+        let error = try #require(decodeError(crash))
+        #expect(!error.description.unicodeScalars.contains(where: VisibleEscapes.isUnsafe))
+        #expect(error.path == "nam\u{FFFD}\u{FFFD}\u{FFFD}\\x87\u{FFFD}\u{FFFD}\u{FFFD}operations")
+
+        let nested = Data(#"{"name":"x","operations":[{"name":"HeroQuery"}],"chain":[],"backend":{"\u001b]2;PWNED\u0007":true}}"#.utf8)
+        #expect(decodeError(nested)?.description == #"backend.\e]2;PWNED\x07: unknown key; known: tokenTTL, authFailureMode, requireAuth, rotateRefreshTokens, reuseDetection, serverErrorStatus, failNext, failNextStatus, latency, hostile"#)
+    }
+
+    @Test("crash-b0305abb: a scenario file with an invalid escape is refused with a printable message")
+    func invalidEscapeInScenarioFile() throws {
+        let crash = try #require(Data(base64Encoded: "eyJuYW1lIjoicmVzdCIsImNoYWluIjpbeyJtaWRkbGV3YXJlIjoiQXV0aGVudGljYXRpb25NaWRkbGV3YXJlIiwiYXV0aG9yaXphdGlvbiI6IkJlYXJlciB4In1dLCJvcGVyYXRpb25zIjpbeyJuYW1lIjoiZ2V0SGVybyIsIm1ldGhvZCI6IkdFVCIsInBhdGgiOiIvaGVyb2VzLzIwMDEiLCJ2YXJpYWJsZXMiOnsiaWQiOiIyMDAxIiwibiI6MS41ZS03LCJkZWVwIjpbdHJ1ZSxudWxsLHsiayI6Ilx1MDBlOVyGm8fMZFx1ZGUwMCJ9XX19XSwibGF1bmNoIjpbMCwwXSwic2NyaXB0IjpbeyJyZXF1ZXN0dGlvbk1pZGRsZXdhcmUiLCJhdXRob3JpemF0aW9ueyJuYW1lIjoicmVzdCIsImNoYWluIjpbeyJtaWRkbGV3YXJlIjoiQXV0aGVudGljYXRpb25NaWRkbGV3YXJlIiwiYXV0aG9yaXphdGlvbiI6IkJlYXJlciB4In1dLCJvcGVyYXRpb25zIjpbeyJuYXV0bzoiZ2V0SGVybyIsIm1ldGhvZCI6IkdFVCIsInBhdGgiOiIvaGVyb2VzLzIwMDEiLCJ2YXJpYWJsZXMiOnsiaWQiOiIyMDAxIiwibiI6MS41ZS03LCJkZWVwIjpbdHJ1ZSxudWxsLHsiayI6Ilx1MDBlIjoiQmVhcmVyIHgifV0sIm9wZXJhdGlvbnMiOlt7Im5hbWUiOiJnZXRIZXJvIiwibWV0aG9kIjoiR0VUIiwicGF0aCI6Ii9oZXJvZXMvMjAwMSIsInZhcmlhYmxlLCJsYXRlbmN5IjowLjI1LCJob3N0aWxlIjp0cnVlfSwidG9rZW4iOiJub25lIiwicmVmcmVzaFN0cmF0ZWd5IjoibmFpdmUiLCJzYWZldHlDYXAiOjMsInByZWZpbGxDYWNoZSI6ZmFsc2V9Cg=="))
+        #expect(decodeError(crash)?.description == #"not JSON: not valid JSON at line 1, column 230: invalid escape '\' followed by byte 0x86 in string"#)
+    }
+}
