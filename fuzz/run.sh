@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets in fuzz/targets and runs each for a bounded time.
+#
+#   fuzz/run.sh [SECONDS] [TARGET...]     default: 30 seconds for every target
+#
+# The package's modules are compiled with swiftc straight from Sources/ (with
+# -sanitize=fuzzer,address) into .build-fuzz/, so nothing here touches `swift build` or
+# `swift test`. Only the toolchain is needed: libFuzzer ships with Swift's clang.
+# Exits non-zero when a build fails or a target crashes, hangs or breaks one of its
+# properties; the input that did it is left in fuzz/out/TARGET/ (re-run it with
+# `.build-fuzz/fuzz/bin/TARGET fuzz/out/TARGET/crash-...`). New inputs the fuzzer finds
+# go to .build-fuzz/fuzz/corpus/TARGET, not to the committed seeds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${1:-30}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzScenario FuzzHeaders FuzzHTTPParser)
+case "$seconds" in (*[!0-9]*|"") echo "fuzz/run.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2;; esac
+
+build=.build-fuzz/fuzz
+mkdir -p "$build/modules" "$build/objects" "$build/bin" fuzz/out
+
+flags=(-O -g -swift-version 6 -sanitize=fuzzer,address
+       -enable-upcoming-feature ExistentialAny
+       -enable-upcoming-feature InternalImportsByDefault
+       -enable-upcoming-feature MemberImportVisibility
+       -I "$build/modules" -I Sources/CCrypto)
+
+# Which package modules each target links, in dependency order.
+modules_for() {
+    case "$1" in
+        FuzzScenario) echo ChainKit Timeline HTTPServer Lab ;;
+        FuzzHeaders) echo ChainKit ;;
+        FuzzHTTPParser) echo HTTPServer ;;
+        *) echo "fuzz/run.sh: unknown target '$1'; valid: FuzzScenario, FuzzHeaders, FuzzHTTPParser" >&2; return 2 ;;
+    esac
+}
+
+# The package modules a module imports (as in Package.swift).
+deps_of() {
+    case "$1" in
+        Timeline) echo ChainKit ;;
+        Lab) echo ChainKit Timeline HTTPServer ;;
+        *) echo ;;
+    esac
+}
+
+# A module is recompiled only when its sources, the modules it imports, or the flags changed.
+built_modules=""
+build_module() {
+    local name=$1
+    case " $built_modules " in (*" $name "*) return 0;; esac
+    local dep dep_stamps=()
+    for dep in $(deps_of "$name"); do
+        build_module "$dep"
+        dep_stamps+=("$build/modules/$dep.stamp")
+    done
+    local sources
+    mapfile -t sources < <(find "Sources/$name" -name '*.swift' | LC_ALL=C sort)
+    local stamp
+    stamp=$( { swiftc --version 2>&1; echo "${flags[*]}"; cat "${sources[@]}"; [ ${#dep_stamps[@]} -eq 0 ] || cat "${dep_stamps[@]}"; } | sha256sum | cut -d' ' -f1)
+    if [ -f "$build/objects/$name.o" ] && [ "$(cat "$build/modules/$name.stamp" 2>/dev/null)" = "$stamp" ]; then
+        built_modules+=" $name"
+        return 0
+    fi
+    echo "== fuzz: compiling $name (${#sources[@]} files)"
+    rm -f "$build/modules/$name.stamp"
+    swiftc "${flags[@]}" -parse-as-library -wmo -module-name "$name" -c \
+        -emit-module -emit-module-path "$build/modules/$name.swiftmodule" \
+        -o "$build/objects/$name.o" "${sources[@]}"
+    echo "$stamp" > "$build/modules/$name.stamp"
+    built_modules+=" $name"
+}
+
+build_target() {
+    local target=$1 modules objects=()
+    modules=$(modules_for "$target")
+    for module in $modules; do
+        build_module "$module"
+        objects+=("$build/objects/$module.o")
+    done
+    echo "== fuzz: linking $target"
+    # ld.gold warns about every ASan assembly helper it cannot export; nothing else is hidden.
+    swiftc "${flags[@]}" -parse-as-library -module-name "$target" \
+        "fuzz/targets/$target.swift" "${objects[@]}" -lcrypto -o "$build/bin/$target" 2>&1 \
+        | { grep -v "warning: Cannot export local symbol '__asan" || true; }
+}
+
+for target in "${targets[@]}"; do modules_for "$target" > /dev/null; done
+for target in "${targets[@]}"; do build_target "$target"; done
+
+# The Swift backtracer would race libFuzzer for the crash signal; libFuzzer reports instead.
+export SWIFT_BACKTRACE=enable=no
+failed=()
+for target in "${targets[@]}"; do
+    corpus="$build/corpus/$target"
+    out="fuzz/out/$target"
+    mkdir -p "$corpus" "$out"
+    echo "== fuzz: $target for ${seconds}s"
+    if "$build/bin/$target" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
+        -artifact_prefix="$out/" "$corpus" "fuzz/corpus/$target"; then
+        echo "== fuzz: $target passed"
+    else
+        echo "== fuzz: $target FAILED; inputs in $out/:" >&2
+        ls -1 "$out" >&2
+        failed+=("$target")
+    fi
+done
+
+if [ ${#failed[@]} -gt 0 ]; then
+    echo "fuzz/run.sh: ${failed[*]} failed" >&2
+    exit 1
+fi
+echo "fuzz/run.sh: ${targets[*]} ran ${seconds}s each without a crash"
