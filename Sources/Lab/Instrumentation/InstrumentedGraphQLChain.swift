@@ -22,7 +22,7 @@ struct InstrumentedGraphQLInterceptor: GraphQLInterceptor {
     func intercept(request incoming: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
         let context = self.context, hop = self.hop
         var request = incoming
-        let release = await context.gate(hop, .pre, HopSnapshot(graphQL: request), StopCapabilities(canEditRequest: true))
+        let release = await context.gate(hop, .pre, context.snapshot(graphQL: request), StopCapabilities(canEditRequest: true))
         if let headers = release.requestHeaders { request.additionalHeaders = headers }
         switch release.disposition {
         case .proceed, .force401: break
@@ -35,11 +35,11 @@ struct InstrumentedGraphQLInterceptor: GraphQLInterceptor {
         }
         let received = request
         let below: GraphQLNext = { handed in
-            context.emit(hop, .preflight, HopSnapshot(graphQL: handed), diff: HeaderDiff(from: received.additionalHeaders, to: handed.additionalHeaders))
+            context.emit(hop, .preflight, context.snapshot(graphQL: handed), diff: HeaderDiff(from: received.additionalHeaders, to: handed.additionalHeaders))
             return await next(handed).intercepting { result in
                 let snapshot: HopSnapshot
                 switch result {
-                case .success(let response): snapshot = HopSnapshot(result: response)
+                case .success(let response): snapshot = context.snapshot(result: response)
                 case .failure(let error): snapshot = HopSnapshot(error: error)
                 }
                 let release = await context.gate(hop, .post, snapshot, StopCapabilities(canForce401: true))
@@ -60,7 +60,7 @@ struct InstrumentedGraphQLInterceptor: GraphQLInterceptor {
             throw error
         }
         return results.tap(
-            element: { context.emit(hop, .postflight, HopSnapshot(result: $0), detail: $0.source.rawValue) },
+            element: { context.emit(hop, .postflight, context.snapshot(result: $0), detail: $0.source.rawValue) },
             error: { context.emit(hop, $0 is RequestChain.Retry ? .retry : .error, HopSnapshot(error: $0)) })
     }
 }
@@ -72,7 +72,7 @@ struct InstrumentedCacheInterceptor: CacheInterceptor {
     let context: OperationContext
 
     func readCacheData(request: GraphQLRequest) async throws -> GraphQLResponse? {
-        let release = await context.gate(hop, .pre, HopSnapshot(graphQL: request), StopCapabilities(retryRefusal: "the cache step cannot retry; force the retry at a GraphQL hop"))
+        let release = await context.gate(hop, .pre, context.snapshot(graphQL: request), StopCapabilities(retryRefusal: "the cache step cannot retry; force the retry at a GraphQL hop"))
         if case .fail(let fault) = release.disposition {
             context.emit(hop, .error, HopSnapshot(error: fault))
             throw fault
@@ -80,7 +80,7 @@ struct InstrumentedCacheInterceptor: CacheInterceptor {
         do {
             let cached = try await base.readCacheData(request: request)
             if let cached {
-                context.emit(hop, .cacheHit, HopSnapshot(result: cached), detail: request.fetchBehavior.description)
+                context.emit(hop, .cacheHit, context.snapshot(result: cached), detail: request.fetchBehavior.description)
             } else {
                 context.emit(hop, .cacheMiss, detail: request.fetchBehavior.description)
             }
@@ -93,7 +93,7 @@ struct InstrumentedCacheInterceptor: CacheInterceptor {
 
     func writeCacheData(request: GraphQLRequest, response: GraphQLResponse) async throws {
         try await base.writeCacheData(request: request, response: response)
-        context.emit(hop, .postflight, HopSnapshot(result: response), detail: "cache write")
+        context.emit(hop, .postflight, context.snapshot(result: response), detail: "cache write")
     }
 }
 
@@ -106,7 +106,7 @@ struct InstrumentedHTTPInterceptor: HTTPInterceptor {
     func intercept(request incoming: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
         let context = self.context, hop = self.hop
         var request = incoming
-        let release = await context.gate(hop, .pre, HopSnapshot(request), StopCapabilities(canEditRequest: true, retryRefusal: httpRetryRefusal))
+        let release = await context.gate(hop, .pre, context.snapshot(request), StopCapabilities(canEditRequest: true, retryRefusal: httpRetryRefusal))
         if let headers = release.requestHeaders { request.headerFields = headers }
         if case .fail(let fault) = release.disposition {
             context.emit(hop, .error, HopSnapshot(error: fault))
@@ -115,7 +115,7 @@ struct InstrumentedHTTPInterceptor: HTTPInterceptor {
         let received = request
         let fromBelow = Locked<HTTPFields?>(nil)
         let below: HTTPNext = { handed in
-            context.emit(hop, .preflight, HopSnapshot(handed), diff: HeaderDiff(from: received.headerFields, to: handed.headerFields))
+            context.emit(hop, .preflight, context.snapshot(handed), diff: HeaderDiff(from: received.headerFields, to: handed.headerFields))
             let result: Result<NetworkResponse, any Error>
             do { result = .success(try await next(handed)) } catch { result = .failure(error) }
             let snapshot: HopSnapshot
@@ -156,7 +156,7 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
 
     func send(_ incoming: NetworkRequest) async throws -> NetworkResponse {
         var request = incoming
-        let pre = await context.gate(hop, .pre, HopSnapshot(request), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: httpRetryRefusal))
+        let pre = await context.gate(hop, .pre, context.snapshot(request), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: httpRetryRefusal))
         if let headers = pre.requestHeaders { request.headerFields = headers }
         var response: NetworkResponse
         var body: Data
@@ -169,7 +169,7 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
             response = NetworkResponse(status: 401, headerFields: jsonContentType, url: request.url, body: body)
             context.emit(hop, .receive, HopSnapshot(response: response, body: body), detail: "401 forced, not sent")
         case .proceed, .forceRetry:
-            context.emit(hop, .send, HopSnapshot(request))
+            context.emit(hop, .send, context.snapshot(request))
             do {
                 response = try await base.send(request)
                 body = Data()
@@ -211,7 +211,7 @@ struct InstrumentedResponseParser: ResponseParsingInterceptor {
         context.emit(hop, .preflight, HopSnapshot(response: response))
         do {
             return try await base.parse(response: response, for: request).tap(
-                element: { context.emit(hop, .postflight, HopSnapshot(result: $0)) },
+                element: { context.emit(hop, .postflight, context.snapshot(result: $0)) },
                 error: { context.emit(hop, .error, HopSnapshot(error: $0)) })
         } catch {
             context.emit(hop, .error, HopSnapshot(error: error))

@@ -34,6 +34,7 @@ public final class OperationContext: Sendable {
     private let record: @Sendable (TimelineEvent) -> Void
     private let now: @Sendable () -> Double
     private let attemptCount = Locked(0)
+    private let recentSnapshots = Locked(RecentSnapshots())
 
     public init(request: Int, scheduler: Scheduler, safetyCap: Int, record: @escaping @Sendable (TimelineEvent) -> Void, now: @escaping @Sendable () -> Double) {
         self.request = request
@@ -54,6 +55,22 @@ public final class OperationContext: Sendable {
         }
         guard attempt <= safetyCap else { throw LabSafetyCapError(attempts: attempt - 1) }
         return attempt
+    }
+
+    /// What a GraphQL hop saw going down; shared with the previous one when it was equal.
+    func snapshot(graphQL request: GraphQLRequest) -> HopSnapshot {
+        recentSnapshots.withLock { $0.graphQLRequest.snapshot(for: request, make: HopSnapshot.init(graphQL:)) }
+    }
+
+    /// A result on its way up; shared with the previous one when it was equal.
+    func snapshot(result: GraphQLResponse) -> HopSnapshot {
+        recentSnapshots.withLock { $0.result.snapshot(for: result, make: HopSnapshot.init(result:)) }
+    }
+
+    /// What an HTTP hop or the transport saw going down; shared with the previous one when it
+    /// was equal.
+    func snapshot(_ request: NetworkRequest) -> HopSnapshot {
+        recentSnapshots.withLock { $0.networkRequest.snapshot(for: request) { HopSnapshot($0) } }
     }
 
     /// Records an event of this operation at `hop`.
@@ -77,6 +94,31 @@ public final class OperationContext: Sendable {
             request: request, attempt: attempt, place: place, hopName: name, hopKind: kind,
             snapshot: snapshot, capabilities: capabilities, held: false, pending: Release()))
     }
+}
+
+/// The last snapshot of each kind an operation published and the message it shows.
+///
+/// A message usually passes several hops unchanged (a result climbs every post-flight as it
+/// left the parser), and snapshots are immutable values compared by content, so those hops
+/// share one: one allocation instead of one per event, and one JSON encoding of a result
+/// instead of one per hop, which was most of the instrumentation's cost.
+private struct RecentSnapshots: Sendable {
+    struct Slot<Message: Equatable & Sendable>: Sendable {
+        var message: Message?
+        var snapshot: HopSnapshot?
+
+        mutating func snapshot(for message: Message, make: (Message) -> HopSnapshot) -> HopSnapshot {
+            if let snapshot, self.message == message { return snapshot }
+            let made = make(message)
+            self.message = message
+            self.snapshot = made
+            return made
+        }
+    }
+
+    var graphQLRequest = Slot<GraphQLRequest>()
+    var result = Slot<GraphQLResponse>()
+    var networkRequest = Slot<NetworkRequest>()
 }
 
 extension PullStream {
