@@ -1,5 +1,6 @@
 public import ChainKit
 import Foundation
+import Synchronization
 import Timeline
 
 /// The invisible outermost layer: counts attempts and applies the lab's safety cap. It is
@@ -248,5 +249,16 @@ public struct InstrumentedGraphQLChain: Sendable {
 
 /// The type name of a value, as hop names use it.
 func typeName(_ value: Any) -> String {
-    String(describing: type(of: value))
+    let type = Swift.type(of: value)
+    return typeNames.withLock { names in
+        if let name = names[ObjectIdentifier(type)] { return name }
+        let name = String(describing: type)
+        names[ObjectIdentifier(type)] = name
+        return name
+    }
 }
+
+/// Type names already spelled out. Every operation wraps its interceptors again, and
+/// `String(describing:)` of a type costs more than the rest of wrapping a hop; the cache also
+/// lets every event of a hop share one name string across operations.
+private let typeNames = Mutex<[ObjectIdentifier: String]>([:])
