@@ -28,6 +28,11 @@ let package = Package(
             dependencies: ["ChainKit", "Timeline", "Lab", "TerminalUI", "Inspector"],
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "chainlab-bench",
+            dependencies: ["ChainKit", "Timeline", "Lab"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "ChainKitTests",
             dependencies: ["ChainKit", "HTTPServer"],
