@@ -96,8 +96,8 @@ public struct Recording: Sendable, Hashable {
 
     static func decode(_ entry: JSONValue, path: String) throws(DecodingError) -> RecordedCommand {
         func integer(_ key: String) throws(DecodingError) -> Int {
-            guard let value = entry[key]?.numberValue, value >= 0, value.rounded() == value else {
-                throw DecodingError(path: "\(path).\(key)", reason: "expected a whole number ≥ 0")
+            guard let value = entry[key]?.numberValue, value >= 0, value <= 1_000_000, value.rounded() == value else {
+                throw DecodingError(path: "\(path).\(key)", reason: "expected a whole number from 0 to 1000000")
             }
             return Int(value)
         }
@@ -147,7 +147,7 @@ public struct Recording: Sendable, Hashable {
             case "wake": place = .wake
             case "refresh": place = .refresh
             default:
-                guard let hop = at["hop"]?.numberValue, hop >= 0, let position = at["position"]?.stringValue.flatMap(StopPosition.init(rawValue:)) else {
+                guard let hop = at["hop"]?.numberValue, hop >= 0, hop <= 1_000_000, let position = at["position"]?.stringValue.flatMap(StopPosition.init(rawValue:)) else {
                     throw DecodingError(path: "\(path).at", reason: "expected \"launch\", \"wake\", \"refresh\" or {\"hop\": N, \"position\": \"pre\"|\"post\"}")
                 }
                 place = .hop(Int(hop), position)

@@ -32,4 +32,30 @@ struct ScenarioFuzzRegressionTests {
         let crash = try #require(Data(base64Encoded: "eyJuYW1lIjoicmVzdCIsImNoYWluIjpbeyJtaWRkbGV3YXJlIjoiQXV0aGVudGljYXRpb25NaWRkbGV3YXJlIiwiYXV0aG9yaXphdGlvbiI6IkJlYXJlciB4In1dLCJvcGVyYXRpb25zIjpbeyJuYW1lIjoiZ2V0SGVybyIsIm1ldGhvZCI6IkdFVCIsInBhdGgiOiIvaGVyb2VzLzIwMDEiLCJ2YXJpYWJsZXMiOnsiaWQiOiIyMDAxIiwibiI6MS41ZS03LCJkZWVwIjpbdHJ1ZSxudWxsLHsiayI6Ilx1MDBlOVyGm8fMZFx1ZGUwMCJ9XX19XSwibGF1bmNoIjpbMCwwXSwic2NyaXB0IjpbeyJyZXF1ZXN0dGlvbk1pZGRsZXdhcmUiLCJhdXRob3JpemF0aW9ueyJuYW1lIjoicmVzdCIsImNoYWluIjpbeyJtaWRkbGV3YXJlIjoiQXV0aGVudGljYXRpb25NaWRkbGV3YXJlIiwiYXV0aG9yaXphdGlvbiI6IkJlYXJlciB4In1dLCJvcGVyYXRpb25zIjpbeyJuYXV0bzoiZ2V0SGVybyIsIm1ldGhvZCI6IkdFVCIsInBhdGgiOiIvaGVyb2VzLzIwMDEiLCJ2YXJpYWJsZXMiOnsiaWQiOiIyMDAxIiwibiI6MS41ZS03LCJkZWVwIjpbdHJ1ZSxudWxsLHsiayI6Ilx1MDBlIjoiQmVhcmVyIHgifV0sIm9wZXJhdGlvbnMiOlt7Im5hbWUiOiJnZXRIZXJvIiwibWV0aG9kIjoiR0VUIiwicGF0aCI6Ii9oZXJvZXMvMjAwMSIsInZhcmlhYmxlLCJsYXRlbmN5IjowLjI1LCJob3N0aWxlIjp0cnVlfSwidG9rZW4iOiJub25lIiwicmVmcmVzaFN0cmF0ZWd5IjoibmFpdmUiLCJzYWZldHlDYXAiOjMsInByZWZpbGxDYWNoZSI6ZmFsc2V9Cg=="))
         #expect(decodeError(crash)?.description == #"not JSON: not valid JSON at line 1, column 230: invalid escape '\' followed by byte 0x86 in string"#)
     }
+
+    static let minimal = #""name":"x","chain":[],"operations":[{"name":"HeroQuery"}]"#
+
+    @Test("a request id or hop beyond Int in a script is refused, not a crash converting it to Int")
+    func hugeNumbersInScript() {
+        #expect(decodeError(Data(#"{\#(Self.minimal),"script":[1e300]}"#.utf8))?.description
+            == "script[0]: expected a request id from 1 to 1000000")
+        #expect(decodeError(Data(#"{\#(Self.minimal),"script":[{"request":1,"until":{"hop":1e19,"position":"pre"}}]}"#.utf8))?.description
+            == #"script[0].until: expected "refresh" or {"hop": N, "position": "pre"|"post"}"#)
+    }
+
+    @Test("a recording with a request id or hop beyond Int is refused, not a crash converting it to Int")
+    func hugeNumbersInRecording() {
+        func error(_ command: String) -> String? {
+            let json = #"{"format":"chainlab-recording","version":1,"scenario":"basics","commands":[\#(command)]}"#
+            do {
+                _ = try Recording(json: Data(json.utf8))
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        #expect(error(#"{"command":"step","request":1e300}"#) == "recording at commands[0].request: expected a whole number from 0 to 1000000")
+        #expect(error(#"{"command":"pass","request":1,"at":{"hop":1e19,"position":"pre"}}"#)
+            == #"recording at commands[0].at: expected "launch", "wake", "refresh" or {"hop": N, "position": "pre"|"post"}"#)
+    }
 }

@@ -266,7 +266,7 @@ public enum ScenarioCodec {
         for (index, entry) in entries.enumerated() {
             let path = "script[\(index)]"
             if let number = entry.numberValue {
-                guard number >= 1, number.rounded() == number else { throw ScenarioError(path: path, reason: "expected a request id ≥ 1") }
+                guard number >= 1, number <= 1_000_000, number.rounded() == number else { throw ScenarioError(path: path, reason: "expected a request id from 1 to 1000000") }
                 steps.append(Scenario.ScriptStep(request: Int(number)))
                 continue
             }
