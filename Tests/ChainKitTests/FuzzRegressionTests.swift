@@ -21,4 +21,13 @@ struct ChainKitFuzzRegressionTests {
             == #"not valid JSON at line 1, column 3: invalid escape '\' followed by byte 0x1b in string"#)
         #expect(parseError(Array(#"["\q"]"#.utf8))?.description == #"not valid JSON at line 1, column 3: invalid escape '\q' in string"#)
     }
+
+    @Test("FuzzScenario crash-3c805fc4: a number beyond Double's range is refused instead of parsing to infinity")
+    func numberBeyondDoubleRange() throws {
+        #expect(parseError(Array("1e999".utf8))?.description == "not valid JSON at line 1, column 1: number out of range")
+        #expect(parseError(Array(#"{"n": -1e400}"#.utf8))?.description == "not valid JSON at line 1, column 7: number out of range")
+        let largest = try JSONParser.parse(Array("[1.7976931348623157e308]".utf8))
+        #expect(largest == [.number(.greatestFiniteMagnitude)])
+        #expect(try JSONValue(parsing: largest.jsonString) == largest)
+    }
 }

@@ -58,4 +58,12 @@ struct ScenarioFuzzRegressionTests {
         #expect(error(#"{"command":"pass","request":1,"at":{"hop":1e19,"position":"pre"}}"#)
             == #"recording at commands[0].at: expected "launch", "wake", "refresh" or {"hop": N, "position": "pre"|"post"}"#)
     }
+
+    @Test("crash-3c805fc4: a variable beyond Double's range is refused, so every decoded scenario encodes back to JSON")
+    func variableBeyondDoubleRange() throws {
+        #expect(decodeError(Data(#"{"name":"x","chain":[],"operations":[{"name":"HeroQuery","variables":{"n":1e999}}]}"#.utf8))?.description
+            == "not JSON: not valid JSON at line 1, column 75: number out of range")
+        let scenario = try ScenarioCodec.decode(Data(#"{"name":"x","chain":[],"operations":[{"name":"HeroQuery","variables":{"n":1e308}}]}"#.utf8))
+        #expect(try ScenarioCodec.decode(Data(ScenarioCodec.encode(scenario).utf8)) == scenario)
+    }
 }

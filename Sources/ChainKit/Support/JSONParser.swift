@@ -212,7 +212,8 @@ public struct JSONParser {
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard digits(&self) > 0 else { throw error("expected digits in exponent", at: start) }
         }
-        guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else {
+        // Double(_:) reads an exponent beyond its range as ±infinity, which JSON cannot write back.
+        guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)), value.isFinite else {
             throw error("number out of range", at: start)
         }
         return value
