@@ -73,7 +73,8 @@ extension Inspector {
     static func requestLine(_ row: RequestRow) -> Line {
         let (symbol, style) = stateSymbol(row)
         let status: String = switch row.state {
-        case .succeeded, .failed: [row.status.map(String.init), milliseconds(row.duration)].compactMap { $0 }.joined(separator: " ")
+        case .succeeded, .failed:
+            [row.status.map(String.init), milliseconds(row.duration), row.attempt > 1 ? "×\(row.attempt)" : nil].compactMap { $0 }.joined(separator: " ")
         case .paused: "paused"
         case .blocked: "waits for refresh"
         case .retrying: "retry \(row.attempt)"
@@ -192,6 +193,10 @@ extension Inspector {
             let highlight: Style? = index == state.selectedHop ? (state.focus == .chain ? .reverse : .bold) : nil
             row(name, preLine, postLine, y: inner.y + 1 + index - offset, style: highlight)
         }
+        if let stop = state.selectedStop, stop.place == .refresh {
+            let y = min(inner.maxY - 1, inner.y + 1 + min(hops.count, max(0, visible)))
+            _ = buffer.set(line: Line([Span(stop.held ? "⏸ held at " : "… waiting at ", style: held), Span("TokenManager refresh", style: .bold), Span(" · POST /oauth/token not sent yet", style: .dim)]), at: Position(x: inner.x + 1, y: y), clip: inner)
+        }
     }
 
     // MARK: - Timeline
@@ -234,7 +239,11 @@ extension Inspector {
 
     /// The snapshot the Detail pane shows and how to title it.
     static func detailSource(_ state: InspectorState) -> (title: String, snapshot: HopSnapshot, diff: HeaderDiff, pending: Bool)? {
-        guard let request = state.selectedRequest, state.hops.indices.contains(state.selectedHop) else { return nil }
+        guard let request = state.selectedRequest else { return nil }
+        if let stop = state.selectedStop, stop.place == .refresh {
+            return ("TokenManager · refresh stop · request\(stop.held ? " · held" : "")", stop.snapshot, .none, true)
+        }
+        guard state.hops.indices.contains(state.selectedHop) else { return nil }
         let hop = state.hops[state.selectedHop]
         let heading = "Hop \(hop.index + 1) \(hop.name)"
         if let stop = state.selectedStop, case .hop(hop.index, let position) = stop.place {

@@ -48,8 +48,13 @@ public enum Inspector {
         case .newOperation: return [.command(.launch(operation: 0))]
         case .newSeveral: return Array(repeating: .command(.launch(operation: 0)), count: 5)
         case .step, .continueRequest:
-            guard let stop = requireHeld(&state) else { return [] }
-            return [.command(action == .step ? .step(request: stop.request) : .resume(request: stop.request))]
+            // A request between two stops will be held again in a moment: the command waits
+            // for it, so keys typed quickly are not lost.
+            guard let request = state.heldStop?.request ?? inFlightRequest(state) else {
+                _ = requireHeld(&state)
+                return []
+            }
+            return [.command(action == .step ? .step(request: request) : .resume(request: request))]
         case .continueAll:
             guard state.lab.parked.values.contains(where: \.held) else {
                 state.notice = .init(text: "no request is held", isError: false)
@@ -136,6 +141,15 @@ public enum Inspector {
             }
             return [.quit]
         }
+    }
+
+    /// The selected request when it is neither finished nor waiting at a stop: it is moving
+    /// between two stops.
+    static func inFlightRequest(_ state: InspectorState) -> Int? {
+        guard let row = state.selectedRow, row.state != .succeeded, row.state != .failed, row.state != .blocked,
+            state.selectedStop?.held != true
+        else { return nil }
+        return row.id
     }
 
     static func requireHeld(_ state: inout InspectorState) -> ParkedStop? {

@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+
+/// The inspector in a real terminal (tmux), driven by keys.
+@Suite("Inspector in a terminal", .serialized)
+struct InspectorEndToEndTests {
+    func open(_ arguments: String = "", width: Int = 120, height: Int = 40) async throws -> TmuxSession {
+        let binary = try builtChainlab().path
+        let session = try TmuxSession("\(binary) \(arguments)", width: width, height: height)
+        try await session.waitFor("Requests")
+        return session
+    }
+
+    @Test("start, n, step with s through basics to a 200")
+    func stepToSuccess() async throws {
+        let tmux = try await open()
+        try tmux.send("n")
+        try await tmux.waitFor("⏸ held")
+        for _ in 0..<12 { try tmux.send("s") }
+        let screen = try await tmux.waitFor("✓ #1 HeroQuery  200")
+        #expect(screen.contains("transport"))
+        #expect(screen.contains("200 · 12ms"))
+    }
+
+    @Test("a header edited at a pre-flight stop arrives at the transport")
+    func editHeader() async throws {
+        let tmux = try await open()
+        try tmux.send("n")
+        try await tmux.waitFor("⏸ held")
+        try tmux.send("s", "s")
+        try await tmux.waitFor("Hop 3 AutomaticPersistedQueryInterceptor · pre-flight stop")
+        try tmux.send("e")
+        try await tmux.waitFor("Edit request headers")
+        try tmux.send("C-n")
+        try tmux.type("X-Demo")
+        try tmux.send("Tab")
+        try tmux.type("from-the-editor")
+        try tmux.send("Enter")
+        try await tmux.waitFor("+ X-Demo: from-the-editor")
+        try tmux.send("c")
+        try await tmux.waitFor("✓ #1 HeroQuery  200")
+        try tmux.send("Tab", "G", "k")
+        let screen = try await tmux.waitFor("Hop 6 transport · send")
+        #expect(screen.contains("X-Demo: from-the-editor"))
+    }
+
+    @Test("a 401 forced at the transport: Auth refreshes and retries")
+    func force401() async throws {
+        let tmux = try await open()
+        try tmux.send("n")
+        try await tmux.waitFor("⏸ held")
+        for _ in 0..<5 { try tmux.send("s") }
+        try await tmux.waitFor("Hop 6 transport · pre-flight stop")
+        try tmux.send("4")
+        try await tmux.waitFor("401")
+        try tmux.send("c")
+        let screen = try await tmux.waitFor("✓ #1 HeroQuery  200")
+        #expect(screen.contains("×2"))
+        #expect(screen.contains("attempt 2"))
+    }
+
+    /// Holds #1 and #2 at the token manager's refresh stop, so both have read the same
+    /// refresh token, then releases them in the order given. The first refresh sent wins
+    /// and its request succeeds on attempt 2; the second presents a used refresh token,
+    /// gets invalid_grant (the backend revokes the family) and its request fails.
+    func race(releasing first: Int, then second: Int) async throws -> [Substring] {
+        let tmux = try await open("refresh-storm")
+        try tmux.send("n", "n")
+        try await tmux.waitFor("#2 HeroQuery")
+        for request in [1, 2] {
+            try tmux.send(request == 1 ? "g" : "G")
+            try await tmux.waitFor("Chain · #\(request) HeroQuery")
+            try await tmux.press("s", until: "held at TokenManager refresh")
+        }
+        try tmux.send(first == 1 ? "g" : "G", "c")
+        try await tmux.waitFor("✓ #\(first) HeroQuery")
+        try tmux.send(second == 1 ? "g" : "G", "c")
+        let screen = try await tmux.waitFor("✕ #\(second) HeroQuery")
+        return screen.split(separator: "\n")
+    }
+
+    @Test("the refresh race in refresh-storm, released #1 then #2: #1 wins, #2 gets invalid_grant")
+    func raceOneThenTwo() async throws {
+        let lines = try await race(releasing: 1, then: 2)
+        #expect(lines.contains { $0.contains("✓ #1 HeroQuery  200") && $0.contains("×2") })
+        #expect(lines.contains { $0.contains("✕ #2 HeroQuery  401") })
+    }
+
+    @Test("the refresh race in refresh-storm, released #2 then #1: #2 wins, #1 gets invalid_grant")
+    func raceTwoThenOne() async throws {
+        let lines = try await race(releasing: 2, then: 1)
+        #expect(lines.contains { $0.contains("✓ #2 HeroQuery  200") && $0.contains("×2") })
+        #expect(lines.contains { $0.contains("✕ #1 HeroQuery  401") })
+    }
+
+    @Test("resize to 20x6 shows a short message, and back restores the screen")
+    func resize() async throws {
+        let tmux = try await open()
+        try tmux.resize(width: 20, height: 6)
+        try await tmux.waitFor("enlarge the")
+        try tmux.resize(width: 120, height: 40)
+        try await tmux.waitFor("Timeline")
+    }
+
+    @Test("quitting with a paused request asks, then leaves the terminal sane")
+    func quitRestoresTerminal() async throws {
+        let binary = try builtChainlab().path
+        let tmux = try TmuxSession("sh -c '\(binary); s=$?; stty -a; echo chainlab-exit=$s; sleep 60'")
+        try await tmux.waitFor("Requests")
+        try tmux.send("n")
+        try await tmux.waitFor("⏸ held")
+        try tmux.send("q")
+        try await tmux.waitFor("Quit?")
+        try tmux.send("y")
+        let screen = try await tmux.waitFor("chainlab-exit=0")
+        #expect(screen.contains(" icanon") && screen.contains(" echo"))
+        #expect(!screen.contains("-icanon") && !screen.contains("-echo "))
+    }
+
+    @Test("a signal restores the terminal", arguments: [(SIGTERM, 143), (SIGINT, 130), (SIGHUP, 129)])
+    func signalRestoresTerminal(signal: Int32, status: Int) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chainlab-signal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pidFile = folder.appendingPathComponent("pid").path
+        let script = folder.appendingPathComponent("run.sh")
+        try """
+            #!/bin/sh
+            sh -c 'echo $$ > "$1"; exec "$2"' sh '\(pidFile)' '\(try builtChainlab().path)'
+            s=$?
+            stty -a
+            echo chainlab-exit=$s
+            sleep 60
+            """.write(to: script, atomically: true, encoding: .utf8)
+        let tmux = try TmuxSession("sh \(script.path)")
+        try await tmux.waitFor("Requests")
+        let pid = try #require(Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        kill(pid, signal)
+        let screen = try await tmux.waitFor("chainlab-exit=\(status)")
+        #expect(screen.contains(" icanon") && screen.contains(" echo"))
+        #expect(!screen.contains("-icanon"))
+    }
+
+    @Test("not a terminal: a clear error pointing at chainlab trace, exit 2")
+    func notATerminal() throws {
+        let result = try runProcess(try builtChainlab().path, ["basics"])
+        #expect(result.status == 2)
+        #expect(result.stderr == "chainlab: the inspector needs a terminal (standard input and output must be a TTY); for a headless run use 'chainlab trace basics'\n")
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+/// The built `chainlab` binary, next to the test bundle in the products folder.
+func builtChainlab() throws -> URL {
+    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    for _ in 0..<4 {
+        let candidate = folder.appendingPathComponent("chainlab")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        folder = folder.deletingLastPathComponent()
+    }
+    throw CLITestError(message: "chainlab is not built next to the tests (looked from \(CommandLine.arguments[0]))")
+}
+
+struct CLITestError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+/// Runs a command to completion and returns its exit status and output.
+///
+/// Output goes through temporary files rather than pipes: a daemon the command starts (the
+/// tmux server) inherits them, and a pipe would then never reach end of file.
+func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+    let folder = FileManager.default.temporaryDirectory
+    let outURL = folder.appendingPathComponent("chainlab-out-\(UUID().uuidString)")
+    let errURL = folder.appendingPathComponent("chainlab-err-\(UUID().uuidString)")
+    FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    defer {
+        try? FileManager.default.removeItem(at: outURL)
+        try? FileManager.default.removeItem(at: errURL)
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    try out.close()
+    try err.close()
+    let stdout = try Data(contentsOf: outURL), stderr = try Data(contentsOf: errURL)
+    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+}
+
+/// A private tmux server running one program at a fixed size, driven with keys and read
+/// back from the screen. Waits poll the screen until text appears or a deadline passes.
+final class TmuxSession {
+    let socket = "chainlab-test-\(UUID().uuidString.prefix(8))"
+
+    /// Runs tmux with every file descriptor above stderr closed first: the tmux server
+    /// outlives the call, and descriptors it inherited from the test process would keep
+    /// that process waiting for them.
+    @discardableResult
+    func tmux(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let closeAndRun = #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; exec /usr/bin/tmux "$@""#
+        return try runProcess("/bin/bash", ["-c", closeAndRun, "bash", "-L", socket] + arguments)
+    }
+
+    /// Starts `command` (a shell command line) in a `width`×`height` window.
+    init(_ command: String, width: Int = 120, height: Int = 40) throws {
+        let line = "env TERM=xterm-256color SWIFT_BACKTRACE=interactive=no LANG=C.UTF-8 LC_ALL=C.UTF-8 \(command)"
+        let result = try tmux(["-f", "/dev/null", "new-session", "-d", "-s", "s", "-x", "\(width)", "-y", "\(height)", line])
+        guard result.status == 0 else { throw CLITestError(message: "tmux did not start: \(result.stderr)") }
+        try tmux(["set-option", "-g", "status", "off"])
+        try tmux(["set-option", "-g", "remain-on-exit", "on"])
+    }
+
+    deinit {
+        _ = try? tmux(["kill-server"])
+    }
+
+    /// Types keys (tmux key names: `n`, `Enter`, `Tab`, `C-n`, `Escape`).
+    func send(_ keys: String...) throws {
+        try tmux(["send-keys", "-t", "s"] + keys)
+    }
+
+    /// Types text literally.
+    func type(_ text: String) throws {
+        try tmux(["send-keys", "-t", "s", "-l", text])
+    }
+
+    func resize(width: Int, height: Int) throws {
+        try tmux(["resize-window", "-t", "s", "-x", "\(width)", "-y", "\(height)"])
+    }
+
+    /// The screen as plain text.
+    func screen() throws -> String {
+        try tmux(["capture-pane", "-p", "-t", "s"]).stdout
+    }
+
+    /// Waits until the screen satisfies `condition`; returns the last screen seen.
+    @discardableResult
+    func waitFor(_ description: String, timeout: Duration = .seconds(10), _ condition: (String) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        var last = ""
+        while ContinuousClock.now < deadline {
+            last = try screen()
+            if condition(last) { return last }
+            try await Task.sleep(for: .milliseconds(40))
+        }
+        Issue.record("timed out waiting for \(description); the screen was:\n\(last)", sourceLocation: sourceLocation)
+        return last
+    }
+
+    /// Presses `key` until `text` is on the screen, waiting for the screen to change after
+    /// each press so no press lands before the previous one was drawn.
+    func press(_ key: String, until text: String, limit: Int = 40, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        for _ in 0..<limit {
+            let before = try screen()
+            if before.contains(text) { return }
+            try send(key)
+            // Wait until the screen has changed and then stayed the same for a moment: one
+            // press can redraw more than once (the key, then the lab moving).
+            let deadline = ContinuousClock.now + .seconds(3)
+            var last = before
+            var stableSince = ContinuousClock.now
+            while ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(25))
+                let current = try screen()
+                if current != last {
+                    last = current
+                    stableSince = ContinuousClock.now
+                } else if current != before, ContinuousClock.now - stableSince >= .milliseconds(200) {
+                    break
+                }
+            }
+        }
+        try await waitFor(text, timeout: .milliseconds(100), sourceLocation: sourceLocation)
+    }
+
+    /// Waits until `text` is on the screen.
+    @discardableResult
+    func waitFor(_ text: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+        try await waitFor("\"\(text)\"", timeout: timeout, { $0.contains(text) }, sourceLocation: sourceLocation)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+/// `chainlab trace`, `scenarios` and argument errors, from the built binary.
+@Suite("chainlab trace and scenarios")
+struct TraceCommandTests {
+    func chainlab(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
+        try runProcess(try builtChainlab().path, arguments)
+    }
+
+    @Test("trace basics prints the same bytes every time and ends with the outcome")
+    func traceText() throws {
+        let first = try chainlab("trace", "basics")
+        let second = try chainlab("trace", "basics")
+        #expect(first.status == 0)
+        #expect(first.stdout == second.stdout)
+        let lines = first.stdout.split(separator: "\n")
+        #expect(lines.first == "scenario basics")
+        #expect(lines.contains("  0.000s #1.1   ↓ AuthInterceptor preflight +Authorization"))
+        #expect(lines.contains("#1 HeroQuery: success after 1 attempt, results from server"))
+    }
+
+    @Test("token-expiry: success after 2 attempts, 1 refresh")
+    func tokenExpiry() throws {
+        let result = try chainlab("trace", "token-expiry")
+        #expect(result.stdout.contains("#1 HeroQuery: success after 2 attempts, results from server"))
+        #expect(result.stdout.contains("tokenRefreshes=1"))
+    }
+
+    @Test("json, har and curl formats; secrets masked unless asked")
+    func formats() throws {
+        let json = try chainlab("trace", "basics", "--format", "json")
+        #expect(json.stdout.hasPrefix("{\"scenario\":\"basics\""))
+        #expect(json.stdout.contains("\"Bearer ••••-1-1\""))
+        let har = try chainlab("trace", "basics", "--format", "har")
+        #expect(har.stdout.contains("\"version\":\"1.2\""))
+        let curl = try chainlab("trace", "basics", "--format", "curl", "--include-secrets")
+        #expect(curl.stdout.contains("-H 'Authorization: Bearer at-1-1'"))
+    }
+
+    @Test("--output writes the file; --record then --replay gives the same timeline")
+    func recordReplay() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chainlab-trace-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let recording = folder.appendingPathComponent("storm.json").path
+        let original = folder.appendingPathComponent("original.json").path
+        let replayed = folder.appendingPathComponent("replayed.json").path
+        #expect(try chainlab("trace", "refresh-storm", "--format", "json", "--output", original, "--record", recording).status == 0)
+        #expect(try chainlab("trace", "--replay", recording, "--format", "json", "--output", replayed).status == 0)
+        #expect(try String(contentsOfFile: original, encoding: .utf8) == String(contentsOfFile: replayed, encoding: .utf8))
+    }
+
+    @Test("bad input: a clear message naming the valid choices, exit 2", arguments: [
+        (["trace", "nope"], "chainlab: unknown scenario 'nope'; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, graphql-errors-200, empty-401, openapi-middleware, hostile-server, or --scenario-file FILE\n"),
+        (["trace", "basics", "--format", "xml"], "chainlab: unknown format 'xml'; valid formats: text, json, har, curl\n"),
+        (["trace", "basics", "--bogus"], "chainlab: unknown option '--bogus' for trace; valid: --format, --output, --include-secrets, --record, --replay, --scenario-file, --endpoint\n"),
+        (["trace", "--scenario-file", "/nonexistent.json"], "chainlab: cannot read scenario file /nonexistent.json: no such file or not readable\n"),
+        (["trace", "basics", "--output", "/nonexistent-folder/out.txt"], "chainlab: cannot write /nonexistent-folder/out.txt: the folder /nonexistent-folder does not exist\n"),
+        (["scenarios", "--show", "nope"], "chainlab: unknown scenario 'nope'; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, graphql-errors-200, empty-401, openapi-middleware, hostile-server, or --scenario-file FILE\n"),
+        (["--bogus"], "chainlab: unknown option '--bogus'; valid: --scenario-file, --endpoint, --record, --no-step, or a command: trace, scenarios, serve, keys, help\n"),
+    ])
+    func badInput(arguments: [String], message: String) throws {
+        let result = try runProcess(try builtChainlab().path, arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr == message)
+        #expect(result.stdout == "")
+    }
+
+    @Test("a bad scenario file names the JSON path and the valid choices")
+    func badScenarioFile() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).json")
+        try #"{"name":"x","chain":[{"interceptor":"Foo"}],"operations":[{"name":"HeroQuery"}]}"#.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try chainlab("trace", "--scenario-file", file.path)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("chainlab: \(file.path): chain[0].interceptor: unknown \"Foo\"; known: MaxRetryInterceptor,"))
+    }
+
+    @Test("scenarios lists every built-in; --show prints one that loads back unchanged")
+    func scenarios() throws {
+        let list = try chainlab("scenarios")
+        #expect(list.stdout.split(separator: "\n").count == 12)
+        let shown = try chainlab("scenarios", "--show", "refresh-storm")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("storm-\(UUID().uuidString).json")
+        try shown.stdout.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(try chainlab("trace", "--scenario-file", file.path).stdout == chainlab("trace", "refresh-storm").stdout)
+    }
+
+    @Test("hostile-server output contains no raw escape or bidi control")
+    func hostileTrace() throws {
+        for format in ["text", "json", "har", "curl"] {
+            let result = try chainlab("trace", "hostile-server", "--format", format)
+            #expect(result.status == 0)
+            #expect(!result.stdout.contains("\u{1B}"), "raw ESC in \(format)")
+            #expect(!result.stdout.contains("\u{202E}"), "raw bidi override in \(format)")
+            #expect(!result.stdout.contains("\u{07}"), "raw BEL in \(format)")
+        }
+    }
+}
