@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "ChainKit", targets: ["ChainKit"]),
+        .library(name: "ChainLabInspector", targets: ["Inspector", "Lab", "Timeline"]),
         .executable(name: "chainlab", targets: ["chainlab"]),
     ],
     targets: [
@@ -26,6 +27,12 @@ let package = Package(
         .executableTarget(
             name: "chainlab",
             dependencies: ["ChainKit", "Timeline", "Lab", "TerminalUI", "Inspector"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "inspect-my-chain",
+            dependencies: ["ChainKit", "Lab", "Inspector"],
+            path: "Examples/InspectMyChain",
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -57,6 +64,7 @@ let package = Package(
         .testTarget(
             name: "TerminalUITests",
             dependencies: ["TerminalUI"],
+            exclude: ["__Snapshots__"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -76,6 +84,7 @@ let package = Package(
         .testTarget(
             name: "InspectorTests",
             dependencies: ["Inspector"],
+            exclude: ["__Snapshots__"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -54,6 +54,7 @@ public final class LabSession: Sendable {
     public let tokens: TokenManager
     public let scheduler: Scheduler
     private let currentChain: Locked<Scenario.Chain>
+    private let custom: CustomChain?
     private let summariesByRequest = Locked<[Int: RequestSummary]>([:])
     private let hopLists = Locked<[Int: [HopInfo]]>([:])
     private let tasks = Locked<[Int: Task<Void, Never>]>([:])
@@ -90,6 +91,26 @@ public final class LabSession: Sendable {
             baseURL: LabSession.baseURL, tokens: initial, defaultMode: defaultMode, replay: replay, recordsLog: recordsLog, onChange: onChange)
     }
 
+    /// A session on an app's own chain (see ``CustomChain``): `n` starts its requests in
+    /// turn, every hop instrumented. There is no lab backend behind it.
+    public convenience init(name: String, chain: CustomChain, defaultMode: Scheduler.RunMode = .step, onChange: @escaping @Sendable () -> Void = {}) {
+        let clock = VirtualClock()
+        let backend = LabBackend(now: { clock.now.seconds })
+        let operations = chain.operationNames.map { Scenario.Operation(name: $0) }
+        let scenario = Scenario(
+            name: name, summary: "Your own chain, instrumented.",
+            teaches: "Every interceptor of your provider (or every middleware) is a hop with a stop on each side: step, edit headers, force 401s and retries as with the lab's scenarios. Operations go to your transport.",
+            chain: chain.displayChain, operations: operations.isEmpty ? [Scenario.Operation(name: "none")] : operations)
+        let transports: (any GraphQLTransport, any ClientTransport) = switch chain {
+        case .graphQL(_, let transport, _): (transport, LabClientTransport(backend: backend, clock: clock))
+        case .middleware(_, let transport, _, _): (LabGraphQLTransport(backend: backend, clock: clock), transport)
+        }
+        self.init(
+            scenario: scenario, store: TimelineStore(), clock: clock, backend: backend, target: .inProcess(backend), transports: transports,
+            baseURL: LabSession.baseURL, tokens: TokenPair(accessToken: ""), defaultMode: defaultMode, replay: nil, recordsLog: true,
+            onChange: onChange, custom: chain)
+    }
+
     /// A session whose operations go to a real server at `baseURL` through
     /// `URLSessionTransport` (`--endpoint`). It signs in with the lab's demo account when
     /// the server has a ChainLab token endpoint, and expires that token for scenarios that
@@ -119,8 +140,10 @@ public final class LabSession: Sendable {
     init(
         scenario: Scenario, store: TimelineStore, clock: VirtualClock, backend: LabBackend, target: LabTarget,
         transports: (graphQL: any GraphQLTransport, client: any ClientTransport), baseURL: URL, tokens initial: TokenPair,
-        defaultMode: Scheduler.RunMode, replay: [RecordedCommand]?, recordsLog: Bool, onChange: @escaping @Sendable () -> Void
+        defaultMode: Scheduler.RunMode, replay: [RecordedCommand]?, recordsLog: Bool, onChange: @escaping @Sendable () -> Void,
+        custom: CustomChain? = nil
     ) {
+        self.custom = custom
         self.scenario = scenario
         self.currentChain = Locked(scenario.chain)
         self.store = store
@@ -265,6 +288,7 @@ public final class LabSession: Sendable {
     }
 
     private func run(operation index: Int, context: OperationContext) async -> RequestSummary {
+        if let custom { return await run(custom: custom, operation: index, context: context) }
         let spec = scenario.operations[index]
         let environment = LayerEnvironment(clock: clock, store: cache, tokens: tokens, request: context.request)
         var results: [String] = []
@@ -301,6 +325,39 @@ public final class LabSession: Sendable {
         return RequestSummary(
             id: context.request, operation: spec.name,
             outcome: failure == nil && !results.isEmpty ? .success : .failure,
+            attempts: max(context.attempt, 1), error: failure.map(describe), results: results)
+    }
+
+    private func run(custom: CustomChain, operation index: Int, context: OperationContext) async -> RequestSummary {
+        var results: [String] = []
+        var failure: (any Error)?
+        let name = scenario.operations[index].name
+        switch custom {
+        case .graphQL(let provider, let transport, let requests):
+            guard requests.indices.contains(index) else { break }
+            let request = requests[index]
+            let instrumented = InstrumentedGraphQLChain(interceptors: .init(provider: provider, operation: request.operation), transport: transport, context: context)
+            hopLists.withLock { $0[context.request] = instrumented.hops }
+            do {
+                for try await response in instrumented.chain.kickoff(request: request) { results.append(response.source.rawValue) }
+            } catch {
+                failure = error
+            }
+        case .middleware(let middlewares, let transport, let baseURL, let requests):
+            guard requests.indices.contains(index) else { break }
+            let operation = requests[index]
+            let instrumented = InstrumentedMiddlewareStack(middlewares: middlewares(), transport: transport, context: context)
+            hopLists.withLock { $0[context.request] = instrumented.hops }
+            do {
+                let (response, _) = try await instrumented.stack.send(operation.request, body: operation.body.map { HTTPBody($0) }, baseURL: baseURL, operationID: operation.operationID)
+                results.append("server \(response.status)")
+                if !response.isSuccess { failure = HTTPStatusFailure(status: response.status) }
+            } catch {
+                failure = error
+            }
+        }
+        return RequestSummary(
+            id: context.request, operation: name, outcome: failure == nil && !results.isEmpty ? .success : .failure,
             attempts: max(context.attempt, 1), error: failure.map(describe), results: results)
     }
 

@@ -28,3 +28,17 @@ struct KeymapTests {
         #expect(text.contains(Keymap.markdownTable), "README.md's key table differs from the keymap; paste the output of 'swift run chainlab keys --markdown'")
     }
 }
+
+@Suite("README")
+struct ReadmeExampleTests {
+    @Test("the library example in the README is the one Examples/InspectMyChain builds")
+    func libraryExample() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let example = try String(contentsOf: root.appendingPathComponent("Examples/InspectMyChain/main.swift"), encoding: .utf8)
+        let marker = "<!-- example: Examples/InspectMyChain/main.swift -->\n```swift\n"
+        let start = try #require(readme.range(of: marker)).upperBound
+        let end = try #require(readme.range(of: "```", range: start..<readme.endIndex)).lowerBound
+        #expect(String(readme[start..<end]) == example)
+    }
+}
