@@ -37,7 +37,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "chainlab-bench",
-            dependencies: ["ChainKit", "Timeline", "Lab"],
+            dependencies: ["ChainKit", "Timeline", "Lab", "TerminalUI", "Inspector"],
             swiftSettings: strictSettings
         ),
         .testTarget(

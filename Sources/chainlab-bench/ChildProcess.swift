@@ -8,6 +8,7 @@ enum ChildProcess {
     /// The measurements a child can run, by name.
     static let measurements: [String: @Sendable () throws -> String] = [
         "store.bytes_per_event": StoreBenchmarks.measureBytesPerEvent,
+        ScreenBenchmarks.startupFlag: ScreenBenchmarks.measureFirstFrame,
     ]
 
     /// Starts this executable with `arguments` and returns what it printed.
