@@ -22,50 +22,66 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         self = try JSONParser.parse(Array(text.utf8))
     }
 
+    /// Which characters of strings are written as `\u` escapes.
+    public enum Escaping: Sendable {
+        /// Also DEL, C1 controls and bidirectional overrides, so the text is safe to print
+        /// on a terminal. What the client side writes.
+        case terminalSafe
+        /// Only what RFC 8259 requires (quote, backslash, U+0000–U+001F), as a typical server
+        /// writes: a hostile server's bidi overrides then arrive raw.
+        case minimal
+    }
+
     /// The value encoded as compact JSON with sorted keys.
     public var encoded: Data { Data(jsonString.utf8) }
 
-    /// The value as compact JSON text with sorted keys.
-    public var jsonString: String {
+    /// The value as compact JSON text with sorted keys, safe to print on a terminal.
+    public var jsonString: String { jsonString(escaping: .terminalSafe) }
+
+    /// The value as compact JSON text with sorted keys. Numbers JSON cannot hold (NaN,
+    /// infinity) are written as `null`, as JavaScript servers do.
+    public func jsonString(escaping: Escaping) -> String {
         var out = ""
-        write(into: &out)
+        write(into: &out, escaping: escaping)
         return out
     }
 
     public var description: String { jsonString }
 
-    private func write(into out: inout String) {
+    private func write(into out: inout String, escaping: Escaping) {
         switch self {
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
         case .number(let value):
-            if value.rounded() == value, abs(value) < 1e15 {
+            if !value.isFinite {
+                out += "null"
+            } else if value.rounded() == value, abs(value) < 1e15 {
                 out += String(Int64(value))
             } else {
                 out += "\(value)"
             }
-        case .string(let value): JSONValue.writeString(value, into: &out)
+        case .string(let value): JSONValue.writeString(value, into: &out, escaping: escaping)
         case .array(let values):
             out += "["
             for (index, value) in values.enumerated() {
                 if index > 0 { out += "," }
-                value.write(into: &out)
+                value.write(into: &out, escaping: escaping)
             }
             out += "]"
         case .object(let members):
             out += "{"
             for (index, key) in members.keys.sorted().enumerated() {
                 if index > 0 { out += "," }
-                JSONValue.writeString(key, into: &out)
+                JSONValue.writeString(key, into: &out, escaping: escaping)
                 out += ":"
-                members[key]!.write(into: &out)
+                members[key]!.write(into: &out, escaping: escaping)
             }
             out += "}"
         }
     }
 
     /// Appends `value` as a JSON string literal, escaping quotes, backslashes and controls.
-    public static func writeString(_ value: String, into out: inout String) {
+    public static func writeString(_ value: String, into out: inout String, escaping: Escaping = .terminalSafe) {
         out += "\""
         for scalar in value.unicodeScalars {
             switch scalar {
@@ -77,8 +93,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
             case "\u{08}": out += "\\b"
             case "\u{0C}": out += "\\f"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
-                    || VisibleEscapes.isUnsafe(scalar) {
+                if scalar.value < 0x20 || (escaping == .terminalSafe && VisibleEscapes.isUnsafe(scalar)) {
                     let hex = String(scalar.value, radix: 16)
                     out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {
