@@ -35,7 +35,7 @@ extension Inspector {
         let showDetail = area.height >= 14
         let statusRow = Rect(x: 0, y: area.height - 1, width: area.width, height: 1)
         let body = Rect(x: 0, y: 0, width: area.width, height: area.height - 1)
-        let chainRows = state.hops.count + 3
+        let chainRows = state.hops.count + 3 + (state.selectedStop?.place == .refresh ? 1 : 0)
         var constraints: [Constraint] = [.length(min(max(chainRows, 7), showDetail ? body.height / 2 : body.height))]
         if showTimeline { constraints.append(.length(min(max(3, state.visibleRequests.count + 2), max(3, body.height / 5)))) }
         if showDetail { constraints.append(.fill) }
@@ -209,7 +209,8 @@ extension Inspector {
         guard !inner.isEmpty else { return }
         let rows = state.visibleRequests
         let labelWidth = min(inner.width / 3, (rows.map { "#\($0.id)".count }.max() ?? 2) + 1)
-        let barWidth = inner.width - labelWidth - 2
+        // Two columns stay free after the bar for the state mark (⏸, ⧗, ▏).
+        let barWidth = inner.width - labelWidth - 4
         guard barWidth > 1 else { return }
         let scale = end > 0 ? Double(barWidth - 1) / end : 0
         // Follow the newest requests unless the pane is focused and scrolled.
