@@ -47,9 +47,15 @@ public struct RemoteLab: Sendable {
         if !request.body.isEmpty { urlRequest.httpBody = request.body }
         let (data, response) = try await URLSession.shared.data(for: urlRequest)
         guard let http = response as? HTTPURLResponse else { throw Failure(reason: "\(url.absoluteString) did not answer with HTTP") }
+        // The headers come as a dictionary, whose order changes from run to run; sorted by
+        // name as URLSessionTransport lists them, a trace of the same run is the same text.
+        let pairs = http.allHeaderFields.compactMap { name, value -> (String, String)? in
+            guard let name = name as? String, let value = value as? String else { return nil }
+            return (name, value)
+        }
         var headers = HTTPFields()
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String { try? headers.append(name, value) }
+        for (name, value) in pairs.sorted(by: { ($0.0.lowercased(), $0.0) < ($1.0.lowercased(), $1.0) }) {
+            try? headers.append(name, value)
         }
         return BackendResponse(status: http.statusCode, headers: headers, body: data)
     }
