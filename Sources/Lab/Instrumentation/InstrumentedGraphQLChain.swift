@@ -38,12 +38,7 @@ struct InstrumentedGraphQLInterceptor: GraphQLInterceptor {
         let below: GraphQLNext = { handed in
             context.emit(hop, .preflight, context.snapshot(graphQL: handed), diff: HeaderDiff(from: received.additionalHeaders, to: handed.additionalHeaders))
             return await next(handed).intercepting { result in
-                let snapshot: HopSnapshot
-                switch result {
-                case .success(let response): snapshot = context.snapshot(result: response)
-                case .failure(let error): snapshot = HopSnapshot(error: error)
-                }
-                let release = await context.gate(hop, .post, snapshot, StopCapabilities(canForce401: true))
+                let release = await context.gate(hop, .post, context.snapshot(outcome: result), StopCapabilities(canForce401: true))
                 switch release.disposition {
                 case .proceed: return try result.get()
                 case .force401:
@@ -119,13 +114,8 @@ struct InstrumentedHTTPInterceptor: HTTPInterceptor {
             context.emit(hop, .preflight, context.snapshot(handed), diff: HeaderDiff(from: received.headerFields, to: handed.headerFields))
             let result: Result<NetworkResponse, any Error>
             do { result = .success(try await next(handed)) } catch { result = .failure(error) }
-            let snapshot: HopSnapshot
-            switch result {
-            case .success(let response): snapshot = HopSnapshot(response: response)
-            case .failure(let error): snapshot = HopSnapshot(error: error)
-            }
             let canEdit = (try? result.get()) != nil
-            let release = await context.gate(hop, .post, snapshot, StopCapabilities(canEditResponse: canEdit, canForce401: true, retryRefusal: httpRetryRefusal))
+            let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: canEdit, canForce401: true, retryRefusal: httpRetryRefusal))
             var response: NetworkResponse
             switch release.disposition {
             case .proceed: response = try result.get()

@@ -27,13 +27,8 @@ struct InstrumentedMiddleware: WrappingMiddleware {
             while true {
                 let result: Result<(HTTPResponse, HTTPBody?), any Error>
                 do { result = .success(try await next(handed, handedBody, handedURL)) } catch { result = .failure(error) }
-                let snapshot: HopSnapshot
-                switch result {
-                case .success(let (response, _)): snapshot = HopSnapshot(response)
-                case .failure(let error): snapshot = HopSnapshot(error: error)
-                }
                 let canEdit = (try? result.get()) != nil
-                let release = await context.gate(hop, .post, snapshot, StopCapabilities(canEditResponse: canEdit, canForce401: true))
+                let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: canEdit, canForce401: true))
                 var (response, responseBody): (HTTPResponse, HTTPBody?)
                 switch release.disposition {
                 case .proceed: (response, responseBody) = try result.get()

@@ -67,6 +67,14 @@ public final class OperationContext: Sendable {
         recentSnapshots.withLock { $0.result.snapshot(for: result, make: HopSnapshot.init(result:)) }
     }
 
+    /// A result or a failure on its way up: the result shared as ``snapshot(result:)`` does.
+    func snapshot(outcome: Result<GraphQLResponse, any Error>) -> HopSnapshot {
+        switch outcome {
+        case .success(let response): snapshot(result: response)
+        case .failure(let error): HopSnapshot(error: error)
+        }
+    }
+
     /// What an HTTP hop or the transport saw going down; shared with the previous one when it
     /// was equal.
     func snapshot(_ request: NetworkRequest) -> HopSnapshot {
@@ -81,18 +89,29 @@ public final class OperationContext: Sendable {
             snapshot: snapshot, diff: diff, detail: detail))
     }
 
-    /// Waits at a stop of `hop` until the scheduler lets the operation go.
-    func gate(_ hop: HopInfo, _ position: StopPosition, _ snapshot: HopSnapshot, _ capabilities: StopCapabilities) async -> Release {
-        await scheduler.arrive(ParkedStop(
-            request: request, attempt: attempt, place: .hop(hop.index, position), hopName: hop.name, hopKind: hop.kind,
-            snapshot: snapshot, capabilities: capabilities, held: false, pending: Release()))
+    /// Waits at a stop of `hop` until the scheduler lets the operation go. `snapshot` and
+    /// `capabilities` are evaluated only when the operation waits there (held, or waiting its
+    /// turn), not when it passes straight through.
+    func gate(_ hop: HopInfo, _ position: StopPosition, _ snapshot: @autoclosure () -> HopSnapshot, _ capabilities: @autoclosure () -> StopCapabilities) async -> Release {
+        let place = StopPlace.hop(hop.index, position)
+        return await scheduler.arrive(request: request, place: place) {
+            ParkedStop(
+                request: request, attempt: attempt, place: place, hopName: hop.name, hopKind: hop.kind,
+                snapshot: snapshot(), capabilities: capabilities(), held: false, pending: Release())
+        }
     }
 
-    /// Waits at a stop that belongs to no hop (launch, refresh, wake).
-    func gate(_ place: StopPlace, name: String, kind: HopKind, snapshot: HopSnapshot = .empty, capabilities: StopCapabilities = .none) async -> Release {
-        await scheduler.arrive(ParkedStop(
-            request: request, attempt: attempt, place: place, hopName: name, hopKind: kind,
-            snapshot: snapshot, capabilities: capabilities, held: false, pending: Release()))
+    /// Waits at a stop that belongs to no hop (launch, refresh, wake); `snapshot` and
+    /// `capabilities` are evaluated only when the operation waits there.
+    func gate(
+        _ place: StopPlace, name: String, kind: HopKind, snapshot: @autoclosure () -> HopSnapshot = .empty,
+        capabilities: @autoclosure () -> StopCapabilities = .none
+    ) async -> Release {
+        await scheduler.arrive(request: request, place: place) {
+            ParkedStop(
+                request: request, attempt: attempt, place: place, hopName: name, hopKind: kind,
+                snapshot: snapshot(), capabilities: capabilities(), held: false, pending: Release())
+        }
     }
 }
 

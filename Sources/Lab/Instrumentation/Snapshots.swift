@@ -19,6 +19,22 @@ extension HopSnapshot {
         self.init(error: describe(error))
     }
 
+    /// A response head, or the error that came instead.
+    convenience init(outcome: Result<NetworkResponse, any Error>) {
+        switch outcome {
+        case .success(let response): self.init(response: response)
+        case .failure(let error): self.init(error: error)
+        }
+    }
+
+    /// A middleware's response head (without its body stream), or the error that came instead.
+    convenience init(outcome: Result<(HTTPResponse, HTTPBody?), any Error>) {
+        switch outcome {
+        case .success(let (response, _)): self.init(response)
+        case .failure(let error): self.init(error: error)
+        }
+    }
+
     /// A response head in the GraphQL HTTP layer, with its body when it is at hand.
     convenience init(response: NetworkResponse, body: Data? = nil) {
         self.init(headers: response.headerFields, status: response.status, body: body.map { BodyPreview($0) })

@@ -145,12 +145,12 @@ public final class Scheduler: Sendable {
             if let index = ready[readyStart...].firstIndex(of: id) { ready.remove(at: index) }
         }
 
-        func shouldHold(_ stop: ParkedStop) -> Bool {
-            guard stop.place.isHoldable else { return false }
-            if modes[stop.request] == .step { return true }
-            guard case .hop(let hop, let position) = stop.place else { return false }
+        func shouldHold(request: Int, place: StopPlace) -> Bool {
+            guard place.isHoldable else { return false }
+            if modes[request] == .step { return true }
+            guard case .hop(let hop, let position) = place else { return false }
             return breakpoints.contains(Breakpoint(hop: hop, position: position))
-                || breakpoints.contains(Breakpoint(hop: hop, position: position, request: stop.request))
+                || breakpoints.contains(Breakpoint(hop: hop, position: position, request: request))
         }
     }
 
@@ -239,19 +239,23 @@ public final class Scheduler: Sendable {
     // MARK: - Operation side
 
     /// Called by an operation's hop at a stop; returns when the operation may go on.
-    public func arrive(_ stop: ParkedStop) async -> Release {
-        var stop = stop
+    ///
+    /// `makeStop` describes the stop (its snapshot, capabilities…) for `request` at `place`;
+    /// it is called only when the operation does not pass straight through, so a free run
+    /// never builds what nobody will see.
+    public func arrive(request: Int, place: StopPlace, _ makeStop: () -> ParkedStop) async -> Release {
         let (held, fastPass, shuttingDown) = state.withLock { state -> (Bool, Bool, Bool) in
             if state.shuttingDown { return (false, false, true) }
-            let held = state.shouldHold(stop)
+            let held = state.shouldHold(request: request, place: place)
             guard !held, state.commands.isEmpty, state.replay == nil, state.script.isEmpty, state.waking.isEmpty,
-                state.running.count == 1, state.running.contains(stop.request), !state.hasReady
+                state.running.count == 1, state.running.contains(request), !state.hasReady
             else { return (held, false, false) }
-            if state.recordsLog { state.log.append(RecordedCommand(command: .pass(request: stop.request), place: stop.place)) }
+            if state.recordsLog { state.log.append(RecordedCommand(command: .pass(request: request), place: place)) }
             return (false, true, false)
         }
         if shuttingDown { return Release(disposition: .fail(.cancellation)) }
         if fastPass { return .proceed }
+        var stop = makeStop()
         stop.held = held
         if held { environment.record(event(for: stop, phase: .paused, detail: holdReason(stop))) }
         let release = await withCheckedContinuation { continuation in
