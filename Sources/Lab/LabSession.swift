@@ -58,6 +58,8 @@ public final class LabSession: Sendable {
     private let summariesByRequest = Locked<[Int: RequestSummary]>([:])
     private let hopLists = Locked<[Int: [HopInfo]]>([:])
     private let tasks = Locked<[Int: Task<Void, Never>]>([:])
+    /// Requests whose operation task has not returned yet.
+    private let unfinishedTasks = Locked<Set<Int>>([])
     private let graphQLTransport: any GraphQLTransport
     private let clientTransport: any ClientTransport
     private let endpoint: URL
@@ -263,6 +265,10 @@ public final class LabSession: Sendable {
         summariesByRequest.value[request]
     }
 
+    /// How many operations' tasks have not returned yet, whether running, waiting for their
+    /// turn or held at a stop. 0 once ``shutDown()`` has returned: quitting leaks no task.
+    public var activeTaskCount: Int { unfinishedTasks.value.count }
+
     /// Ends every operation: waiting ones are released with a cancellation, and this returns
     /// when all their tasks have finished.
     public func shutDown() async {
@@ -275,6 +281,7 @@ public final class LabSession: Sendable {
         let context = OperationContext(
             request: request, scheduler: scheduler, safetyCap: scenario.safetyCap,
             record: { [store] event in _ = store.append(event) }, now: { [clock] in clock.now.seconds })
+        unfinishedTasks.withLock { _ = $0.insert(request) }
         let task = Task {
             await LabContext.$operation.withValue(context) {
                 _ = await context.gate(.launch, name: "launch", kind: .graphql)
@@ -283,6 +290,7 @@ public final class LabSession: Sendable {
                 self.store.markFinished(request: request)
                 self.scheduler.finish(request: request)
             }
+            self.unfinishedTasks.withLock { _ = $0.remove(request) }
         }
         tasks.withLock { $0[request] = task }
     }
