@@ -33,6 +33,8 @@ public enum SecretMasking: Sendable, Hashable {
     /// Whether a JSON field or form key with this name holds a credential.
     public static func isSecretField(_ name: String) -> Bool {
         let name = name.lowercased()
+        // OAuth's token_type ("Bearer") names a scheme, not a credential.
+        if name == "token_type" { return false }
         return name.contains("token") || name.contains("password") || name.contains("secret")
     }
 

@@ -28,7 +28,7 @@ import Timeline
         let body = #"{"access_token":"eyJhbGciOi.abc.def123","token_type":"Bearer","expires_in":3600,"refresh_token":"r-987654","#
             + #""user":{"name":"Ann","Password":"hunter22"},"client_secret":12345678,"scope":"read write"}"#
         #expect(SecretMasking.masked.body(body, contentType: "application/json")
-            == #"{"access_token":"••••f123","token_type":"••••arer","expires_in":3600,"refresh_token":"••••7654","#
+            == #"{"access_token":"••••f123","token_type":"Bearer","expires_in":3600,"refresh_token":"••••7654","#
             + #""user":{"name":"Ann","Password":"••••er22"},"client_secret":"••••5678","scope":"read write"}"#)
         #expect(SecretMasking.revealed.body(body, contentType: "application/json") == body)
     }

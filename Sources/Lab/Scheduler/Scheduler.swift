@@ -232,7 +232,7 @@ public final class Scheduler: Sendable {
             state.readyStart = 0
             return waiting
         }
-        for entry in waiting { entry.continuation.resume(returning: Release(disposition: .fail(.cancellation))) }
+        for entry in waiting { entry.continuation.resume(returning: Release(disposition: .fail(.sessionEnded))) }
         pump()
     }
 
@@ -253,7 +253,7 @@ public final class Scheduler: Sendable {
             if state.recordsLog { state.log.append(RecordedCommand(command: .pass(request: request), place: place)) }
             return (false, true, false)
         }
-        if shuttingDown { return Release(disposition: .fail(.cancellation)) }
+        if shuttingDown { return Release(disposition: .fail(.sessionEnded)) }
         if fastPass { return .proceed }
         var stop = makeStop()
         stop.held = held

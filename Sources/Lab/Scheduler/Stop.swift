@@ -43,12 +43,15 @@ public enum LabFault: String, Error, Sendable, Hashable, CaseIterable, CustomStr
     case timeout
     case cancellation
     case transportError
+    /// The session ended (the person quit) while the request was still going.
+    case sessionEnded
 
     public var description: String {
         switch self {
         case .timeout: "the request timed out (injected)"
         case .cancellation: "the request was cancelled (injected)"
         case .transportError: "the connection was reset (injected transport error)"
+        case .sessionEnded: "the request was cancelled because the session ended"
         }
     }
 }
