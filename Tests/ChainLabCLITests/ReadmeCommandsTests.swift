@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+/// Every command the README shows is run by a test or by `.ci/run`, so the README cannot rot.
+@Suite("README commands")
+struct ReadmeCommandsTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The command lines in the README's code blocks (prompts and continuation lines joined).
+    static func commands() throws -> [String] {
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        var commands: [String] = [], inBlock = false, language = "", pending: String?
+        for line in readme.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line.hasPrefix("```") {
+                inBlock.toggle()
+                language = inBlock ? String(line.dropFirst(3)) : ""
+                continue
+            }
+            guard inBlock, ["sh", "console", ""].contains(language) else { continue }
+            var text = line.hasPrefix("$ ") ? String(line.dropFirst(2)) : line
+            if let start = pending {
+                text = start + " " + text.trimmingCharacters(in: .whitespaces)
+                pending = nil
+            } else if !(line.hasPrefix("$ ") || line.hasPrefix("swift ") || line.hasPrefix("scripts/") || line.hasPrefix("fuzz/") || line.hasPrefix("apt-get ")) {
+                continue
+            }
+            if text.hasSuffix("\\") {
+                pending = String(text.dropLast()).trimmingCharacters(in: .whitespaces)
+                continue
+            }
+            commands.append(text)
+        }
+        return commands
+    }
+
+    /// Where each kind of command is run, when this suite does not run it itself.
+    static let runElsewhere: [(prefix: String, by: String)] = [
+        ("swift test", ".ci/run"),
+        ("fuzz/run.sh", ".ci/run"),
+        ("apt-get install", ".ci/run (installs what is missing)"),
+        ("swift run chainlab serve", "ServeCommandTests and ServeOverHTTPTests"),
+        ("curl ", "ServeOverHTTPTests.curlGetsExactStatusesAndBodies"),
+        ("swift run chainlab trace token-expiry --endpoint", "EndpointCommandTests"),
+        ("swift run chainlab token-expiry --endpoint", "EndpointTests (the inspector's --endpoint uses the same LabSession.connect)"),
+        ("swift run inspect-my-chain", "ReadmeExampleTests (the example compiles with swift build; it opens a terminal screen)"),
+        ("scripts/screenshots.sh", "by hand: it needs an X server (Xvfb) and writes screenshots/"),
+        ("swift run -c release chainlab-bench", "ReadmeCommandsTests.benchmarkRuns (the same executable, quick)"),
+        ("swift run chainlab refresh-storm", "InspectorEndToEndTests.raceOneThenTwo"),
+    ]
+
+    /// `swift run chainlab ARGS` with ARGS that a test can run to completion here.
+    static func runnable(_ command: String) -> [String]? {
+        guard command.hasPrefix("swift run chainlab ") else { return nil }
+        let arguments = command.dropFirst("swift run chainlab ".count).split(separator: " ").map(String.init)
+        // --endpoint needs a running server: EndpointCommandTests runs those.
+        guard let first = arguments.first, ["trace", "scenarios", "keys"].contains(first), !arguments.contains("--endpoint") else { return nil }
+        return arguments
+    }
+
+    @Test("every README command is run by this suite or named as run elsewhere")
+    func everyCommandIsCovered() throws {
+        let commands = try Self.commands()
+        #expect(commands.count >= 10)
+        for command in commands {
+            if command == "swift run chainlab" || command.hasPrefix("swift run chainlab  ") || command.hasPrefix("swift run chainlab #") { continue }
+            if Self.runnable(command) != nil { continue }
+            #expect(Self.runElsewhere.contains { command.hasPrefix($0.prefix) }, "README command not run by any test: \(command)")
+        }
+    }
+
+    @Test("the runnable chainlab commands of the README exit 0")
+    func runnableCommands() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chainlab-readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var ran = 0
+        for command in try Self.commands() {
+            guard var arguments = Self.runnable(command) else { continue }
+            // Placeholders of usage lines are not commands to run.
+            if arguments.contains(where: { $0.hasPrefix("[") || $0 == "SCENARIO" }) { continue }
+            // A pipe or redirect in the README is the shell's; run the command itself.
+            var output: String?
+            if let index = arguments.firstIndex(of: ">") {
+                output = folder.appendingPathComponent(arguments[index + 1]).path
+                arguments = Array(arguments[..<index])
+            }
+            if let index = arguments.firstIndex(of: "|") { arguments = Array(arguments[..<index]) }
+            arguments = arguments.map { $0 == "my-scenario.json" ? folder.appendingPathComponent($0).path : $0 }
+            let result = try runProcess(try builtChainlab().path, arguments)
+            #expect(result.status == 0, "\(command) exited \(result.status): \(result.stderr)")
+            if let output { try result.stdout.write(toFile: output, atomically: true, encoding: .utf8) }
+            ran += 1
+        }
+        #expect(ran >= 3)
+    }
+
+    @Test("the benchmark the README shows runs")
+    func benchmarkRuns() throws {
+        let bench = try builtChainlab().deletingLastPathComponent().appendingPathComponent("chainlab-bench")
+        let result = try runProcess(bench.path, ["--quick", "--only", "store.append.single"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("store.append.single"))
+    }
+}
