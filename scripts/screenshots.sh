@@ -62,11 +62,16 @@ work=$(mktemp -d)
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
 xvfb_pid=
 xterm_pid=
-tmux_cmd=(tmux -u -f /dev/null -S "$work/tmux.sock")
+sessions=0
+tmux_cmd=(tmux -u -f /dev/null -S "$work/tmux-0.sock")
 
 cleanup() {
     local status=$?
-    "${tmux_cmd[@]}" kill-server 2>/dev/null || true
+    set +e
+    local socket
+    for socket in "$work"/tmux-*.sock; do
+        tmux -S "$socket" kill-server 2>/dev/null
+    done
     [[ -n "$xterm_pid" ]] && kill "$xterm_pid" 2>/dev/null && wait "$xterm_pid" 2>/dev/null
     [[ -n "$xvfb_pid" ]] && kill "$xvfb_pid" 2>/dev/null && wait "$xvfb_pid" 2>/dev/null
     rm -rf "$work"
@@ -125,10 +130,13 @@ keys() { t send-keys -t shot "$@"; }
 type_text() { t send-keys -t shot -l "$1"; }
 
 # open_terminal COMMAND [COLS ROWS]: a fresh tmux session running COMMAND, shown in a
-# fresh xterm of COLS x ROWS cells.
+# fresh xterm of COLS x ROWS cells. Each session has its own tmux server and socket, so
+# a server still shutting down never meets the next one.
 open_terminal() {
     local command=$1 w=${2:-$cols} h=${3:-$rows} _
     close_terminal
+    sessions=$((sessions + 1))
+    tmux_cmd=(tmux -u -f /dev/null -S "$work/tmux-$sessions.sock")
     t new-session -d -s shot -x "$w" -y "$h" \
         "env TERM=xterm-256color SWIFT_BACKTRACE=interactive=no $command"
     t set -g status off
