@@ -298,7 +298,9 @@ public final class LabSession: Sendable {
     private func run(operation index: Int, context: OperationContext) async -> RequestSummary {
         if let custom { return await run(custom: custom, operation: index, context: context) }
         let spec = scenario.operations[index]
-        let environment = LayerEnvironment(clock: clock, store: cache, tokens: tokens, request: context.request)
+        let environment = LayerEnvironment(clock: clock, store: cache, tokens: tokens, request: context.request) { name, line in
+            context.log(name: name, line: line)
+        }
         var results: [String] = []
         var failure: (any Error)?
         switch chain {
@@ -391,6 +393,7 @@ public final class LabSession: Sendable {
         var headers = HTTPFields()
         try headers.append("Content-Type", "application/x-www-form-urlencoded")
         let operation = LabContext.operation
+        operation?.scheduler.refreshStarted()
         defer { operation?.scheduler.refreshEnded() }
         if let operation {
             let release = await operation.gate(

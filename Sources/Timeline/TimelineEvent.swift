@@ -44,6 +44,8 @@ public enum Phase: String, Sendable, Hashable, CaseIterable {
     case edited
     /// A fault was injected (forced 401, forced retry, timeout…).
     case injected
+    /// A logging interceptor or middleware wrote a line (the line is the event's detail).
+    case log
 }
 
 /// One thing that happened at one hop, with what the hop saw.

@@ -114,7 +114,8 @@ struct CatalogTests {
         #expect(result.backend["restRequests"] == 1)
         let order = result.events.filter { $0.phase == .preflight }.map(\.name)
         // The fault answers the first call without handing the request on; the retry gets through.
-        #expect(order == ["AuthenticationMiddleware", "RetryingMiddleware", "RetryingMiddleware", "FaultInjectionMiddleware"])
+        #expect(order == ["AuthenticationMiddleware", "LoggingMiddleware", "RetryingMiddleware", "RetryingMiddleware", "FaultInjectionMiddleware"])
+        #expect(result.events.filter { $0.phase == .log }.map(\.detail) == ["→ GET /heroes/2001 (getHero)", "← 200 GET /heroes/2001"])
         #expect(result.events.filter { $0.phase == .postflight && $0.name == "FaultInjectionMiddleware" }.map(\.status) == [503, 200])
     }
 

@@ -89,6 +89,13 @@ public final class OperationContext: Sendable {
             snapshot: snapshot, diff: diff, detail: detail))
     }
 
+    /// Records a line a logging layer wrote, as a `log` event of that layer.
+    func log(name: String, line: String) {
+        record(TimelineEvent(
+            time: now(), request: request, attempt: attempt, hop: TimelineEvent.noHop, name: name,
+            kind: name.hasSuffix("Middleware") ? .middleware : .graphql, phase: .log, detail: line))
+    }
+
     /// Waits at a stop of `hop` until the scheduler lets the operation go. `snapshot` and
     /// `capabilities` are evaluated only when the operation waits there (held, or waiting its
     /// turn), not when it passes straight through.

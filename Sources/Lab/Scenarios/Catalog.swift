@@ -100,10 +100,11 @@ public enum Catalog {
             operations: [heroQuery]),
         Scenario(
             name: "openapi-middleware",
-            summary: "A REST call through swift-openapi-runtime middlewares: auth, retrying, fault injection.",
-            teaches: "Middlewares run in array order on the way out and in reverse on the way back. FaultInjectionMiddleware answers the first call with 503 without reaching the server; RetryingMiddleware, above it, sees the 503 and calls next again; the second call reaches the transport and the server. AuthenticationMiddleware at the top attached the bearer token once for both.",
+            summary: "A REST call through swift-openapi-runtime middlewares: auth, logging, retrying, fault injection.",
+            teaches: "Middlewares run in array order on the way out and in reverse on the way back. FaultInjectionMiddleware answers the first call with 503 without reaching the server; RetryingMiddleware, above it, sees the 503 and calls next again; the second call reaches the transport and the server. AuthenticationMiddleware at the top attached the bearer token once for both, and LoggingMiddleware wrote one request and one response line into the timeline (log events), because it sits above the retry.",
             chain: .middleware([
                 Scenario.Layer("AuthenticationMiddleware"),
+                Scenario.Layer("LoggingMiddleware"),
                 Scenario.Layer("RetryingMiddleware", ["statuses": [503], "maxAttempts": 3]),
                 Scenario.Layer("FaultInjectionMiddleware", ["failStatus": 503, "failCount": 1]),
             ]),

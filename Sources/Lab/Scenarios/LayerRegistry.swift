@@ -6,6 +6,8 @@ struct LayerEnvironment: Sendable {
     var store: CacheStore
     var tokens: TokenManager
     var request: Int
+    /// Where logging layers write: the timeline, as `log` events of `name`.
+    var log: @Sendable (_ name: String, _ line: String) -> Void
 }
 
 /// The interceptors and middlewares a scenario can name, with their settings.
@@ -49,10 +51,14 @@ public enum LayerRegistry {
                    summary: "answers from the cache when anything below fails"),
         Definition(name: "RetryOnErrorInterceptor", place: .graphQL, settings: [:],
                    summary: "retries on every error, with no limit of its own"),
+        Definition(name: "LoggingInterceptor", place: .graphQL, settings: [:],
+                   summary: "writes a line per operation and per result into the timeline"),
         Definition(name: "ResponseCodeInterceptor", place: .http, settings: [:],
                    summary: "fails non-2xx responses with ResponseCodeError"),
         Definition(name: "AuthenticationMiddleware", place: .middleware, settings: ["authorization": .string],
                    summary: "bearer token, renewed once on 401 (or a fixed authorization)"),
+        Definition(name: "LoggingMiddleware", place: .middleware, settings: [:],
+                   summary: "writes a line per request and per response into the timeline"),
         Definition(name: "RetryingMiddleware", place: .middleware,
                    settings: ["statuses": .statusList, "retryErrors": .boolean, "maxAttempts": .positiveInteger, "delaySeconds": .nonNegativeNumber],
                    summary: "calls next again on chosen statuses or errors"),
@@ -88,6 +94,9 @@ public enum LayerRegistry {
             return AutomaticPersistedQueryInterceptor()
         case "FallbackToCacheOnFailureInterceptor":
             return FallbackToCacheOnFailureInterceptor(store: environment.store)
+        case "LoggingInterceptor":
+            let log = environment.log
+            return LoggingInterceptor { log("LoggingInterceptor", $0) }
         default:
             return RetryOnErrorInterceptor()
         }
@@ -107,6 +116,9 @@ public enum LayerRegistry {
             return AuthenticationMiddleware(
                 token: { await tokens.accessToken },
                 refresh: { rejected in try await tokens.renew(afterRejectionOf: rejected) })
+        case "LoggingMiddleware":
+            let log = environment.log
+            return LoggingMiddleware { log("LoggingMiddleware", $0) }
         case "RetryingMiddleware":
             var signals: Set<RetryingMiddleware.Signal> = Set((layer.ints("statuses") ?? [429, 500, 502, 503, 504]).map { .code($0) })
             if layer.bool("retryErrors") ?? true { signals.insert(.errorThrown) }

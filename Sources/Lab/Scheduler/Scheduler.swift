@@ -116,6 +116,11 @@ public final class Scheduler: Sendable {
         /// moved goes to the back when it stops again).
         var ready: [Int] = []
         var readyStart = 0
+        /// Requests back from waiting on a shared refresh; they join `ready` in id order at
+        /// the next turn, since they wake up in whatever order the threads run.
+        var woken: Set<Int> = []
+        /// Token refreshes between `refreshStarted` and `refreshEnded`.
+        var refreshesInFlight = 0
         var log: [RecordedCommand] = []
         var recordsLog: Bool
         var pumping = false
@@ -128,9 +133,13 @@ public final class Scheduler: Sendable {
 
         var isQuiescent: Bool { running.isEmpty && waking.isEmpty }
 
-        var hasReady: Bool { readyStart < ready.count }
+        var hasReady: Bool { readyStart < ready.count || !woken.isEmpty }
 
         mutating func popReady() -> Int? {
+            if !woken.isEmpty {
+                ready.append(contentsOf: woken.sorted())
+                woken.removeAll()
+            }
             guard readyStart < ready.count else { return nil }
             let id = ready[readyStart]
             readyStart += 1
@@ -142,6 +151,7 @@ public final class Scheduler: Sendable {
         }
 
         mutating func removeReady(_ id: Int) {
+            if woken.remove(id) != nil { return }
             if let index = ready[readyStart...].firstIndex(of: id) { ready.remove(at: index) }
         }
 
@@ -230,6 +240,7 @@ public final class Scheduler: Sendable {
             state.parked.removeAll()
             state.ready.removeAll()
             state.readyStart = 0
+            state.woken.removeAll()
             return waiting
         }
         for entry in waiting { entry.continuation.resume(returning: Release(disposition: .fail(.sessionEnded))) }
@@ -264,7 +275,11 @@ public final class Scheduler: Sendable {
                 state.waking.remove(stop.request)
                 state.blocked.remove(stop.request)
                 state.parked[stop.request] = Waiting(stop: stop, continuation: continuation)
-                if !stop.held { state.ready.append(stop.request) }
+                if stop.place == .wake {
+                    state.woken.insert(stop.request)
+                } else if !stop.held {
+                    state.ready.append(stop.request)
+                }
             }
             pump()
         }
@@ -287,14 +302,22 @@ public final class Scheduler: Sendable {
     public func block(request: Int) {
         state.withLock { state in
             state.running.remove(request)
-            state.blocked.insert(request)
+            // A refresh that already ended wakes the request at once; the turn waits for it.
+            if state.refreshesInFlight > 0 { state.blocked.insert(request) } else { state.waking.insert(request) }
         }
         pump()
+    }
+
+    /// A token refresh began; requests that wait for it from now on are blocked until it ends.
+    public func refreshStarted() {
+        state.withLock { $0.refreshesInFlight += 1 }
     }
 
     /// A refresh ended: the operations waiting for it will arrive at ``StopPlace/wake``.
     public func refreshEnded() {
         state.withLock { state in
+            state.refreshesInFlight = max(0, state.refreshesInFlight - 1)
+            guard state.refreshesInFlight == 0 else { return }
             state.waking.formUnion(state.blocked)
             state.blocked.removeAll()
         }
