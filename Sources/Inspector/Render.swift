@@ -76,7 +76,7 @@ extension Inspector {
         case .succeeded, .failed:
             [row.status.map(String.init), milliseconds(row.duration), row.attempt > 1 ? "×\(row.attempt)" : nil].compactMap { $0 }.joined(separator: " ")
         case .paused: "paused"
-        case .blocked: "waits for refresh"
+        case .blocked: "waits: refresh"
         case .retrying: "retry \(row.attempt)"
         case .running: "running"
         }
@@ -186,7 +186,7 @@ extension Inspector {
                 label = "cache (\(behavior))"
             }
             if label.count > nameWidth - 5 { label = String(label.prefix(max(1, nameWidth - 6))) + "…" }
-            let name = Line([Span(pre || post ? "●" : " ", style: bad), Span(String(format: "%2d ", hop.index + 1), style: .dim), Span(label)])
+            let name = Line([pre || post ? Span("●", style: bad) : Span(" "), Span(String(format: "%2d ", hop.index + 1), style: .dim), Span(label)])
             var preLine = statuses[index].pre, postLine = statuses[index].post
             if pre { preLine.spans.insert(Span("● ", style: bad), at: 0) }
             if post { postLine.spans.insert(Span("● ", style: bad), at: 0) }
@@ -230,7 +230,7 @@ extension Inspector {
                 _ = buffer.set(string: mark.kind == .retry ? "↻" : "✕", at: Position(x: x0 + 1 + column, y: y), style: mark.kind == .retry ? changed : bad)
             }
             let tail = row.state == .paused ? "⏸" : (row.state == .succeeded ? "▏" : (row.state == .blocked ? "⧗" : ""))
-            if !tail.isEmpty, endColumn + 2 < barWidth + 1 {
+            if !tail.isEmpty, x0 + 2 + endColumn < inner.maxX {
                 _ = buffer.set(string: tail, at: Position(x: x0 + 2 + endColumn, y: y), style: row.state == .paused ? held : style)
             }
         }
@@ -257,7 +257,12 @@ extension Inspector {
         let attempt = state.selectedRow?.attempt ?? 1
         let events = state.lab.store.events(request: request).filter { $0.attempt == attempt && $0.hop == hop.index && $0.snapshot !== HopSnapshot.empty }
         guard let event = events.last(where: { [.preflight, .send, .cacheHit].contains($0.phase) }) ?? events.last else { return nil }
-        return ("\(heading) · \(event.phase.rawValue) · attempt \(attempt)", event.snapshot, event.diff, false)
+        let phase = switch event.phase {
+        case .preflight: "pre-flight"
+        case .postflight: "post-flight"
+        default: event.phase.rawValue
+        }
+        return ("\(heading) · \(phase) · attempt \(attempt)", event.snapshot, event.diff, false)
     }
 
     static func renderDetail(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {

@@ -29,7 +29,7 @@ struct RenderTests {
         let driver = await pausedAtCache(size: Size(width: 120, height: 40))
         driver.state.selectedHop = 1
         let screen = driver.screen()
-        #expect(screen.contains { $0.contains("Hop 2 AuthInterceptor · preflight · attempt 1") })
+        #expect(screen.contains { $0.contains("Hop 2 AuthInterceptor · pre-flight · attempt 1") })
         #expect(screen.contains { $0.contains("+ Authorization: Bearer ••••-1-1") })
         expectSnapshot(screen, named: "paused-hop-diff")
     }

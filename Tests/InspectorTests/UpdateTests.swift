@@ -108,7 +108,7 @@ struct UpdateTests {
         let driver = Driver()
         await driver.press(.char("n"))
         #expect(await driver.press(.char("4")) == [])
-        #expect(driver.state.notice?.text == "a 401 cannot be forced at hop 0 pre of MaxRetryInterceptor: force it at the transport or at a post-flight stop")
+        #expect(driver.state.notice?.text == "a 401 cannot be forced at hop 1 pre of MaxRetryInterceptor: force it at the transport or at a post-flight stop")
         await driver.step(until: .hop(5, .pre))
         #expect(await driver.press(.char("4")) == [.command(.force401(request: 1))])
         await driver.press(.char("c"))

@@ -143,7 +143,7 @@ struct ReplayTests {
             RecordedCommand(command: .pass(request: 1), place: .hop(3, .pre)),
         ]
         let result = await LabSession(scenario: scenario, replay: commands).runHeadless()
-        #expect(result.refusals.map(\.reason) == ["replay diverged at step 2: expected request #1 at hop 3 pre, found it at launch"])
+        #expect(result.refusals.map(\.reason) == ["replay diverged at step 2: expected request #1 at hop 4 pre, found it at launch"])
     }
 
     @Test("a malformed recording is refused with the JSON path of the problem")

@@ -23,7 +23,8 @@ public enum StopPlace: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .launch: "launch"
-        case .hop(let index, let position): "hop \(index) \(position.rawValue)"
+        // Hops are numbered from 1 on screen and in messages, as the Chain pane shows them.
+        case .hop(let index, let position): "hop \(index + 1) \(position.rawValue)"
         case .refresh: "refresh"
         case .wake: "wake"
         }
