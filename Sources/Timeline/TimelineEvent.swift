@@ -71,8 +71,6 @@ public struct TimelineEvent: Sendable, Hashable {
     public var time: Double
     /// The hop's name: the interceptor type name, `transport`, `cache`, `TokenManager`…
     public var name: String
-    public var kind: HopKind
-    public var phase: Phase
     /// What the hop saw; ``HopSnapshot/empty`` when the event carries no message.
     public var snapshot: HopSnapshot
     /// Header changes against what the hop received (``HeaderDiff/none`` when unchanged).
@@ -85,6 +83,10 @@ public struct TimelineEvent: Sendable, Hashable {
     private var request32: Int32
     private var attempt32: Int32
     private var hop32: Int32
+    // The one-byte fields come last so they fill the tail after the 32-bit ids instead of
+    // padding the middle of the event: 80 bytes in a chunk instead of 88.
+    public var kind: HopKind
+    public var phase: Phase
 
     /// The request id (#1, #2…).
     public var request: Int {

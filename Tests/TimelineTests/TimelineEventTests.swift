@@ -6,7 +6,7 @@ import Timeline
 @Suite struct TimelineEventTests {
     @Test func eventStaysSmall() {
         // The store holds millions of these; message contents live in a shared HopSnapshot.
-        #expect(MemoryLayout<TimelineEvent>.stride == 88)
+        #expect(MemoryLayout<TimelineEvent>.stride == 80)
         #expect(MemoryLayout<HeaderDiff>.stride == 8)
     }
 
