@@ -6,7 +6,8 @@ import Timeline
 ///
 /// Sharing follows the instrumentation: a hop that saw the same request or result as the hop
 /// before it shares that hop's ``HopSnapshot`` (`OperationContext` keeps the last one of each
-/// kind), a response head gets a snapshot per hop, header lists are shared per message
+/// kind), the transport's received response gets its own snapshot (it carries the body) and
+/// the hops above it share one of the head, header lists are shared per message
 /// (copy-on-write values), and events without a message share ``HopSnapshot/empty``. Hop
 /// names and the URL are the same strings for every request, as the instrumentation's type
 /// name cache makes them.
@@ -47,7 +48,7 @@ struct TypicalTraffic {
         let afterAuth = HopSnapshot(method: "POST", url: Self.url, headers: sent)
         let onTheWire = HopSnapshot(method: "POST", url: Self.url, headers: sent)
         let result = HopSnapshot(status: 200)
-        func responseHead() -> HopSnapshot { HopSnapshot(headers: received, status: 200) }
+        let responseHead = HopSnapshot(headers: received, status: 200)
         return [
             event(0, .preflight, beforeAuth),
             event(1, .preflight, afterAuth, diff: added),
@@ -55,9 +56,9 @@ struct TypicalTraffic {
             event(3, .cacheMiss, .empty, detail: "CacheFirst"),
             event(4, .preflight, onTheWire),
             event(5, .send, onTheWire),
-            event(5, .receive, responseHead()),
-            event(4, .postflight, responseHead()),
-            event(6, .preflight, responseHead()),
+            event(5, .receive, HopSnapshot(headers: received, status: 200)),
+            event(4, .postflight, responseHead),
+            event(6, .preflight, responseHead),
             event(6, .postflight, result),
             event(2, .postflight, result, detail: "server"),
             event(1, .postflight, result, detail: "server"),

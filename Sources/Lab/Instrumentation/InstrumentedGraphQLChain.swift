@@ -130,7 +130,7 @@ struct InstrumentedHTTPInterceptor: HTTPInterceptor {
         }
         do {
             let response = try await base.intercept(request: request, next: below)
-            context.emit(hop, .postflight, HopSnapshot(response: response), diff: HeaderDiff(from: fromBelow.value ?? response.headerFields, to: response.headerFields))
+            context.emit(hop, .postflight, context.snapshot(responseHead: response), diff: HeaderDiff(from: fromBelow.value ?? response.headerFields, to: response.headerFields))
             return response
         } catch {
             context.emit(hop, .error, HopSnapshot(error: error))
@@ -199,7 +199,7 @@ struct InstrumentedResponseParser: ResponseParsingInterceptor {
             context.emit(hop, .error, HopSnapshot(error: fault))
             throw fault
         }
-        context.emit(hop, .preflight, HopSnapshot(response: response))
+        context.emit(hop, .preflight, context.snapshot(responseHead: response))
         do {
             return try await base.parse(response: response, for: request).tap(
                 element: { context.emit(hop, .postflight, context.snapshot(result: $0)) },

@@ -81,6 +81,16 @@ public final class OperationContext: Sendable {
         recentSnapshots.withLock { $0.networkRequest.snapshot(for: request) { HopSnapshot($0) } }
     }
 
+    /// A response head (status and headers, no body) on its way up; shared with the previous
+    /// one when it was equal, as an HTTP hop's post-flight and the parser's pre-flight are.
+    func snapshot(responseHead response: NetworkResponse) -> HopSnapshot {
+        recentSnapshots.withLock {
+            $0.responseHead.snapshot(for: ResponseHead(status: response.status, headers: response.headerFields)) { _ in
+                HopSnapshot(response: response)
+            }
+        }
+    }
+
     /// Records an event of this operation at `hop`.
     func emit(_ hop: HopInfo?, _ phase: Phase, _ snapshot: HopSnapshot = .empty, diff: HeaderDiff = .none, detail: String? = nil) {
         record(TimelineEvent(
@@ -145,6 +155,13 @@ private struct RecentSnapshots: Sendable {
     var graphQLRequest = Slot<GraphQLRequest>()
     var result = Slot<GraphQLResponse>()
     var networkRequest = Slot<NetworkRequest>()
+    var responseHead = Slot<ResponseHead>()
+}
+
+/// What ``HopSnapshot/init(response:body:)`` shows of a response without its body.
+private struct ResponseHead: Equatable, Sendable {
+    var status: Int
+    var headers: HTTPFields
 }
 
 extension PullStream {
