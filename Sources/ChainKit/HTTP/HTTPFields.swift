@@ -104,13 +104,17 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, CustomStri
 
     /// A list built from name/value pairs in order; throws on the first invalid pair.
     public init(_ pairs: KeyValuePairs<String, String>) throws(HeaderValidationError) {
+        // Sized up front: a list grown one field at a time keeps up to twice the room it
+        // needs for as long as a timeline snapshot holds it.
         storage = []
+        storage.reserveCapacity(pairs.count)
         for (name, value) in pairs { try append(name, value) }
     }
 
     /// A list built from name/value pairs in order; throws on the first invalid pair.
     public init(pairs: [(String, String)]) throws(HeaderValidationError) {
         storage = []
+        storage.reserveCapacity(pairs.count)
         for (name, value) in pairs { try append(name, value) }
     }
 
