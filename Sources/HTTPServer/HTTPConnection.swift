@@ -119,8 +119,8 @@ final class HTTPConnection: Sendable {
         while case .bytes = Socket.read(descriptor, into: drain, until: deadline) {}
     }
 
-    /// Runs the handler as a task on the concurrency pool and blocks this thread (which is
-    /// not a pool thread) until it answers; nil when the connection was aborted first.
+    /// Runs the handler as a task on ``HandlerExecutor`` and blocks this thread (which is not
+    /// a pool thread) until it answers; nil when the connection was aborted first.
     private func respond(to request: HTTPServerRequest) -> HTTPServerResponse? {
         let done = DispatchSemaphore(value: 0)
         let slot = ResponseSlot()
@@ -128,7 +128,7 @@ final class HTTPConnection: Sendable {
         let started = state.withLock { state in
             guard !state.aborted else { return false }
             state.handlerDone = done
-            state.handlerTask = Task {
+            state.handlerTask = Task(executorPreference: HandlerExecutor.shared) {
                 slot.fill(await handler(request))
                 done.signal()
             }
