@@ -201,7 +201,7 @@ keys n
 wait_for "⏸ #1 HeroQuery"
 press_until s "Hop 4 cache · pre-flight stop"
 keys Tab
-press_until k "Hop 2 AuthInterceptor · preflight" 4
+press_until k "Hop 2 AuthInterceptor · pre-flight" 4
 wait_for "+ Authorization"
 capture paused-preflight
 
