@@ -148,7 +148,7 @@ final class FrameRig {
         state.timelineScroll = state.visibleRequests.count
         previous = Buffer(size: state.size)
         Inspector.render(state, into: &previous)
-        guard state.selectedRow != nil, previous.lines.contains(where: { $0.contains("Hop 2 AuthInterceptor · preflight") }) else {
+        guard state.selectedRow != nil, previous.lines.contains(where: { $0.contains("Hop 2 AuthInterceptor · pre-flight") }) else {
             throw BenchFailure("the selected request's AuthInterceptor pre-flight is not on the screen")
         }
     }
