@@ -235,11 +235,6 @@ public final class LabSession: Sendable {
         currentChain.withLock { $0 = chain }
     }
 
-    /// The name of the operation request `request` runs, once launched.
-    public func operationName(of request: Int) -> String? {
-        scheduler.snapshot.launched[request].map { scenario.operations[$0].name }
-    }
-
     /// The hops the current chain has, from the top, before any request runs.
     public var chainHops: [HopInfo] {
         switch chain {

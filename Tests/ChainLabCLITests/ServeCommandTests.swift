@@ -9,21 +9,6 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The built `chainlab` next to the test bundle: SwiftPM puts products and the `.xctest`
-/// bundle in one folder, and this target's dependency on `chainlab` builds it first.
-private func chainlabBinary() throws -> URL {
-    let running = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-    let bundle = Bundle.main.bundleURL
-    let folders = [
-        running.deletingLastPathComponent(),  // Linux: the .xctest is an executable in the products folder
-        Bundle(for: ChainlabProcess.self).bundleURL.deletingLastPathComponent(),  // macOS: the .xctest is a bundle there
-        bundle.deletingLastPathComponent(),
-        bundle,
-    ]
-    let found = folders.map { $0.appendingPathComponent("chainlab") }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    return try #require(found, "no chainlab executable in \(folders.map(\.path))")
-}
-
 /// A `chainlab` process with its output collected off the concurrency pool.
 private final class ChainlabProcess: Sendable {
     private let process: Process
@@ -33,7 +18,7 @@ private final class ChainlabProcess: Sendable {
 
     init(_ arguments: [String]) throws {
         let process = Process()
-        process.executableURL = try chainlabBinary()
+        process.executableURL = try builtChainlab()
         process.arguments = arguments
         let stdout = Pipe()
         let stderr = Pipe()

@@ -1,15 +1,20 @@
 import Foundation
 import Testing
 
-/// The built `chainlab` binary, next to the test bundle in the products folder.
+/// The built `chainlab` binary, next to the test bundle in the products folder: on Linux
+/// the `.xctest` is an executable there, on macOS a bundle there. This target's dependency on
+/// `chainlab` builds it first.
 func builtChainlab() throws -> URL {
-    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    var folders: [URL] = [Bundle.main.bundleURL.deletingLastPathComponent()]
+    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.deletingLastPathComponent()
     for _ in 0..<4 {
-        let candidate = folder.appendingPathComponent("chainlab")
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        folders.append(folder)
         folder = folder.deletingLastPathComponent()
     }
-    throw CLITestError(message: "chainlab is not built next to the tests (looked from \(CommandLine.arguments[0]))")
+    for candidate in folders.map({ $0.appendingPathComponent("chainlab") }) where FileManager.default.isExecutableFile(atPath: candidate.path) {
+        return candidate
+    }
+    throw CLITestError(message: "chainlab is not built next to the tests (looked in \(folders.map(\.path)))")
 }
 
 struct CLITestError: Error, CustomStringConvertible {

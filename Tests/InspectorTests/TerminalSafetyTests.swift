@@ -17,7 +17,7 @@ struct TerminalSafetyTests {
         }
     }
 
-    /// Every forbidden scalar among the cells written, as `(x, y, U+XXXX)`.
+    /// Every forbidden scalar among the cells written, as `(x, y, U+hex)`.
     static func forbiddenWrites(_ terminal: TestBackend) -> [String] {
         terminal.writes.flatMap { $0 }.flatMap { change in
             change.cell.symbol.unicodeScalars.filter(isForbidden).map { "(\(change.x), \(change.y), U+\(String($0.value, radix: 16, uppercase: true)))" }
