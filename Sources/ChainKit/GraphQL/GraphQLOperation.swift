@@ -110,21 +110,90 @@ public struct FetchBehavior: Sendable, Hashable, CustomStringConvertible {
 
 /// One GraphQL request as it travels down the chain: the operation plus everything that
 /// decides how it is sent (Apollo's `JSONRequest`).
+///
+/// A value type whose fields live in one immutable, shared box: every hop of the chain (and
+/// of its instrumentation) passes and keeps copies of the request, and a copy then costs one
+/// reference instead of one per string, URL and header list. Changing a field replaces the box.
 public struct GraphQLRequest: Sendable, Hashable {
-    public var operation: GraphQLOperation
-    public var graphQLEndpoint: URL
+    private final class Fields: Sendable {
+        let operation: GraphQLOperation
+        let graphQLEndpoint: URL
+        let additionalHeaders: HTTPFields
+        let fetchBehavior: FetchBehavior
+        let writeResultsToCache: Bool
+        let apqConfig: AutoPersistQueryConfiguration
+        let useGETForQueries: Bool
+        let isPersistedQueryRetry: Bool
+        let requestTimeout: Double?
+
+        init(
+            operation: GraphQLOperation, graphQLEndpoint: URL, additionalHeaders: HTTPFields, fetchBehavior: FetchBehavior,
+            writeResultsToCache: Bool, apqConfig: AutoPersistQueryConfiguration, useGETForQueries: Bool,
+            isPersistedQueryRetry: Bool, requestTimeout: Double?
+        ) {
+            self.operation = operation
+            self.graphQLEndpoint = graphQLEndpoint
+            self.additionalHeaders = additionalHeaders
+            self.fetchBehavior = fetchBehavior
+            self.writeResultsToCache = writeResultsToCache
+            self.apqConfig = apqConfig
+            self.useGETForQueries = useGETForQueries
+            self.isPersistedQueryRetry = isPersistedQueryRetry
+            self.requestTimeout = requestTimeout
+        }
+    }
+
+    private var fields: Fields
+
+    public var operation: GraphQLOperation {
+        get { fields.operation }
+        set { replace(operation: newValue) }
+    }
+
+    public var graphQLEndpoint: URL {
+        get { fields.graphQLEndpoint }
+        set { replace(graphQLEndpoint: newValue) }
+    }
+
     /// Headers added to the HTTP request (an auth interceptor puts `Authorization` here).
-    public var additionalHeaders: HTTPFields
-    public var fetchBehavior: FetchBehavior
+    public var additionalHeaders: HTTPFields {
+        get { fields.additionalHeaders }
+        set { replace(additionalHeaders: newValue) }
+    }
+
+    public var fetchBehavior: FetchBehavior {
+        get { fields.fetchBehavior }
+        set { replace(fetchBehavior: newValue) }
+    }
+
     /// Whether server results are written to the cache at the top of the chain.
-    public var writeResultsToCache: Bool
-    public var apqConfig: AutoPersistQueryConfiguration
+    public var writeResultsToCache: Bool {
+        get { fields.writeResultsToCache }
+        set { replace(writeResultsToCache: newValue) }
+    }
+
+    public var apqConfig: AutoPersistQueryConfiguration {
+        get { fields.apqConfig }
+        set { replace(apqConfig: newValue) }
+    }
+
     /// Send queries as GET requests.
-    public var useGETForQueries: Bool
+    public var useGETForQueries: Bool {
+        get { fields.useGETForQueries }
+        set { replace(useGETForQueries: newValue) }
+    }
+
     /// Set by ``AutomaticPersistedQueryInterceptor`` on the retry that carries the query text.
-    public var isPersistedQueryRetry: Bool
+    public var isPersistedQueryRetry: Bool {
+        get { fields.isPersistedQueryRetry }
+        set { replace(isPersistedQueryRetry: newValue) }
+    }
+
     /// Seconds before the transport gives up; nil leaves the transport's default.
-    public var requestTimeout: Double?
+    public var requestTimeout: Double? {
+        get { fields.requestTimeout }
+        set { replace(requestTimeout: newValue) }
+    }
 
     public init(
         operation: GraphQLOperation,
@@ -137,14 +206,48 @@ public struct GraphQLRequest: Sendable, Hashable {
         isPersistedQueryRetry: Bool = false,
         requestTimeout: Double? = nil
     ) {
-        self.operation = operation
-        self.graphQLEndpoint = graphQLEndpoint
-        self.additionalHeaders = additionalHeaders
-        self.fetchBehavior = fetchBehavior ?? (operation.kind == .query ? .CacheFirst : .NetworkOnly)
-        self.writeResultsToCache = writeResultsToCache
-        self.apqConfig = apqConfig
-        self.useGETForQueries = useGETForQueries
-        self.isPersistedQueryRetry = isPersistedQueryRetry
-        self.requestTimeout = requestTimeout
+        fields = Fields(
+            operation: operation, graphQLEndpoint: graphQLEndpoint, additionalHeaders: additionalHeaders,
+            fetchBehavior: fetchBehavior ?? (operation.kind == .query ? .CacheFirst : .NetworkOnly),
+            writeResultsToCache: writeResultsToCache, apqConfig: apqConfig, useGETForQueries: useGETForQueries,
+            isPersistedQueryRetry: isPersistedQueryRetry, requestTimeout: requestTimeout)
+    }
+
+    /// A new box with the given fields changed and the others kept.
+    private mutating func replace(
+        operation: GraphQLOperation? = nil, graphQLEndpoint: URL? = nil, additionalHeaders: HTTPFields? = nil,
+        fetchBehavior: FetchBehavior? = nil, writeResultsToCache: Bool? = nil, apqConfig: AutoPersistQueryConfiguration? = nil,
+        useGETForQueries: Bool? = nil, isPersistedQueryRetry: Bool? = nil, requestTimeout: Double?? = nil
+    ) {
+        let old = fields
+        fields = Fields(
+            operation: operation ?? old.operation, graphQLEndpoint: graphQLEndpoint ?? old.graphQLEndpoint,
+            additionalHeaders: additionalHeaders ?? old.additionalHeaders, fetchBehavior: fetchBehavior ?? old.fetchBehavior,
+            writeResultsToCache: writeResultsToCache ?? old.writeResultsToCache, apqConfig: apqConfig ?? old.apqConfig,
+            useGETForQueries: useGETForQueries ?? old.useGETForQueries,
+            isPersistedQueryRetry: isPersistedQueryRetry ?? old.isPersistedQueryRetry,
+            requestTimeout: requestTimeout ?? old.requestTimeout)
+    }
+
+    public static func == (lhs: GraphQLRequest, rhs: GraphQLRequest) -> Bool {
+        let l = lhs.fields, r = rhs.fields
+        return l === r
+            || (l.operation == r.operation && l.graphQLEndpoint == r.graphQLEndpoint
+                && l.additionalHeaders == r.additionalHeaders && l.fetchBehavior == r.fetchBehavior
+                && l.writeResultsToCache == r.writeResultsToCache && l.apqConfig == r.apqConfig
+                && l.useGETForQueries == r.useGETForQueries && l.isPersistedQueryRetry == r.isPersistedQueryRetry
+                && l.requestTimeout == r.requestTimeout)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(fields.operation)
+        hasher.combine(fields.graphQLEndpoint)
+        hasher.combine(fields.additionalHeaders)
+        hasher.combine(fields.fetchBehavior)
+        hasher.combine(fields.writeResultsToCache)
+        hasher.combine(fields.apqConfig)
+        hasher.combine(fields.useGETForQueries)
+        hasher.combine(fields.isPersistedQueryRetry)
+        hasher.combine(fields.requestTimeout)
     }
 }

@@ -168,7 +168,7 @@ public struct RequestChain: Sendable {
                         } catch {
                             return try await recover(from: error)
                         }
-                    case .passthrough(var results):
+                    case .passthrough(let results):
                         do {
                             guard let response = try await results.next() else {
                                 step = .done

@@ -33,7 +33,13 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The value encoded as compact JSON with sorted keys.
-    public var encoded: Data { Data(jsonString.utf8) }
+    public var encoded: Data {
+        var text = jsonString
+        // Copied straight from the string's storage: `Data(text.utf8)` goes through the
+        // generic sequence initializer, which first asks at run time whether the view is
+        // contiguous.
+        return text.withUTF8 { Data(buffer: $0) }
+    }
 
     /// The value as compact JSON text with sorted keys, safe to print on a terminal.
     public var jsonString: String { jsonString(escaping: .terminalSafe) }

@@ -50,7 +50,8 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         let pull: () async throws -> Element?
-        public mutating func next() async throws -> Element? { try await pull() }
+        // Not mutating, so a wrapper can hold its upstream iterator in a `let`.
+        public func next() async throws -> Element? { try await pull() }
     }
 
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(pull: makeNext()) }
