@@ -66,7 +66,11 @@ public struct TimelineEvent: Sendable, Hashable {
     public static let noHop = -1
 
     /// Position in the timeline, contiguous from 1; 0 until a ``TimelineStore`` assigns it.
-    public internal(set) var seq: Int
+    public internal(set) var seq: Int {
+        get { storedSeq }
+        set { storedSeq = newValue }
+    }
+    @usableFromInline var storedSeq: Int
     /// Seconds on the lab clock.
     public var time: Double
     /// The hop's name: the interceptor type name, `transport`, `cache`, `TokenManager`…
@@ -80,9 +84,9 @@ public struct TimelineEvent: Sendable, Hashable {
 
     // Ids and positions are stored in 32 bits: the timeline holds millions of events, and
     // no run reaches two billion requests, attempts or hops.
-    private var request32: Int32
-    private var attempt32: Int32
-    private var hop32: Int32
+    @usableFromInline var request32: Int32
+    @usableFromInline var attempt32: Int32
+    @usableFromInline var hop32: Int32
     // The one-byte fields come last so they fill the tail after the 32-bit ids instead of
     // padding the middle of the event: 80 bytes in a chunk instead of 88.
     public var kind: HopKind
@@ -106,11 +110,14 @@ public struct TimelineEvent: Sendable, Hashable {
         set { hop32 = Int32(truncatingIfNeeded: newValue) }
     }
 
+    // Inlinable so the instrumentation builds an event in place instead of copying it out of a
+    // call into this module: a copy retains every reference the event holds.
+    @inlinable
     public init(
         time: Double, request: Int, attempt: Int, hop: Int, name: String, kind: HopKind, phase: Phase,
         snapshot: HopSnapshot = .empty, diff: HeaderDiff = .none, detail: String? = nil
     ) {
-        self.seq = 0
+        self.storedSeq = 0
         self.time = time
         self.request32 = Int32(truncatingIfNeeded: request)
         self.attempt32 = Int32(truncatingIfNeeded: attempt)

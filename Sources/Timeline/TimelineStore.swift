@@ -82,6 +82,20 @@ public final class TimelineStore: Sendable {
         return state.withLock { $0.append(pending.take()!, cap: cap) }
     }
 
+    /// Appends an event made of these fields (see ``TimelineEvent/init(time:request:attempt:hop:name:kind:phase:snapshot:diff:detail:)``)
+    /// and returns its seq. The fields are taken over, so the event is never copied on its
+    /// way in (a copy retains each of its references): what the instrumentation calls for
+    /// every event it records.
+    @discardableResult
+    public func append(
+        time: Double, request: Int, attempt: Int, hop: Int, name: consuming String, kind: HopKind, phase: Phase,
+        snapshot: consuming HopSnapshot, diff: consuming HeaderDiff, detail: consuming String?
+    ) -> Int {
+        append(TimelineEvent(
+            time: time, request: request, attempt: attempt, hop: hop, name: name, kind: kind, phase: phase,
+            snapshot: snapshot, diff: diff, detail: detail))
+    }
+
     /// Records that `request` will publish no more events, which makes it eligible for
     /// dropping under a cap. Idempotent; unknown requests are ignored.
     public func markFinished(request: Int) {
@@ -213,10 +227,44 @@ private struct StoreView {
     }
 }
 
+/// A request's events as runs of consecutive seqs. A request that runs alone publishes one
+/// run, kept inline, so its record allocates nothing; interleaved requests add a run each
+/// time another request's event came between two of theirs.
 private struct RequestRecord {
-    var firstSeq: Int
-    var seqs: [Int] = []
+    struct Run {
+        var first: Int
+        var count: Int
+    }
+
+    var firstSeq: Int { firstRun.first }
+    private(set) var eventCount = 0
+    private var firstRun: Run
+    private var moreRuns: [Run] = []
     var isFinished = false
+
+    init(firstSeq: Int) {
+        firstRun = Run(first: firstSeq, count: 1)
+        eventCount = 1
+    }
+
+    mutating func append(_ seq: Int) {
+        eventCount += 1
+        if moreRuns.isEmpty {
+            if firstRun.first + firstRun.count == seq { firstRun.count += 1 } else { moreRuns.append(Run(first: seq, count: 1)) }
+        } else if moreRuns[moreRuns.count - 1].first + moreRuns[moreRuns.count - 1].count == seq {
+            moreRuns[moreRuns.count - 1].count += 1
+        } else {
+            moreRuns.append(Run(first: seq, count: 1))
+        }
+    }
+
+    /// Every seq, in order.
+    var seqs: [Int] {
+        var all: [Int] = []
+        all.reserveCapacity(eventCount)
+        for run in [firstRun] + moreRuns { all.append(contentsOf: run.first..<run.first + run.count) }
+        return all
+    }
 }
 
 /// Request records by id. Ids are handed out as #1, #2…, so records of ids up to
@@ -242,16 +290,13 @@ private struct RequestIndex {
     /// Adds `seq` to the request's record, creating the record at its first event.
     mutating func append(_ seq: Int, to request: Int) {
         if isDense(request), request < dense.count, dense[request] != nil {
-            dense[request]!.seqs.append(seq)
+            dense[request]!.append(seq)
         } else if isDense(request) {
-            // A pass through a typical chain publishes a dozen or two events; starting there
-            // saves the early regrowths.
-            var seqs: [Int] = []
-            seqs.reserveCapacity(16)
-            seqs.append(seq)
-            self[request] = RequestRecord(firstSeq: seq, seqs: seqs)
+            self[request] = RequestRecord(firstSeq: seq)
+        } else if sparse[request] != nil {
+            sparse[request]!.append(seq)
         } else {
-            sparse[request, default: RequestRecord(firstSeq: seq)].seqs.append(seq)
+            sparse[request] = RequestRecord(firstSeq: seq)
         }
     }
 
@@ -290,7 +335,7 @@ private struct State {
             chunk.reserveCapacity(TimelineStore.chunkCapacity)
             chunks.append(chunk)
         }
-        chunks[chunks.count - 1].append(event)
+        chunks[chunks.count - 1].append(consume event)
         storedCount += 1
         requests.append(seq, to: request)
         if let cap, liveCount > cap { enforce(cap) }
@@ -313,8 +358,8 @@ private struct State {
             guard let record = requests[request] else { continue }
             requests[request] = nil
             hidden.insert(request)
-            hiddenCount += record.seqs.count
-            droppedEvents += record.seqs.count
+            hiddenCount += record.eventCount
+            droppedEvents += record.eventCount
             droppedRequests += 1
         }
         // Compacting costs one pass over the store; doing it only once a quarter of the stored

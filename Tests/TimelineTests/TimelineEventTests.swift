@@ -18,6 +18,36 @@ import Timeline
         #expect(BodyPreview(Data(repeating: 65, count: 5000)).text.utf8.count == 4096)
     }
 
+    @Test func deferredBodyIsProducedOnceWhenFirstRead() {
+        let calls = Locked(0)
+        let preview = BodyPreview(deferred: {
+            calls.withLock { $0 += 1 }
+            return Data("ab€cd".utf8)
+        }, limit: 4)
+        #expect(calls.value == 0)
+        #expect(preview.text == "ab")
+        #expect(preview.byteCount == 7)
+        #expect(preview.isTruncated)
+        #expect(preview == BodyPreview(text: "ab", byteCount: 7, isTruncated: true))
+        #expect(calls.value == 1)
+    }
+
+    @Test func snapshotKeepsRareFieldsAndAnyStatus() {
+        let head = HopSnapshot(method: "GET", url: "https://lab.local/x", status: 204)
+        #expect(head.status == 204)
+        #expect(head.error == nil)
+        #expect(head.body == nil)
+        let odd = HopSnapshot(status: Int(Int32.min))
+        #expect(odd.status == Int(Int32.min))
+        let huge = HopSnapshot(status: 1 << 40, error: "boom", body: BodyPreview(text: "{}", byteCount: 2, isTruncated: false))
+        #expect(huge.status == 1 << 40)
+        #expect(huge.error == "boom")
+        #expect(huge.body?.text == "{}")
+        #expect(HopSnapshot(status: nil).status == nil)
+        #expect(HopSnapshot(status: 200, error: "x") == HopSnapshot(status: 200, error: "x"))
+        #expect(HopSnapshot(status: 200) != HopSnapshot(status: 201))
+    }
+
     @Test func fieldsReadThroughTheSnapshot() throws {
         let request = NetworkRequest(
             method: .post, url: URL(string: "https://lab.local/graphql")!,

@@ -61,6 +61,36 @@ import Timeline
         #expect(store.count == 5)
     }
 
+    @Test func interleavedRequestsKeepTheirEventsInSeqOrder() {
+        let store = TimelineStore()
+        // Request 1 alone, then interleaved with 2 in runs of different lengths, then alone.
+        let order = [1, 1, 1, 2, 1, 2, 2, 1, 1, 2, 1]
+        for (index, request) in order.enumerated() { store.append(event(request: request, hop: index)) }
+        #expect(store.events(request: 1).map(\.seq) == [1, 2, 3, 5, 8, 9, 11])
+        #expect(store.events(request: 2).map(\.seq) == [4, 6, 7, 10])
+        #expect(store.events(request: 1).map(\.hop) == [0, 1, 2, 4, 7, 8, 10])
+    }
+
+    @Test func fieldByFieldAppendStoresThoseFields() throws {
+        let store = TimelineStore()
+        store.append(event(request: 9))
+        let seq = store.append(
+            time: 0.5, request: 3, attempt: 2, hop: 1, name: "AuthInterceptor", kind: .graphql, phase: .preflight,
+            snapshot: HopSnapshot(method: "POST"), diff: HeaderDiff(added: ["Authorization"]), detail: "note")
+        #expect(seq == 2)
+        let stored = try #require(store.event(seq: 2))
+        #expect(stored.seq == 2)
+        #expect(stored.time == 0.5)
+        #expect([stored.request, stored.attempt, stored.hop] == [3, 2, 1])
+        #expect(stored.name == "AuthInterceptor")
+        #expect(stored.kind == .graphql)
+        #expect(stored.phase == .preflight)
+        #expect(stored.method == "POST")
+        #expect(stored.diff.added == ["Authorization"])
+        #expect(stored.detail == "note")
+        #expect(store.events(request: 3).map(\.seq) == [2])
+    }
+
     @Test func capDropsOldestFinishedRequestsWholeAndCountsThem() throws {
         let store = try TimelineStore(cap: 5)
         store.append(event(request: 1))  // 1
