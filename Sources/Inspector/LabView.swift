@@ -115,7 +115,7 @@ public final class LabViewBuilder {
         view.blocked = snapshot.blocked
         view.breakpoints = snapshot.breakpoints
         view.lastSeq = lastSeq
-        view.clock = session.clock.now.seconds
+        view.clock = session.clock.seconds
         view.newRefusals = snapshot.refusals.dropFirst(refusalsSeen).map(\.reason)
         refusalsSeen = snapshot.refusals.count
         let summaries = session.summaries

@@ -78,7 +78,7 @@ public final class LabSession: Sendable {
         onChange: @escaping @Sendable () -> Void = {}
     ) {
         let clock = VirtualClock()
-        let backend = LabBackend(settings: scenario.backend, now: { clock.now.seconds })
+        let backend = LabBackend(settings: scenario.backend, now: { clock.seconds })
         let initial: TokenPair
         switch scenario.token {
         case .valid: initial = backend.issueTokens()
@@ -97,7 +97,7 @@ public final class LabSession: Sendable {
     /// turn, every hop instrumented. There is no lab backend behind it.
     public convenience init(name: String, chain: CustomChain, defaultMode: Scheduler.RunMode = .step, onChange: @escaping @Sendable () -> Void = {}) {
         let clock = VirtualClock()
-        let backend = LabBackend(now: { clock.now.seconds })
+        let backend = LabBackend(now: { clock.seconds })
         let operations = chain.operationNames.map { Scenario.Operation(name: $0) }
         let scenario = Scenario(
             name: name, summary: "Your own chain, instrumented.",
@@ -134,7 +134,7 @@ public final class LabSession: Sendable {
         }
         let transport = URLSessionTransport()
         return LabSession(
-            scenario: scenario, store: store, clock: clock, backend: LabBackend(settings: scenario.backend, now: { clock.now.seconds }),
+            scenario: scenario, store: store, clock: clock, backend: LabBackend(settings: scenario.backend, now: { clock.seconds }),
             target: .remote(remote), transports: (transport, transport), baseURL: baseURL, tokens: initial,
             defaultMode: defaultMode, replay: replay, recordsLog: true, onChange: onChange)
     }
@@ -161,7 +161,7 @@ public final class LabSession: Sendable {
         let scheduler = Scheduler(
             environment: Scheduler.Environment(
                 record: { event in _ = store.append(event) },
-                now: { clock.now.seconds },
+                now: { clock.seconds },
                 launch: { operation, request in launcher.value?(operation, request) },
                 advanceClock: { seconds in clock.advance(by: .milliseconds(Int64((seconds * 1000).rounded()))) },
                 expireTokens: {
@@ -275,7 +275,7 @@ public final class LabSession: Sendable {
     private func start(operation index: Int, request: Int) {
         let context = OperationContext(
             request: request, scheduler: scheduler, safetyCap: scenario.safetyCap,
-            record: { [store] event in _ = store.append(event) }, now: { [clock] in clock.now.seconds })
+            store: store, now: { [clock] in clock.seconds })
         unfinishedTasks.withLock { _ = $0.insert(request) }
         let task = Task {
             await LabContext.$operation.withValue(context) {

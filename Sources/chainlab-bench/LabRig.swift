@@ -22,7 +22,7 @@ final class LabRig: Sendable {
         scheduler = Scheduler(
             environment: Scheduler.Environment(
                 record: { store.append($0) },
-                now: { clock.now.seconds },
+                now: { clock.seconds },
                 launch: { _, request in launched.withLock { $0 = request } },
                 advanceClock: { clock.advance(by: .milliseconds(Int64(($0 * 1000).rounded()))) },
                 expireTokens: {}),
@@ -37,7 +37,7 @@ final class LabRig: Sendable {
         let store = self.store, clock = self.clock
         let context = OperationContext(
             request: request, scheduler: scheduler, safetyCap: 20,
-            record: { store.append($0) }, now: { clock.now.seconds })
+            store: store, now: { clock.seconds })
         defer {
             store.markFinished(request: request)
             scheduler.finish(request: request)

@@ -104,6 +104,31 @@ struct InstrumentationFidelityTests {
         #expect(!store.events().isEmpty)
     }
 
+    @Test("an operation alone in a free run passes its stops without taking turns and records the same timeline", arguments: cases)
+    func fastLaneRecordsTheSameTimeline(_ testCase: Case) async {
+        /// Runs the case instrumented; `solo` launches it through a scheduler without a command
+        /// log, so its stops pass in the fast lane, instead of letting it take turns.
+        func run(solo: Bool) async -> ([String], [TimelineEvent]) {
+            let store = TimelineStore()
+            let scheduler = Scheduler(
+                environment: Scheduler.Environment(
+                    record: { store.append($0) }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}),
+                recordsLog: !solo)
+            if solo { scheduler.submit(.launch(operation: 0)) }
+            #expect(scheduler.passesStraight(request: 1) == solo)
+            let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 1000, store: store, now: { 0 })
+            let (interceptors, request) = interceptors(testCase)
+            let chain = InstrumentedGraphQLChain(interceptors: interceptors, transport: testCase.transport(), context: context)
+            let outcome = await Self.outcome(chain.chain.kickoff(request: request))
+            return (outcome, store.events())
+        }
+        let (laneOutcome, laneEvents) = await run(solo: true)
+        let (turnOutcome, turnEvents) = await run(solo: false)
+        #expect(laneOutcome == turnOutcome)
+        #expect(laneEvents == turnEvents)
+        #expect(!laneEvents.isEmpty)
+    }
+
     @Test("the middleware stack gives the same response and the same ClientError when instrumented")
     func middlewareSameOutcome() async throws {
         struct Failing: ClientMiddleware {

@@ -6,7 +6,7 @@ extension LabBackend {
     /// var settings = LabBackend.Settings()
     /// settings.tokenTTL = 60
     /// settings.authFailureMode = .graphQLError200
-    /// let backend = LabBackend(settings: settings, now: { clock.now.seconds })
+    /// let backend = LabBackend(settings: settings, now: { clock.seconds })
     /// ```
     public struct Settings: Sendable, Hashable {
         /// Seconds an access token stays valid after it is issued (`expires_in`).

@@ -27,7 +27,7 @@ import Synchronization
 ///
 /// ```swift
 /// let clock = VirtualClock()
-/// let backend = LabBackend(now: { clock.now.seconds })
+/// let backend = LabBackend(now: { clock.seconds })
 /// let tokens = backend.issueTokens() // at-1-1, rt-1-1
 /// let response = backend.handle(BackendRequest(
 ///     method: "POST", target: "/graphql",

@@ -4,60 +4,112 @@ import Synchronization
 import Timeline
 
 /// The invisible outermost layer: counts attempts and applies the lab's safety cap. It is
-/// not a hop and publishes nothing.
+/// not a hop; it reports the results and failures leaving the top GraphQL hop.
 struct AttemptCounter: GraphQLInterceptor {
     let context: OperationContext
+    /// The top GraphQL hop; nil when the chain has none.
+    let topHop: HopInfo?
 
     func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
         _ = try context.beginAttempt()
-        return await next(request)
+        let results = await next(request)
+        guard let topHop else { return results }
+        return results.arriving(at: HopBoundary(context: context, from: topHop, into: nil, endpoint: request.graphQLEndpoint, received: request))
     }
 }
 
 /// A GraphQL interceptor with a stop on each side and events for what it did.
+///
+/// What leaves a GraphQL hop upward (a result, a failure, a retry) is reported where it
+/// arrives: at the hop above, or at ``AttemptCounter`` for the top hop. That one place also
+/// holds the post-flight stop of the hop above, so each hop adds one stream layer, not two.
 struct InstrumentedGraphQLInterceptor: GraphQLInterceptor {
     let base: any GraphQLInterceptor
     let hop: HopInfo
+    /// The GraphQL hop below, whose results this hop reports as they arrive; nil for the
+    /// lowest, which sits on the cache and network steps (they report their own).
+    let hopBelow: HopInfo?
     let context: OperationContext
 
     func intercept(request incoming: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
-        let context = self.context, hop = self.hop
+        let context = self.context, hop = self.hop, hopBelow = self.hopBelow
         var request = incoming
         let release = await context.gate(hop, .pre, context.snapshot(graphQL: request), StopCapabilities(canEditRequest: true))
         if let headers = release.requestHeaders { request.additionalHeaders = headers }
         switch release.disposition {
         case .proceed, .force401: break
         case .forceRetry:
-            context.emit(hop, .retry, detail: "forced retry from pre-flight")
+            context.noteForcedRetry(at: hop)
             throw RequestChain.Retry(request: request)
         case .fail(let fault):
-            context.emit(hop, .error, HopSnapshot(error: fault))
             throw fault
         }
         let received = request
         let below: GraphQLNext = { handed in
             context.emit(hop, .preflight, context.snapshot(graphQL: handed), diff: HeaderDiff(from: received.additionalHeaders, to: handed.additionalHeaders))
-            return await next(handed).intercepting { result in
-                let release = await context.gate(hop, .post, context.snapshot(outcome: result), StopCapabilities(canForce401: true))
-                switch release.disposition {
-                case .proceed: return try result.get()
-                case .force401:
-                    throw ResponseCodeError(status: 401, headerFields: jsonContentType, url: handed.graphQLEndpoint, body: forced401Body)
-                case .forceRetry: throw RequestChain.Retry(request: received)
-                case .fail(let fault): throw fault
-                }
+            let boundary = HopBoundary(context: context, from: hopBelow, into: hop, endpoint: handed.graphQLEndpoint, received: received)
+            return await next(handed).arriving(at: boundary)
+        }
+        // A failure thrown here reaches the hop above as a failed stream, which reports it.
+        return try await base.intercept(request: request, next: below)
+    }
+}
+
+/// Where results climb from one GraphQL hop into the next: the lower hop's post-flight
+/// events are recorded here, and the upper hop's post-flight stop is held here.
+///
+/// A class, so the stream layer and its closures share one reference instead of each
+/// holding (and retaining every field of) a copy of the requests.
+final class HopBoundary: Sendable {
+    let context: OperationContext
+    /// The hop the results leave (nil: the cache and network steps, which report their own).
+    let from: HopInfo?
+    /// The hop they enter, whose post-flight stop this is (nil: above the top hop).
+    let into: HopInfo?
+    /// Where the upper hop sent the request, for a forced 401.
+    let endpoint: URL
+    /// What the upper hop had received, for a forced retry.
+    let received: GraphQLRequest
+
+    init(context: OperationContext, from: HopInfo?, into: HopInfo?, endpoint: URL, received: GraphQLRequest) {
+        self.context = context
+        self.from = from
+        self.into = into
+        self.endpoint = endpoint
+        self.received = received
+    }
+
+    /// Records `outcome` leaving the lower hop.
+    func report(_ outcome: Result<GraphQLResponse, any Error>) {
+        guard let from else { return }
+        switch outcome {
+        case .success(let result):
+            context.emit(from, .postflight, context.snapshot(result: result), detail: result.source.rawValue)
+        case .failure(let error as RequestChain.Retry):
+            if let note = context.takeForcedRetryNote(at: from) {
+                context.emit(from, .retry, detail: note)
+            } else {
+                context.emit(from, .retry, HopSnapshot(error: error))
             }
+        case .failure(let error):
+            context.emit(from, .error, HopSnapshot(error: error))
         }
-        let results: InterceptorResultStream
-        do {
-            results = try await base.intercept(request: request, next: below)
-        } catch {
-            context.emit(hop, error is RequestChain.Retry ? .retry : .error, HopSnapshot(error: error))
-            throw error
+    }
+
+    /// Whether the upper hop has no post-flight stop to wait at now.
+    var passesStraight: Bool { into == nil || context.passesStraight }
+
+    /// The upper hop's post-flight stop: returns or throws what that hop gets.
+    func stop(_ outcome: Result<GraphQLResponse, any Error>) async throws -> GraphQLResponse {
+        guard let into else { return try outcome.get() }
+        let release = await context.gate(into, .post, context.snapshot(outcome: outcome), StopCapabilities(canForce401: true))
+        switch release.disposition {
+        case .proceed: return try outcome.get()
+        case .force401:
+            throw ResponseCodeError(status: 401, headerFields: jsonContentType, url: endpoint, body: forced401Body)
+        case .forceRetry: throw RequestChain.Retry(request: received)
+        case .fail(let fault): throw fault
         }
-        return results.tap(
-            element: { context.emit(hop, .postflight, context.snapshot(result: $0), detail: $0.source.rawValue) },
-            error: { context.emit(hop, $0 is RequestChain.Retry ? .retry : .error, HopSnapshot(error: $0)) })
     }
 }
 
@@ -218,17 +270,25 @@ public struct InstrumentedGraphQLChain: Sendable {
 
     public init(interceptors: RequestChain.Interceptors, transport: any GraphQLTransport, context: OperationContext) {
         var hops: [HopInfo] = []
+        hops.reserveCapacity(interceptors.graphQL.count + interceptors.http.count + 3)
         func next(_ name: String, _ kind: HopKind) -> HopInfo {
             let hop = HopInfo(index: hops.count, name: name, kind: kind)
             hops.append(hop)
             return hop
         }
-        let graphQL: [any GraphQLInterceptor] = [AttemptCounter(context: context)] + interceptors.graphQL.map {
-            InstrumentedGraphQLInterceptor(base: $0, hop: next(typeName($0), .graphql), context: context)
+        for interceptor in interceptors.graphQL { _ = next(typeName(interceptor), .graphql) }
+        var graphQL: [any GraphQLInterceptor] = []
+        graphQL.reserveCapacity(interceptors.graphQL.count + 1)
+        graphQL.append(AttemptCounter(context: context, topHop: hops.first))
+        for (index, interceptor) in interceptors.graphQL.enumerated() {
+            let below = index + 1 < interceptors.graphQL.count ? hops[index + 1] : nil
+            graphQL.append(InstrumentedGraphQLInterceptor(base: interceptor, hop: hops[index], hopBelow: below, context: context))
         }
         let cache = InstrumentedCacheInterceptor(base: interceptors.cache, hop: next("cache", .cache), context: context)
-        let http: [any HTTPInterceptor] = interceptors.http.map {
-            InstrumentedHTTPInterceptor(base: $0, hop: next(typeName($0), .http), context: context)
+        var http: [any HTTPInterceptor] = []
+        http.reserveCapacity(interceptors.http.count)
+        for interceptor in interceptors.http {
+            http.append(InstrumentedHTTPInterceptor(base: interceptor, hop: next(typeName(interceptor), .http), context: context))
         }
         let transport = InstrumentedGraphQLTransport(base: transport, hop: next("transport", .transport), context: context)
         let parser = InstrumentedResponseParser(base: interceptors.parser, hop: next(typeName(interceptors.parser), .parser), context: context)

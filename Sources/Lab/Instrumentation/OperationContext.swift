@@ -1,4 +1,6 @@
 import ChainKit
+import Synchronization
+import Foundation
 public import Timeline
 
 /// One hop of the flattened chain, as the timeline and the screen name it.
@@ -31,35 +33,56 @@ public final class OperationContext: Sendable {
     public let request: Int
     public let scheduler: Scheduler
     public let safetyCap: Int
-    private let record: @Sendable (TimelineEvent) -> Void
+    private let sink: Sink
     private let now: @Sendable () -> Double
-    private let attemptCount = Locked(0)
+    private let attemptCount = Atomic<Int>(0)
     private let recentSnapshots = Locked(RecentSnapshots())
+    private let forcedRetries = Locked(Set<Int>())
 
+    /// Where an operation's events go.
+    private enum Sink: Sendable {
+        /// Straight into a store, field by field, so no event is copied on the way.
+        case store(TimelineStore)
+        case closure(@Sendable (TimelineEvent) -> Void)
+    }
+
+    /// A context whose events go to `store`.
+    public init(request: Int, scheduler: Scheduler, safetyCap: Int, store: TimelineStore, now: @escaping @Sendable () -> Double) {
+        self.request = request
+        self.scheduler = scheduler
+        self.safetyCap = safetyCap
+        self.sink = .store(store)
+        self.now = now
+    }
+
+    /// A context whose events go to `record`.
     public init(request: Int, scheduler: Scheduler, safetyCap: Int, record: @escaping @Sendable (TimelineEvent) -> Void, now: @escaping @Sendable () -> Double) {
         self.request = request
         self.scheduler = scheduler
         self.safetyCap = safetyCap
-        self.record = record
+        self.sink = .closure(record)
         self.now = now
     }
 
+    /// Whether the operation would pass its next stop straight through (see
+    /// ``Scheduler/passesStraight(request:)``).
+    var passesStraight: Bool { scheduler.passesStraight(request: request) }
+
     /// The attempt in progress, from 1.
-    public var attempt: Int { attemptCount.value }
+    public var attempt: Int { attemptCount.load(ordering: .relaxed) }
 
     /// Starts the next attempt; fails past the safety cap.
     func beginAttempt() throws -> Int {
-        let attempt = attemptCount.withLock { count -> Int in
-            count += 1
-            return count
-        }
+        let attempt = attemptCount.wrappingAdd(1, ordering: .relaxed).newValue
         guard attempt <= safetyCap else { throw LabSafetyCapError(attempts: attempt - 1) }
         return attempt
     }
 
-    /// What a GraphQL hop saw going down; shared with the previous one when it was equal.
+    /// What a GraphQL hop saw going down; shared with the previous one when it showed the
+    /// same (a GraphQL hop shows the method, the endpoint and the added headers).
     func snapshot(graphQL request: GraphQLRequest) -> HopSnapshot {
-        recentSnapshots.withLock { $0.graphQLRequest.snapshot(for: request, make: HopSnapshot.init(graphQL:)) }
+        let shown = ShownGraphQLRequest(usesGET: request.usesGET, endpoint: request.graphQLEndpoint, headers: request.additionalHeaders)
+        return recentSnapshots.withLock { $0.graphQLRequest.snapshot(for: shown) { _ in HopSnapshot(graphQL: request) } }
     }
 
     /// A result on its way up; shared with the previous one when it was equal.
@@ -91,25 +114,55 @@ public final class OperationContext: Sendable {
         }
     }
 
+    /// Leaves a note that `hop` threw a retry a person forced at its pre-flight stop, for the
+    /// hop above, which reports it.
+    func noteForcedRetry(at hop: HopInfo) {
+        forcedRetries.withLock { $0.insert(hop.index) }
+    }
+
+    /// The detail of a retry `hop` threw: set when a person forced it at the pre-flight stop.
+    func takeForcedRetryNote(at hop: HopInfo) -> String? {
+        forcedRetries.withLock { $0.remove(hop.index) } == nil ? nil : "forced retry from pre-flight"
+    }
+
     /// Records an event of this operation at `hop`.
     func emit(_ hop: HopInfo?, _ phase: Phase, _ snapshot: HopSnapshot = .empty, diff: HeaderDiff = .none, detail: String? = nil) {
-        record(TimelineEvent(
-            time: now(), request: request, attempt: attempt, hop: hop?.index ?? TimelineEvent.noHop,
-            name: hop?.name ?? "TokenManager", kind: hop?.kind ?? .auth, phase: phase,
-            snapshot: snapshot, diff: diff, detail: detail))
+        record(
+            time: now(), hop: hop?.index ?? TimelineEvent.noHop, name: hop?.name ?? "TokenManager", kind: hop?.kind ?? .auth,
+            phase: phase, snapshot: snapshot, diff: diff, detail: detail)
     }
 
     /// Records a line a logging layer wrote, as a `log` event of that layer.
     func log(name: String, line: String) {
-        record(TimelineEvent(
-            time: now(), request: request, attempt: attempt, hop: TimelineEvent.noHop, name: name,
-            kind: name.hasSuffix("Middleware") ? .middleware : .graphql, phase: .log, detail: line))
+        record(
+            time: now(), hop: TimelineEvent.noHop, name: name, kind: name.hasSuffix("Middleware") ? .middleware : .graphql,
+            phase: .log, snapshot: .empty, diff: .none, detail: line)
+    }
+
+    private func record(time: Double, hop: Int, name: String, kind: HopKind, phase: Phase, snapshot: HopSnapshot, diff: HeaderDiff, detail: String?) {
+        switch sink {
+        case .store(let store):
+            store.append(
+                time: time, request: request, attempt: attempt, hop: hop, name: name, kind: kind, phase: phase,
+                snapshot: snapshot, diff: diff, detail: detail)
+        case .closure(let record):
+            record(TimelineEvent(
+                time: time, request: request, attempt: attempt, hop: hop, name: name, kind: kind, phase: phase,
+                snapshot: snapshot, diff: diff, detail: detail))
+        }
     }
 
     /// Waits at a stop of `hop` until the scheduler lets the operation go. `snapshot` and
     /// `capabilities` are evaluated only when the operation waits there (held, or waiting its
     /// turn), not when it passes straight through.
+    @inline(__always)
     func gate(_ hop: HopInfo, _ position: StopPosition, _ snapshot: @autoclosure () -> HopSnapshot, _ capabilities: @autoclosure () -> StopCapabilities) async -> Release {
+        if passesStraight { return .proceed }
+        return await wait(hop, position, snapshot(), capabilities())
+    }
+
+    /// The slow side of ``gate(_:_:_:_:)``: the operation may have to wait.
+    private func wait(_ hop: HopInfo, _ position: StopPosition, _ snapshot: @autoclosure () -> HopSnapshot, _ capabilities: @autoclosure () -> StopCapabilities) async -> Release {
         let place = StopPlace.hop(hop.index, position)
         return await scheduler.arrive(request: request, place: place) {
             ParkedStop(
@@ -152,10 +205,18 @@ private struct RecentSnapshots: Sendable {
         }
     }
 
-    var graphQLRequest = Slot<GraphQLRequest>()
+    var graphQLRequest = Slot<ShownGraphQLRequest>()
     var result = Slot<GraphQLResponse>()
     var networkRequest = Slot<NetworkRequest>()
     var responseHead = Slot<ResponseHead>()
+}
+
+/// What ``HopSnapshot/init(graphQL:)`` shows of a GraphQL request: comparing these is cheaper
+/// than comparing (and keeping a copy of) the whole request.
+private struct ShownGraphQLRequest: Equatable, Sendable {
+    var usesGET: Bool
+    var endpoint: URL
+    var headers: HTTPFields
 }
 
 /// What ``HopSnapshot/init(response:body:)`` shows of a response without its body.
@@ -170,7 +231,7 @@ extension PullStream {
     func tap(element: @escaping @Sendable (Element) -> Void, error: @escaping @Sendable (any Error) -> Void) -> PullStream {
         let upstream = self
         return PullStream {
-            var iterator = upstream.makeAsyncIterator()
+            let iterator = upstream.makeAsyncIterator()
             return {
                 do {
                     let next = try await iterator.next()
@@ -183,25 +244,31 @@ extension PullStream {
             }
         }
     }
+}
 
-    /// The same stream with each element and each failure passed through `transform` first,
-    /// which may replace either by returning a value or throwing.
-    func intercepting(_ transform: @escaping @Sendable (Result<Element, any Error>) async throws -> Element) -> PullStream {
+extension PullStream where Element == GraphQLResponse {
+    /// The same stream with every result and the failure passed through `boundary` on the way
+    /// up; after a failure the stream ends.
+    func arriving(at boundary: HopBoundary) -> PullStream {
         let upstream = self
         return PullStream {
-            var iterator = upstream.makeAsyncIterator()
+            let iterator = upstream.makeAsyncIterator()
             var failed = false
             return {
                 guard !failed else { return nil }
-                let next: Element?
+                let next: GraphQLResponse?
                 do {
                     next = try await iterator.next()
                 } catch {
                     failed = true
-                    return try await transform(.failure(error))
+                    boundary.report(.failure(error))
+                    if boundary.passesStraight { throw error }
+                    return try await boundary.stop(.failure(error))
                 }
                 guard let next else { return nil }
-                return try await transform(.success(next))
+                boundary.report(.success(next))
+                if boundary.passesStraight { return next }
+                return try await boundary.stop(.success(next))
             }
         }
     }

@@ -9,9 +9,9 @@ extension HopSnapshot {
         self.init(method: request.usesGET ? "GET" : "POST", url: request.graphQLEndpoint.absoluteString, headers: request.additionalHeaders)
     }
 
-    /// A GraphQL result: its first error and its JSON.
+    /// A GraphQL result: its first error and its JSON, encoded only when somebody reads it.
     convenience init(result: GraphQLResponse) {
-        self.init(error: result.errors.first?.description, body: BodyPreview(result.json.encoded))
+        self.init(error: result.errors.first?.description, body: BodyPreview(deferred: { result.json.encoded }))
     }
 
     /// An error passing a hop.

@@ -133,6 +133,16 @@ public final class Scheduler: Sendable {
 
         var isQuiescent: Bool { running.isEmpty && waking.isEmpty }
 
+        /// The request that may pass its stops without taking the lock, or 0: the only one
+        /// running, in a free run with nothing queued, scripted, held or logged that a stop
+        /// would have to look at.
+        var soloLane: Int {
+            guard !shuttingDown, !recordsLog, commands.isEmpty, replay == nil, script.isEmpty, waking.isEmpty,
+                breakpoints.isEmpty, running.count == 1, !hasReady, let only = running.first, modes[only] != .step
+            else { return 0 }
+            return only
+        }
+
         var hasReady: Bool { readyStart < ready.count || !woken.isEmpty }
 
         mutating func popReady() -> Int? {
@@ -165,6 +175,9 @@ public final class Scheduler: Sendable {
     }
 
     private let state: Mutex<State>
+    /// ``State/soloLane`` as of the last change, readable without the lock: a free run's
+    /// stops cost one atomic load.
+    private let lane = Atomic<Int>(0)
     private let environment: Environment
 
     /// - Parameters:
@@ -177,23 +190,34 @@ public final class Scheduler: Sendable {
         self.state = Mutex(State(defaultMode: defaultMode, script: script, replay: replay, recordsLog: recordsLog))
     }
 
+    /// Changes the state and republishes the lane. Every change goes through here, so an
+    /// operation that finds itself in the lane passes exactly when the locked path would
+    /// have let it through.
+    private func mutate<Result>(_ body: (inout State) -> Result) -> Result {
+        state.withLock { state in
+            let result = body(&state)
+            lane.store(state.soloLane, ordering: .releasing)
+            return result
+        }
+    }
+
     // MARK: - Controller side
 
     /// Queues a command; it takes effect when no operation is between two stops.
     public func submit(_ command: LabCommand) {
-        state.withLock { $0.commands.append(command) }
+        mutate { $0.commands.append(command) }
         pump()
     }
 
     /// Sets the mode new operations start in.
     public func setDefaultMode(_ mode: RunMode) {
-        state.withLock { $0.defaultMode = mode; $0.version += 1 }
+        mutate { $0.defaultMode = mode; $0.version += 1 }
         environment.changed()
     }
 
     /// Adds or removes a breakpoint.
     public func setBreakpoint(_ breakpoint: Breakpoint, enabled: Bool) {
-        state.withLock { state in
+        mutate { state in
             if enabled { state.breakpoints.insert(breakpoint) } else { state.breakpoints.remove(breakpoint) }
             state.version += 1
         }
@@ -224,7 +248,7 @@ public final class Scheduler: Sendable {
     /// held, and no command is queued.
     public func waitUntilSettled() async {
         await withCheckedContinuation { continuation in
-            state.withLock { $0.settledWaiters.append(continuation) }
+            mutate { $0.settledWaiters.append(continuation) }
             pump()
         }
     }
@@ -232,7 +256,7 @@ public final class Scheduler: Sendable {
     /// Releases every waiting operation with a cancellation and fails every later arrival the
     /// same way, so all operations end promptly.
     public func shutDown() {
-        let waiting = state.withLock { state -> [Waiting] in
+        let waiting = mutate { state -> [Waiting] in
             state.shuttingDown = true
             state.commands.removeAll()
             let waiting = Array(state.parked.values)
@@ -249,12 +273,20 @@ public final class Scheduler: Sendable {
 
     // MARK: - Operation side
 
+    /// Whether `request` would pass its next stop straight through: it runs alone in a free
+    /// run. One atomic load, so a hop can skip building anything for a stop it will not wait at.
+    @inline(__always)
+    public func passesStraight(request: Int) -> Bool {
+        lane.load(ordering: .acquiring) == request
+    }
+
     /// Called by an operation's hop at a stop; returns when the operation may go on.
     ///
     /// `makeStop` describes the stop (its snapshot, capabilities…) for `request` at `place`;
     /// it is called only when the operation does not pass straight through, so a free run
     /// never builds what nobody will see.
     public func arrive(request: Int, place: StopPlace, _ makeStop: () -> ParkedStop) async -> Release {
+        if passesStraight(request: request) { return .proceed }
         let (held, fastPass, shuttingDown) = state.withLock { state -> (Bool, Bool, Bool) in
             if state.shuttingDown { return (false, false, true) }
             let held = state.shouldHold(request: request, place: place)
@@ -270,7 +302,7 @@ public final class Scheduler: Sendable {
         stop.held = held
         if held { environment.record(event(for: stop, phase: .paused, detail: holdReason(stop))) }
         let release = await withCheckedContinuation { continuation in
-            state.withLock { state in
+            mutate { state in
                 state.running.remove(stop.request)
                 state.waking.remove(stop.request)
                 state.blocked.remove(stop.request)
@@ -288,7 +320,7 @@ public final class Scheduler: Sendable {
 
     /// The operation finished; it no longer takes turns.
     public func finish(request: Int) {
-        state.withLock { state in
+        mutate { state in
             state.running.remove(request)
             state.waking.remove(request)
             state.blocked.remove(request)
@@ -300,7 +332,7 @@ public final class Scheduler: Sendable {
     /// The operation waits for a refresh another operation started; it cannot move until
     /// that refresh ends.
     public func block(request: Int) {
-        state.withLock { state in
+        mutate { state in
             state.running.remove(request)
             // A refresh that already ended wakes the request at once; the turn waits for it.
             if state.refreshesInFlight > 0 { state.blocked.insert(request) } else { state.waking.insert(request) }
@@ -310,12 +342,12 @@ public final class Scheduler: Sendable {
 
     /// A token refresh began; requests that wait for it from now on are blocked until it ends.
     public func refreshStarted() {
-        state.withLock { $0.refreshesInFlight += 1 }
+        mutate { $0.refreshesInFlight += 1 }
     }
 
     /// A refresh ended: the operations waiting for it will arrive at ``StopPlace/wake``.
     public func refreshEnded() {
-        state.withLock { state in
+        mutate { state in
             state.refreshesInFlight = max(0, state.refreshesInFlight - 1)
             guard state.refreshesInFlight == 0 else { return }
             state.waking.formUnion(state.blocked)
@@ -335,7 +367,7 @@ public final class Scheduler: Sendable {
         var changed = false
         while true {
             let now = environment.now()
-            let (effects, again) = state.withLock { state -> ([Effect], Bool) in
+            let (effects, again) = mutate { state -> ([Effect], Bool) in
                 state.needsPump = false
                 let result = Self.dispatchOne(&state, now: now)
                 if !result.0.isEmpty { state.version += 1 }

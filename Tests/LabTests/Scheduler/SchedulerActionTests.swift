@@ -116,6 +116,25 @@ struct SchedulerActionTests {
         await session.perform(.resume(request: 1))
         #expect(session.summary(of: 1)?.attempts == 2)
         #expect(session.events(.retry).map(\.name) == ["AutomaticPersistedQueryInterceptor", "AuthInterceptor", "MaxRetryInterceptor"])
+        // The hop that threw says why; the hops above pass the retry on.
+        #expect(session.events(.retry).map(\.detail) == ["forced retry from pre-flight", nil, nil])
+    }
+
+    @Test("a retry forced at the top hop's pre-flight stop is reported there and starts attempt 2")
+    func forceRetryAtTopHop() async {
+        let session = steppingSession()
+        session.launch()
+        await session.scheduler.waitUntilSettled()
+        await session.step(1, until: .hop(BasicsHop.maxRetry, .pre))
+        await session.perform(.forceRetry(request: 1))
+        #expect(session.place(of: 1) == .hop(BasicsHop.maxRetry, .pre))
+        #expect(session.scheduler.snapshot.parked.first?.attempt == 2)
+        let retries = session.events(.retry)
+        #expect(retries.map(\.name) == ["MaxRetryInterceptor"])
+        #expect(retries.map(\.detail) == ["forced retry from pre-flight"])
+        #expect(retries.map(\.attempt) == [1])
+        await session.perform(.resume(request: 1))
+        #expect(session.summary(of: 1)?.attempts == 2)
     }
 
     @Test("a retry forced at an HTTP hop is refused with the upstream reason and the request stays held")
