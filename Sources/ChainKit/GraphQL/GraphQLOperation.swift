@@ -229,6 +229,11 @@ public struct GraphQLRequest: Sendable, Hashable {
             requestTimeout: requestTimeout ?? old.requestTimeout)
     }
 
+    /// Whether `other` is this very value (a copy of it, never changed since): true means
+    /// equal, without comparing the fields. A hop that passed the request on unchanged handed
+    /// down an identical one.
+    public func isIdentical(to other: GraphQLRequest) -> Bool { fields === other.fields }
+
     public static func == (lhs: GraphQLRequest, rhs: GraphQLRequest) -> Bool {
         let l = lhs.fields, r = rhs.fields
         return l === r

@@ -41,16 +41,62 @@ public struct GraphQLResponse: Sendable, Hashable {
         case server
     }
 
-    public var source: Source
-    public var data: JSONValue?
-    public var errors: [GraphQLError]
-    public var extensions: [String: JSONValue]?
+    /// The fields, in one immutable box shared by copies: a result climbs every layer of the
+    /// chain, and a copy then costs one reference. Changing a field replaces the box.
+    private final class Fields: Sendable {
+        let source: Source
+        let data: JSONValue?
+        let errors: [GraphQLError]
+        let extensions: [String: JSONValue]?
+
+        init(source: Source, data: JSONValue?, errors: [GraphQLError], extensions: [String: JSONValue]?) {
+            self.source = source
+            self.data = data
+            self.errors = errors
+            self.extensions = extensions
+        }
+    }
+
+    private var fields: Fields
+
+    public var source: Source {
+        get { fields.source }
+        set { fields = Fields(source: newValue, data: data, errors: errors, extensions: extensions) }
+    }
+
+    public var data: JSONValue? {
+        get { fields.data }
+        set { fields = Fields(source: source, data: newValue, errors: errors, extensions: extensions) }
+    }
+
+    public var errors: [GraphQLError] {
+        get { fields.errors }
+        set { fields = Fields(source: source, data: data, errors: newValue, extensions: extensions) }
+    }
+
+    public var extensions: [String: JSONValue]? {
+        get { fields.extensions }
+        set { fields = Fields(source: source, data: data, errors: errors, extensions: newValue) }
+    }
 
     public init(source: Source, data: JSONValue?, errors: [GraphQLError] = [], extensions: [String: JSONValue]? = nil) {
-        self.source = source
-        self.data = data
-        self.errors = errors
-        self.extensions = extensions
+        fields = Fields(source: source, data: data, errors: errors, extensions: extensions)
+    }
+
+    /// Whether `other` is this very value (a copy of it, never changed since): true means
+    /// equal, without comparing the JSON.
+    public func isIdentical(to other: GraphQLResponse) -> Bool { fields === other.fields }
+
+    public static func == (lhs: GraphQLResponse, rhs: GraphQLResponse) -> Bool {
+        lhs.isIdentical(to: rhs)
+            || (lhs.source == rhs.source && lhs.data == rhs.data && lhs.errors == rhs.errors && lhs.extensions == rhs.extensions)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(source)
+        hasher.combine(data)
+        hasher.combine(errors)
+        hasher.combine(extensions)
     }
 
     /// Reads a GraphQL response body: a JSON object with `data`, `errors` and `extensions`.
@@ -64,10 +110,10 @@ public struct GraphQLResponse: Sendable, Hashable {
         guard case .object(let members) = json else {
             throw JSONResponseParsingError.notAnObject(bodyByteCount: body.count)
         }
-        self.source = source
-        self.data = members["data"].flatMap { $0 == .null ? nil : $0 }
-        self.errors = members["errors"]?.arrayValue?.compactMap(GraphQLError.init(json:)) ?? []
-        self.extensions = members["extensions"]?.objectValue
+        self.init(
+            source: source, data: members["data"].flatMap { $0 == .null ? nil : $0 },
+            errors: members["errors"]?.arrayValue?.compactMap(GraphQLError.init(json:)) ?? [],
+            extensions: members["extensions"]?.objectValue)
     }
 
     /// The response as the JSON a server would send.

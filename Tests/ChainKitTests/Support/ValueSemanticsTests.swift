@@ -37,6 +37,35 @@ import Testing
         #expect(Set([one, other]).count == 1)
     }
 
+    @Test("a GraphQL result copy is identical until changed, and equal by value after")
+    func responseIdentityAndValue() throws {
+        let parsed = try GraphQLResponse(parsing: Data(#"{"data":{"hero":{"name":"R2-D2"}}}"#.utf8), source: .server)
+        var copy = parsed
+        #expect(copy.isIdentical(to: parsed))
+        copy.source = .cache
+        #expect(!copy.isIdentical(to: parsed))
+        #expect(parsed.source == .server)
+        #expect(copy.data == parsed.data)
+        #expect(copy != parsed)
+        copy.source = .server
+        #expect(!copy.isIdentical(to: parsed))
+        #expect(copy == parsed)
+        #expect(copy.hashValue == parsed.hashValue)
+        let built = GraphQLResponse(source: .server, data: .object(["hero": .object(["name": .string("R2-D2")])]))
+        #expect(built == parsed)
+        #expect(!built.isIdentical(to: parsed))
+    }
+
+    @Test("a GraphQL request copy is identical to the original until one of them changes")
+    func requestIdentity() {
+        let original = GraphQLRequest(operation: Self.operation, graphQLEndpoint: Self.endpoint)
+        var copy = original
+        #expect(copy.isIdentical(to: original))
+        copy.useGETForQueries = false
+        #expect(!copy.isIdentical(to: original))
+        #expect(copy == original)
+    }
+
     @Test("the clock's seconds follow advances and sleeps")
     func clockSeconds() async throws {
         let clock = VirtualClock(start: .milliseconds(250))
