@@ -169,15 +169,21 @@ public struct BodyPreview: Sendable, Hashable {
         init(_ data: Data, limit: Int) {
             byteCount = data.count
             guard data.count > limit else {
-                text = String(decoding: data, as: UTF8.self)
+                text = Contents.decode(data)
                 isTruncated = false
                 return
             }
             var end = data.startIndex + max(limit, 0)
             // Step back over continuation bytes so the cut never splits a character.
             while end > data.startIndex, data[end] & 0xC0 == 0x80 { end -= 1 }
-            text = String(decoding: data[data.startIndex..<end], as: UTF8.self)
+            text = Contents.decode(data[data.startIndex..<end])
             isTruncated = true
+        }
+
+        /// UTF-8 text from contiguous bytes, invalid sequences replaced: `String(decoding:)` on
+        /// a buffer takes the fast validating path, on `Data` itself the slow generic one.
+        private static func decode(_ data: Data) -> String {
+            data.withUnsafeBytes { String(decoding: $0.bindMemory(to: UInt8.self), as: UTF8.self) }
         }
     }
 }

@@ -23,13 +23,20 @@ struct AttemptCounter: GraphQLInterceptor {
 /// What leaves a GraphQL hop upward (a result, a failure, a retry) is reported where it
 /// arrives: at the hop above, or at ``AttemptCounter`` for the top hop. That one place also
 /// holds the post-flight stop of the hop above, so each hop adds one stream layer, not two.
-struct InstrumentedGraphQLInterceptor: GraphQLInterceptor {
+final class InstrumentedGraphQLInterceptor: GraphQLInterceptor {
     let base: any GraphQLInterceptor
     let hop: HopInfo
     /// The GraphQL hop below, whose results this hop reports as they arrive; nil for the
     /// lowest, which sits on the cache and network steps (they report their own).
     let hopBelow: HopInfo?
     let context: OperationContext
+
+    init(base: any GraphQLInterceptor, hop: HopInfo, hopBelow: HopInfo?, context: OperationContext) {
+        self.base = base
+        self.hop = hop
+        self.hopBelow = hopBelow
+        self.context = context
+    }
 
     func intercept(request incoming: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
         let context = self.context, hop = self.hop, hopBelow = self.hopBelow
@@ -46,7 +53,8 @@ struct InstrumentedGraphQLInterceptor: GraphQLInterceptor {
         }
         let received = request
         let below: GraphQLNext = { handed in
-            context.emit(hop, .preflight, context.snapshot(graphQL: handed), diff: HeaderDiff(from: received.additionalHeaders, to: handed.additionalHeaders))
+            let diff = handed.isIdentical(to: received) ? HeaderDiff.none : HeaderDiff(from: received.additionalHeaders, to: handed.additionalHeaders)
+            context.emit(hop, .preflight, context.snapshot(graphQL: handed), diff: diff)
             let boundary = HopBoundary(context: context, from: hopBelow, into: hop, endpoint: handed.graphQLEndpoint, received: received)
             return await next(handed).arriving(at: boundary)
         }
@@ -114,10 +122,16 @@ final class HopBoundary: Sendable {
 }
 
 /// The cache step with a stop before each read and events for hits, misses and writes.
-struct InstrumentedCacheInterceptor: CacheInterceptor {
+final class InstrumentedCacheInterceptor: CacheInterceptor {
     let base: any CacheInterceptor
     let hop: HopInfo
     let context: OperationContext
+
+    init(base: any CacheInterceptor, hop: HopInfo, context: OperationContext) {
+        self.base = base
+        self.hop = hop
+        self.context = context
+    }
 
     func readCacheData(request: GraphQLRequest) async throws -> GraphQLResponse? {
         let release = await context.gate(hop, .pre, context.snapshot(graphQL: request), StopCapabilities(retryRefusal: "the cache step cannot retry; force the retry at a GraphQL hop"))
@@ -146,10 +160,16 @@ struct InstrumentedCacheInterceptor: CacheInterceptor {
 }
 
 /// An HTTP interceptor with a stop on each side and events for what it changed.
-struct InstrumentedHTTPInterceptor: HTTPInterceptor {
+final class InstrumentedHTTPInterceptor: HTTPInterceptor {
     let base: any HTTPInterceptor
     let hop: HopInfo
     let context: OperationContext
+
+    init(base: any HTTPInterceptor, hop: HopInfo, context: OperationContext) {
+        self.base = base
+        self.hop = hop
+        self.context = context
+    }
 
     func intercept(request incoming: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
         let context = self.context, hop = self.hop
@@ -192,10 +212,16 @@ struct InstrumentedHTTPInterceptor: HTTPInterceptor {
 }
 
 /// The GraphQL transport with a stop before sending and one after receiving.
-struct InstrumentedGraphQLTransport: GraphQLTransport {
+final class InstrumentedGraphQLTransport: GraphQLTransport {
     let base: any GraphQLTransport
     let hop: HopInfo
     let context: OperationContext
+
+    init(base: any GraphQLTransport, hop: HopInfo, context: OperationContext) {
+        self.base = base
+        self.hop = hop
+        self.context = context
+    }
 
     func send(_ incoming: NetworkRequest) async throws -> NetworkResponse {
         var request = incoming
@@ -239,10 +265,16 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
 }
 
 /// The response parser with a stop before parsing and events for each result.
-struct InstrumentedResponseParser: ResponseParsingInterceptor {
+final class InstrumentedResponseParser: ResponseParsingInterceptor {
     let base: any ResponseParsingInterceptor
     let hop: HopInfo
     let context: OperationContext
+
+    init(base: any ResponseParsingInterceptor, hop: HopInfo, context: OperationContext) {
+        self.base = base
+        self.hop = hop
+        self.context = context
+    }
 
     func parse(response: NetworkResponse, for request: GraphQLRequest) async throws -> InterceptorResultStream {
         let context = self.context, hop = self.hop

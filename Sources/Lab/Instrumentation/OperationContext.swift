@@ -33,25 +33,22 @@ public final class OperationContext: Sendable {
     public let request: Int
     public let scheduler: Scheduler
     public let safetyCap: Int
-    private let sink: Sink
+    // Where events go: `store`, or `recordClosure` when there is no store. Two constants
+    // rather than an enum, so recording an event does not copy (and retain) a payload.
+    private let store: TimelineStore?
+    private let recordClosure: (@Sendable (TimelineEvent) -> Void)?
     private let now: @Sendable () -> Double
     private let attemptCount = Atomic<Int>(0)
+    /// The last snapshots published, and notes about forced retries.
     private let recentSnapshots = Locked(RecentSnapshots())
-    private let forcedRetries = Locked(Set<Int>())
-
-    /// Where an operation's events go.
-    private enum Sink: Sendable {
-        /// Straight into a store, field by field, so no event is copied on the way.
-        case store(TimelineStore)
-        case closure(@Sendable (TimelineEvent) -> Void)
-    }
 
     /// A context whose events go to `store`.
     public init(request: Int, scheduler: Scheduler, safetyCap: Int, store: TimelineStore, now: @escaping @Sendable () -> Double) {
         self.request = request
         self.scheduler = scheduler
         self.safetyCap = safetyCap
-        self.sink = .store(store)
+        self.store = store
+        self.recordClosure = nil
         self.now = now
     }
 
@@ -60,7 +57,8 @@ public final class OperationContext: Sendable {
         self.request = request
         self.scheduler = scheduler
         self.safetyCap = safetyCap
-        self.sink = .closure(record)
+        self.store = nil
+        self.recordClosure = record
         self.now = now
     }
 
@@ -81,8 +79,13 @@ public final class OperationContext: Sendable {
     /// What a GraphQL hop saw going down; shared with the previous one when it showed the
     /// same (a GraphQL hop shows the method, the endpoint and the added headers).
     func snapshot(graphQL request: GraphQLRequest) -> HopSnapshot {
-        let shown = ShownGraphQLRequest(usesGET: request.usesGET, endpoint: request.graphQLEndpoint, headers: request.additionalHeaders)
-        return recentSnapshots.withLock { $0.graphQLRequest.snapshot(for: shown) { _ in HopSnapshot(graphQL: request) } }
+        recentSnapshots.withLock { recent in
+            if let last = recent.lastGraphQLRequest, last.request.isIdentical(to: request) { return last.snapshot }
+            let shown = ShownGraphQLRequest(usesGET: request.usesGET, endpoint: request.graphQLEndpoint, headers: request.additionalHeaders)
+            let snapshot = recent.graphQLRequest.snapshot(for: shown) { _ in HopSnapshot(graphQL: request) }
+            recent.lastGraphQLRequest = (request, snapshot)
+            return snapshot
+        }
     }
 
     /// A result on its way up; shared with the previous one when it was equal.
@@ -117,12 +120,12 @@ public final class OperationContext: Sendable {
     /// Leaves a note that `hop` threw a retry a person forced at its pre-flight stop, for the
     /// hop above, which reports it.
     func noteForcedRetry(at hop: HopInfo) {
-        forcedRetries.withLock { $0.insert(hop.index) }
+        recentSnapshots.withLock { _ = $0.forcedRetries.insert(hop.index) }
     }
 
     /// The detail of a retry `hop` threw: set when a person forced it at the pre-flight stop.
     func takeForcedRetryNote(at hop: HopInfo) -> String? {
-        forcedRetries.withLock { $0.remove(hop.index) } == nil ? nil : "forced retry from pre-flight"
+        recentSnapshots.withLock { $0.forcedRetries.remove(hop.index) } == nil ? nil : "forced retry from pre-flight"
     }
 
     /// Records an event of this operation at `hop`.
@@ -140,13 +143,12 @@ public final class OperationContext: Sendable {
     }
 
     private func record(time: Double, hop: Int, name: String, kind: HopKind, phase: Phase, snapshot: HopSnapshot, diff: HeaderDiff, detail: String?) {
-        switch sink {
-        case .store(let store):
+        if let store {
             store.append(
                 time: time, request: request, attempt: attempt, hop: hop, name: name, kind: kind, phase: phase,
                 snapshot: snapshot, diff: diff, detail: detail)
-        case .closure(let record):
-            record(TimelineEvent(
+        } else if let recordClosure {
+            recordClosure(TimelineEvent(
                 time: time, request: request, attempt: attempt, hop: hop, name: name, kind: kind, phase: phase,
                 snapshot: snapshot, diff: diff, detail: detail))
         }
@@ -206,6 +208,11 @@ private struct RecentSnapshots: Sendable {
     }
 
     var graphQLRequest = Slot<ShownGraphQLRequest>()
+    /// The last request seen and its snapshot: a request passed on unchanged is identical to
+    /// it, which is cheaper to tell than equal.
+    var lastGraphQLRequest: (request: GraphQLRequest, snapshot: HopSnapshot)?
+    /// Hops that threw a retry a person forced at their pre-flight stop, not yet reported.
+    var forcedRetries: Set<Int> = []
     var result = Slot<GraphQLResponse>()
     var networkRequest = Slot<NetworkRequest>()
     var responseHead = Slot<ResponseHead>()
