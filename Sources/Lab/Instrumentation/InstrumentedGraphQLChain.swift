@@ -7,14 +7,14 @@ import Timeline
 /// not a hop; it reports the results and failures leaving the top GraphQL hop.
 struct AttemptCounter: GraphQLInterceptor {
     let context: OperationContext
-    /// The top GraphQL hop; nil when the chain has none.
-    let topHop: HopInfo?
+    /// Where results leave the top GraphQL hop; nil when the chain has none.
+    let top: HopJunction?
 
     func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
         _ = try context.beginAttempt()
         let results = await next(request)
-        guard let topHop else { return results }
-        return results.arriving(at: HopBoundary(context: context, from: topHop, into: nil, endpoint: request.graphQLEndpoint, received: request))
+        guard let top else { return results }
+        return results.arriving(at: HopBoundary(junction: top, handed: request, received: request))
     }
 }
 
@@ -25,21 +25,18 @@ struct AttemptCounter: GraphQLInterceptor {
 /// holds the post-flight stop of the hop above, so each hop adds one stream layer, not two.
 final class InstrumentedGraphQLInterceptor: GraphQLInterceptor {
     let base: any GraphQLInterceptor
-    let hop: HopInfo
-    /// The GraphQL hop below, whose results this hop reports as they arrive; nil for the
-    /// lowest, which sits on the cache and network steps (they report their own).
-    let hopBelow: HopInfo?
-    let context: OperationContext
+    /// This hop (`into`) and the GraphQL hop below it (`from`), whose results this hop
+    /// reports as they arrive; `from` is nil for the lowest, which sits on the cache and
+    /// network steps (they report their own).
+    let junction: HopJunction
 
-    init(base: any GraphQLInterceptor, hop: HopInfo, hopBelow: HopInfo?, context: OperationContext) {
+    init(base: any GraphQLInterceptor, junction: HopJunction) {
         self.base = base
-        self.hop = hop
-        self.hopBelow = hopBelow
-        self.context = context
+        self.junction = junction
     }
 
     func intercept(request incoming: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
-        let context = self.context, hop = self.hop, hopBelow = self.hopBelow
+        let junction = self.junction, context = junction.context, hop = junction.into!
         var request = incoming
         let release = await context.gate(hop, .pre, context.snapshot(graphQL: request), StopCapabilities(canEditRequest: true))
         if let headers = release.requestHeaders { request.additionalHeaders = headers }
@@ -53,43 +50,55 @@ final class InstrumentedGraphQLInterceptor: GraphQLInterceptor {
         }
         let received = request
         let below: GraphQLNext = { handed in
+            let context = junction.context
             let diff = handed.isIdentical(to: received) ? HeaderDiff.none : HeaderDiff(from: received.additionalHeaders, to: handed.additionalHeaders)
-            context.emit(hop, .preflight, context.snapshot(graphQL: handed), diff: diff)
-            let boundary = HopBoundary(context: context, from: hopBelow, into: hop, endpoint: handed.graphQLEndpoint, received: received)
-            return await next(handed).arriving(at: boundary)
+            context.emit(junction.into, .preflight, context.snapshot(graphQL: handed), diff: diff)
+            return await next(handed).arriving(at: HopBoundary(junction: junction, handed: handed, received: received))
         }
         // A failure thrown here reaches the hop above as a failed stream, which reports it.
         return try await base.intercept(request: request, next: below)
     }
 }
 
-/// Where results climb from one GraphQL hop into the next: the lower hop's post-flight
-/// events are recorded here, and the upper hop's post-flight stop is held here.
+/// Two adjacent GraphQL hops of one operation, fixed when the chain is built: results leave
+/// `from` and enter `into`.
+final class HopJunction: Sendable {
+    let context: OperationContext
+    /// The hop the results leave (nil: the cache and network steps, which report their own).
+    let from: HopInfo?
+    /// The hop they enter, whose post-flight stop is here (nil: above the top hop).
+    let into: HopInfo?
+
+    init(context: OperationContext, from: HopInfo?, into: HopInfo?) {
+        self.context = context
+        self.from = from
+        self.into = into
+    }
+}
+
+/// Where results climb from one GraphQL hop into the next, for one request handed down: the
+/// lower hop's post-flight events are recorded here, and the upper hop's post-flight stop is
+/// held here.
 ///
 /// A class, so the stream layer and its closures share one reference instead of each
 /// holding (and retaining every field of) a copy of the requests.
 final class HopBoundary: Sendable {
-    let context: OperationContext
-    /// The hop the results leave (nil: the cache and network steps, which report their own).
-    let from: HopInfo?
-    /// The hop they enter, whose post-flight stop this is (nil: above the top hop).
-    let into: HopInfo?
-    /// Where the upper hop sent the request, for a forced 401.
-    let endpoint: URL
+    let junction: HopJunction
+    /// What the upper hop handed down (its endpoint is the URL of a forced 401).
+    let handed: GraphQLRequest
     /// What the upper hop had received, for a forced retry.
     let received: GraphQLRequest
 
-    init(context: OperationContext, from: HopInfo?, into: HopInfo?, endpoint: URL, received: GraphQLRequest) {
-        self.context = context
-        self.from = from
-        self.into = into
-        self.endpoint = endpoint
+    init(junction: HopJunction, handed: GraphQLRequest, received: GraphQLRequest) {
+        self.junction = junction
+        self.handed = handed
         self.received = received
     }
 
     /// Records `outcome` leaving the lower hop.
     func report(_ outcome: Result<GraphQLResponse, any Error>) {
-        guard let from else { return }
+        let context = junction.context
+        guard let from = junction.from else { return }
         switch outcome {
         case .success(let result):
             context.emit(from, .postflight, context.snapshot(result: result), detail: result.source.rawValue)
@@ -105,16 +114,17 @@ final class HopBoundary: Sendable {
     }
 
     /// Whether the upper hop has no post-flight stop to wait at now.
-    var passesStraight: Bool { into == nil || context.passesStraight }
+    var passesStraight: Bool { junction.into == nil || junction.context.passesStraight }
 
     /// The upper hop's post-flight stop: returns or throws what that hop gets.
     func stop(_ outcome: Result<GraphQLResponse, any Error>) async throws -> GraphQLResponse {
-        guard let into else { return try outcome.get() }
+        let context = junction.context
+        guard let into = junction.into else { return try outcome.get() }
         let release = await context.gate(into, .post, context.snapshot(outcome: outcome), StopCapabilities(canForce401: true))
         switch release.disposition {
         case .proceed: return try outcome.get()
         case .force401:
-            throw ResponseCodeError(status: 401, headerFields: jsonContentType, url: endpoint, body: forced401Body)
+            throw ResponseCodeError(status: 401, headerFields: jsonContentType, url: handed.graphQLEndpoint, body: forced401Body)
         case .forceRetry: throw RequestChain.Retry(request: received)
         case .fail(let fault): throw fault
         }
@@ -311,10 +321,10 @@ public struct InstrumentedGraphQLChain: Sendable {
         for interceptor in interceptors.graphQL { _ = next(typeName(interceptor), .graphql) }
         var graphQL: [any GraphQLInterceptor] = []
         graphQL.reserveCapacity(interceptors.graphQL.count + 1)
-        graphQL.append(AttemptCounter(context: context, topHop: hops.first))
+        graphQL.append(AttemptCounter(context: context, top: hops.isEmpty ? nil : HopJunction(context: context, from: hops[0], into: nil)))
         for (index, interceptor) in interceptors.graphQL.enumerated() {
             let below = index + 1 < interceptors.graphQL.count ? hops[index + 1] : nil
-            graphQL.append(InstrumentedGraphQLInterceptor(base: interceptor, hop: hops[index], hopBelow: below, context: context))
+            graphQL.append(InstrumentedGraphQLInterceptor(base: interceptor, junction: HopJunction(context: context, from: below, into: hops[index])))
         }
         let cache = InstrumentedCacheInterceptor(base: interceptors.cache, hop: next("cache", .cache), context: context)
         var http: [any HTTPInterceptor] = []
