@@ -5,16 +5,22 @@ import Timeline
 
 /// The invisible outermost layer: counts attempts and applies the lab's safety cap. It is
 /// not a hop; it reports the results and failures leaving the top GraphQL hop.
-struct AttemptCounter: GraphQLInterceptor {
+final class AttemptCounter: GraphQLInterceptor, HopJunction {
     let context: OperationContext
-    /// Where results leave the top GraphQL hop; nil when the chain has none.
-    let top: HopJunction?
+    /// The top GraphQL hop, whose results leave it here; nil when the chain has none.
+    let from: HopInfo?
+    var into: HopInfo? { nil }
+
+    init(context: OperationContext, topHop: HopInfo?) {
+        self.context = context
+        self.from = topHop
+    }
 
     func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
         _ = try context.beginAttempt()
         let results = await next(request)
-        guard let top else { return results }
-        return results.arriving(at: HopBoundary(junction: top, handed: request, received: request))
+        guard from != nil else { return results }
+        return results.arriving(at: HopBoundary(junction: self, handed: request, received: request))
     }
 }
 
@@ -23,20 +29,24 @@ struct AttemptCounter: GraphQLInterceptor {
 /// What leaves a GraphQL hop upward (a result, a failure, a retry) is reported where it
 /// arrives: at the hop above, or at ``AttemptCounter`` for the top hop. That one place also
 /// holds the post-flight stop of the hop above, so each hop adds one stream layer, not two.
-final class InstrumentedGraphQLInterceptor: GraphQLInterceptor {
+final class InstrumentedGraphQLInterceptor: GraphQLInterceptor, HopJunction {
     let base: any GraphQLInterceptor
-    /// This hop (`into`) and the GraphQL hop below it (`from`), whose results this hop
-    /// reports as they arrive; `from` is nil for the lowest, which sits on the cache and
-    /// network steps (they report their own).
-    let junction: HopJunction
+    let hop: HopInfo
+    /// The GraphQL hop below, whose results this hop reports as they arrive; nil for the
+    /// lowest, which sits on the cache and network steps (they report their own).
+    let from: HopInfo?
+    let context: OperationContext
+    var into: HopInfo? { hop }
 
-    init(base: any GraphQLInterceptor, junction: HopJunction) {
+    init(base: any GraphQLInterceptor, hop: HopInfo, hopBelow: HopInfo?, context: OperationContext) {
         self.base = base
-        self.junction = junction
+        self.hop = hop
+        self.from = hopBelow
+        self.context = context
     }
 
     func intercept(request incoming: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
-        let junction = self.junction, context = junction.context, hop = junction.into!
+        let junction = self, context = self.context, hop = self.hop
         var request = incoming
         let release = await context.gate(hop, .pre, context.snapshot(graphQL: request), StopCapabilities(canEditRequest: true))
         if let headers = release.requestHeaders { request.additionalHeaders = headers }
@@ -50,9 +60,8 @@ final class InstrumentedGraphQLInterceptor: GraphQLInterceptor {
         }
         let received = request
         let below: GraphQLNext = { handed in
-            let context = junction.context
             let diff = handed.isIdentical(to: received) ? HeaderDiff.none : HeaderDiff(from: received.additionalHeaders, to: handed.additionalHeaders)
-            context.emit(junction.into, .preflight, context.snapshot(graphQL: handed), diff: diff)
+            context.emit(hop, .preflight, context.snapshot(graphQL: handed), diff: diff)
             return await next(handed).arriving(at: HopBoundary(junction: junction, handed: handed, received: received))
         }
         // A failure thrown here reaches the hop above as a failed stream, which reports it.
@@ -61,19 +70,14 @@ final class InstrumentedGraphQLInterceptor: GraphQLInterceptor {
 }
 
 /// Two adjacent GraphQL hops of one operation, fixed when the chain is built: results leave
-/// `from` and enter `into`.
-final class HopJunction: Sendable {
-    let context: OperationContext
+/// `from` and enter `into`. Each instrumented GraphQL interceptor is the junction below it,
+/// and ``AttemptCounter`` the one above the top hop.
+protocol HopJunction: AnyObject, Sendable {
+    var context: OperationContext { get }
     /// The hop the results leave (nil: the cache and network steps, which report their own).
-    let from: HopInfo?
+    var from: HopInfo? { get }
     /// The hop they enter, whose post-flight stop is here (nil: above the top hop).
-    let into: HopInfo?
-
-    init(context: OperationContext, from: HopInfo?, into: HopInfo?) {
-        self.context = context
-        self.from = from
-        self.into = into
-    }
+    var into: HopInfo? { get }
 }
 
 /// Where results climb from one GraphQL hop into the next, for one request handed down: the
@@ -83,13 +87,13 @@ final class HopJunction: Sendable {
 /// A class, so the stream layer and its closures share one reference instead of each
 /// holding (and retaining every field of) a copy of the requests.
 final class HopBoundary: Sendable {
-    let junction: HopJunction
+    let junction: any HopJunction
     /// What the upper hop handed down (its endpoint is the URL of a forced 401).
     let handed: GraphQLRequest
     /// What the upper hop had received, for a forced retry.
     let received: GraphQLRequest
 
-    init(junction: HopJunction, handed: GraphQLRequest, received: GraphQLRequest) {
+    init(junction: any HopJunction, handed: GraphQLRequest, received: GraphQLRequest) {
         self.junction = junction
         self.handed = handed
         self.received = received
@@ -321,10 +325,10 @@ public struct InstrumentedGraphQLChain: Sendable {
         for interceptor in interceptors.graphQL { _ = next(typeName(interceptor), .graphql) }
         var graphQL: [any GraphQLInterceptor] = []
         graphQL.reserveCapacity(interceptors.graphQL.count + 1)
-        graphQL.append(AttemptCounter(context: context, top: hops.isEmpty ? nil : HopJunction(context: context, from: hops[0], into: nil)))
+        graphQL.append(AttemptCounter(context: context, topHop: hops.first))
         for (index, interceptor) in interceptors.graphQL.enumerated() {
             let below = index + 1 < interceptors.graphQL.count ? hops[index + 1] : nil
-            graphQL.append(InstrumentedGraphQLInterceptor(base: interceptor, junction: HopJunction(context: context, from: below, into: hops[index])))
+            graphQL.append(InstrumentedGraphQLInterceptor(base: interceptor, hop: hops[index], hopBelow: below, context: context))
         }
         let cache = InstrumentedCacheInterceptor(base: interceptors.cache, hop: next("cache", .cache), context: context)
         var http: [any HTTPInterceptor] = []

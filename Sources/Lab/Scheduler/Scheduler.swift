@@ -145,6 +145,12 @@ public final class Scheduler: Sendable {
 
         var hasReady: Bool { readyStart < ready.count || !woken.isEmpty }
 
+        /// Whether dispatching would do nothing: no command, script step or replay entry to
+        /// carry out, nobody waiting for a turn, and nobody waiting for the scheduler to settle.
+        var isIdle: Bool {
+            commands.isEmpty && script.isEmpty && replay == nil && !hasReady && settledWaiters.isEmpty && parked.isEmpty
+        }
+
         mutating func popReady() -> Int? {
             if !woken.isEmpty {
                 ready.append(contentsOf: woken.sorted())
@@ -320,13 +326,15 @@ public final class Scheduler: Sendable {
 
     /// The operation finished; it no longer takes turns.
     public func finish(request: Int) {
-        mutate { state in
+        let idle = mutate { state -> Bool in
             state.running.remove(request)
             state.waking.remove(request)
             state.blocked.remove(request)
             state.finished.insert(request)
+            return state.isIdle
         }
-        pump()
+        // Nothing waits for a turn, a command or a settled scheduler: nothing to dispatch.
+        if !idle { pump() }
     }
 
     /// The operation waits for a refresh another operation started; it cannot move until
