@@ -116,6 +116,16 @@ public struct GraphQLResponse: Sendable, Hashable {
             extensions: members["extensions"]?.objectValue)
     }
 
+    /// Whether ``json`` encodes to at most about `limit` bytes (see
+    /// ``JSONValue/isSmall(limit:)``), without building it.
+    public func isSmall(limit: Int) -> Bool {
+        var budget = limit - 2
+        if let data, !data.fits(&budget) { return false }
+        for error in errors where !error.raw.fits(&budget) { return false }
+        if let extensions, !JSONValue.object(extensions).fits(&budget) { return false }
+        return budget >= 0
+    }
+
     /// The response as the JSON a server would send.
     public var json: JSONValue {
         var object: [String: JSONValue] = [:]

@@ -44,6 +44,35 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     /// The value as compact JSON text with sorted keys, safe to print on a terminal.
     public var jsonString: String { jsonString(escaping: .terminalSafe) }
 
+    /// Whether the encoded value is at most about `limit` bytes, found by a walk that stops as
+    /// soon as the estimate passes the limit: cheap for small values, bounded for huge ones.
+    /// Strings count their UTF-8 bytes plus quotes (escapes are not counted).
+    public func isSmall(limit: Int) -> Bool {
+        var budget = limit
+        return fits(&budget)
+    }
+
+    /// Takes the value's estimated size out of `budget`; false once it is overdrawn.
+    func fits(_ budget: inout Int) -> Bool {
+        switch self {
+        case .null, .bool, .number: budget -= 8
+        case .string(let value): budget -= value.utf8.count + 2
+        case .array(let values):
+            budget -= 2
+            for value in values {
+                guard budget >= 0, value.fits(&budget) else { return false }
+                budget -= 1
+            }
+        case .object(let members):
+            budget -= 2
+            for (key, value) in members {
+                budget -= key.utf8.count + 4
+                guard budget >= 0, value.fits(&budget) else { return false }
+            }
+        }
+        return budget >= 0
+    }
+
     /// The value as compact JSON text with sorted keys. Numbers JSON cannot hold (NaN,
     /// infinity) are written as `null`, as JavaScript servers do.
     public func jsonString(escaping: Escaping) -> String {

@@ -9,9 +9,13 @@ extension HopSnapshot {
         self.init(method: request.usesGET ? "GET" : "POST", url: request.graphQLEndpoint.absoluteString, headers: request.additionalHeaders)
     }
 
-    /// A GraphQL result: its first error and its JSON, encoded only when somebody reads it.
+    /// A GraphQL result: its first error and its JSON. A small result is encoded only when
+    /// somebody reads it (keeping it costs about what its text would); a large one is encoded
+    /// now, so the timeline keeps a bounded preview rather than the whole parsed result.
     convenience init(result: GraphQLResponse) {
-        self.init(error: result.errors.first?.description, body: BodyPreview(deferred: { result.json.encoded }))
+        let body = result.isSmall(limit: BodyPreview.defaultLimit)
+            ? BodyPreview(deferred: { result.json.encoded }) : BodyPreview(result.json.encoded)
+        self.init(error: result.errors.first?.description, body: body)
     }
 
     /// An error passing a hop.

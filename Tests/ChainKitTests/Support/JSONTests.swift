@@ -1,4 +1,5 @@
 import ChainKit
+import Foundation
 import Testing
 
 @Suite("JSON")
@@ -43,6 +44,20 @@ struct JSONTests {
     func encodingEscapes() {
         #expect(JSONValue.string("\u{1B}[2J\u{202E}").jsonString == #""\u001b[2J\u202e""#)
     }
+
+    @Test("isSmall estimates the encoded size and stops once past the limit")
+    func isSmallEstimatesEncodedSize() throws {
+        let value = try JSONValue(parsing: Data(#"{"hero":{"name":"R2-D2","friends":["Luke","Han"]}}"#.utf8))
+        let encoded = value.encoded.count
+        #expect(value.isSmall(limit: encoded + 16))
+        #expect(!value.isSmall(limit: encoded / 2))
+        let huge = JSONValue.array(Array(repeating: .string(String(repeating: "x", count: 100)), count: 100_000))
+        #expect(!huge.isSmall(limit: 4096))
+        #expect(JSONValue.string(String(repeating: "y", count: 5000)).isSmall(limit: 4096) == false)
+        let response = try GraphQLResponse(parsing: Data(#"{"data":{"hero":{"name":"R2-D2"}},"errors":[{"message":"partial"}]}"#.utf8), source: .server)
+        #expect(response.isSmall(limit: 4096))
+        #expect(!response.isSmall(limit: 10))
+    }
 }
 
 @Suite("PullStream")
@@ -81,4 +96,5 @@ struct PullStreamTests {
         #expect(try await failing.mapErrors { _ in nil }.collect() == [1])
         await #expect(throws: Failure.self) { try await failing.mapErrors { throw $0 }.collect() }
     }
+
 }
