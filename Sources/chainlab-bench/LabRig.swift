@@ -3,11 +3,12 @@ import Lab
 import Timeline
 
 /// A free-run scheduler recording into its own timeline store, with operations started the
-/// way a ``LabSession`` starts them: launched through the scheduler (so its fast path sees
-/// one running operation), marked finished in the store and the scheduler at the end.
+/// way a ``LabSession`` starts them: launched through the scheduler (so it runs alone, in the
+/// scheduler's solo lane), marked finished in the store and the scheduler at the end.
 ///
 /// The scheduler keeps no command log (`recordsLog: false`): the figures are the price of the
-/// instrumentation and its events, not of recording a replay.
+/// instrumentation and its events, not of recording a replay (with a log, every stop takes
+/// the scheduler's lock to log its pass).
 final class LabRig: Sendable {
     let store = TimelineStore()
     let clock = VirtualClock()
