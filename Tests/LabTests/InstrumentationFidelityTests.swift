@@ -129,6 +129,54 @@ struct InstrumentationFidelityTests {
         #expect(!laneEvents.isEmpty)
     }
 
+    struct PassThrough: GraphQLInterceptor {
+        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            await next(request)
+        }
+    }
+
+    struct MapResults: GraphQLInterceptor {
+        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            await next(request).map { $0 }
+        }
+    }
+
+    @Test(
+        "a result climbing hops that pass it through stops at each post-flight stop, lowest first, between the hops' post-flights",
+        arguments: [[PassThrough(), PassThrough(), PassThrough()], [PassThrough(), MapResults(), PassThrough()]] as [[any GraphQLInterceptor]])
+    func postFlightStopsInOrder(_ graphQL: [any GraphQLInterceptor]) async throws {
+        let store = TimelineStore()
+        let scheduler = Scheduler(environment: Scheduler.Environment(
+            record: { store.append($0) }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
+        for hop in 0..<3 { scheduler.setBreakpoint(Scheduler.Breakpoint(hop: hop, position: .post), enabled: true) }
+        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, now: { 0 })
+        let headers = try HTTPFields(["Content-Type": "application/json"])
+        let transport = InMemoryGraphQLTransport { request in
+            NetworkResponse(status: 200, headerFields: headers, url: request.url, body: Data(Self.heroBody.utf8))
+        }
+        let interceptors = RequestChain.Interceptors(
+            graphQL: graphQL, cache: DefaultCacheInterceptor(store: CacheStore()), http: [], parser: JSONResponseParsingInterceptor())
+        let chain = InstrumentedGraphQLChain(interceptors: interceptors, transport: transport, context: context)
+        let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
+        let run = Task { await Self.outcome(chain.chain.kickoff(request: request)) }
+        var held: [StopPlace] = []
+        for _ in 0..<10_000 where held.count < 3 {
+            await scheduler.waitUntilSettled()
+            if let stop = scheduler.snapshot.parked.first(where: \.held) {
+                held.append(stop.place)
+                scheduler.submit(.resume(request: 1))
+            } else {
+                await Task.yield()
+            }
+        }
+        #expect(await run.value == [#"server {"data":{"hero":{"id":"1","name":"R2-D2"}}}"#])
+        #expect(held == [.hop(2, .post), .hop(1, .post), .hop(0, .post)])
+        let climb = store.events().filter { $0.kind == .graphql && ($0.phase == .postflight || $0.phase == .paused) }
+        #expect(climb.map { "\($0.hop) \($0.phase)" } == [
+            "2 paused", "2 postflight", "1 paused", "1 postflight", "0 paused", "0 postflight",
+        ])
+    }
+
     @Test("the middleware stack gives the same response and the same ClientError when instrumented")
     func middlewareSameOutcome() async throws {
         struct Failing: ClientMiddleware {

@@ -14,10 +14,21 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
 
     private let makeNext: @Sendable () -> (() async throws -> Element?)
 
+    /// What the layer that made this stream attached to it, so that layer can recognise the
+    /// stream when it comes back unchanged (nil for every stream an operator makes).
+    public let annotation: (any AnyObject & Sendable)?
+
     /// A stream whose iterator calls the closure that `makeNext` returns until it returns nil.
     /// `makeNext` runs once per iteration, so each iteration gets fresh state.
     public init(_ makeNext: @escaping @Sendable () -> (() async throws -> Element?)) {
         self.makeNext = makeNext
+        self.annotation = nil
+    }
+
+    /// A stream like ``init(_:)-(()->(()->Element?))`` carrying `annotation`.
+    public init(annotation: any AnyObject & Sendable, _ makeNext: @escaping @Sendable () -> (() async throws -> Element?)) {
+        self.makeNext = makeNext
+        self.annotation = annotation
     }
 
     /// A stream of fixed elements.

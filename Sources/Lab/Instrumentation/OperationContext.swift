@@ -256,27 +256,75 @@ extension PullStream {
 extension PullStream where Element == GraphQLResponse {
     /// The same stream with every result and the failure passed through `boundary` on the way
     /// up; after a failure the stream ends.
+    ///
+    /// When this stream is itself one made here, handed back unchanged by a hop that passes
+    /// its results through, the boundary joins it instead of wrapping it: the results meet
+    /// the same boundaries in the same order, through one stream layer instead of one per hop.
     func arriving(at boundary: HopBoundary) -> PullStream {
-        let upstream = self
-        return PullStream {
-            let iterator = upstream.makeAsyncIterator()
+        let below = annotation as? Arrival
+        let arrival = Arrival(upstream: below?.upstream ?? self, boundary: boundary, inner: below)
+        return PullStream(annotation: arrival) {
+            let iterator = arrival.upstream.makeAsyncIterator()
             var failed = false
             return {
                 guard !failed else { return nil }
-                let next: GraphQLResponse?
+                let outcome: Result<GraphQLResponse, any Error>
                 do {
-                    next = try await iterator.next()
+                    guard let next = try await iterator.next() else { return nil }
+                    outcome = .success(next)
+                } catch {
+                    outcome = .failure(error)
+                }
+                do {
+                    // The common case without an async call: nothing waits anywhere.
+                    guard arrival.passesStraight else { return try await arrival.pass(outcome) }
+                    arrival.reportAll(outcome)
+                    return try outcome.get()
                 } catch {
                     failed = true
-                    boundary.report(.failure(error))
-                    if boundary.passesStraight { throw error }
-                    return try await boundary.stop(.failure(error))
+                    throw error
                 }
-                guard let next else { return nil }
-                boundary.report(.success(next))
-                if boundary.passesStraight { return next }
-                return try await boundary.stop(.success(next))
             }
         }
+    }
+}
+
+/// Boundaries results cross one after another, innermost first, above one upstream stream.
+final class Arrival: Sendable {
+    let upstream: InterceptorResultStream
+    let boundary: HopBoundary
+    /// The boundaries below this one, which the results cross first.
+    let inner: Arrival?
+
+    init(upstream: InterceptorResultStream, boundary: HopBoundary, inner: Arrival?) {
+        self.upstream = upstream
+        self.boundary = boundary
+        self.inner = inner
+    }
+
+    /// `outcome` after every boundary up to this one: reported at each, and stopped at those
+    /// where the operation has to wait.
+    func pass(_ outcome: Result<GraphQLResponse, any Error>) async throws -> GraphQLResponse {
+        if passesStraight {
+            reportAll(outcome)
+            return try outcome.get()
+        }
+        var outcome = outcome
+        if let inner {
+            do { outcome = .success(try await inner.pass(outcome)) } catch { outcome = .failure(error) }
+        }
+        boundary.report(outcome)
+        if boundary.passesStraight { return try outcome.get() }
+        return try await boundary.stop(outcome)
+    }
+
+    /// Whether no boundary has a stop to wait at now. One operation's boundaries share one
+    /// context, so when it passes straight, the outcome only needs reporting at each.
+    var passesStraight: Bool { boundary.junction.context.passesStraight }
+
+    /// Reports `outcome` at every boundary, innermost first.
+    func reportAll(_ outcome: Result<GraphQLResponse, any Error>) {
+        inner?.reportAll(outcome)
+        boundary.report(outcome)
     }
 }
