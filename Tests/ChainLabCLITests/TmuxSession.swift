@@ -76,6 +76,10 @@ final class TmuxSession {
     }
 
     deinit {
+        // Killing the session ends the program in it (SIGHUP) and, with nothing left, the
+        // server. `kill-server` alone is not enough: the server stops itself with SIGTERM,
+        // which it ignores when it inherited an ignored SIGTERM from the test process.
+        _ = try? tmux(["kill-session", "-t", "s"])
         _ = try? tmux(["kill-server"])
     }
 
