@@ -69,6 +69,7 @@ let package = Package(
         ),
         .target(
             name: "HTTPServer",
+            dependencies: ["ChainKit"],
             swiftSettings: strictSettings
         ),
         .target(

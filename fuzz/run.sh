@@ -33,7 +33,7 @@ modules_for() {
     case "$1" in
         FuzzScenario) echo ChainKit Timeline HTTPServer Lab ;;
         FuzzHeaders) echo ChainKit ;;
-        FuzzHTTPParser) echo HTTPServer ;;
+        FuzzHTTPParser) echo ChainKit HTTPServer ;;
         *) echo "fuzz/run.sh: unknown target '$1'; valid: FuzzScenario, FuzzHeaders, FuzzHTTPParser" >&2; return 2 ;;
     esac
 }
@@ -42,6 +42,7 @@ modules_for() {
 deps_of() {
     case "$1" in
         Timeline) echo ChainKit ;;
+        HTTPServer) echo ChainKit ;;
         Lab) echo ChainKit Timeline HTTPServer ;;
         *) echo ;;
     esac

@@ -1,3 +1,4 @@
+import ChainKit
 import Foundation
 
 extension HTTPServerResponse {
@@ -29,7 +30,7 @@ extension HTTPServerResponse {
     /// is false for HEAD requests, which get the Content-Length the body would have.
     func wireBytes(includeBody: Bool, closing: Bool) -> [UInt8] {
         let bodyless = status == 204 || status == 304
-        var head = "HTTP/1.1 \(status) \(Self.reasonPhrase(for: status))\r\n"
+        var head = "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(for: status))\r\n"
         for header in headers
         where !header.hasName("Content-Length") && !header.hasName("Transfer-Encoding") && !header.hasName("Connection") {
             head += "\(header.name): \(header.value)\r\n"
@@ -47,37 +48,4 @@ extension HTTPServerResponse {
         .text(reason + "\n", status: status)
     }
 
-    static func reasonPhrase(for status: Int) -> String {
-        switch status {
-        case 200: "OK"
-        case 201: "Created"
-        case 202: "Accepted"
-        case 204: "No Content"
-        case 301: "Moved Permanently"
-        case 302: "Found"
-        case 304: "Not Modified"
-        case 307: "Temporary Redirect"
-        case 308: "Permanent Redirect"
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 405: "Method Not Allowed"
-        case 408: "Request Timeout"
-        case 409: "Conflict"
-        case 413: "Content Too Large"
-        case 415: "Unsupported Media Type"
-        case 417: "Expectation Failed"
-        case 422: "Unprocessable Content"
-        case 429: "Too Many Requests"
-        case 431: "Request Header Fields Too Large"
-        case 500: "Internal Server Error"
-        case 501: "Not Implemented"
-        case 502: "Bad Gateway"
-        case 503: "Service Unavailable"
-        case 504: "Gateway Timeout"
-        case 505: "HTTP Version Not Supported"
-        default: ""
-        }
-    }
 }

@@ -177,7 +177,7 @@ public enum HARExport {
         writer.key("status")
         writer.int(status)
         writer.key("statusText")
-        writer.string(reasonPhrase(status))
+        writer.string(HTTPResponse.reasonPhrase(for: status))
         writer.key("httpVersion")
         writer.string(receive == nil ? "" : "HTTP/1.1")
         writer.key("cookies")
@@ -269,27 +269,4 @@ public enum HARExport {
         writer.endObject()
     }
 
-    /// Written out rather than asked of Foundation, whose wording differs between platforms.
-    private static func reasonPhrase(_ status: Int) -> String {
-        switch status {
-        case 200: "OK"
-        case 201: "Created"
-        case 202: "Accepted"
-        case 204: "No Content"
-        case 301: "Moved Permanently"
-        case 302: "Found"
-        case 304: "Not Modified"
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 409: "Conflict"
-        case 429: "Too Many Requests"
-        case 500: "Internal Server Error"
-        case 502: "Bad Gateway"
-        case 503: "Service Unavailable"
-        case 504: "Gateway Timeout"
-        default: ""
-        }
-    }
 }

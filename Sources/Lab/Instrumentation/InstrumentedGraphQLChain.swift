@@ -150,8 +150,7 @@ final class InstrumentedCacheInterceptor: CacheInterceptor {
     func readCacheData(request: GraphQLRequest) async throws -> GraphQLResponse? {
         let release = await context.gate(hop, .pre, context.snapshot(graphQL: request), StopCapabilities(retryRefusal: "the cache step cannot retry; force the retry at a GraphQL hop"))
         if case .fail(let fault) = release.disposition {
-            context.emit(hop, .error, HopSnapshot(error: fault))
-            throw fault
+            throw context.reported(error: fault, at: hop)
         }
         do {
             let cached = try await base.readCacheData(request: request)
@@ -162,8 +161,7 @@ final class InstrumentedCacheInterceptor: CacheInterceptor {
             }
             return cached
         } catch {
-            context.emit(hop, .error, HopSnapshot(error: error))
-            throw error
+            throw context.reported(error: error, at: hop)
         }
     }
 
@@ -191,8 +189,7 @@ final class InstrumentedHTTPInterceptor: HTTPInterceptor {
         let release = await context.gate(hop, .pre, context.snapshot(request), StopCapabilities(canEditRequest: true, retryRefusal: httpRetryRefusal))
         if let headers = release.requestHeaders { request.headerFields = headers }
         if case .fail(let fault) = release.disposition {
-            context.emit(hop, .error, HopSnapshot(error: fault))
-            throw fault
+            throw context.reported(error: fault, at: hop)
         }
         let received = request
         let fromBelow = Locked<HTTPFields?>(nil)
@@ -219,8 +216,7 @@ final class InstrumentedHTTPInterceptor: HTTPInterceptor {
             context.emit(hop, .postflight, context.snapshot(responseHead: response), diff: HeaderDiff(from: fromBelow.value ?? response.headerFields, to: response.headerFields))
             return response
         } catch {
-            context.emit(hop, .error, HopSnapshot(error: error))
-            throw error
+            throw context.reported(error: error, at: hop)
         }
     }
 }
@@ -245,8 +241,7 @@ final class InstrumentedGraphQLTransport: GraphQLTransport {
         var body: Data
         switch pre.disposition {
         case .fail(let fault):
-            context.emit(hop, .error, HopSnapshot(error: fault))
-            throw fault
+            throw context.reported(error: fault, at: hop)
         case .force401:
             body = forced401Body
             response = NetworkResponse(status: 401, headerFields: jsonContentType, url: request.url, body: body)
@@ -258,8 +253,7 @@ final class InstrumentedGraphQLTransport: GraphQLTransport {
                 body = Data()
                 for try await chunk in response.chunks { body.append(chunk) }
             } catch {
-                context.emit(hop, .error, HopSnapshot(error: error))
-                throw error
+                throw context.reported(error: error, at: hop)
             }
             response = NetworkResponse(status: response.status, headerFields: response.headerFields, url: response.url, body: body)
             context.emit(hop, .receive, HopSnapshot(response: response, body: body))
@@ -269,8 +263,7 @@ final class InstrumentedGraphQLTransport: GraphQLTransport {
         case .proceed, .forceRetry: break
         case .force401: response = NetworkResponse(status: 401, headerFields: jsonContentType, url: request.url, body: forced401Body)
         case .fail(let fault):
-            context.emit(hop, .error, HopSnapshot(error: fault))
-            throw fault
+            throw context.reported(error: fault, at: hop)
         }
         if let status = post.responseStatus { response.status = status }
         if let headers = post.responseHeaders { response.headerFields = headers }
@@ -294,8 +287,7 @@ final class InstrumentedResponseParser: ResponseParsingInterceptor {
         let context = self.context, hop = self.hop
         let release = await context.gate(hop, .pre, HopSnapshot(response: response), StopCapabilities(retryRefusal: "the parser cannot retry; force the retry at a GraphQL hop"))
         if case .fail(let fault) = release.disposition {
-            context.emit(hop, .error, HopSnapshot(error: fault))
-            throw fault
+            throw context.reported(error: fault, at: hop)
         }
         context.emit(hop, .preflight, context.snapshot(responseHead: response))
         do {
@@ -303,8 +295,7 @@ final class InstrumentedResponseParser: ResponseParsingInterceptor {
                 element: { context.emit(hop, .postflight, context.snapshot(result: $0)) },
                 error: { context.emit(hop, .error, HopSnapshot(error: $0)) })
         } catch {
-            context.emit(hop, .error, HopSnapshot(error: error))
-            throw error
+            throw context.reported(error: error, at: hop)
         }
     }
 }

@@ -17,8 +17,7 @@ struct InstrumentedMiddleware: WrappingMiddleware {
         let release = await context.gate(hop, .pre, HopSnapshot(request, baseURL: baseURL), StopCapabilities(canEditRequest: true, retryRefusal: "a middleware retries by calling next again: force the retry at its post-flight stop"))
         if let headers = release.requestHeaders { request.headerFields = headers }
         if case .fail(let fault) = release.disposition {
-            context.emit(hop, .error, HopSnapshot(error: fault))
-            throw fault
+            throw context.reported(error: fault, at: hop)
         }
         let received = request
         let fromBelow = Locked<HTTPFields?>(nil)
@@ -49,8 +48,7 @@ struct InstrumentedMiddleware: WrappingMiddleware {
             context.emit(hop, .postflight, HopSnapshot(response), diff: HeaderDiff(from: fromBelow.value ?? response.headerFields, to: response.headerFields))
             return (response, responseBody)
         } catch {
-            context.emit(hop, .error, HopSnapshot(error: error))
-            throw error
+            throw context.reported(error: error, at: hop)
         }
     }
 }
@@ -69,8 +67,7 @@ struct InstrumentedClientTransport: ClientTransport {
         var data: Data
         switch pre.disposition {
         case .fail(let fault):
-            context.emit(hop, .error, HopSnapshot(error: fault))
-            throw fault
+            throw context.reported(error: fault, at: hop)
         case .force401:
             (response, data) = (HTTPResponse(status: 401, headerFields: jsonContentType), forced401Body)
             context.emit(hop, .receive, HopSnapshot(response, body: data), detail: "401 forced, not sent")
@@ -81,8 +78,7 @@ struct InstrumentedClientTransport: ClientTransport {
                 response = received
                 data = try await receivedBody?.collect(upTo: 16 << 20) ?? Data()
             } catch {
-                context.emit(hop, .error, HopSnapshot(error: error))
-                throw error
+                throw context.reported(error: error, at: hop)
             }
             context.emit(hop, .receive, HopSnapshot(response, body: data))
         }
@@ -91,8 +87,7 @@ struct InstrumentedClientTransport: ClientTransport {
         case .proceed, .forceRetry: break
         case .force401: (response, data) = (HTTPResponse(status: 401, headerFields: jsonContentType), forced401Body)
         case .fail(let fault):
-            context.emit(hop, .error, HopSnapshot(error: fault))
-            throw fault
+            throw context.reported(error: fault, at: hop)
         }
         if let status = post.responseStatus { response.status = status }
         if let headers = post.responseHeaders { response.headerFields = headers }

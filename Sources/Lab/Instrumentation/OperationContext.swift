@@ -135,6 +135,13 @@ public final class OperationContext: Sendable {
             phase: phase, snapshot: snapshot, diff: diff, detail: detail)
     }
 
+    /// Records `error` as an `error` event of `hop` and returns it, to be thrown:
+    /// `throw context.reported(error: fault, at: hop)`.
+    func reported(error: any Error, at hop: HopInfo) -> any Error {
+        emit(hop, .error, HopSnapshot(error: error))
+        return error
+    }
+
     /// Records a line a logging layer wrote, as a `log` event of that layer.
     func log(name: String, line: String) {
         record(
