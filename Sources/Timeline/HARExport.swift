@@ -229,14 +229,7 @@ public enum HARExport {
         writer.key("detail")
         writer.string(hop.detail)
         writer.key("diff")
-        writer.beginObject()
-        writer.key("added")
-        writer.strings(hop.diff.added)
-        writer.key("changed")
-        writer.strings(hop.diff.changed)
-        writer.key("removed")
-        writer.strings(hop.diff.removed)
-        writer.endObject()
+        writer.diff(hop.diff)
         writer.endObject()
     }
 

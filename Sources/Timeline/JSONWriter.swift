@@ -51,6 +51,19 @@ struct JSONWriter {
         endArray()
     }
 
+    /// A header diff as `{"added": […], "changed": […], "removed": […]}`, as every export
+    /// writes it.
+    mutating func diff(_ diff: HeaderDiff) {
+        beginObject()
+        key("added")
+        strings(diff.added)
+        key("changed")
+        strings(diff.changed)
+        key("removed")
+        strings(diff.removed)
+        endObject()
+    }
+
     /// Puts the next member, or the closing bracket, on a new line: exports are read by
     /// people and diffed.
     mutating func newline() { lineBreakPending = true }
