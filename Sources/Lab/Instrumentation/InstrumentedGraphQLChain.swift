@@ -60,8 +60,7 @@ final class InstrumentedGraphQLInterceptor: GraphQLInterceptor, HopJunction {
         }
         let received = request
         let below: GraphQLNext = { handed in
-            let diff = handed.isIdentical(to: received) ? HeaderDiff.none : HeaderDiff(from: received.additionalHeaders, to: handed.additionalHeaders)
-            context.emit(hop, .preflight, context.snapshot(graphQL: handed), diff: diff)
+            context.emit(hop, .preflight, context.snapshot(graphQL: handed), diff: HeaderDiff(from: received.additionalHeaders, to: handed.additionalHeaders))
             return await next(handed).arriving(at: HopBoundary(junction: junction, handed: handed, received: received))
         }
         // A failure thrown here reaches the hop above as a failed stream, which reports it.
