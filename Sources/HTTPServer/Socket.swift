@@ -24,6 +24,14 @@ enum Socket {
     private static let sendFlags: Int32 = 0
     #endif
 
+    /// Copies a `sockaddr_in` or `sockaddr_in6` into `storage`; returns its size.
+    private static func store<Address>(_ address: Address, in storage: inout sockaddr_storage) -> Int {
+        withUnsafeBytes(of: address) { source in
+            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: source) }
+        }
+        return MemoryLayout<Address>.size
+    }
+
     /// A listening socket bound to `host:port` (port 0: the system picks one), and the
     /// port it got.
     static func makeListener(host: String, port: UInt16, backlog: Int32) throws(HTTPServerError) -> (descriptor: Int32, port: UInt16) {
@@ -39,10 +47,7 @@ enum Socket {
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian
             address.sin_addr = ipv4
-            withUnsafeBytes(of: address) { source in
-                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: source) }
-            }
-            length = MemoryLayout<sockaddr_in>.size
+            length = store(address, in: &storage)
         } else if inet_pton(AF_INET6, host, &ipv6) == 1 {
             var address = sockaddr_in6()
             #if canImport(Darwin)
@@ -51,10 +56,7 @@ enum Socket {
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_port = port.bigEndian
             address.sin6_addr = ipv6
-            withUnsafeBytes(of: address) { source in
-                withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: source) }
-            }
-            length = MemoryLayout<sockaddr_in6>.size
+            length = store(address, in: &storage)
         } else {
             throw .invalidHost(host)
         }
