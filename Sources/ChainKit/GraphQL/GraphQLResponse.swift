@@ -48,12 +48,16 @@ public struct GraphQLResponse: Sendable, Hashable {
         let data: JSONValue?
         let errors: [GraphQLError]
         let extensions: [String: JSONValue]?
+        /// The size of the body these fields were read from; nil when they were not read
+        /// from a body, or were changed since.
+        let bodyByteCount: Int?
 
-        init(source: Source, data: JSONValue?, errors: [GraphQLError], extensions: [String: JSONValue]?) {
+        init(source: Source, data: JSONValue?, errors: [GraphQLError], extensions: [String: JSONValue]?, bodyByteCount: Int? = nil) {
             self.source = source
             self.data = data
             self.errors = errors
             self.extensions = extensions
+            self.bodyByteCount = bodyByteCount
         }
     }
 
@@ -110,15 +114,17 @@ public struct GraphQLResponse: Sendable, Hashable {
         guard case .object(let members) = json else {
             throw JSONResponseParsingError.notAnObject(bodyByteCount: body.count)
         }
-        self.init(
+        fields = Fields(
             source: source, data: members["data"].flatMap { $0 == .null ? nil : $0 },
             errors: members["errors"]?.arrayValue?.compactMap(GraphQLError.init(json:)) ?? [],
-            extensions: members["extensions"]?.objectValue)
+            extensions: members["extensions"]?.objectValue, bodyByteCount: body.count)
     }
 
     /// Whether ``json`` encodes to at most about `limit` bytes (see
-    /// ``JSONValue/isSmall(limit:)``), without building it.
+    /// ``JSONValue/isSmall(limit:)``), without building it. A response read from a body
+    /// answers from that body's size: compact JSON of the same values is about as long.
     public func isSmall(limit: Int) -> Bool {
+        if let bodyByteCount = fields.bodyByteCount { return bodyByteCount <= limit }
         var budget = limit - 2
         if let data, !data.fits(&budget) { return false }
         for error in errors where !error.raw.fits(&budget) { return false }

@@ -58,6 +58,19 @@ struct JSONTests {
         #expect(response.isSmall(limit: 4096))
         #expect(!response.isSmall(limit: 10))
     }
+
+    @Test("a response read from a body answers isSmall from the body's size until a field changes")
+    func parsedResponseIsSmallFromBodySize() throws {
+        // 63 bytes of body, mostly whitespace: the compact JSON would be 37.
+        let body = Data(#"{ "data" :   { "hero" :   { "name" :   "R2-D2" } }            }"#.utf8)
+        #expect(body.count == 63)
+        var response = try GraphQLResponse(parsing: body, source: .server)
+        #expect(response.isSmall(limit: 63))
+        #expect(!response.isSmall(limit: 62))
+        response.source = .cache
+        #expect(response.isSmall(limit: 62))
+        #expect(!response.isSmall(limit: 20))
+    }
 }
 
 @Suite("PullStream")
