@@ -100,7 +100,11 @@ public final class Scheduler: Sendable {
     private struct State {
         var nextRequest = 1
         var launched: [Int: Int] = [:]
-        var modes: [Int: RunMode] = [:]
+        /// Every launched request's mode; change it through ``setMode(_:of:)``.
+        private(set) var modes: [Int: RunMode] = [:]
+        /// The requests whose mode is ``RunMode/step``: in a free run none, which a stop can
+        /// tell without hashing.
+        var stepping: Set<Int> = []
         var defaultMode: RunMode
         var breakpoints: Set<Breakpoint> = []
         var parked: [Int: Waiting] = [:]
@@ -133,12 +137,23 @@ public final class Scheduler: Sendable {
 
         var isQuiescent: Bool { running.isEmpty && waking.isEmpty }
 
+        mutating func setMode(_ mode: RunMode, of request: Int) {
+            modes[request] = mode
+            if mode == .step {
+                stepping.insert(request)
+            } else if !stepping.isEmpty {
+                stepping.remove(request)
+            }
+        }
+
+        func isStepping(_ request: Int) -> Bool { !stepping.isEmpty && stepping.contains(request) }
+
         /// The request that may pass its stops without taking the lock, or 0: the only one
         /// running, in a free run with nothing queued, scripted, held or logged that a stop
         /// would have to look at.
         var soloLane: Int {
             guard !shuttingDown, !recordsLog, commands.isEmpty, replay == nil, script.isEmpty, waking.isEmpty,
-                breakpoints.isEmpty, running.count == 1, !hasReady, let only = running.first, modes[only] != .step
+                breakpoints.isEmpty, running.count == 1, !hasReady, let only = running.first, !isStepping(only)
             else { return 0 }
             return only
         }
@@ -173,7 +188,7 @@ public final class Scheduler: Sendable {
 
         func shouldHold(request: Int, place: StopPlace) -> Bool {
             guard place.isHoldable else { return false }
-            if modes[request] == .step { return true }
+            if isStepping(request) { return true }
             guard case .hop(let hop, let position) = place else { return false }
             return breakpoints.contains(Breakpoint(hop: hop, position: position))
                 || breakpoints.contains(Breakpoint(hop: hop, position: position, request: request))
@@ -328,8 +343,9 @@ public final class Scheduler: Sendable {
     public func finish(request: Int) {
         let idle = mutate { state -> Bool in
             state.running.remove(request)
-            state.waking.remove(request)
-            state.blocked.remove(request)
+            // Most often empty: skip hashing for nothing.
+            if !state.waking.isEmpty { state.waking.remove(request) }
+            if !state.blocked.isEmpty { state.blocked.remove(request) }
             state.finished.insert(request)
             return state.isIdle
         }
@@ -460,7 +476,7 @@ public final class Scheduler: Sendable {
             let request = state.nextRequest
             state.nextRequest += 1
             state.launched[request] = operation
-            state.modes[request] = state.defaultMode
+            state.setMode(state.defaultMode, of: request)
             state.running.insert(request)
             logged(nil)
             return ([.launch(operation: operation, request: request)], true)
@@ -474,7 +490,7 @@ public final class Scheduler: Sendable {
         case .resumeAll:
             logged(nil)
             for id in state.parked.keys.sorted() where state.parked[id]!.stop.held {
-                state.modes[id] = .run
+                state.setMode(.run, of: id)
                 state.parked[id]!.stop.held = false
                 state.ready.append(id)
             }
@@ -517,8 +533,8 @@ public final class Scheduler: Sendable {
                 guard waiting.stop.place.isHoldable else { return refuse("request #\(request) cannot fail at \(waiting.stop.place)") }
                 release.disposition = .fail(fault)
                 effects.append(.record(event(for: waiting.stop, time: now, phase: .injected, detail: "fail: \(fault.rawValue)")))
-            case .step: state.modes[request] = .step
-            case .resume: state.modes[request] = .run
+            case .step: state.setMode(.step, of: request)
+            case .resume: state.setMode(.run, of: request)
             default: break
             }
             if waiting.stop.held {
