@@ -203,4 +203,24 @@ struct InstrumentationFidelityTests {
             #expect(outcomes[0] == outcomes[1])
         }
     }
+
+    @Test("chains built one after another are named by their own interceptors, in order")
+    func hopNamesFollowEachChainsInterceptors() {
+        let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
+        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, record: { _ in }, now: { 0 })
+        func names(_ graphQL: [any GraphQLInterceptor], http: [any HTTPInterceptor] = []) -> [String] {
+            let interceptors = RequestChain.Interceptors(
+                graphQL: graphQL, cache: DefaultCacheInterceptor(store: CacheStore()), http: http, parser: JSONResponseParsingInterceptor())
+            let chain = InstrumentedGraphQLChain(interceptors: interceptors, transport: InMemoryGraphQLTransport.respond(status: 200, body: "{}"), context: context)
+            #expect(chain.hops.map(\.index) == Array(0..<chain.hops.count))
+            return chain.hops.map(\.name)
+        }
+        let parser = "JSONResponseParsingInterceptor"
+        #expect(names([PassThrough(), MapResults()]) == ["PassThrough", "MapResults", "cache", "transport", parser])
+        #expect(names([PassThrough(), MapResults()]) == ["PassThrough", "MapResults", "cache", "transport", parser])
+        #expect(names([MapResults(), PassThrough()]) == ["MapResults", "PassThrough", "cache", "transport", parser])
+        #expect(names([MapResults()], http: [ResponseCodeInterceptor()]) == ["MapResults", "cache", "ResponseCodeInterceptor", "transport", parser])
+        #expect(names([]) == ["cache", "transport", parser])
+    }
+
 }

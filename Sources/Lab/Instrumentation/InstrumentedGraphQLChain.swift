@@ -3,49 +3,54 @@ import Foundation
 import Synchronization
 import Timeline
 
-/// The invisible outermost layer: counts attempts and applies the lab's safety cap. It is
-/// not a hop; it reports the results and failures leaving the top GraphQL hop.
-final class AttemptCounter: GraphQLInterceptor, HopJunction {
+/// Counts attempts and applies the lab's safety cap, for a chain without GraphQL
+/// interceptors; otherwise the top GraphQL hop does both (see ``InstrumentedGraphQLInterceptor``).
+final class AttemptCounter: GraphQLInterceptor {
     let context: OperationContext
-    /// The top GraphQL hop, whose results leave it here; nil when the chain has none.
-    let from: HopInfo?
-    var into: HopInfo? { nil }
 
-    init(context: OperationContext, topHop: HopInfo?) {
+    init(context: OperationContext) {
         self.context = context
-        self.from = topHop
     }
 
     func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
         _ = try context.beginAttempt()
-        let results = await next(request)
-        guard from != nil else { return results }
-        return results.arriving(at: HopBoundary(junction: self, handed: request, received: request))
+        return await next(request)
     }
 }
 
 /// A GraphQL interceptor with a stop on each side and events for what it did.
 ///
 /// What leaves a GraphQL hop upward (a result, a failure, a retry) is reported where it
-/// arrives: at the hop above, or at ``AttemptCounter`` for the top hop. That one place also
+/// arrives: at the hop above, which is the junction for the hop below it. That one place also
 /// holds the post-flight stop of the hop above, so each hop adds one stream layer, not two.
-final class InstrumentedGraphQLInterceptor: GraphQLInterceptor, HopJunction {
+/// The top hop also starts every attempt, and reports what leaves it itself, at the junction
+/// above it (one layer less than a separate outermost interceptor would take).
+final class InstrumentedGraphQLInterceptor: HopJunction, GraphQLInterceptor, @unchecked Sendable {
     let base: any GraphQLInterceptor
     let hop: HopInfo
-    /// The GraphQL hop below, whose results this hop reports as they arrive; nil for the
-    /// lowest, which sits on the cache and network steps (they report their own).
-    let from: HopInfo?
-    let context: OperationContext
-    var into: HopInfo? { hop }
+    /// For the top hop, the junction above it, where its results leave the chain.
+    let above: HopJunction?
 
-    init(base: any GraphQLInterceptor, hop: HopInfo, hopBelow: HopInfo?, context: OperationContext) {
+    /// `hopBelow` is nil for the lowest GraphQL hop, which sits on the cache and network
+    /// steps: they report their own. `isTop`: the outermost hop, which counts attempts.
+    init(base: any GraphQLInterceptor, hop: HopInfo, hopBelow: HopInfo?, isTop: Bool, context: OperationContext) {
         self.base = base
         self.hop = hop
-        self.from = hopBelow
-        self.context = context
+        self.above = isTop ? HopJunction(context: context, from: hop, into: nil) : nil
+        super.init(context: context, from: hopBelow, into: hop)
     }
 
-    func intercept(request incoming: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+    func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+        guard let above else { return try await pass(request, next: next) }
+        _ = try context.beginAttempt()
+        let results: InterceptorResultStream
+        do { results = try await pass(request, next: next) } catch { results = .failing(error) }
+        return results.arriving(at: above, handed: request, received: request)
+    }
+
+    /// The hop itself: the pre-flight stop, then the interceptor, with the request it hands
+    /// down recorded and its results met where they arrive.
+    private func pass(_ incoming: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
         let junction = self, context = self.context, hop = self.hop
         var request = incoming
         let release = await context.gate(hop, .pre, context.snapshot(graphQL: request), StopCapabilities(canEditRequest: true))
@@ -59,9 +64,11 @@ final class InstrumentedGraphQLInterceptor: GraphQLInterceptor, HopJunction {
             throw fault
         }
         let received = request
+        // Captures only what it cannot reach through the junction: each capture is a retain
+        // when the closure is made and a release when it goes.
         let below: GraphQLNext = { handed in
-            context.emit(hop, .preflight, context.snapshot(graphQL: handed), diff: HeaderDiff(from: received.additionalHeaders, to: handed.additionalHeaders))
-            return await next(handed).arriving(at: HopBoundary(junction: junction, handed: handed, received: received))
+            junction.handOn(handed, received: received)
+            return await next(handed).arriving(at: junction, handed: handed, received: received)
         }
         // A failure thrown here reaches the hop above as a failed stream, which reports it.
         return try await base.intercept(request: request, next: below)
@@ -70,67 +77,29 @@ final class InstrumentedGraphQLInterceptor: GraphQLInterceptor, HopJunction {
 
 /// Two adjacent GraphQL hops of one operation, fixed when the chain is built: results leave
 /// `from` and enter `into`. Each instrumented GraphQL interceptor is the junction below it,
-/// and ``AttemptCounter`` the one above the top hop.
-protocol HopJunction: AnyObject, Sendable {
-    var context: OperationContext { get }
-    /// The hop the results leave (nil: the cache and network steps, which report their own).
-    var from: HopInfo? { get }
-    /// The hop they enter, whose post-flight stop is here (nil: above the top hop).
-    var into: HopInfo? { get }
-}
-
-/// Where results climb from one GraphQL hop into the next, for one request handed down: the
-/// lower hop's post-flight events are recorded here, and the upper hop's post-flight stop is
-/// held here.
+/// and the top one holds the junction above itself.
 ///
-/// A class, so the stream layer and its closures share one reference instead of each
-/// holding (and retaining every field of) a copy of the requests.
-final class HopBoundary: Sendable {
-    let junction: any HopJunction
-    /// What the upper hop handed down (its endpoint is the URL of a forced 401).
-    let handed: GraphQLRequest
-    /// What the upper hop had received, for a forced retry.
-    let received: GraphQLRequest
+/// A class with stored fields, so an ``Arrival`` reads them without a copy.
+class HopJunction: @unchecked Sendable {
+    // Immutable: `let`s only, here and in the subclasses.
+    let context: OperationContext
+    /// The hop the results leave (nil: the cache and network steps, which report their own).
+    let from: HopInfo?
+    /// The hop they enter, whose post-flight stop is here (nil: above the top hop).
+    let into: HopInfo?
 
-    init(junction: any HopJunction, handed: GraphQLRequest, received: GraphQLRequest) {
-        self.junction = junction
-        self.handed = handed
-        self.received = received
+    init(context: OperationContext, from: HopInfo?, into: HopInfo?) {
+        self.context = context
+        self.from = from
+        self.into = into
     }
 
-    /// Records `outcome` leaving the lower hop.
-    func report(_ outcome: Result<GraphQLResponse, any Error>) {
-        let context = junction.context
-        guard let from = junction.from else { return }
-        switch outcome {
-        case .success(let result):
-            context.emit(from, .postflight, context.snapshot(result: result), detail: result.source.rawValue)
-        case .failure(let error as RequestChain.Retry):
-            if let note = context.takeForcedRetryNote(at: from) {
-                context.emit(from, .retry, detail: note)
-            } else {
-                context.emit(from, .retry, HopSnapshot(error: error))
-            }
-        case .failure(let error):
-            context.emit(from, .error, HopSnapshot(error: error))
-        }
-    }
-
-    /// Whether the upper hop has no post-flight stop to wait at now.
-    var passesStraight: Bool { junction.into == nil || junction.context.passesStraight }
-
-    /// The upper hop's post-flight stop: returns or throws what that hop gets.
-    func stop(_ outcome: Result<GraphQLResponse, any Error>) async throws -> GraphQLResponse {
-        let context = junction.context
-        guard let into = junction.into else { return try outcome.get() }
-        let release = await context.gate(into, .post, context.snapshot(outcome: outcome), StopCapabilities(canForce401: true))
-        switch release.disposition {
-        case .proceed: return try outcome.get()
-        case .force401:
-            throw ResponseCodeError(status: 401, headerFields: jsonContentType, url: handed.graphQLEndpoint, body: forced401Body)
-        case .forceRetry: throw RequestChain.Retry(request: received)
-        case .fail(let fault): throw fault
-        }
+/// Records the pre-flight event of `into` handing `handed` down, having received `received`.
+    func handOn(_ handed: GraphQLRequest, received: GraphQLRequest) {
+        guard let into else { return }
+        let diff = handed.isIdentical(to: received)
+            ? HeaderDiff.none : HeaderDiff(from: received.additionalHeaders, to: handed.additionalHeaders)
+        context.emit(into, .preflight, context.snapshot(graphQL: handed), diff: diff)
     }
 }
 
@@ -249,8 +218,12 @@ final class InstrumentedGraphQLTransport: GraphQLTransport {
             context.emit(hop, .send, context.snapshot(request))
             do {
                 response = try await base.send(request)
-                body = Data()
-                for try await chunk in response.chunks { body.append(chunk) }
+                var collected: Data?
+                // A body that arrives in one chunk is kept as that chunk, not copied.
+                for try await chunk in response.chunks {
+                    if collected == nil { collected = chunk } else { collected!.append(chunk) }
+                }
+                body = collected ?? Data()
             } catch {
                 throw context.reported(error: error, at: hop)
             }
@@ -305,32 +278,80 @@ public struct InstrumentedGraphQLChain: Sendable {
     public let chain: RequestChain
 
     public init(interceptors: RequestChain.Interceptors, transport: any GraphQLTransport, context: OperationContext) {
-        var hops: [HopInfo] = []
-        hops.reserveCapacity(interceptors.graphQL.count + interceptors.http.count + 3)
-        func next(_ name: String, _ kind: HopKind) -> HopInfo {
-            let hop = HopInfo(index: hops.count, name: name, kind: kind)
-            hops.append(hop)
-            return hop
-        }
-        for interceptor in interceptors.graphQL { _ = next(typeName(interceptor), .graphql) }
+        let hops = HopLayout.hops(of: interceptors)
+        let graphQLCount = interceptors.graphQL.count, httpCount = interceptors.http.count
         var graphQL: [any GraphQLInterceptor] = []
-        graphQL.reserveCapacity(interceptors.graphQL.count + 1)
-        graphQL.append(AttemptCounter(context: context, topHop: hops.first))
+        graphQL.reserveCapacity(max(graphQLCount, 1))
+        if graphQLCount == 0 { graphQL.append(AttemptCounter(context: context)) }
         for (index, interceptor) in interceptors.graphQL.enumerated() {
-            let below = index + 1 < interceptors.graphQL.count ? hops[index + 1] : nil
-            graphQL.append(InstrumentedGraphQLInterceptor(base: interceptor, hop: hops[index], hopBelow: below, context: context))
+            let below = index + 1 < graphQLCount ? hops[index + 1] : nil
+            graphQL.append(InstrumentedGraphQLInterceptor(
+                base: interceptor, hop: hops[index], hopBelow: below, isTop: index == 0, context: context))
         }
-        let cache = InstrumentedCacheInterceptor(base: interceptors.cache, hop: next("cache", .cache), context: context)
+        let cache = InstrumentedCacheInterceptor(base: interceptors.cache, hop: hops[graphQLCount], context: context)
         var http: [any HTTPInterceptor] = []
-        http.reserveCapacity(interceptors.http.count)
-        for interceptor in interceptors.http {
-            http.append(InstrumentedHTTPInterceptor(base: interceptor, hop: next(typeName(interceptor), .http), context: context))
+        http.reserveCapacity(httpCount)
+        for (index, interceptor) in interceptors.http.enumerated() {
+            http.append(InstrumentedHTTPInterceptor(base: interceptor, hop: hops[graphQLCount + 1 + index], context: context))
         }
-        let transport = InstrumentedGraphQLTransport(base: transport, hop: next("transport", .transport), context: context)
-        let parser = InstrumentedResponseParser(base: interceptors.parser, hop: next(typeName(interceptors.parser), .parser), context: context)
+        let transport = InstrumentedGraphQLTransport(base: transport, hop: hops[graphQLCount + 1 + httpCount], context: context)
+        let parser = InstrumentedResponseParser(base: interceptors.parser, hop: hops[graphQLCount + 2 + httpCount], context: context)
         self.hops = hops
         self.chain = RequestChain(interceptors: .init(graphQL: graphQL, cache: cache, http: http, parser: parser), transport: transport)
     }
+}
+
+/// The hops of a chain, numbered from the top: its GraphQL interceptors, the cache step, its
+/// HTTP interceptors, the transport and the parser.
+///
+/// Every operation wraps fresh interceptors, nearly always of the same types as the one
+/// before; the last layout is kept, so those operations share its hops (and the hops' name
+/// strings) instead of naming each interceptor again.
+private struct HopLayout: Sendable {
+    let graphQL: [ObjectIdentifier]
+    let http: [ObjectIdentifier]
+    let parser: ObjectIdentifier
+    let hops: [HopInfo]
+
+    init(_ interceptors: RequestChain.Interceptors) {
+        graphQL = interceptors.graphQL.map { ObjectIdentifier(type(of: $0)) }
+        http = interceptors.http.map { ObjectIdentifier(type(of: $0)) }
+        parser = ObjectIdentifier(type(of: interceptors.parser))
+        var hops: [HopInfo] = []
+        hops.reserveCapacity(interceptors.graphQL.count + interceptors.http.count + 3)
+        func next(_ name: String, _ kind: HopKind) {
+            hops.append(HopInfo(index: hops.count, name: name, kind: kind))
+        }
+        for interceptor in interceptors.graphQL { next(typeName(interceptor), .graphql) }
+        next("cache", .cache)
+        for interceptor in interceptors.http { next(typeName(interceptor), .http) }
+        next("transport", .transport)
+        next(typeName(interceptors.parser), .parser)
+        self.hops = hops
+    }
+
+    /// Whether `interceptors` are of the types this layout was made for, in the same order.
+    func fits(_ interceptors: RequestChain.Interceptors) -> Bool {
+        guard graphQL.count == interceptors.graphQL.count, http.count == interceptors.http.count,
+            parser == ObjectIdentifier(type(of: interceptors.parser))
+        else { return false }
+        for (type, interceptor) in zip(graphQL, interceptors.graphQL) where type != ObjectIdentifier(Swift.type(of: interceptor)) {
+            return false
+        }
+        for (type, interceptor) in zip(http, interceptors.http) where type != ObjectIdentifier(Swift.type(of: interceptor)) {
+            return false
+        }
+        return true
+    }
+
+    static func hops(of interceptors: RequestChain.Interceptors) -> [HopInfo] {
+        if let hops = last.withLock({ $0?.fits(interceptors) == true ? $0?.hops : nil }) { return hops }
+        let layout = HopLayout(interceptors)
+        last.withLock { $0 = layout }
+        return layout.hops
+    }
+
+    private static let last = Mutex<HopLayout?>(nil)
 }
 
 /// The type name of a value, as hop names use it.

@@ -80,10 +80,14 @@ public final class OperationContext: Sendable {
     /// same (a GraphQL hop shows the method, the endpoint and the added headers).
     func snapshot(graphQL request: GraphQLRequest) -> HopSnapshot {
         recentSnapshots.withLock { recent in
-            if let last = recent.lastGraphQLRequest, last.request.isIdentical(to: request) { return last.snapshot }
+            // Compared in place: binding the last pair would retain both.
+            if recent.lastGraphQLRequest?.isIdentical(to: request) == true, let snapshot = recent.lastGraphQLSnapshot {
+                return snapshot
+            }
             let shown = ShownGraphQLRequest(usesGET: request.usesGET, endpoint: request.graphQLEndpoint, headers: request.additionalHeaders)
             let snapshot = recent.graphQLRequest.snapshot(for: shown) { _ in HopSnapshot(graphQL: request) }
-            recent.lastGraphQLRequest = (request, snapshot)
+            recent.lastGraphQLRequest = request
+            recent.lastGraphQLSnapshot = snapshot
             return snapshot
         }
     }
@@ -217,7 +221,8 @@ private struct RecentSnapshots: Sendable {
     var graphQLRequest = Slot<ShownGraphQLRequest>()
     /// The last request seen and its snapshot: a request passed on unchanged is identical to
     /// it, which is cheaper to tell than equal.
-    var lastGraphQLRequest: (request: GraphQLRequest, snapshot: HopSnapshot)?
+    var lastGraphQLRequest: GraphQLRequest?
+    var lastGraphQLSnapshot: HopSnapshot?
     /// Hops that threw a retry a person forced at their pre-flight stop, not yet reported.
     var forcedRetries: Set<Int> = []
     var result = Slot<GraphQLResponse>()
@@ -261,55 +266,53 @@ extension PullStream {
 }
 
 extension PullStream where Element == GraphQLResponse {
-    /// The same stream with every result and the failure passed through `boundary` on the way
-    /// up; after a failure the stream ends.
+    /// The same stream with every result and the failure passed through the junction on the
+    /// way up, as the answer to `handed` (what the upper hop handed down, having received
+    /// `received`); after a failure the stream ends.
     ///
     /// When this stream is itself one made here, handed back unchanged by a hop that passes
-    /// its results through, the boundary joins it instead of wrapping it: the results meet
-    /// the same boundaries in the same order, through one stream layer instead of one per hop.
-    func arriving(at boundary: HopBoundary) -> PullStream {
+    /// its results through, the new arrival joins it instead of wrapping it: the results meet
+    /// the same junctions in the same order, through one stream layer instead of one per hop.
+    func arriving(at junction: HopJunction, handed: GraphQLRequest, received: GraphQLRequest) -> PullStream {
         let below = annotation as? Arrival
-        let arrival = Arrival(upstream: below?.upstream ?? self, boundary: boundary, inner: below)
-        return PullStream(annotation: arrival) {
-            let iterator = arrival.upstream.makeAsyncIterator()
-            var failed = false
-            return {
-                guard !failed else { return nil }
-                let outcome: Result<GraphQLResponse, any Error>
-                do {
-                    guard let next = try await iterator.next() else { return nil }
-                    outcome = .success(next)
-                } catch {
-                    outcome = .failure(error)
-                }
-                do {
-                    // The common case without an async call: nothing waits anywhere.
-                    guard arrival.passesStraight else { return try await arrival.pass(outcome) }
-                    arrival.reportAll(outcome)
-                    return try outcome.get()
-                } catch {
-                    failed = true
-                    throw error
-                }
-            }
-        }
+        let arrival = Arrival(upstream: below == nil ? self : nil, junction: junction, handed: handed, received: received, inner: below)
+        return PullStream(annotation: arrival) { ArrivalIterator(arrival).next }
     }
 }
 
-/// Boundaries results cross one after another, innermost first, above one upstream stream.
+/// Where results climb from one GraphQL hop into the next, for one request handed down: the
+/// lower hop's post-flight events are recorded here, and the upper hop's post-flight stop is
+/// held here. Arrivals above one upstream stream form a chain, innermost first.
+///
+/// A class, so the stream layer and its closures share one reference instead of each
+/// holding (and retaining every field of) a copy of the requests.
 final class Arrival: Sendable {
-    let upstream: InterceptorResultStream
-    let boundary: HopBoundary
-    /// The boundaries below this one, which the results cross first.
+    /// The stream the results come from; only the innermost arrival keeps it.
+    private let stream: InterceptorResultStream?
+    let junction: HopJunction
+    /// What the upper hop handed down (its endpoint is the URL of a forced 401).
+    let handed: GraphQLRequest
+    /// What the upper hop had received, for a forced retry; nil when that is `handed` itself,
+    /// as it is for a hop that passed the request on unchanged (one reference less to keep).
+    private let receivedIfChanged: GraphQLRequest?
+    /// The arrivals below this one, which the results cross first.
     let inner: Arrival?
 
-    init(upstream: InterceptorResultStream, boundary: HopBoundary, inner: Arrival?) {
-        self.upstream = upstream
-        self.boundary = boundary
+    /// `upstream` is nil exactly when `inner` is not: the innermost arrival holds the stream.
+    init(upstream: InterceptorResultStream?, junction: HopJunction, handed: GraphQLRequest, received: GraphQLRequest, inner: Arrival?) {
+        self.stream = upstream
+        self.junction = junction
+        self.handed = handed
+        self.receivedIfChanged = received.isIdentical(to: handed) ? nil : received
         self.inner = inner
     }
 
-    /// `outcome` after every boundary up to this one: reported at each, and stopped at those
+    /// The stream the results come from, below every arrival joined here.
+    var upstream: InterceptorResultStream { stream ?? inner!.upstream }
+
+    var received: GraphQLRequest { receivedIfChanged ?? handed }
+
+    /// `outcome` after every junction up to this one: reported at each, and stopped at those
     /// where the operation has to wait.
     func pass(_ outcome: Result<GraphQLResponse, any Error>) async throws -> GraphQLResponse {
         if passesStraight {
@@ -320,18 +323,85 @@ final class Arrival: Sendable {
         if let inner {
             do { outcome = .success(try await inner.pass(outcome)) } catch { outcome = .failure(error) }
         }
-        boundary.report(outcome)
-        if boundary.passesStraight { return try outcome.get() }
-        return try await boundary.stop(outcome)
+        report(outcome)
+        if junction.into == nil || junction.context.passesStraight { return try outcome.get() }
+        return try await stop(outcome)
     }
 
-    /// Whether no boundary has a stop to wait at now. One operation's boundaries share one
+    /// Whether no junction has a stop to wait at now. One operation's junctions share one
     /// context, so when it passes straight, the outcome only needs reporting at each.
-    var passesStraight: Bool { boundary.junction.context.passesStraight }
+    var passesStraight: Bool { junction.context.passesStraight }
 
-    /// Reports `outcome` at every boundary, innermost first.
+    /// Reports `outcome` at every junction, innermost first.
     func reportAll(_ outcome: Result<GraphQLResponse, any Error>) {
         inner?.reportAll(outcome)
-        boundary.report(outcome)
+        report(outcome)
+    }
+
+    /// Records `outcome` leaving the lower hop.
+    func report(_ outcome: Result<GraphQLResponse, any Error>) {
+        let context = junction.context
+        guard let from = junction.from else { return }
+        switch outcome {
+        case .success(let result):
+            context.emit(from, .postflight, context.snapshot(result: result), detail: result.source.rawValue)
+        case .failure(let error as RequestChain.Retry):
+            if let note = context.takeForcedRetryNote(at: from) {
+                context.emit(from, .retry, detail: note)
+            } else {
+                context.emit(from, .retry, HopSnapshot(error: error))
+            }
+        case .failure(let error):
+            context.emit(from, .error, HopSnapshot(error: error))
+        }
+    }
+
+    /// The upper hop's post-flight stop: returns or throws what that hop gets.
+    func stop(_ outcome: Result<GraphQLResponse, any Error>) async throws -> GraphQLResponse {
+        let context = junction.context
+        guard let into = junction.into else { return try outcome.get() }
+        let release = await context.gate(into, .post, context.snapshot(outcome: outcome), StopCapabilities(canForce401: true))
+        switch release.disposition {
+        case .proceed: return try outcome.get()
+        case .force401:
+            throw ResponseCodeError(status: 401, headerFields: jsonContentType, url: handed.graphQLEndpoint, body: forced401Body)
+        case .forceRetry: throw RequestChain.Retry(request: received)
+        case .fail(let fault): throw fault
+        }
+    }
+}
+
+/// One iteration over the upstream of an ``Arrival``: every outcome passes the arrival's
+/// junctions; after a failure the iteration ends. One object, so the closure that pulls
+/// holds one reference.
+private final class ArrivalIterator: @unchecked Sendable {
+    let arrival: Arrival
+    let upstream: InterceptorResultStream.AsyncIterator
+    // Only the iterating task touches it: an iterator is never shared.
+    var failed = false
+
+    init(_ arrival: Arrival) {
+        self.arrival = arrival
+        self.upstream = arrival.upstream.makeAsyncIterator()
+    }
+
+    func next() async throws -> GraphQLResponse? {
+        guard !failed else { return nil }
+        let outcome: Result<GraphQLResponse, any Error>
+        do {
+            guard let next = try await upstream.next() else { return nil }
+            outcome = .success(next)
+        } catch {
+            outcome = .failure(error)
+        }
+        do {
+            // The common case without an async call: nothing waits anywhere.
+            guard arrival.passesStraight else { return try await arrival.pass(outcome) }
+            arrival.reportAll(outcome)
+            return try outcome.get()
+        } catch {
+            failed = true
+            throw error
+        }
     }
 }
