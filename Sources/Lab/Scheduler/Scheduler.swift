@@ -479,7 +479,9 @@ public final class Scheduler: Sendable {
             state.setMode(state.defaultMode, of: request)
             state.running.insert(request)
             logged(nil)
-            return ([.launch(operation: operation, request: request)], true)
+            // Nothing more to dispatch until the new operation stops: the scheduler is not
+            // quiescent while it runs.
+            return ([.launch(operation: operation, request: request)], false)
         case .advanceClock(let seconds):
             logged(nil)
             return ([.advanceClock(seconds)], true)
