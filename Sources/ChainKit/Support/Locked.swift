@@ -9,7 +9,7 @@ public import Synchronization
 public final class Locked<Value: Sendable>: Sendable {
     @usableFromInline let mutex: Mutex<Value>
 
-    @inlinable public init(_ value: Value) {
+    @inlinable public init(_ value: consuming Value) {
         mutex = Mutex(value)
     }
 
