@@ -70,7 +70,7 @@ public struct TimelineEvent: Sendable, Hashable {
         get { storedSeq }
         set { storedSeq = newValue }
     }
-    @usableFromInline var storedSeq: Int
+    var storedSeq: Int
     /// Seconds on the lab clock.
     public var time: Double
     /// The hop's name: the interceptor type name, `transport`, `cache`, `TokenManager`…
@@ -84,9 +84,9 @@ public struct TimelineEvent: Sendable, Hashable {
 
     // Ids and positions are stored in 32 bits: the timeline holds millions of events, and
     // no run reaches two billion requests, attempts or hops.
-    @usableFromInline var request32: Int32
-    @usableFromInline var attempt32: Int32
-    @usableFromInline var hop32: Int32
+    var request32: Int32
+    var attempt32: Int32
+    var hop32: Int32
     // The one-byte fields come last so they fill the tail after the 32-bit ids instead of
     // padding the middle of the event: 80 bytes in a chunk instead of 88.
     public var kind: HopKind
@@ -110,30 +110,26 @@ public struct TimelineEvent: Sendable, Hashable {
         set { hop32 = Int32(truncatingIfNeeded: newValue) }
     }
 
-    // Inlinable so the instrumentation builds an event in place instead of copying it out of a
-    // call into this module: a copy retains every reference the event holds.
-    @inlinable
-    public init(
-        time: Double, request: Int, attempt: Int, hop: Int, name: String, kind: HopKind, phase: Phase,
-        snapshot: HopSnapshot = .empty, diff: HeaderDiff = .none, detail: String? = nil
-    ) {
-        self.storedSeq = 0
-        self.time = time
-        self.request32 = Int32(truncatingIfNeeded: request)
-        self.attempt32 = Int32(truncatingIfNeeded: attempt)
-        self.hop32 = Int32(truncatingIfNeeded: hop)
-        self.name = name
-        self.kind = kind
-        self.phase = phase
-        self.snapshot = snapshot
-        self.diff = diff
-        self.detail = detail
-    }
-
     public var method: String? { snapshot.method }
     public var url: String? { snapshot.url }
     public var headers: HTTPFields? { snapshot.headers }
     public var status: Int? { snapshot.status }
     public var error: String? { snapshot.error }
     public var body: BodyPreview? { snapshot.body }
+}
+
+extension TimelineEvent {
+    // Declared in an extension so the struct keeps its memberwise initializer, which builds an
+    // event as one value; the store's hot path uses that one (an initializer that assigns
+    // field by field builds the event in a stack slot and copies it out, retaining every
+    // reference it holds).
+    public init(
+        time: Double, request: Int, attempt: Int, hop: Int, name: String, kind: HopKind, phase: Phase,
+        snapshot: HopSnapshot = .empty, diff: HeaderDiff = .none, detail: String? = nil
+    ) {
+        self.init(
+            storedSeq: 0, time: time, name: name, snapshot: snapshot, diff: diff, detail: detail,
+            request32: Int32(truncatingIfNeeded: request), attempt32: Int32(truncatingIfNeeded: attempt),
+            hop32: Int32(truncatingIfNeeded: hop), kind: kind, phase: phase)
+    }
 }
