@@ -98,7 +98,8 @@ class HopJunction: @unchecked Sendable {
 
 /// Records the pre-flight event of `into` handing `handed` down, having received `received`.
     func handOn(_ handed: GraphQLRequest, received: GraphQLRequest) {
-        guard let into else { return }
+        // Read in place: binding `into` to a local would copy it.
+        guard into != nil else { return }
         let diff = handed.isIdentical(to: received)
             ? HeaderDiff.none : HeaderDiff(from: received.additionalHeaders, to: handed.additionalHeaders)
         context.emit(into, .preflight, context.snapshot(graphQL: handed), diff: diff)

@@ -40,7 +40,7 @@ public final class OperationContext: Sendable {
     private let now: @Sendable () -> Double
     private let attemptCount = Atomic<Int>(0)
     /// The last snapshots published, and notes about forced retries.
-    private let recentSnapshots = Locked(RecentSnapshots())
+    private let recentSnapshots = Mutex(RecentSnapshots())
 
     /// A context whose events go to `store`.
     public init(request: Int, scheduler: Scheduler, safetyCap: Int, store: TimelineStore, now: @escaping @Sendable () -> Double) {
@@ -132,8 +132,9 @@ public final class OperationContext: Sendable {
         recentSnapshots.withLock { $0.forcedRetries.remove(hop.index) } == nil ? nil : "forced retry from pre-flight"
     }
 
-    /// Records an event of this operation at `hop`.
-    func emit(_ hop: HopInfo?, _ phase: Phase, _ snapshot: HopSnapshot = .empty, diff: HeaderDiff = .none, detail: String? = nil) {
+    /// Records an event of this operation at `hop`. The snapshot, diff and detail are taken
+    /// over (moved into the event, not copied: a copy is a retain and a release).
+    func emit(_ hop: HopInfo?, _ phase: Phase, _ snapshot: consuming HopSnapshot = .empty, diff: consuming HeaderDiff = .none, detail: consuming String? = nil) {
         record(
             time: now(), hop: hop?.index ?? TimelineEvent.noHop, name: hop?.name ?? "TokenManager", kind: hop?.kind ?? .auth,
             phase: phase, snapshot: snapshot, diff: diff, detail: detail)
@@ -153,7 +154,10 @@ public final class OperationContext: Sendable {
             phase: .log, snapshot: .empty, diff: .none, detail: line)
     }
 
-    private func record(time: Double, hop: Int, name: String, kind: HopKind, phase: Phase, snapshot: HopSnapshot, diff: HeaderDiff, detail: String?) {
+    private func record(
+        time: Double, hop: Int, name: consuming String, kind: HopKind, phase: Phase, snapshot: consuming HopSnapshot,
+        diff: consuming HeaderDiff, detail: consuming String?
+    ) {
         if let store {
             store.append(
                 time: time, request: request, attempt: attempt, hop: hop, name: name, kind: kind, phase: phase,
@@ -340,19 +344,19 @@ final class Arrival: Sendable {
 
     /// Records `outcome` leaving the lower hop.
     func report(_ outcome: Result<GraphQLResponse, any Error>) {
-        let context = junction.context
-        guard let from = junction.from else { return }
+        // The junction's fields are read in place: binding them to locals would copy them.
+        guard junction.from != nil else { return }
         switch outcome {
         case .success(let result):
-            context.emit(from, .postflight, context.snapshot(result: result), detail: result.source.rawValue)
+            junction.context.emit(junction.from, .postflight, junction.context.snapshot(result: result), detail: result.source.rawValue)
         case .failure(let error as RequestChain.Retry):
-            if let note = context.takeForcedRetryNote(at: from) {
-                context.emit(from, .retry, detail: note)
+            if let note = junction.context.takeForcedRetryNote(at: junction.from!) {
+                junction.context.emit(junction.from, .retry, detail: note)
             } else {
-                context.emit(from, .retry, HopSnapshot(error: error))
+                junction.context.emit(junction.from, .retry, HopSnapshot(error: error))
             }
         case .failure(let error):
-            context.emit(from, .error, HopSnapshot(error: error))
+            junction.context.emit(junction.from, .error, HopSnapshot(error: error))
         }
     }
 
