@@ -63,12 +63,26 @@ public struct RequestChain: Sendable {
         }
     }
 
-    public let interceptors: Interceptors
-    public let transport: any GraphQLTransport
+    /// The interceptors and the transport, in one immutable box: the chain's streams and
+    /// closures each keep the chain, and a copy then costs one reference instead of one per
+    /// interceptor.
+    private final class Parts: Sendable {
+        let interceptors: Interceptors
+        let transport: any GraphQLTransport
+
+        init(interceptors: Interceptors, transport: any GraphQLTransport) {
+            self.interceptors = interceptors
+            self.transport = transport
+        }
+    }
+
+    private let parts: Parts
+
+    public var interceptors: Interceptors { parts.interceptors }
+    public var transport: any GraphQLTransport { parts.transport }
 
     public init(interceptors: Interceptors, transport: any GraphQLTransport) {
-        self.interceptors = interceptors
-        self.transport = transport
+        parts = Parts(interceptors: interceptors, transport: transport)
     }
 
     /// The operation's results. Nothing runs until the stream is read.
@@ -115,7 +129,7 @@ public struct RequestChain: Sendable {
             finalRequest.withLock { $0 = request }
             return chain.execute(request)
         }
-        for interceptor in interceptors.graphQL.reversed() {
+        for interceptor in parts.interceptors.graphQL.reversed() {
             let inner = next
             next = { request in
                 do {
@@ -143,7 +157,7 @@ public struct RequestChain: Sendable {
 
             @Sendable func recover(from error: any Error) async throws -> GraphQLResponse? {
                 guard behavior.shouldReadFromCache(hadFailedNetworkFetch: true) else { throw error }
-                return try await chain.interceptors.cache.readCacheData(request: request)
+                return try await chain.parts.interceptors.cache.readCacheData(request: request)
             }
 
             return {
@@ -153,7 +167,7 @@ public struct RequestChain: Sendable {
                         step = .network(hadCacheHit: false)
                         guard behavior.shouldReadFromCache(hadFailedNetworkFetch: false) else { continue }
                         do {
-                            if let cached = try await chain.interceptors.cache.readCacheData(request: request) {
+                            if let cached = try await chain.parts.interceptors.cache.readCacheData(request: request) {
                                 step = .network(hadCacheHit: true)
                                 return cached
                             }
@@ -189,19 +203,19 @@ public struct RequestChain: Sendable {
     }
 
     private func fetchFromNetwork(_ request: GraphQLRequest) async throws -> InterceptorResultStream {
-        let transport = self.transport
+        let transport = parts.transport
         var next: HTTPNext = { try await transport.send($0) }
-        for interceptor in interceptors.http.reversed() {
+        for interceptor in parts.interceptors.http.reversed() {
             let inner = next
             next = { try await interceptor.intercept(request: $0, next: inner) }
         }
         let response = try await next(try request.makeNetworkRequest())
-        return try await interceptors.parser.parse(response: response, for: request)
+        return try await parts.interceptors.parser.parse(response: response, for: request)
     }
 
     private func writeToCacheIfNecessary(_ response: GraphQLResponse, for request: GraphQLRequest) async throws {
         guard request.writeResultsToCache, response.source == .server, response.data != nil else { return }
-        try await interceptors.cache.writeCacheData(request: request, response: response)
+        try await parts.interceptors.cache.writeCacheData(request: request, response: response)
     }
 }
 
