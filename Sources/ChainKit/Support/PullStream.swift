@@ -12,23 +12,30 @@
 public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
     public typealias Failure = any Error
 
-    private let makeNext: @Sendable () -> (() async throws -> Element?)
+    private enum Source: Sendable {
+        case closure(@Sendable () -> (() async throws -> Element?))
+        case object(any PullStreamSource<Element>)
+    }
 
-    /// What the layer that made this stream attached to it, so that layer can recognise the
-    /// stream when it comes back unchanged (nil for every stream an operator makes).
+    private let source: Source
+
+    /// The source of a stream made with ``init(source:)``, so the layer that made it can
+    /// recognise the stream when it comes back unchanged (nil for every other stream).
     public let annotation: (any AnyObject & Sendable)?
 
     /// A stream whose iterator calls the closure that `makeNext` returns until it returns nil.
     /// `makeNext` runs once per iteration, so each iteration gets fresh state.
     public init(_ makeNext: @escaping @Sendable () -> (() async throws -> Element?)) {
-        self.makeNext = makeNext
+        self.source = .closure(makeNext)
         self.annotation = nil
     }
 
-    /// A stream like ``init(_:)-(()->(()->Element?))`` carrying `annotation`.
-    public init(annotation: any AnyObject & Sendable, _ makeNext: @escaping @Sendable () -> (() async throws -> Element?)) {
-        self.makeNext = makeNext
-        self.annotation = annotation
+    /// A stream whose iterations `source` makes, carrying `source` as its annotation. A layer
+    /// that is an object anyway costs no closures this way (a closure over a generic element
+    /// type is wrapped, and allocated, once more when it is stored).
+    public init(source: any PullStreamSource<Element>) {
+        self.source = .object(source)
+        self.annotation = source
     }
 
     /// A stream of fixed elements.
@@ -60,20 +67,38 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        let pull: () async throws -> Element?
-        // Not mutating, so a wrapper can hold its upstream iterator in a `let`.
-        public func next() async throws -> Element? { try await pull() }
+        // Two fields rather than an enum: calling the closure then borrows it, where a
+        // `switch` would copy (retain and release) the payload on every element.
+        fileprivate let pull: () async throws -> Element?
+        fileprivate let iterator: (any PullStreamIterator<Element>)?
+
+        // Not mutating, so a wrapper can hold its upstream iterator in a `let`. Always inlined:
+        // as a call of its own, it would cost every layer one more async frame per element.
+        @inline(__always)
+        public func next() async throws -> Element? {
+            if let iterator { return try await iterator.next() }
+            return try await pull()
+        }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(pull: makeNext()) }
+    public func makeAsyncIterator() -> AsyncIterator { Self.iterate(source) }
+
+    /// A fresh iteration of `source`. Operators keep only the source of their upstream (not
+    /// the whole stream), which is one reference.
+    private static func iterate(_ source: Source) -> AsyncIterator {
+        switch source {
+        case .closure(let makeNext): AsyncIterator(pull: makeNext(), iterator: nil)
+        case .object(let source): AsyncIterator(pull: { nil }, iterator: source.makeIterator())
+        }
+    }
 
     /// Transforms every element; a thrown error fails the stream.
     public func map<T: Sendable>(_ transform: @escaping @Sendable (Element) async throws -> T) -> PullStream<T> {
-        let upstream = makeNext
+        let upstream = source
         return PullStream<T> {
-            let pull = upstream()
+            let pull = Self.iterate(upstream)
             return {
-                guard let element = try await pull() else { return nil }
+                guard let element = try await pull.next() else { return nil }
                 return try await transform(element)
             }
         }
@@ -81,11 +106,11 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Transforms every element and drops those mapped to nil.
     public func compactMap<T: Sendable>(_ transform: @escaping @Sendable (Element) async throws -> T?) -> PullStream<T> {
-        let upstream = makeNext
+        let upstream = source
         return PullStream<T> {
-            let pull = upstream()
+            let pull = Self.iterate(upstream)
             return {
-                while let element = try await pull() {
+                while let element = try await pull.next() {
                     if let mapped = try await transform(element) { return mapped }
                 }
                 return nil
@@ -96,14 +121,14 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
     /// Handles an upstream error: return an element to yield it and finish, return nil to
     /// finish silently, or throw to fail with that error.
     public func mapErrors(_ transform: @escaping @Sendable (any Error) async throws -> Element?) -> PullStream {
-        let upstream = makeNext
+        let upstream = source
         return PullStream {
-            let pull = upstream()
+            let pull = Self.iterate(upstream)
             var finished = false
             return {
                 guard !finished else { return nil }
                 do {
-                    return try await pull()
+                    return try await pull.next()
                 } catch {
                     finished = true
                     return try await transform(error)
@@ -118,4 +143,18 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
         for try await element in self { all.append(element) }
         return all
     }
+}
+
+/// What makes the iterations of a ``PullStream`` built with ``PullStream/init(source:)``.
+public protocol PullStreamSource<Element>: AnyObject, Sendable {
+    associatedtype Element: Sendable
+    /// A fresh iteration.
+    func makeIterator() -> any PullStreamIterator<Element>
+}
+
+/// One iteration of a ``PullStreamSource``; only the iterating task uses it.
+public protocol PullStreamIterator<Element>: AnyObject {
+    associatedtype Element: Sendable
+    /// The next element, or nil at the end.
+    func next() async throws -> Element?
 }

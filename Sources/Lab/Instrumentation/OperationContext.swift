@@ -279,8 +279,7 @@ extension PullStream where Element == GraphQLResponse {
     /// the same junctions in the same order, through one stream layer instead of one per hop.
     func arriving(at junction: HopJunction, handed: GraphQLRequest, received: GraphQLRequest) -> PullStream {
         let below = annotation as? Arrival
-        let arrival = Arrival(upstream: below == nil ? self : nil, junction: junction, handed: handed, received: received, inner: below)
-        return PullStream(annotation: arrival) { ArrivalIterator(arrival).next }
+        return PullStream(source: Arrival(upstream: below == nil ? self : nil, junction: junction, handed: handed, received: received, inner: below))
     }
 }
 
@@ -290,7 +289,7 @@ extension PullStream where Element == GraphQLResponse {
 ///
 /// A class, so the stream layer and its closures share one reference instead of each
 /// holding (and retaining every field of) a copy of the requests.
-final class Arrival: Sendable {
+final class Arrival: PullStreamSource {
     /// The stream the results come from; only the innermost arrival keeps it.
     private let stream: InterceptorResultStream?
     let junction: HopJunction
@@ -315,6 +314,8 @@ final class Arrival: Sendable {
     var upstream: InterceptorResultStream { stream ?? inner!.upstream }
 
     var received: GraphQLRequest { receivedIfChanged ?? handed }
+
+    func makeIterator() -> any PullStreamIterator<GraphQLResponse> { ArrivalIterator(self) }
 
     /// `outcome` after every junction up to this one: reported at each, and stopped at those
     /// where the operation has to wait.
@@ -376,12 +377,10 @@ final class Arrival: Sendable {
 }
 
 /// One iteration over the upstream of an ``Arrival``: every outcome passes the arrival's
-/// junctions; after a failure the iteration ends. One object, so the closure that pulls
-/// holds one reference.
-private final class ArrivalIterator: @unchecked Sendable {
+/// junctions; after a failure the iteration ends.
+private final class ArrivalIterator: PullStreamIterator {
     let arrival: Arrival
     let upstream: InterceptorResultStream.AsyncIterator
-    // Only the iterating task touches it: an iterator is never shared.
     var failed = false
 
     init(_ arrival: Arrival) {

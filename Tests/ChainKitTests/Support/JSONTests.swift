@@ -96,6 +96,41 @@ struct PullStreamTests {
         #expect(try await stream.collect() == [20, 40])
     }
 
+    /// Counts down from `start`, one fresh iteration per call of `makeIterator`.
+    final class Countdown: PullStreamSource, Sendable {
+        final class Iteration: PullStreamIterator {
+            var left: Int
+            init(_ start: Int) { left = start }
+            func next() async throws -> Int? {
+                guard left > 0 else { return nil }
+                defer { left -= 1 }
+                return left
+            }
+        }
+
+        let start: Int
+        let iterations = Locked(0)
+        init(start: Int) { self.start = start }
+
+        func makeIterator() -> any PullStreamIterator<Int> {
+            iterations.withLock { $0 += 1 }
+            return Iteration(start)
+        }
+    }
+
+    @Test("a stream made from a source carries it as its annotation and iterates it afresh each time")
+    func sourceStreams() async throws {
+        let countdown = Countdown(start: 3)
+        let stream = PullStream(source: countdown)
+        #expect(stream.annotation === countdown)
+        #expect(countdown.iterations.value == 0)
+        #expect(try await stream.collect() == [3, 2, 1])
+        #expect(try await stream.map { $0 * 2 }.collect() == [6, 4, 2])
+        #expect(countdown.iterations.value == 2)
+        #expect(stream.map { $0 }.annotation == nil)
+        #expect(PullStream<Int>([1]).annotation == nil)
+    }
+
     @Test("mapErrors: a value is yielded and the stream finishes; nil finishes silently; a throw fails")
     func mapErrors() async throws {
         let failing = PullStream<Int> {
