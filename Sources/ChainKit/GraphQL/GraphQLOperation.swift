@@ -115,7 +115,7 @@ public struct FetchBehavior: Sendable, Hashable, CustomStringConvertible {
 /// of its instrumentation) passes and keeps copies of the request, and a copy then costs one
 /// reference instead of one per string, URL and header list. Changing a field replaces the box.
 public struct GraphQLRequest: Sendable, Hashable {
-    private final class Fields: Sendable {
+    @usableFromInline final class Fields: Sendable {
         let operation: GraphQLOperation
         let graphQLEndpoint: URL
         let additionalHeaders: HTTPFields
@@ -143,7 +143,8 @@ public struct GraphQLRequest: Sendable, Hashable {
         }
     }
 
-    private var fields: Fields
+    // Internal and usable from inlinable code, so the identity check costs no call.
+    @usableFromInline var fields: Fields
 
     public var operation: GraphQLOperation {
         get { fields.operation }
@@ -232,7 +233,7 @@ public struct GraphQLRequest: Sendable, Hashable {
     /// Whether `other` is this very value (a copy of it, never changed since): true means
     /// equal, without comparing the fields. A hop that passed the request on unchanged handed
     /// down an identical one.
-    public func isIdentical(to other: GraphQLRequest) -> Bool { fields === other.fields }
+    @inlinable public func isIdentical(to other: GraphQLRequest) -> Bool { fields === other.fields }
 
     public static func == (lhs: GraphQLRequest, rhs: GraphQLRequest) -> Bool {
         let l = lhs.fields, r = rhs.fields

@@ -43,8 +43,8 @@ public struct GraphQLResponse: Sendable, Hashable {
 
     /// The fields, in one immutable box shared by copies: a result climbs every layer of the
     /// chain, and a copy then costs one reference. Changing a field replaces the box.
-    private final class Fields: Sendable {
-        let source: Source
+    @usableFromInline final class Fields: Sendable {
+        @usableFromInline let source: Source
         let data: JSONValue?
         let errors: [GraphQLError]
         let extensions: [String: JSONValue]?
@@ -61,10 +61,12 @@ public struct GraphQLResponse: Sendable, Hashable {
         }
     }
 
-    private var fields: Fields
+    // Internal and usable from inlinable code: the identity check and `source`, which every
+    // hop of the instrumentation reads, then cost no call.
+    @usableFromInline var fields: Fields
 
     public var source: Source {
-        get { fields.source }
+        @inlinable get { fields.source }
         set { fields = Fields(source: newValue, data: data, errors: errors, extensions: extensions) }
     }
 
@@ -89,11 +91,14 @@ public struct GraphQLResponse: Sendable, Hashable {
 
     /// Whether `other` is this very value (a copy of it, never changed since): true means
     /// equal, without comparing the JSON.
-    public func isIdentical(to other: GraphQLResponse) -> Bool { fields === other.fields }
+    @inlinable public func isIdentical(to other: GraphQLResponse) -> Bool { fields === other.fields }
 
-    public static func == (lhs: GraphQLResponse, rhs: GraphQLResponse) -> Bool {
-        lhs.isIdentical(to: rhs)
-            || (lhs.source == rhs.source && lhs.data == rhs.data && lhs.errors == rhs.errors && lhs.extensions == rhs.extensions)
+    @inlinable public static func == (lhs: GraphQLResponse, rhs: GraphQLResponse) -> Bool {
+        lhs.isIdentical(to: rhs) || haveEqualFields(lhs, rhs)
+    }
+
+    @usableFromInline static func haveEqualFields(_ lhs: GraphQLResponse, _ rhs: GraphQLResponse) -> Bool {
+        lhs.source == rhs.source && lhs.data == rhs.data && lhs.errors == rhs.errors && lhs.extensions == rhs.extensions
     }
 
     public func hash(into hasher: inout Hasher) {
