@@ -48,16 +48,15 @@ public struct GraphQLResponse: Sendable, Hashable {
         let data: JSONValue?
         let errors: [GraphQLError]
         let extensions: [String: JSONValue]?
-        /// The size of the body these fields were read from; nil when they were not read
-        /// from a body, or were changed since.
-        let bodyByteCount: Int?
+        /// The body these fields were read from; nil when they were not read from a body.
+        let body: Data?
 
-        init(source: Source, data: JSONValue?, errors: [GraphQLError], extensions: [String: JSONValue]?, bodyByteCount: Int? = nil) {
+        init(source: Source, data: JSONValue?, errors: [GraphQLError], extensions: [String: JSONValue]?, body: Data? = nil) {
             self.source = source
             self.data = data
             self.errors = errors
             self.extensions = extensions
-            self.bodyByteCount = bodyByteCount
+            self.body = body
         }
     }
 
@@ -93,6 +92,11 @@ public struct GraphQLResponse: Sendable, Hashable {
     /// equal, without comparing the JSON.
     @inlinable public func isIdentical(to other: GraphQLResponse) -> Bool { fields === other.fields }
 
+    /// The body this response was read from (``init(parsing:source:)``), as long as no field
+    /// has changed since; nil for a response made or changed in code. A preview of the result
+    /// can show these bytes as they came instead of encoding the JSON again.
+    public var body: Data? { fields.body }
+
     @inlinable public static func == (lhs: GraphQLResponse, rhs: GraphQLResponse) -> Bool {
         lhs.isIdentical(to: rhs) || haveEqualFields(lhs, rhs)
     }
@@ -122,14 +126,14 @@ public struct GraphQLResponse: Sendable, Hashable {
         fields = Fields(
             source: source, data: members["data"].flatMap { $0 == .null ? nil : $0 },
             errors: members["errors"]?.arrayValue?.compactMap(GraphQLError.init(json:)) ?? [],
-            extensions: members["extensions"]?.objectValue, bodyByteCount: body.count)
+            extensions: members["extensions"]?.objectValue, body: body)
     }
 
     /// Whether ``json`` encodes to at most about `limit` bytes (see
     /// ``JSONValue/isSmall(limit:)``), without building it. A response read from a body
     /// answers from that body's size: compact JSON of the same values is about as long.
     public func isSmall(limit: Int) -> Bool {
-        if let bodyByteCount = fields.bodyByteCount { return bodyByteCount <= limit }
+        if let body = fields.body { return body.count <= limit }
         var budget = limit - 2
         if let data, !data.fits(&budget) { return false }
         for error in errors where !error.raw.fits(&budget) { return false }

@@ -9,12 +9,19 @@ extension HopSnapshot {
         self.init(method: request.usesGET ? "GET" : "POST", url: request.graphQLEndpoint.absoluteString, headers: request.additionalHeaders)
     }
 
-    /// A GraphQL result: its first error and its JSON. A small result is encoded only when
-    /// somebody reads it (keeping it costs about what its text would); a large one is encoded
-    /// now, so the timeline keeps a bounded preview rather than the whole parsed result.
+    /// A GraphQL result: its first error and its JSON. A result read from a body, unchanged
+    /// since, shows that body as it came: small, decoded when somebody reads it (keeping the
+    /// bytes, not the parsed result); large, its bounded start now. Any other result shows its
+    /// JSON, encoded when read if small, now if large, so the timeline keeps a bounded preview
+    /// rather than the whole parsed result.
     convenience init(result: GraphQLResponse) {
-        let body = result.isSmall(limit: BodyPreview.defaultLimit)
-            ? BodyPreview(deferred: { result.json.encoded }) : BodyPreview(result.json.encoded)
+        let small = result.isSmall(limit: BodyPreview.defaultLimit)
+        let body: BodyPreview
+        if let received = result.body {
+            body = small ? BodyPreview(deferred: { received }) : BodyPreview(received)
+        } else {
+            body = small ? BodyPreview(deferred: { result.json.encoded }) : BodyPreview(result.json.encoded)
+        }
         self.init(error: result.errors.first?.description, body: body)
     }
 
