@@ -53,6 +53,8 @@ public final class LabSession: Sendable {
     public let cache: CacheStore
     public let tokens: TokenManager
     public let scheduler: Scheduler
+    /// Snapshots the session's operations share.
+    private let snapshots = SnapshotCache()
     private let currentChain: Locked<Scenario.Chain>
     private let custom: CustomChain?
     private let summariesByRequest = Locked<[Int: RequestSummary]>([:])
@@ -275,7 +277,7 @@ public final class LabSession: Sendable {
     private func start(operation index: Int, request: Int) {
         let context = OperationContext(
             request: request, scheduler: scheduler, safetyCap: scenario.safetyCap,
-            store: store, now: { [clock] in clock.seconds })
+            store: store, snapshots: snapshots, now: { [clock] in clock.seconds })
         unfinishedTasks.withLock { _ = $0.insert(request) }
         let task = Task {
             await LabContext.$operation.withValue(context) {

@@ -223,4 +223,71 @@ struct InstrumentationFidelityTests {
         #expect(names([]) == ["cache", "transport", parser])
     }
 
+
+    struct MarkSource: GraphQLInterceptor {
+        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            await next(request).map { response in
+                var changed = response
+                changed.source = .cache
+                return changed
+            }
+        }
+    }
+
+    @Test("a result's post-flight preview is the body it was read from until a hop changes it, then its JSON")
+    func resultPreviewsShowTheBodyAsReceived() async throws {
+        let store = TimelineStore()
+        let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
+        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, now: { 0 })
+        // Spaces and key order as a server might send them; the encoded JSON has neither.
+        let body = #"{ "data": { "hero": { "name": "R2-D2", "id": "1" } } }"#
+        let interceptors = RequestChain.Interceptors(
+            graphQL: [MarkSource(), PassThrough()], cache: DefaultCacheInterceptor(store: CacheStore()), http: [],
+            parser: JSONResponseParsingInterceptor())
+        let chain = InstrumentedGraphQLChain(
+            interceptors: interceptors, transport: InMemoryGraphQLTransport.respond(status: 200, body: body), context: context)
+        let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
+        _ = try await chain.chain.kickoff(request: request).collect()
+        let previews = store.events().filter { $0.phase == .postflight }.map { "\($0.name) \($0.body?.text ?? "-")" }
+        #expect(previews == [
+            "JSONResponseParsingInterceptor \(body)",
+            "PassThrough \(body)",
+            #"MarkSource {"data":{"hero":{"id":"1","name":"R2-D2"}}}"#,
+        ])
+    }
+
+
+    @Test("operations sharing a snapshot cache keep one snapshot of what they saw alike")
+    func operationsShareSnapshots() async throws {
+        let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
+        let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
+        func run(_ id: Int, _ snapshots: SnapshotCache, into store: TimelineStore) async throws {
+            let context = OperationContext(request: id, scheduler: scheduler, safetyCap: 10, store: store, snapshots: snapshots, now: { 0 })
+            let interceptors = RequestChain.Interceptors(
+                graphQL: [PassThrough()], cache: DefaultCacheInterceptor(store: CacheStore()), http: [],
+                parser: JSONResponseParsingInterceptor())
+            let chain = InstrumentedGraphQLChain(
+                interceptors: interceptors, transport: InMemoryGraphQLTransport.respond(status: 200, body: Self.heroBody), context: context)
+            _ = try await chain.chain.kickoff(request: request).collect()
+            // Done: the next operation gets its turns.
+            scheduler.finish(request: id)
+        }
+        let shared = SnapshotCache(), sharedStore = TimelineStore()
+        try await run(1, shared, into: sharedStore)
+        try await run(2, shared, into: sharedStore)
+        let separateStore = TimelineStore()
+        try await run(1, SnapshotCache(), into: separateStore)
+        try await run(2, SnapshotCache(), into: separateStore)
+
+        for store in [sharedStore, separateStore] {
+            // The last post-flight is the cache write at the top.
+            #expect(store.events(request: 1).map(\.phase) == [.preflight, .send, .receive, .preflight, .postflight, .postflight, .postflight])
+            #expect(store.events(request: 1).map(\.snapshot) == store.events(request: 2).map(\.snapshot))
+        }
+        let identical = zip(sharedStore.events(request: 1), sharedStore.events(request: 2)).map { $0.snapshot === $1.snapshot }
+        #expect(identical == Array(repeating: true, count: 7))
+        let separate = zip(separateStore.events(request: 1), separateStore.events(request: 2)).map { $0.snapshot === $1.snapshot }
+        #expect(separate == Array(repeating: false, count: 7))
+    }
+
 }

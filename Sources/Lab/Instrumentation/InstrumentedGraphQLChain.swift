@@ -231,9 +231,9 @@ final class InstrumentedGraphQLTransport: GraphQLTransport {
                 throw context.reported(error: error, at: hop)
             }
             response = NetworkResponse(status: response.status, headerFields: response.headerFields, url: response.url, body: body)
-            context.emit(hop, .receive, HopSnapshot(response: response, body: body))
+            context.emit(hop, .receive, context.snapshot(response: response, body: body))
         }
-        let post = await context.gate(hop, .post, HopSnapshot(response: response, body: body), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: httpRetryRefusal))
+        let post = await context.gate(hop, .post, context.snapshot(response: response, body: body), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: httpRetryRefusal))
         switch post.disposition {
         case .proceed, .forceRetry: break
         case .force401: response = NetworkResponse(status: 401, headerFields: jsonContentType, url: request.url, body: forced401Body)

@@ -39,26 +39,36 @@ public final class OperationContext: Sendable {
     private let recordClosure: (@Sendable (TimelineEvent) -> Void)?
     private let now: @Sendable () -> Double
     private let attemptCount = Atomic<Int>(0)
-    /// The last snapshots published, and notes about forced retries.
-    private let recentSnapshots = Mutex(RecentSnapshots())
+    /// The last snapshots published (shared with the session's other operations), and notes
+    /// about forced retries.
+    private let snapshots: SnapshotCache
 
-    /// A context whose events go to `store`.
-    public init(request: Int, scheduler: Scheduler, safetyCap: Int, store: TimelineStore, now: @escaping @Sendable () -> Double) {
+    /// A context whose events go to `store`; `snapshots` is shared by the operations of one
+    /// session.
+    public init(
+        request: Int, scheduler: Scheduler, safetyCap: Int, store: TimelineStore, snapshots: SnapshotCache = SnapshotCache(),
+        now: @escaping @Sendable () -> Double
+    ) {
         self.request = request
         self.scheduler = scheduler
         self.safetyCap = safetyCap
         self.store = store
         self.recordClosure = nil
+        self.snapshots = snapshots
         self.now = now
     }
 
     /// A context whose events go to `record`.
-    public init(request: Int, scheduler: Scheduler, safetyCap: Int, record: @escaping @Sendable (TimelineEvent) -> Void, now: @escaping @Sendable () -> Double) {
+    public init(
+        request: Int, scheduler: Scheduler, safetyCap: Int, record: @escaping @Sendable (TimelineEvent) -> Void,
+        snapshots: SnapshotCache = SnapshotCache(), now: @escaping @Sendable () -> Double
+    ) {
         self.request = request
         self.scheduler = scheduler
         self.safetyCap = safetyCap
         self.store = nil
         self.recordClosure = record
+        self.snapshots = snapshots
         self.now = now
     }
 
@@ -79,7 +89,7 @@ public final class OperationContext: Sendable {
     /// What a GraphQL hop saw going down; shared with the previous one when it showed the
     /// same (a GraphQL hop shows the method, the endpoint and the added headers).
     func snapshot(graphQL request: GraphQLRequest) -> HopSnapshot {
-        recentSnapshots.withLock { recent in
+        snapshots.state.withLock { recent in
             // Compared in place: binding the last pair would retain both.
             if recent.lastGraphQLRequest?.isIdentical(to: request) == true, let snapshot = recent.lastGraphQLSnapshot {
                 return snapshot
@@ -92,9 +102,15 @@ public final class OperationContext: Sendable {
         }
     }
 
-    /// A result on its way up; shared with the previous one when it was equal.
+    /// A result on its way up; shared with the previous one when it was equal (for a result
+    /// read from a body: when it came from the same bytes).
     func snapshot(result: GraphQLResponse) -> HopSnapshot {
-        recentSnapshots.withLock { $0.result.snapshot(for: result, make: HopSnapshot.init(result:)) }
+        if let body = result.body {
+            return snapshots.state.withLock {
+                $0.receivedResult.snapshot(for: ReceivedResult(source: result.source, body: body)) { _ in HopSnapshot(result: result) }
+            }
+        }
+        return snapshots.state.withLock { $0.result.snapshot(for: result, make: HopSnapshot.init(result:)) }
     }
 
     /// A result or a failure on its way up: the result shared as ``snapshot(result:)`` does.
@@ -108,13 +124,23 @@ public final class OperationContext: Sendable {
     /// What an HTTP hop or the transport saw going down; shared with the previous one when it
     /// was equal.
     func snapshot(_ request: NetworkRequest) -> HopSnapshot {
-        recentSnapshots.withLock { $0.networkRequest.snapshot(for: request) { HopSnapshot($0) } }
+        snapshots.state.withLock { $0.networkRequest.snapshot(for: request) { HopSnapshot($0) } }
+    }
+
+    /// A response with its body as the transport received it; shared with the previous one
+    /// when it was equal.
+    func snapshot(response: NetworkResponse, body: Data) -> HopSnapshot {
+        snapshots.state.withLock {
+            $0.receivedResponse.snapshot(for: ReceivedResponse(status: response.status, headers: response.headerFields, body: body)) { _ in
+                HopSnapshot(response: response, body: body)
+            }
+        }
     }
 
     /// A response head (status and headers, no body) on its way up; shared with the previous
     /// one when it was equal, as an HTTP hop's post-flight and the parser's pre-flight are.
     func snapshot(responseHead response: NetworkResponse) -> HopSnapshot {
-        recentSnapshots.withLock {
+        snapshots.state.withLock {
             $0.responseHead.snapshot(for: ResponseHead(status: response.status, headers: response.headerFields)) { _ in
                 HopSnapshot(response: response)
             }
@@ -124,12 +150,13 @@ public final class OperationContext: Sendable {
     /// Leaves a note that `hop` threw a retry a person forced at its pre-flight stop, for the
     /// hop above, which reports it.
     func noteForcedRetry(at hop: HopInfo) {
-        recentSnapshots.withLock { _ = $0.forcedRetries.insert(hop.index) }
+        snapshots.state.withLock { _ = $0.forcedRetries.insert(ForcedRetry(request: request, hop: hop.index)) }
     }
 
     /// The detail of a retry `hop` threw: set when a person forced it at the pre-flight stop.
     func takeForcedRetryNote(at hop: HopInfo) -> String? {
-        recentSnapshots.withLock { $0.forcedRetries.remove(hop.index) } == nil ? nil : "forced retry from pre-flight"
+        snapshots.state.withLock { $0.forcedRetries.remove(ForcedRetry(request: request, hop: hop.index)) } == nil
+            ? nil : "forced retry from pre-flight"
     }
 
     /// Records an event of this operation at `hop`. The snapshot, diff and detail are taken
@@ -202,12 +229,21 @@ public final class OperationContext: Sendable {
     }
 }
 
-/// The last snapshot of each kind an operation published and the message it shows.
+/// Snapshots shared by the operations of one session (or owned by one operation).
 ///
 /// A message usually passes several hops unchanged (a result climbs every post-flight as it
-/// left the parser), and snapshots are immutable values compared by content, so those hops
-/// share one: one allocation instead of one per event, and one JSON encoding of a result
-/// instead of one per hop, which was most of the instrumentation's cost.
+/// left the parser), and operations of a lab mostly send the same requests and get the same
+/// answers. Snapshots are immutable values compared by content, so hops and operations that
+/// saw the same message share one: one allocation instead of one per event, less memory per
+/// event, and one JSON encoding of a result instead of one per hop.
+public final class SnapshotCache: Sendable {
+    fileprivate let state = Mutex(RecentSnapshots())
+
+    public init() {}
+}
+
+/// The last snapshot of each kind published and the message it shows, and notes about
+/// forced retries.
 private struct RecentSnapshots: Sendable {
     struct Slot<Message: Equatable & Sendable>: Sendable {
         var message: Message?
@@ -228,10 +264,32 @@ private struct RecentSnapshots: Sendable {
     var lastGraphQLRequest: GraphQLRequest?
     var lastGraphQLSnapshot: HopSnapshot?
     /// Hops that threw a retry a person forced at their pre-flight stop, not yet reported.
-    var forcedRetries: Set<Int> = []
+    var forcedRetries: Set<ForcedRetry> = []
     var result = Slot<GraphQLResponse>()
+    var receivedResult = Slot<ReceivedResult>()
     var networkRequest = Slot<NetworkRequest>()
+    var receivedResponse = Slot<ReceivedResponse>()
     var responseHead = Slot<ResponseHead>()
+}
+
+/// A hop of a request that threw a retry a person forced.
+private struct ForcedRetry: Hashable, Sendable {
+    var request: Int
+    var hop: Int
+}
+
+/// What a result read from a body shows: the same bytes from the same source make the same
+/// result.
+private struct ReceivedResult: Equatable, Sendable {
+    var source: GraphQLResponse.Source
+    var body: Data
+}
+
+/// What ``HopSnapshot/init(response:body:)`` shows of a response with its body.
+private struct ReceivedResponse: Equatable, Sendable {
+    var status: Int
+    var headers: HTTPFields
+    var body: Data
 }
 
 /// What ``HopSnapshot/init(graphQL:)`` shows of a GraphQL request: comparing these is cheaper
