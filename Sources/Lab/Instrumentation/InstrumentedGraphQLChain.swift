@@ -204,10 +204,19 @@ final class InstrumentedGraphQLTransport: GraphQLTransport {
         self.context = context
     }
 
-    func send(_ incoming: NetworkRequest) async throws -> NetworkResponse {
-        var request = incoming
+    func send(_ request: NetworkRequest) async throws -> NetworkResponse {
         let pre = await context.gate(hop, .pre, context.snapshot(request), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: httpRetryRefusal))
-        if let headers = pre.requestHeaders { request.headerFields = headers }
+        // Copied only when a person edited it: a request copy retains its URL, headers and body.
+        guard let headers = pre.requestHeaders else { return try await exchange(request, after: pre) }
+        var edited = request
+        edited.headerFields = headers
+        return try await exchange(edited, after: pre)
+    }
+
+    /// Sends `request` as it leaves the pre-flight stop `pre`, and holds the answer at the
+    /// post-flight stop.
+    @inline(__always)
+    private func exchange(_ request: NetworkRequest, after pre: Release) async throws -> NetworkResponse {
         var response: NetworkResponse
         var body: Data
         switch pre.disposition {

@@ -105,12 +105,19 @@ public final class OperationContext: Sendable {
     /// A result on its way up; shared with the previous one when it was equal (for a result
     /// read from a body: when it came from the same bytes).
     func snapshot(result: GraphQLResponse) -> HopSnapshot {
-        if let body = result.body {
-            return snapshots.state.withLock {
-                $0.receivedResult.snapshot(for: ReceivedResult(source: result.source, body: body)) { _ in HopSnapshot(result: result) }
+        snapshots.state.withLock { recent in
+            // A result climbing hops that pass it on is the very one seen last: compared in
+            // place, by identity, without building a key.
+            if recent.lastResult?.isIdentical(to: result) == true, let snapshot = recent.lastResultSnapshot { return snapshot }
+            let snapshot = if let body = result.body {
+                recent.receivedResult.snapshot(for: ReceivedResult(source: result.source, body: body)) { _ in HopSnapshot(result: result) }
+            } else {
+                recent.result.snapshot(for: result, make: HopSnapshot.init(result:))
             }
+            recent.lastResult = result
+            recent.lastResultSnapshot = snapshot
+            return snapshot
         }
-        return snapshots.state.withLock { $0.result.snapshot(for: result, make: HopSnapshot.init(result:)) }
     }
 
     /// A result or a failure on its way up: the result shared as ``snapshot(result:)`` does.
@@ -265,6 +272,9 @@ private struct RecentSnapshots: Sendable {
     var lastGraphQLSnapshot: HopSnapshot?
     /// Hops that threw a retry a person forced at their pre-flight stop, not yet reported.
     var forcedRetries: Set<ForcedRetry> = []
+    /// The last result seen and its snapshot, as for requests.
+    var lastResult: GraphQLResponse?
+    var lastResultSnapshot: HopSnapshot?
     var result = Slot<GraphQLResponse>()
     var receivedResult = Slot<ReceivedResult>()
     var networkRequest = Slot<NetworkRequest>()
