@@ -52,28 +52,35 @@ final class InstrumentedGraphQLInterceptor: HopJunction, GraphQLInterceptor, @un
     /// down recorded and its results met where they arrive.
     // Inlined, so a hop costs one async frame, not two.
     @inline(__always)
-    private func pass(_ incoming: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
-        let junction = self, context = self.context, hop = self.hop
-        var request = incoming
+    private func pass(_ request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
         let release = await context.gate(hop, .pre, context.snapshot(graphQL: request), StopCapabilities(canEditRequest: true))
-        if let headers = release.requestHeaders { request.additionalHeaders = headers }
+        // Copied only when a person edited it (a copy is a retain and a release).
+        guard let headers = release.requestHeaders else { return try await hand(request, next: next, after: release) }
+        var edited = request
+        edited.additionalHeaders = headers
+        return try await hand(edited, next: next, after: release)
+    }
+
+    /// Runs the interceptor on `received`, as it leaves the pre-flight stop `release`.
+    @inline(__always)
+    private func hand(_ received: GraphQLRequest, next: GraphQLNext, after release: Release) async throws -> InterceptorResultStream {
         switch release.disposition {
         case .proceed, .force401: break
         case .forceRetry:
             context.noteForcedRetry(at: hop)
-            throw RequestChain.Retry(request: request)
+            throw RequestChain.Retry(request: received)
         case .fail(let fault):
             throw fault
         }
-        let received = request
         // Captures only what it cannot reach through the junction: each capture is a retain
         // when the closure is made and a release when it goes.
+        let junction = self
         let below: GraphQLNext = { handed in
             junction.handOn(handed, received: received)
             return await next(handed).arriving(at: junction, handed: handed, received: received)
         }
         // A failure thrown here reaches the hop above as a failed stream, which reports it.
-        return try await base.intercept(request: request, next: below)
+        return try await base.intercept(request: received, next: below)
     }
 }
 
