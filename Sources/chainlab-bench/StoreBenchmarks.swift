@@ -40,7 +40,8 @@ enum StoreBenchmarks {
         for _ in 0..<count {
             var event = templates[index]
             event.request = request
-            store.append(event)
+            // Moved in, as the instrumentation's events are: passing the variable would copy it.
+            store.append(consume event)
             index += 1
             if index == templates.count {
                 index = 0
