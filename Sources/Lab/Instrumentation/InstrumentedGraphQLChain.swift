@@ -282,11 +282,46 @@ final class InstrumentedResponseParser: ResponseParsingInterceptor {
         }
         context.emit(hop, .preflight, context.snapshot(responseHead: response))
         do {
-            return try await base.parse(response: response, for: request).tap(
-                element: { context.emit(hop, .postflight, context.snapshot(result: $0)) },
-                error: { context.emit(hop, .error, HopSnapshot(error: $0)) })
+            return PullStream(source: ParsedResults(upstream: try await base.parse(response: response, for: request), parser: self))
         } catch {
             throw context.reported(error: error, at: hop)
+        }
+    }
+
+    /// The parser's results as they leave it: each recorded as a post-flight, a failure as an
+    /// error; neither changes what flows.
+    private final class ParsedResults: PullStreamSource {
+        let upstream: InterceptorResultStream
+        let parser: InstrumentedResponseParser
+
+        init(upstream: InterceptorResultStream, parser: InstrumentedResponseParser) {
+            self.upstream = upstream
+            self.parser = parser
+        }
+
+        func makeIterator() -> any PullStreamIterator<GraphQLResponse> {
+            Iteration(upstream: upstream.makeAsyncIterator(), parser: parser)
+        }
+
+        final class Iteration: PullStreamIterator {
+            let upstream: InterceptorResultStream.AsyncIterator
+            let parser: InstrumentedResponseParser
+
+            init(upstream: InterceptorResultStream.AsyncIterator, parser: InstrumentedResponseParser) {
+                self.upstream = upstream
+                self.parser = parser
+            }
+
+            func next() async throws -> GraphQLResponse? {
+                do {
+                    let next = try await upstream.next()
+                    if let next { parser.context.emit(parser.hop, .postflight, parser.context.snapshot(result: next)) }
+                    return next
+                } catch {
+                    parser.context.emit(parser.hop, .error, HopSnapshot(error: error))
+                    throw error
+                }
+            }
         }
     }
 }

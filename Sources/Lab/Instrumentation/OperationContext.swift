@@ -316,27 +316,6 @@ private struct ResponseHead: Equatable, Sendable {
     var headers: HTTPFields
 }
 
-extension PullStream {
-    /// The same stream, calling `element` for each element and `error` for a failure as they
-    /// pass; neither changes what flows.
-    func tap(element: @escaping @Sendable (Element) -> Void, error: @escaping @Sendable (any Error) -> Void) -> PullStream {
-        let upstream = self
-        return PullStream {
-            let iterator = upstream.makeAsyncIterator()
-            return {
-                do {
-                    let next = try await iterator.next()
-                    if let next { element(next) }
-                    return next
-                } catch let failure {
-                    error(failure)
-                    throw failure
-                }
-            }
-        }
-    }
-}
-
 extension PullStream where Element == GraphQLResponse {
     /// The same stream with every result and the failure passed through the junction on the
     /// way up, as the answer to `handed` (what the upper hop handed down, having received
