@@ -25,7 +25,7 @@ final class AttemptCounter: GraphQLInterceptor {
 /// holds the post-flight stop of the hop above, so each hop adds one stream layer, not two.
 /// The top hop also starts every attempt, and reports what leaves it itself, at the junction
 /// above it (one layer less than a separate outermost interceptor would take).
-final class InstrumentedGraphQLInterceptor: HopJunction, GraphQLInterceptor, @unchecked Sendable {
+final class InstrumentedGraphQLInterceptor: HopJunction, GraphQLInterceptor {
     let base: any GraphQLInterceptor
     let hop: HopInfo
     /// For the top hop, the junction above it, where its results leave the chain.
@@ -89,8 +89,12 @@ final class InstrumentedGraphQLInterceptor: HopJunction, GraphQLInterceptor, @un
 /// and the top one holds the junction above itself.
 ///
 /// A class with stored fields, so an ``Arrival`` reads them without a copy.
+///
+/// Sendable because nothing in it or its subclass changes after init: every stored property,
+/// here and in ``InstrumentedGraphQLInterceptor``, is a `let` of a Sendable type. The check
+/// is unchecked only because the class is not final (the interceptor subclasses it, so a hop
+/// is its own junction without a second object).
 class HopJunction: @unchecked Sendable {
-    // Immutable: `let`s only, here and in the subclasses.
     let context: OperationContext
     /// The hop the results leave (nil: the cache and network steps, which report their own).
     let from: HopInfo?
