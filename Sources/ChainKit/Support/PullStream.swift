@@ -21,13 +21,14 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
 
     /// The source of a stream made with ``init(source:)``, so the layer that made it can
     /// recognise the stream when it comes back unchanged (nil for every other stream).
-    public let annotation: (any AnyObject & Sendable)?
+    public var annotation: (any AnyObject & Sendable)? {
+        if case .object(let source) = source { source } else { nil }
+    }
 
     /// A stream whose iterator calls the closure that `makeNext` returns until it returns nil.
     /// `makeNext` runs once per iteration, so each iteration gets fresh state.
     public init(_ makeNext: @escaping @Sendable () -> (() async throws -> Element?)) {
         self.source = .closure(makeNext)
-        self.annotation = nil
     }
 
     /// A stream whose iterations `source` makes, carrying `source` as its annotation. A layer
@@ -35,7 +36,6 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
     /// type is wrapped, and allocated, once more when it is stored).
     public init(source: any PullStreamSource<Element>) {
         self.source = .object(source)
-        self.annotation = source
     }
 
     /// A stream of fixed elements.

@@ -25,7 +25,10 @@ final class AttemptCounter: GraphQLInterceptor {
 /// holds the post-flight stop of the hop above, so each hop adds one stream layer, not two.
 /// The top hop also starts every attempt, and reports what leaves it itself, at the junction
 /// above it (one layer less than a separate outermost interceptor would take).
-final class InstrumentedGraphQLInterceptor: HopJunction, GraphQLInterceptor {
+///
+/// Sendable for the reason ``HopJunction`` is (its own stored properties are `let`s of Sendable
+/// types too); Swift asks a subclass to restate the unchecked conformance.
+final class InstrumentedGraphQLInterceptor: HopJunction, GraphQLInterceptor, @unchecked Sendable {
     let base: any GraphQLInterceptor
     let hop: HopInfo
     /// For the top hop, the junction above it, where its results leave the chain.
@@ -91,9 +94,9 @@ final class InstrumentedGraphQLInterceptor: HopJunction, GraphQLInterceptor {
 /// A class with stored fields, so an ``Arrival`` reads them without a copy.
 ///
 /// Sendable because nothing in it or its subclass changes after init: every stored property,
-/// here and in ``InstrumentedGraphQLInterceptor``, is a `let` of a Sendable type. The check
-/// is unchecked only because the class is not final (the interceptor subclasses it, so a hop
-/// is its own junction without a second object).
+/// here and in ``InstrumentedGraphQLInterceptor``, is a `let` of a Sendable type. The
+/// conformance is unchecked only because the class is not final (the interceptor subclasses
+/// it, so a hop is its own junction without a second object).
 class HopJunction: @unchecked Sendable {
     let context: OperationContext
     /// The hop the results leave (nil: the cache and network steps, which report their own).
@@ -107,7 +110,7 @@ class HopJunction: @unchecked Sendable {
         self.into = into
     }
 
-/// Records the pre-flight event of `into` handing `handed` down, having received `received`.
+    /// Records the pre-flight event of `into` handing `handed` down, having received `received`.
     func handOn(_ handed: GraphQLRequest, received: GraphQLRequest) {
         // Read in place: binding `into` to a local would copy it.
         guard into != nil else { return }
