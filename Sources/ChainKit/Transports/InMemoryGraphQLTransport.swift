@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A GraphQL transport answered by a closure, for tests and the in-process lab.
 ///
