@@ -120,9 +120,9 @@ public struct TimelineEvent: Sendable, Hashable {
 
 extension TimelineEvent {
     // Declared in an extension so the struct keeps its memberwise initializer, which builds an
-    // event as one value; the store's hot path uses that one (an initializer that assigns
-    // field by field builds the event in a stack slot and copies it out, retaining every
-    // reference it holds).
+    // event as one value: an initializer that assigns field by field builds it in a stack slot
+    // and copies it out, retaining every reference it holds (on the store's append path, once
+    // per event).
     public init(
         time: Double, request: Int, attempt: Int, hop: Int, name: String, kind: HopKind, phase: Phase,
         snapshot: HopSnapshot = .empty, diff: HeaderDiff = .none, detail: String? = nil

@@ -92,9 +92,8 @@ public final class TimelineStore: Sendable {
         snapshot: consuming HopSnapshot, diff: consuming HeaderDiff, detail: consuming String?
     ) -> Int {
         append(TimelineEvent(
-            storedSeq: 0, time: time, name: name, snapshot: snapshot, diff: diff, detail: detail,
-            request32: Int32(truncatingIfNeeded: request), attempt32: Int32(truncatingIfNeeded: attempt),
-            hop32: Int32(truncatingIfNeeded: hop), kind: kind, phase: phase))
+            time: time, request: request, attempt: attempt, hop: hop, name: name, kind: kind, phase: phase,
+            snapshot: snapshot, diff: diff, detail: detail))
     }
 
     /// Records that `request` will publish no more events, which makes it eligible for
