@@ -9,8 +9,8 @@ For every built-in scenario (as `chainlab scenarios` lists them):
   definitions (`json_format.Parse` into `ExportTraceServiceRequest`), after the one
   translation OTLP/JSON asks of a receiver (trace and span ids are hex, not base64), and its
   span tree is checked: ids of the right size, every parent and link present, ends after starts.
-- `chainlab trace S --format har` is read by haralyzer, and each entry's `_chainlab` span id
-  is a span of the OTLP document.
+- `chainlab trace S --format har` has what Chrome DevTools' HAR importer needs, is read by
+  haralyzer, and each entry's `_chainlab` span id is a span of the OTLP document.
 
 Then `--otlp-endpoint` is checked against a small OTLP/HTTP receiver built on the same
 decoder: a receiver that answers 503 twice (with Retry-After) before taking the traces, one
@@ -20,6 +20,7 @@ written). Exits non-zero on the first failure, saying what and where.
 
 import base64
 import http.server
+from datetime import datetime
 import json
 import os
 import socket
@@ -90,6 +91,48 @@ def decode_otlp(text, where):
             if (link.trace_id, link.span_id) not in ids:
                 raise CheckFailed(f"{place}: a link to a span not in the document")
     return spans
+
+
+def check_chrome_importer(har, where):
+    """What Chrome DevTools' HAR importer needs to load an archive (as its reader,
+    front_end/models/har/HARFormat.ts, requires it): objects where it builds objects, numbers
+    where it casts to numbers (a missing number is NaN and fails the import), dates it parses."""
+    def number(value, field):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise CheckFailed(f"{where}: {field} is {value!r}, not a number")
+
+    def obj(value, field):
+        if not isinstance(value, dict):
+            raise CheckFailed(f"{where}: {field} is not an object")
+        return value
+
+    log = obj(har.get("log"), "log")
+    obj(log.get("creator"), "log.creator")
+    if not isinstance(log.get("entries"), list):
+        raise CheckFailed(f"{where}: log.entries is not an array")
+    for index, entry in enumerate(log["entries"]):
+        place = f"log.entries[{index}]"
+        obj(entry, place)
+        try:
+            datetime.fromisoformat(entry["startedDateTime"].replace("Z", "+00:00"))
+        except (KeyError, AttributeError, ValueError):
+            raise CheckFailed(f"{where}: {place}.startedDateTime is not a date")
+        number(entry.get("time"), f"{place}.time")
+        request = obj(entry.get("request"), f"{place}.request")
+        response = obj(entry.get("response"), f"{place}.response")
+        timings = obj(entry.get("timings"), f"{place}.timings")
+        for field in ("headersSize", "bodySize"):
+            number(request.get(field), f"{place}.request.{field}")
+            number(response.get(field), f"{place}.response.{field}")
+        number(response.get("status"), f"{place}.response.status")
+        number(obj(response.get("content"), f"{place}.response.content").get("size"), f"{place}.response.content.size")
+        for field in ("send", "wait", "receive"):
+            number(timings.get(field), f"{place}.timings.{field}")
+        for side, message in (("request", request), ("response", response)):
+            for header in message.get("headers", []):
+                obj(header, f"{place}.{side}.headers[]")
+        if "postData" in request:
+            obj(request["postData"], f"{place}.request.postData")
 
 
 def run(binary, *arguments, expect=0):
@@ -184,6 +227,7 @@ def main():
     for scenario in scenarios:
         spans = decode_otlp(run(binary, "trace", scenario, "--format", "otlp").stdout, f"{scenario} (otlp)")
         har = json.loads(run(binary, "trace", scenario, "--format", "har").stdout)
+        check_chrome_importer(har, f"{scenario} (har)")
         try:
             parser = HarParser(har)
             if parser.creator["name"] != "ChainLab":
@@ -204,7 +248,7 @@ def main():
         missing = [entry["_chainlab"]["spanId"] for entry in har["log"]["entries"] if entry["_chainlab"]["spanId"] not in span_ids]
         if missing:
             raise CheckFailed(f"{scenario} (har): _chainlab span ids not in the OTLP document: {missing}")
-        print(f"ok   {scenario}: {len(spans)} spans decoded; {len(entries)} HAR entries read")
+        print(f"ok   {scenario}: {len(spans)} spans decoded; {len(entries)} HAR entries read (haralyzer, Chrome importer fields)")
     with tempfile.TemporaryDirectory() as folder:
         check_receivers(binary, folder)
     print(f"exports: {len(scenarios)} scenarios and 3 receivers checked")
