@@ -102,71 +102,83 @@ struct OTLPTraceBuilder {
         var spans = [operation]
         var exchangesSoFar = 0
         for attempt in attempts.keys.sorted() {
-            let attemptEvents = attempts[attempt]!
             var span = OTLPSpan(
                 traceID: traceID, spanID: Self.spanID(anchor, request.id, "attempt \(attempt)"),
                 parentSpanID: operation.spanID, name: "attempt \(attempt)", kind: .internal,
-                start: attemptEvents.map(\.time).min()!, end: attemptEvents.map(\.time).max()!,
+                start: attempts[attempt]!.map(\.time).min()!, end: attempts[attempt]!.map(\.time).max()!,
                 attributes: [("chainlab.attempt", .int(attempt))])
             if attempt == attempts.keys.max(), request.outcome == .failure { span.status = operation.status }
-            var hops: [Int: [TimelineEvent]] = [:]
-            var auth: [TimelineEvent] = []
-            var loose: [TimelineEvent] = []
-            for event in attemptEvents {
-                if event.kind == .auth {
-                    auth.append(event)
-                } else if event.hop == TimelineEvent.noHop {
-                    loose.append(event)
-                } else {
-                    hops[event.hop, default: []].append(event)
-                }
-            }
-            var passes: [Int: [[TimelineEvent]]] = [:]
-            for (hop, hopEvents) in hops {
-                let calls = isMiddleware ? (hops[hop - 1] ?? []).filter { $0.phase == .preflight || $0.phase == .retry }.map(\.seq) : []
-                passes[hop] = Self.invocations(hopEvents, calledAt: calls)
-            }
-            // A log line is the logging layer's: it joins that layer's pass it was written in.
-            for event in loose {
-                guard let hop = passes.keys.sorted().first(where: { hops[$0]![0].name == event.name }) else {
-                    span.events.append(spanEvent(event, in: events))
-                    continue
-                }
-                let index = passes[hop]!.lastIndex { $0[0].seq < event.seq } ?? 0
-                passes[hop]![index].append(event)
-                passes[hop]![index].sort { $0.seq < $1.seq }
-            }
-            var children: [(first: Int, span: OTLPSpan)] = []
-            for hop in passes.keys.sorted() {
-                for pass in passes[hop]! where pass[0].kind == .transport {
-                    let client = exchangeSpan(pass, parent: span, resendCount: exchangesSoFar, templated: isGraphQL, all: events)
-                    if pass.contains(where: { $0.phase == .send }) { exchangesSoFar += 1 }
-                    children.append((pass[0].seq, client))
-                }
-                for pass in passes[hop]! where pass[0].kind != .transport {
-                    children.append((pass[0].seq, hopSpan(pass, parent: span, all: events)))
-                }
-            }
-            var group: [TimelineEvent] = []
-            for event in auth {
-                group.append(event)
-                guard event.phase == .refresh else { continue }
-                let refresh = refreshSpan(group, parent: span, all: events)
-                span.links.append(OTLPSpan.Link(traceID: traceID, spanID: refresh.spanID, attributes: [("chainlab.refresh", .string("started"))]))
-                children.append((group[0].seq, refresh))
-                group = []
-            }
-            for waited in group {
-                span.events.append(spanEvent(waited, in: events))
-                guard let refresh = refreshes.last(where: { $0.end.seq < waited.seq }),
-                    !span.links.contains(where: { $0.spanID == refresh.spanID })
-                else { continue }
-                span.links.append(OTLPSpan.Link(traceID: refresh.traceID, spanID: refresh.spanID, attributes: [("chainlab.refresh", .string("waited"))]))
-            }
+            let children = children(
+                of: &span, events: attempts[attempt]!, all: events, isMiddleware: isMiddleware, isGraphQL: isGraphQL,
+                exchangesSoFar: &exchangesSoFar)
             spans.append(span)
-            spans += children.sorted { $0.first < $1.first }.map(\.span)
+            spans += children
         }
         return spans
+    }
+
+    /// The spans under an attempt — its hops' calls, its transport exchanges, its refreshes —
+    /// in the order they began; the attempt gets the token manager's other events and the
+    /// links to the refreshes it started or waited for.
+    private func children(
+        of attempt: inout OTLPSpan, events attemptEvents: [TimelineEvent], all events: [TimelineEvent],
+        isMiddleware: Bool, isGraphQL: Bool, exchangesSoFar: inout Int
+    ) -> [OTLPSpan] {
+        var hops: [Int: [TimelineEvent]] = [:]
+        var auth: [TimelineEvent] = []
+        var loose: [TimelineEvent] = []
+        for event in attemptEvents {
+            if event.kind == .auth {
+                auth.append(event)
+            } else if event.hop == TimelineEvent.noHop {
+                loose.append(event)
+            } else {
+                hops[event.hop, default: []].append(event)
+            }
+        }
+        var passes: [Int: [[TimelineEvent]]] = [:]
+        for (hop, hopEvents) in hops {
+            let calls = isMiddleware ? (hops[hop - 1] ?? []).filter { $0.phase == .preflight || $0.phase == .retry }.map(\.seq) : []
+            passes[hop] = Self.invocations(hopEvents, calledAt: calls)
+        }
+        // A log line is the logging layer's: it joins that layer's pass it was written in.
+        for event in loose {
+            guard let hop = passes.keys.sorted().first(where: { hops[$0]![0].name == event.name }) else {
+                attempt.events.append(spanEvent(event, in: events))
+                continue
+            }
+            let index = passes[hop]!.lastIndex { $0[0].seq < event.seq } ?? 0
+            passes[hop]![index].append(event)
+            passes[hop]![index].sort { $0.seq < $1.seq }
+        }
+        var children: [(first: Int, span: OTLPSpan)] = []
+        for hop in passes.keys.sorted() {
+            for pass in passes[hop]! {
+                guard pass[0].kind == .transport else {
+                    children.append((pass[0].seq, hopSpan(pass, parent: attempt, all: events)))
+                    continue
+                }
+                children.append((pass[0].seq, exchangeSpan(pass, parent: attempt, resendCount: exchangesSoFar, templated: isGraphQL, all: events)))
+                if pass.contains(where: { $0.phase == .send }) { exchangesSoFar += 1 }
+            }
+        }
+        var group: [TimelineEvent] = []
+        for event in auth {
+            group.append(event)
+            guard event.phase == .refresh else { continue }
+            let refresh = refreshSpan(group, parent: attempt, all: events)
+            attempt.links.append(OTLPSpan.Link(traceID: attempt.traceID, spanID: refresh.spanID, attributes: [("chainlab.refresh", .string("started"))]))
+            children.append((group[0].seq, refresh))
+            group = []
+        }
+        for waited in group {
+            attempt.events.append(spanEvent(waited, in: events))
+            guard let refresh = refreshes.last(where: { $0.end.seq < waited.seq }),
+                !attempt.links.contains(where: { $0.spanID == refresh.spanID })
+            else { continue }
+            attempt.links.append(OTLPSpan.Link(traceID: refresh.traceID, spanID: refresh.spanID, attributes: [("chainlab.refresh", .string("waited"))]))
+        }
+        return children.sorted { $0.first < $1.first }.map(\.span)
     }
 
     /// A hop's events of one attempt split by the calls that reached it: in a middleware chain

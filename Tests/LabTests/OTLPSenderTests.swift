@@ -157,4 +157,26 @@ struct OTLPSenderTests {
         #expect(live.takeStatus()?.text == "OTLP: exporting again; #1 sent to http://127.0.0.1:4318/v1/traces")
         #expect(live.takeStatus() == nil)
     }
+
+    @Test("each operation's live export is its trace in the whole export: the same spans, waiters linked to #1's refresh")
+    func liveExportMatchesTheWholeDocument() async throws {
+        let scenario = try #require(Catalog.scenario(named: "refresh-storm-fixed"))
+        let session = LabSession(scenario: scenario)
+        let receiver = ScriptedReceiver([])
+        let live = OTLPLiveExport(session: session, sender: try receiver.sender())
+        let result = await session.runHeadless()
+        #expect(await live.finish(waitingUpTo: .seconds(60)) == 0)
+        let whole = OTLPExport.document(
+            requests: result.requests, events: result.events, options: OTLPExport.Options(anchor: session.otlpAnchor, masking: .masked))
+        // One span a line; the last of a document has no comma after it.
+        let spanLines = { (text: String) in
+            text.split(separator: "\n").filter { $0.hasPrefix(#"{"traceId""#) }.map { String($0.hasSuffix(",") ? $0.dropLast() : $0) }
+        }
+        let sent = receiver.requests.value.map { spanLines(String(decoding: $0.httpBody ?? Data(), as: UTF8.self)) }
+        #expect(sent.count == 5)
+        #expect(sent.flatMap { $0 } == spanLines(whole))
+        let waiter = try OTLPDocument(String(decoding: try #require(receiver.requests.value.last?.httpBody), as: UTF8.self))
+        let refresh = try #require(OTLPDocument(whole).named("POST /oauth/token").first)
+        #expect(waiter.spans[1].links.map(\.spanID) == [refresh.spanID])
+    }
 }

@@ -43,11 +43,20 @@ public final class OTLPLiveExport: Sendable {
         let report = { @Sendable (text: String, isError: Bool) in status.withLock { $0 = StatusLine(text: text, isError: isError) } }
         worker = Task {
             var failing = false
+            // An operation's trace needs its own events and, for the links of attempts that
+            // waited, the refreshes of others: those are gathered as the timeline grows, so a
+            // long session is not read whole for every operation.
+            var refreshes: [TimelineEvent] = []
+            var scanned = 0
             for await request in stream {
+                let new = session.store.events(after: scanned)
+                refreshes += new.filter { $0.kind == .auth && $0.phase == .refresh }
+                scanned = new.last?.seq ?? scanned
+                let events = session.store.events(request: request) + refreshes.filter { $0.request != request }
                 while !Task.isCancelled {
                     guard let summary = session.summary(of: request) else { break }
                     let document = OTLPExport.document(
-                        requests: [summary], events: session.store.events(),
+                        requests: [summary], events: events,
                         options: OTLPExport.Options(serviceName: serviceName, anchor: session.otlpAnchor, masking: .masked))
                     do throws(OTLPSender.Failure) {
                         let outcome = try await sender.send(document)
