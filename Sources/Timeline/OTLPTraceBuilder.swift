@@ -256,7 +256,7 @@ struct OTLPTraceBuilder {
         var name = fallbackName
         if let method = request?.method, let url = request?.url {
             attributes.append(("http.request.method", .string(method)))
-            attributes.append(("url.full", .string(masking.url(url))))
+            attributes.append(("url.full", .string(masking.url(Self.redactingCredentials(url)))))
             let components = URLComponents(string: url)
             if let host = components?.host { attributes.append(("server.address", .string(host))) }
             if let port = components?.port ?? (components?.scheme == "https" ? 443 : components?.scheme == "http" ? 80 : nil) {
@@ -286,6 +286,15 @@ struct OTLPTraceBuilder {
             attributes: attributes, events: pass.map { spanEvent($0, in: all) })
         span.status = status
         return span
+    }
+
+    /// `https://REDACTED:REDACTED@host/…` for a URL with credentials in it, as the HTTP
+    /// conventions ask of `url.full` whether or not secrets are revealed.
+    static func redactingCredentials(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.user != nil || components.password != nil else { return url }
+        components.percentEncodedUser = components.user == nil ? nil : "REDACTED"
+        components.percentEncodedPassword = components.password == nil ? nil : "REDACTED"
+        return components.string ?? url
     }
 
     // MARK: - Span events

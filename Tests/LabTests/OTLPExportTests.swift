@@ -357,4 +357,25 @@ struct OTLPExportTests {
         #expect(refresh["time"] == 12)
         #expect(refresh["_error"] == .null)
     }
+
+    @Test("url.full never carries credentials; secret query fields are masked; the port is the URL's")
+    func urlCredentials() throws {
+        let send = HopSnapshot(method: "GET", url: "http://ops:hunter2@api.example:8080/heroes?access_token=abcdef1234&page=2")
+        let events = [
+            TimelineEvent(time: 0, request: 1, attempt: 1, hop: 0, name: "transport", kind: .transport, phase: .send, snapshot: send),
+            TimelineEvent(time: 0.5, request: 1, attempt: 1, hop: 0, name: "transport", kind: .transport, phase: .error, snapshot: HopSnapshot(error: "timed out")),
+        ]
+        let request = RequestSummary(id: 1, operation: "getHeroes", outcome: .failure, attempts: 1, error: "timed out")
+        for masking in [SecretMasking.masked, .revealed] {
+            let document = try OTLPDocument(OTLPExport.document(
+                requests: [request], events: events, options: OTLPExport.Options(anchor: .lab(scenario: "urls"), masking: masking)))
+            let client = try #require(document.named("GET").first)
+            let query = masking == .masked ? "access_token=••••1234&page=2" : "access_token=abcdef1234&page=2"
+            #expect(client.attributes["url.full"] == .string("http://REDACTED:REDACTED@api.example:8080/heroes?" + query))
+            #expect(client.attributes["server.address"] == "api.example")
+            #expect(client.attributes["server.port"] == 8080)
+            #expect(client.attributes["error.type"] == "_OTHER")
+            #expect(client.status == ["message": "timed out", "code": 2])
+        }
+    }
 }
