@@ -82,11 +82,12 @@ struct InspectCommand {
         let liveExport = sender.map { OTLPLiveExport(session: session, sender: $0, serviceName: otlp.serviceName) }
         let outcome = await InspectorApp.run(session: session, terminal: terminal, liveExport: liveExport)
         terminal.restore()
-        if let liveExport, await liveExport.finish(waitingUpTo: .seconds(5)) > 0 {
-            FileHandle.standardError.write(Data("chainlab: \(liveExport.unsent) operations' traces did not reach the OTLP receiver\n".utf8))
-        }
         if let recordPath {
             try writeAtomically(Recording(scenario: scenario.name, commands: outcome.log).json, to: recordPath)
+        }
+        // The last operations' traces get a few seconds to leave once the screen is gone.
+        if let liveExport, await liveExport.finish(waitingUpTo: .seconds(5)) > 0 {
+            FileHandle.standardError.write(Data("chainlab: \(liveExport.unsent) operations' traces did not reach the OTLP receiver\n".utf8))
         }
         return 0
     }
