@@ -22,7 +22,9 @@ case "$seconds" in (*[!0-9]*|"") echo "fuzz/run.sh: SECONDS must be a whole numb
 build=.build-fuzz/fuzz
 mkdir -p "$build/modules" "$build/objects" "$build/bin" fuzz/out
 
-flags=(-O -g -swift-version 6 -sanitize=fuzzer,address
+# One package name for every module, as SwiftPM gives them: ChainKit shares `package`
+# declarations with the modules above it.
+flags=(-O -g -swift-version 6 -sanitize=fuzzer,address -package-name chainlab
        -enable-upcoming-feature ExistentialAny
        -enable-upcoming-feature InternalImportsByDefault
        -enable-upcoming-feature MemberImportVisibility
