@@ -13,6 +13,10 @@ public import Timeline
 /// An operation is *held* at a stop when its mode is ``RunMode/step`` or a breakpoint
 /// matches; held operations wait for a command. Others wait only for their turn.
 ///
+/// The decisions are ``SchedulerCore``'s, a value with no lock or task in it; this class
+/// keeps one under a `Mutex`, parks operations on continuations, runs the dispatch loop,
+/// carries out the core's effects and publishes the solo lane.
+///
 /// ```
 ///  op #1 ──▶ stop ──(turn)──▶ hop ──▶ stop ──(held: person steps)──▶ …
 ///  op #2 ──▶ stop ──────────(turn)──▶ hop ──▶ stop …
