@@ -1,4 +1,4 @@
-public import Synchronization
+package import Synchronization
 
 /// A `Mutex` in a class, so state can be shared by reference and captured by escaping
 /// closures (a `Mutex` itself cannot be copied or captured).
