@@ -145,11 +145,13 @@ public struct GraphQLRequest: Sendable, Hashable {
         let isPersistedQueryRetry: Bool
         let requestTimeout: Double?
         let clientAwareness: ClientAwarenessMetadata?
+        let requestBodyCreator: any JSONRequestBodyCreator
 
         init(
             operation: GraphQLOperation, graphQLEndpoint: URL, additionalHeaders: HTTPFields, fetchBehavior: FetchBehavior,
             writeResultsToCache: Bool, apqConfig: AutoPersistQueryConfiguration, useGETForQueries: Bool,
-            isPersistedQueryRetry: Bool, requestTimeout: Double?, clientAwareness: ClientAwarenessMetadata?
+            isPersistedQueryRetry: Bool, requestTimeout: Double?, clientAwareness: ClientAwarenessMetadata?,
+            requestBodyCreator: any JSONRequestBodyCreator
         ) {
             self.operation = operation
             self.graphQLEndpoint = graphQLEndpoint
@@ -161,6 +163,7 @@ public struct GraphQLRequest: Sendable, Hashable {
             self.isPersistedQueryRetry = isPersistedQueryRetry
             self.requestTimeout = requestTimeout
             self.clientAwareness = clientAwareness
+            self.requestBodyCreator = requestBodyCreator
         }
     }
 
@@ -224,6 +227,13 @@ public struct GraphQLRequest: Sendable, Hashable {
         set { replace(clientAwareness: newValue) }
     }
 
+    /// What makes the JSON body; ``DefaultRequestBodyCreator`` unless the app brings its own.
+    /// Two requests are equal only if their creators are of the same type, as upstream.
+    public var requestBodyCreator: any JSONRequestBodyCreator {
+        get { fields.requestBodyCreator }
+        set { replace(requestBodyCreator: newValue) }
+    }
+
     public init(
         operation: GraphQLOperation,
         graphQLEndpoint: URL,
@@ -234,13 +244,15 @@ public struct GraphQLRequest: Sendable, Hashable {
         useGETForQueries: Bool = false,
         isPersistedQueryRetry: Bool = false,
         requestTimeout: Double? = nil,
-        clientAwareness: ClientAwarenessMetadata? = nil
+        clientAwareness: ClientAwarenessMetadata? = nil,
+        requestBodyCreator: any JSONRequestBodyCreator = DefaultRequestBodyCreator()
     ) {
         fields = Fields(
             operation: operation, graphQLEndpoint: graphQLEndpoint, additionalHeaders: additionalHeaders,
             fetchBehavior: fetchBehavior ?? (operation.kind == .query ? .CacheFirst : .NetworkOnly),
             writeResultsToCache: writeResultsToCache, apqConfig: apqConfig, useGETForQueries: useGETForQueries,
-            isPersistedQueryRetry: isPersistedQueryRetry, requestTimeout: requestTimeout, clientAwareness: clientAwareness)
+            isPersistedQueryRetry: isPersistedQueryRetry, requestTimeout: requestTimeout, clientAwareness: clientAwareness,
+            requestBodyCreator: requestBodyCreator)
     }
 
     /// A new box with the given fields changed and the others kept.
@@ -248,7 +260,7 @@ public struct GraphQLRequest: Sendable, Hashable {
         operation: GraphQLOperation? = nil, graphQLEndpoint: URL? = nil, additionalHeaders: HTTPFields? = nil,
         fetchBehavior: FetchBehavior? = nil, writeResultsToCache: Bool? = nil, apqConfig: AutoPersistQueryConfiguration? = nil,
         useGETForQueries: Bool? = nil, isPersistedQueryRetry: Bool? = nil, requestTimeout: Double?? = nil,
-        clientAwareness: ClientAwarenessMetadata?? = nil
+        clientAwareness: ClientAwarenessMetadata?? = nil, requestBodyCreator: (any JSONRequestBodyCreator)? = nil
     ) {
         let old = fields
         fields = Fields(
@@ -257,7 +269,8 @@ public struct GraphQLRequest: Sendable, Hashable {
             writeResultsToCache: writeResultsToCache ?? old.writeResultsToCache, apqConfig: apqConfig ?? old.apqConfig,
             useGETForQueries: useGETForQueries ?? old.useGETForQueries,
             isPersistedQueryRetry: isPersistedQueryRetry ?? old.isPersistedQueryRetry,
-            requestTimeout: requestTimeout ?? old.requestTimeout, clientAwareness: clientAwareness ?? old.clientAwareness)
+            requestTimeout: requestTimeout ?? old.requestTimeout, clientAwareness: clientAwareness ?? old.clientAwareness,
+            requestBodyCreator: requestBodyCreator ?? old.requestBodyCreator)
     }
 
     /// Whether `other` is this very value (a copy of it, never changed since): true means
@@ -272,7 +285,8 @@ public struct GraphQLRequest: Sendable, Hashable {
                 && l.additionalHeaders == r.additionalHeaders && l.fetchBehavior == r.fetchBehavior
                 && l.writeResultsToCache == r.writeResultsToCache && l.apqConfig == r.apqConfig
                 && l.useGETForQueries == r.useGETForQueries && l.isPersistedQueryRetry == r.isPersistedQueryRetry
-                && l.requestTimeout == r.requestTimeout && l.clientAwareness == r.clientAwareness)
+                && l.requestTimeout == r.requestTimeout && l.clientAwareness == r.clientAwareness
+                && type(of: l.requestBodyCreator) == type(of: r.requestBodyCreator))
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -286,5 +300,6 @@ public struct GraphQLRequest: Sendable, Hashable {
         hasher.combine(fields.isPersistedQueryRetry)
         hasher.combine(fields.requestTimeout)
         hasher.combine(fields.clientAwareness)
+        hasher.combine(ObjectIdentifier(type(of: fields.requestBodyCreator)))
     }
 }

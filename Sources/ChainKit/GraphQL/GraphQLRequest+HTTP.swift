@@ -41,19 +41,17 @@ extension GraphQLRequest {
         }
     }
 
-    /// The GraphQL request body (Apollo's `DefaultRequestBodyCreator`): `operationName`,
-    /// `variables` when the operation has any, `query` unless APQ leaves it out,
-    /// `extensions.persistedQuery` when APQ is on, and `extensions.clientLibrary` when the
-    /// client reports its library.
+    /// Whether the body carries `extensions.persistedQuery`: queries and mutations under
+    /// APQ (the retry included); never subscriptions.
+    public var sendsPersistedQueryHash: Bool {
+        operation.kind != .subscription && apqConfig.autoPersistQueries
+    }
+
+    /// The GraphQL request body, as the request's ``requestBodyCreator`` makes it.
     public var body: [String: JSONValue] {
-        var body: [String: JSONValue] = ["operationName": .string(operation.name)]
-        if let variables = operation.variables { body["variables"] = .object(variables) }
-        if sendsQueryDocument { body["query"] = .string(operation.document) }
-        if apqConfig.autoPersistQueries && operation.kind != .subscription {
-            body["extensions"] = ["persistedQuery": ["sha256Hash": .string(operation.documentHash), "version": 1]]
-        }
-        clientAwareness?.applyExtension(to: &body)
-        return body
+        requestBodyCreator.requestBody(
+            for: operation, sendQueryDocument: sendsQueryDocument, autoPersistQuery: sendsPersistedQueryHash,
+            clientAwareness: clientAwareness)
     }
 
     /// The headers Apollo iOS 2.4 sends: client awareness, `Content-Type` (POST only),
@@ -117,6 +115,35 @@ extension GraphQLRequest {
             }
         }
         return out
+    }
+}
+
+/// Makes the JSON body of a GraphQL request (Apollo's `JSONRequestBodyCreator`). ChainKit
+/// hands over the client awareness explicitly, where upstream reads it from the client's
+/// context.
+public protocol JSONRequestBodyCreator: Sendable {
+    func requestBody(
+        for operation: GraphQLOperation, sendQueryDocument: Bool, autoPersistQuery: Bool, clientAwareness: ClientAwarenessMetadata?
+    ) -> [String: JSONValue]
+}
+
+/// Apollo's `DefaultRequestBodyCreator`: `operationName`, `variables` only when the operation
+/// has variables, `query` when asked, `extensions.persistedQuery` under APQ, and
+/// `extensions.clientLibrary` when the client reports its library.
+public struct DefaultRequestBodyCreator: JSONRequestBodyCreator {
+    public init() {}
+
+    public func requestBody(
+        for operation: GraphQLOperation, sendQueryDocument: Bool, autoPersistQuery: Bool, clientAwareness: ClientAwarenessMetadata?
+    ) -> [String: JSONValue] {
+        var body: [String: JSONValue] = ["operationName": .string(operation.name)]
+        if let variables = operation.variables { body["variables"] = .object(variables) }
+        if sendQueryDocument { body["query"] = .string(operation.document) }
+        if autoPersistQuery {
+            body["extensions"] = ["persistedQuery": ["sha256Hash": .string(operation.documentHash), "version": 1]]
+        }
+        clientAwareness?.applyExtension(to: &body)
+        return body
     }
 }
 

@@ -135,4 +135,23 @@ struct JSONRequestTests {
         aware.clientAwareness = ClientAwarenessMetadata(clientApplicationName: "My\nApp")
         #expect(throws: HeaderValidationError.self) { try aware.makeNetworkRequest() }
     }
+
+    /// Mirrors apollo-ios-dev `RequestBodyCreatorTests.testRequestBodyWithCustomRequestBodyCreator`.
+    @Test("a custom body creator's body goes out as it made it; requests with different creator types differ")
+    func customBodyCreator() throws {
+        struct Stubbed: JSONRequestBodyCreator {
+            func requestBody(for operation: GraphQLOperation, sendQueryDocument: Bool, autoPersistQuery: Bool, clientAwareness: ClientAwarenessMetadata?) -> [String: JSONValue] {
+                ["TestKey": "TestValue", "sendQueryDocument": .bool(sendQueryDocument), "autoPersistQuery": .bool(autoPersistQuery)]
+            }
+        }
+        var custom = request()
+        custom.requestBodyCreator = Stubbed()
+        custom.apqConfig = AutoPersistQueryConfiguration(autoPersistQueries: true)
+        #expect(try bodyJSON(try custom.makeNetworkRequest()) == ["TestKey": "TestValue", "sendQueryDocument": false, "autoPersistQuery": true])
+        var plain = custom
+        plain.requestBodyCreator = DefaultRequestBodyCreator()
+        #expect(plain != custom)
+        plain.requestBodyCreator = Stubbed()
+        #expect(plain == custom)
+    }
 }
