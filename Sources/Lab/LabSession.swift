@@ -385,7 +385,7 @@ public final class LabSession: Sendable {
         GraphQLRequest(
             operation: Self.graphQLOperation(spec), graphQLEndpoint: endpoint, fetchBehavior: spec.fetchBehavior,
             apqConfig: AutoPersistQueryConfiguration(autoPersistQueries: spec.autoPersistQueries, useGETForPersistedQueryRetry: spec.useGETForPersistedQueryRetry),
-            useGETForQueries: spec.useGETForQueries)
+            useGETForQueries: spec.useGETForQueries, clientAwareness: spec.clientAwareness)
     }
 
     static func graphQLOperation(_ spec: Scenario.Operation) -> GraphQLOperation {

@@ -45,6 +45,8 @@ struct ReadmeCommandsTests {
         ("swift run inspect-my-chain", "ReadmeExampleTests (the example compiles with swift build; it opens a terminal screen)"),
         ("scripts/screenshots.sh", "by hand: it needs an X server (Xvfb) and writes screenshots/"),
         ("swift run -c release chainlab-bench", "ReadmeCommandsTests.benchmarkRuns (the same executable, quick)"),
+        ("scripts/instructions.sh", ".ci/run (--check against Benchmarks/instruction-budgets.json)"),
+        ("swift build -c release --product chainlab-bench", ".ci/run (before scripts/instructions.sh)"),
         ("swift run chainlab refresh-storm", "InspectorEndToEndTests.raceOneThenTwo"),
         ("swift run chainlab refresh-storm-fixed --otlp-endpoint", "OTLPSenderTests.liveExport (the inspector's background export)"),
         ("swift run chainlab trace refresh-storm --otlp-endpoint", ".ci/run (scripts/ci/check_exports.py sends to OTLP/HTTP receivers)"),

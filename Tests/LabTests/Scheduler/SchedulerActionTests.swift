@@ -172,7 +172,7 @@ struct SchedulerActionTests {
         await session.perform(.editResponse(request: 1, status: 500, headers: nil))
         await session.perform(.resume(request: 1))
         #expect(session.summary(of: 1)?.outcome == .failure)
-        #expect(session.summary(of: 1)?.error?.hasPrefix("ResponseCodeError: HTTP 500") == true)
+        #expect(session.summary(of: 1)?.error?.hasPrefix("ResponseCodeError: Received a 500 error.") == true)
         #expect(session.events(.edited).map(\.status) == [500])
     }
 
