@@ -1,4 +1,5 @@
 import ChainKit
+import Vocabulary
 import Foundation
 
 /// Turns timeline events into the spans of ``OTLPExport``: which events make which span,
@@ -274,7 +275,7 @@ struct OTLPTraceBuilder {
             attributes.append(("http.response.status_code", .int(code)))
             if code >= 400 {
                 attributes.append(("error.type", .string(String(code))))
-                status = .error(answer?.error ?? "\(code) \(HTTPResponse.reasonPhrase(for: code))")
+                status = .error(answer?.error ?? "\(code) \(ReasonPhrase.of(code))")
             }
         } else if let answer, answer.phase == .error || answer.error != nil {
             attributes.append(("error.type", .string("_OTHER")))
