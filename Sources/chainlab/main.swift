@@ -34,7 +34,7 @@ do {
         print(InspectCommand.usage)
     case "trace":
         let command = try TraceCommand(arguments: Array(arguments.dropFirst()))
-        exit(try await command.run())
+        exit(try await command.run(environment: ProcessInfo.processInfo.environment))
     case "scenarios":
         let command = try ScenariosCommand(arguments: Array(arguments.dropFirst()))
         FileHandle.standardOutput.write(Data(try command.run().utf8))

@@ -63,10 +63,18 @@ public struct Scenario: Sendable, Hashable {
         /// For middleware chains: method and path.
         public var method: String?
         public var path: String?
+        /// A GraphQL document of the user's own (from `--operation` or a scenario file's
+        /// `document`); nil: the lab's operation called `name`.
+        public var document: String?
+        /// The kind of `name` in `document`; nil with the lab's operations.
+        public var kind: GraphQLOperation.Kind?
+        /// For middleware chains: a JSON request body.
+        public var body: JSONValue?
 
         public init(
             name: String, fetchBehavior: FetchBehavior? = nil, autoPersistQueries: Bool = false, useGETForQueries: Bool = false,
-            useGETForPersistedQueryRetry: Bool = false, variables: [String: JSONValue]? = nil, method: String? = nil, path: String? = nil
+            useGETForPersistedQueryRetry: Bool = false, variables: [String: JSONValue]? = nil, method: String? = nil, path: String? = nil,
+            document: String? = nil, kind: GraphQLOperation.Kind? = nil, body: JSONValue? = nil
         ) {
             self.name = name
             self.fetchBehavior = fetchBehavior
@@ -76,6 +84,9 @@ public struct Scenario: Sendable, Hashable {
             self.variables = variables
             self.method = method
             self.path = path
+            self.document = document
+            self.kind = kind
+            self.body = body
         }
     }
 

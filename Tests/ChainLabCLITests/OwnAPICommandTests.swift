@@ -1,0 +1,243 @@
+import ChainKit
+import Foundation
+import HTTPServer
+import Testing
+
+/// `chainlab trace --endpoint` against servers that are not ChainLab labs, as the README's
+/// "Using ChainLab on your own API" shows it, through the built binary.
+@Suite("chainlab on your own API, as a built binary", .timeLimit(.minutes(2)))
+struct OwnAPICommandTests {
+    static let folder: URL = {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chainlab-own-api-\(UUID().uuidString.prefix(8))")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }()
+
+    /// A file in a scratch folder with `text` in it; its path.
+    static func file(_ name: String, _ text: String) throws -> String {
+        let url = folder.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    static let operations = """
+        # the app's operations
+        query Me($id: ID!) { me(id: $id) { ...Who } }
+        mutation Rename($name: String!) { rename(name: $name) { id } }
+        fragment Who on User { id name }
+        """
+
+    static func chainlab(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let executable = try builtChainlab().path
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { $1 }
+        return try await onOwnThread { [merged] in try runProcess(executable, arguments, environment: merged) }
+    }
+
+    static func lines(_ text: String) -> [String] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    @Test func aPlainServerGetsNoSignInAndNoLabCallsAndTheTraceSaysSo() async throws {
+        let servers = try PlainServers()
+        let text = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token"])
+        #expect(text.status == 0)
+        #expect(text.stderr == "")
+        let lines = Self.lines(text.stdout)
+        #expect(lines.suffix(3) == ["#1 HeroQuery: success after 1 attempt, results from server", "backend: not a ChainLab lab (no counters)", ""])
+        // One probe for /_lab/state, then only the operation: no /oauth/token, no counters call.
+        #expect(servers.graphQLExchanges.map { "\($0.method) \($0.target)" } == ["GET /_lab/state", "POST /graphql"])
+        #expect(servers.grants.isEmpty)
+
+        let json = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token", "--format", "json"])
+        #expect(json.status == 0)
+        #expect(json.stdout.hasSuffix(#"],"backend":null}"# + "\n"))
+    }
+
+    @Test func operationVariablesHeadersAndTokenReachTheServerAndSecretsStayMasked() async throws {
+        let servers = try PlainServers()
+        let operation = try Self.file("ops.graphql", Self.operations)
+        let variables = try Self.file("vars.json", #"{"id": "7"}"#)
+        let result = try await Self.chainlab([
+            "trace", "basics", "--endpoint", servers.graphQLURL, "--operation", operation, "--operation-name", "Me",
+            "--variables", "@" + variables, "--header", "X-Api-Key: key-123456", "--header", "X-Client: cli", "--token-env", "MY_TOKEN",
+            "--format", "json",
+        ], environment: ["MY_TOKEN": "valid-token"])
+        #expect(result.status == 0)
+        let sent = try #require(servers.graphQLExchanges.last)
+        #expect(sent.json?["operationName"] == "Me")
+        #expect(sent.json?["variables"] == ["id": "7"])
+        #expect(sent.json?["query"]?.stringValue == Self.operations)
+        #expect(sent.header("X-Api-Key") == "key-123456")
+        #expect(sent.header("X-Client") == "cli")
+        #expect(sent.header("Authorization") == "Bearer valid-token")
+        #expect(result.stdout.contains(#"{"id":1,"operation":"Me","outcome":"success","attempts":1,"error":null,"results":["server"]}"#))
+        #expect(!result.stdout.contains("key-123456"))
+        #expect(!result.stdout.contains("valid-token"))
+        #expect(result.stdout.contains(#"["X-Api-Key","••••3456"]"#))
+        #expect(result.stdout.contains(#"["X-Client","cli"]"#))
+        // The server's answer is in the trace as it sent it.
+        #expect(result.stdout.contains(#""body":"{\"data\":{\"me\":{\"id\":\"1\",\"name\":\"Ada\"}}}""#))
+    }
+
+    @Test func withoutATokenAuthAttachesNothingAndSaysSo() async throws {
+        let servers = try PlainServers()
+        let result = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("• AuthInterceptor log (no access token: Authorization not attached)"))
+        #expect(servers.graphQLExchanges.last?.header("Authorization") == nil)
+        #expect(Self.lines(result.stdout).suffix(3).first == "#1 HeroQuery: failure after 1 attempt — TokenRefreshError: the access token was rejected and there is no refresh token to renew it")
+    }
+
+    @Test func aNonJSONAnswerIsShownAsText() async throws {
+        let servers = try PlainServers()
+        let operation = try Self.file("text.graphql", "query Text { words }")
+        let result = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token", "--operation", operation, "--format", "json"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains(#""status":200,"error":null,"body":"plain words, not JSON","bodyBytes":21"#))
+    }
+
+    @Test func naiveRefreshAgainstARealTokenEndpointStormsAndReusesTheRotatedToken() async throws {
+        let servers = try PlainServers()
+        let result = try await Self.chainlab([
+            "trace", "refresh-storm", "--endpoint", servers.graphQLURL, "--token", "expired-token",
+            "--oauth-token-url", servers.tokenURL, "--client-id", "app", "--client-secret-env", "SECRET", "--refresh-token-env", "REFRESH",
+        ], environment: ["SECRET": "s3cret", "REFRESH": "refresh-0"])
+        #expect(result.status == 0)
+        let grants = servers.grants
+        #expect(grants.count == 5)
+        #expect(grants.map { $0.form["refresh_token"] } == Array(repeating: "refresh-0", count: 5))
+        #expect(grants.allSatisfy { $0.header("Authorization") == "Basic " + Data("app:s3cret".utf8).base64EncodedString() })
+        let summary = Self.lines(result.stdout).suffix(7)
+        #expect(Array(summary) == [
+            "#1 HeroQuery: success after 2 attempts, results from server",
+            "#2 HeroQuery: failure after 1 attempt — TokenEndpointError: token endpoint refused the refresh: HTTP 400 invalid_grant (refresh token unknown or already used)",
+            "#3 HeroQuery: failure after 1 attempt — TokenEndpointError: token endpoint refused the refresh: HTTP 400 invalid_grant (refresh token unknown or already used)",
+            "#4 HeroQuery: failure after 1 attempt — TokenEndpointError: token endpoint refused the refresh: HTTP 400 invalid_grant (refresh token unknown or already used)",
+            "#5 HeroQuery: failure after 1 attempt — TokenEndpointError: token endpoint refused the refresh: HTTP 400 invalid_grant (refresh token unknown or already used)",
+            "backend: not a ChainLab lab (no counters)", "",
+        ])
+        #expect(!result.stdout.contains("s3cret") && !result.stdout.contains("refresh-0"))
+    }
+
+    @Test func singleFlightRefreshesOnceAndTheRotatedRefreshTokenIsUsedNext() async throws {
+        let servers = try PlainServers()
+        let arguments = [
+            "trace", "refresh-storm-fixed", "--endpoint", servers.graphQLURL, "--token", "expired-token", "--oauth-token-url", servers.tokenURL,
+            "--client-id", "app", "--client-secret-env", "SECRET", "--client-auth", "body", "--refresh-token-env", "REFRESH", "--format", "json",
+        ]
+        let result = try await Self.chainlab(arguments, environment: ["SECRET": "s3cret", "REFRESH": "refresh-0"])
+        #expect(result.status == 0)
+        #expect(servers.grants.count == 1)
+        #expect(servers.grants[0].form == ["grant_type": "refresh_token", "refresh_token": "refresh-0", "client_id": "app", "client_secret": "s3cret"])
+        #expect(servers.grants[0].header("Authorization") == nil)
+        #expect(result.stdout.components(separatedBy: #""outcome":"success""#).count - 1 == 5)
+        #expect(!result.stdout.contains("s3cret"))
+    }
+
+    @Test func clientCredentialsWhenThereIsNoRefreshToken() async throws {
+        let servers = try PlainServers()
+        let result = try await Self.chainlab(
+            ["trace", "basics", "--endpoint", servers.graphQLURL, "--oauth-token-url", servers.tokenURL, "--client-id", "app", "--client-secret-env", "SECRET"],
+            environment: ["SECRET": "s3cret"])
+        #expect(result.status == 0)
+        #expect(servers.grants.map(\.form) == [["grant_type": "client_credentials"]])
+        #expect(servers.graphQLExchanges.last?.header("Authorization") == "Bearer access-1")
+        #expect(result.stdout.contains("TokenManager refresh 200 (client_credentials grant)"))
+        #expect(Self.lines(result.stdout).suffix(3).first == "#1 HeroQuery: success after 2 attempts, results from server")
+    }
+
+    @Test func aTokenEndpointErrorIsShownWithItsDescription() async throws {
+        let servers = try PlainServers()
+        let result = try await Self.chainlab(
+            ["trace", "token-expiry", "--endpoint", servers.graphQLURL, "--token", "old", "--oauth-token-url", servers.tokenURL,
+             "--client-id", "app", "--client-secret-env", "SECRET", "--refresh-token-env", "REFRESH"],
+            environment: ["SECRET": "wrong", "REFRESH": "refresh-0"])
+        #expect(result.stdout.contains("TokenManager refresh 401 invalid_client (refresh_token grant)"))
+        #expect(result.stdout.contains("#1 HeroQuery: failure after 1 attempt — TokenEndpointError: token endpoint refused the refresh: HTTP 401 invalid_client (unknown client or wrong secret)"))
+    }
+
+    @Test func aBodyOverMaxBodyStopsTheReadSaysHowLargeAndTheTimelineIsStillWritten() async throws {
+        let servers = try PlainServers()
+        let operation = try Self.file("big.graphql", "query Big { blob }")
+        let output = Self.folder.appendingPathComponent("big.json").path
+        let result = try await Self.chainlab([
+            "trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token", "--operation", operation, "--max-body", "65536",
+            "--format", "json", "--output", output,
+        ])
+        #expect(result.status == 1)
+        let announced = (3 << 20) + #"{"data":{"blob":""}}"#.utf8.count
+        #expect(result.stderr == "chainlab: the answer from \(servers.graphQLURL) announces \(announced) bytes (Content-Length), more than the 65536 bytes allowed (--max-body); it was not read\n")
+        let written = try String(contentsOfFile: output, encoding: .utf8)
+        #expect(written.contains(#""name":"transport","kind":"transport","phase":"send""#))
+        #expect(written.contains(#""outcome":"failure""#))
+    }
+
+    @Test func networkFailuresAreOneLineNamingTheURLAndExitOne() async throws {
+        // A port that was just listened on and closed: nothing answers there.
+        let closed = HTTPServer { _ in .text("") }
+        let port = try closed.start()
+        closed.stop()
+        let refused = try await Self.chainlab(["trace", "basics", "--endpoint", "http://user:hunter2@127.0.0.1:\(port)/graphql"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr == "chainlab: cannot connect to http://127.0.0.1:\(port)/_lab/state: connection refused (is the server running?)\n")
+        #expect(refused.stdout == "")
+
+        let dns = try await Self.chainlab(["trace", "basics", "--endpoint", "http://no-such-host.invalid/graphql"])
+        #expect(dns.status == 1)
+        #expect(dns.stderr == "chainlab: cannot reach http://no-such-host.invalid/_lab/state: the host name no-such-host.invalid does not resolve (DNS)\n")
+
+        let servers = try PlainServers()
+        let tls = try await Self.chainlab(["trace", "basics", "--endpoint", "https://127.0.0.1:\(servers.graphQLPort)/graphql"])
+        #expect(tls.status == 1)
+        #expect(tls.stderr.hasPrefix("chainlab: TLS failure with https://127.0.0.1:\(servers.graphQLPort)/_lab/state: "))
+        #expect(Self.lines(tls.stderr).count == 2)
+
+        let slow = try Self.file("slow.graphql", "query Slow { later }")
+        let timeout = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token", "--operation", slow, "--timeout", "1"])
+        #expect(timeout.status == 1)
+        #expect(timeout.stderr == "chainlab: no answer from \(servers.graphQLURL) within 1 s (--timeout)\n")
+        #expect(timeout.stdout.contains("#1 Slow: failure after 1 attempt — RemoteFailure: no answer from \(servers.graphQLURL) within 1 s (--timeout)"))
+
+        let ipv6 = try await Self.chainlab(["trace", "basics", "--endpoint", "http://[::1]:\(port)/graphql"])
+        #expect(ipv6.status == 1)
+        #expect(Self.lines(ipv6.stderr).count == 2)
+        #expect(ipv6.stderr.hasPrefix("chainlab: cannot connect to http://[::1]:\(port)/_lab/state: "))
+    }
+
+    @Test func usageMistakesExitTwoSayingWhatAndWhere() async throws {
+        let servers = try PlainServers()
+        let url = servers.graphQLURL
+        let twoOperations = try Self.file("two.graphql", Self.operations)
+        let broken = try Self.file("broken.graphql", "query A {\n  me { id }\n")
+        let cases: [([String], String)] = [
+            (["--endpoint", "ftp://x"], "--endpoint needs an http:// or https:// URL such as http://127.0.0.1:4000/graphql, got 'ftp://x'"),
+            (["--endpoint", url, "--operation", twoOperations], "\(twoOperations): the document has 2 operations (query Me, mutation Rename); pick one with --operation-name"),
+            (["--endpoint", url, "--operation", twoOperations, "--operation-name", "Nope"], "\(twoOperations): the document has no operation named 'Nope'; it has: query Me, mutation Rename"),
+            (["--endpoint", url, "--operation", broken], "\(broken): line 3, column 1: '{' opened at line 1, column 9 is never closed"),
+            (["--endpoint", url, "--operation", twoOperations, "--operation-name", "Me", "--variables", "[1]"], #"--variables: expected a JSON object such as {"id": "2001"}, got [1]"#),
+            (["--endpoint", url, "--operation", twoOperations, "--operation-name", "Me", "--variables", "{"], "--variables: not JSON: "),
+            (["--endpoint", url, "--header", "NoColon"], "--header needs 'Name: value'; the argument has no ':'"),
+            (["--token", "t"], "--token needs --endpoint URL (a real server)"),
+            (["--endpoint", url, "--client-id", "app"], "--client-id needs --oauth-token-url URL (the token endpoint)"),
+            (["--endpoint", url, "--token-env", "CHAINLAB_SURELY_UNSET"], "--token-env CHAINLAB_SURELY_UNSET: the environment variable is not set or empty"),
+            (["--endpoint", url, "--max-body", "0"], "--max-body needs a number of bytes from 1 to 1073741824, got '0'"),
+            (["--endpoint", url, "--timeout", "-1"], "--timeout needs seconds above 0 and at most 3600, got '-1'"),
+            (["--endpoint", url, "--client-auth", "digest", "--oauth-token-url", url], "--client-auth is basic or body, got 'digest'"),
+        ]
+        for (arguments, message) in cases {
+            let result = try await Self.chainlab(["trace", "basics"] + arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr.hasPrefix("chainlab: " + message), "\(arguments): \(result.stderr)")
+        }
+        #expect(servers.graphQLExchanges.filter { $0.method == "POST" }.isEmpty)
+    }
+
+    @Test func helpListsEveryNewOption() async throws {
+        let help = try await Self.chainlab(["trace", "--help"])
+        for option in ["--endpoint", "--operation", "--operation-name", "--variables", "--header", "--token", "--token-env", "--oauth-token-url",
+                       "--client-id", "--client-secret-env", "--client-auth", "--refresh-token-env", "--max-body", "--timeout"] {
+            #expect(help.stdout.contains(option), "\(option)")
+        }
+    }
+}
