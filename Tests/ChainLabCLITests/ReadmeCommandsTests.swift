@@ -46,6 +46,10 @@ struct ReadmeCommandsTests {
         ("scripts/screenshots.sh", "by hand: it needs an X server (Xvfb) and writes screenshots/"),
         ("swift run -c release chainlab-bench", "ReadmeCommandsTests.benchmarkRuns (the same executable, quick)"),
         ("swift run chainlab refresh-storm", "InspectorEndToEndTests.raceOneThenTwo"),
+        ("cat me.graphql", "OwnAPICommandTests (the same document, written by the test)"),
+        ("export ", "OwnAPICommandTests (through the process environment)"),
+        ("swift run chainlab trace basics --endpoint https://api.example.com", "OwnAPICommandTests.operationVariablesHeadersAndTokenReachTheServerAndSecretsStayMasked (against a plain test server)"),
+        ("swift run chainlab trace refresh-storm --endpoint https://api.example.com", "OwnAPICommandTests.naiveRefreshAgainstARealTokenEndpointStormsAndReusesTheRotatedToken (against a test token endpoint)"),
     ]
 
     /// `swift run chainlab ARGS` with ARGS that a test can run to completion here.

@@ -19,6 +19,11 @@ public struct GraphQLDocument: Sendable, Hashable {
         /// nil for an anonymous operation (`{ me { id } }` or `query { … }`).
         public var name: String?
         public var kind: GraphQLOperation.Kind
+
+        public init(name: String?, kind: GraphQLOperation.Kind) {
+            self.name = name
+            self.kind = kind
+        }
     }
 
     /// Why a document cannot be used, with the line and column (from 1) of the problem.
@@ -93,6 +98,7 @@ public struct GraphQLDocument: Sendable, Hashable {
 /// Which operation of a document to run could not be decided.
 public struct OperationChoiceError: Error, Sendable, Hashable, CustomStringConvertible {
     public let reason: String
+    public init(reason: String) { self.reason = reason }
     public var description: String { reason }
 }
 
