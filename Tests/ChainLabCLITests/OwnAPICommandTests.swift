@@ -233,6 +233,23 @@ struct OwnAPICommandTests {
         #expect(servers.graphQLExchanges.filter { $0.method == "POST" }.isEmpty)
     }
 
+    @Test func restOperationsGoUnderTheEndpointWithMethodPathAndBody() async throws {
+        let servers = try PlainServers()
+        let scenario = try Self.file("rest.json", """
+            {"name": "my-rest", "chain": [{"middleware": "AuthenticationMiddleware"}, {"middleware": "LoggingMiddleware"}],
+             "operations": [{"name": "createNote", "method": "POST", "path": "/notes", "body": {"text": "hi"}}]}
+            """)
+        let result = try await Self.chainlab(["trace", "--scenario-file", scenario, "--endpoint", "http://127.0.0.1:\(servers.graphQLPort)/api", "--token", "valid-token"])
+        #expect(result.status == 0)
+        let sent = try #require(servers.graphQLExchanges.last)
+        #expect(sent.method == "POST")
+        #expect(sent.target == "/api/notes")
+        #expect(sent.json == ["text": "hi"])
+        #expect(sent.header("Content-Type") == "application/json")
+        #expect(sent.header("Authorization") == "Bearer valid-token")
+        #expect(Self.lines(result.stdout).suffix(3) == ["#1 createNote: success after 1 attempt, results from server 201", "backend: not a ChainLab lab (no counters)", ""])
+    }
+
     @Test func helpListsEveryNewOption() async throws {
         let help = try await Self.chainlab(["trace", "--help"])
         for option in ["--endpoint", "--operation", "--operation-name", "--variables", "--header", "--token", "--token-env", "--oauth-token-url",

@@ -7,7 +7,8 @@ import Synchronization
 /// server (no `/_lab/`, no token endpoint of its own) and a separate RFC 6749 token endpoint
 /// with refresh-token rotation and reuse detection. They share one book of valid tokens.
 ///
-/// GraphQL at `/graphql` (any other path: 404):
+/// GraphQL at `/graphql`, REST under `/api/` (answers `{"path": …}`, 201 for POST); any
+/// other path: 404.
 /// - a request without a valid `Bearer` access token gets 401 `{"errors":[…]}`;
 /// - operation `Text` gets a `text/plain` body, `Big` a JSON body of 3 MiB, `Slow` no
 ///   answer for 20 s; any other operation `{"data":{"me":{"id":"1","name":"Ada"}}}`.
@@ -88,11 +89,14 @@ final class PlainServers: Sendable {
     private static func graphQL(_ request: HTTPServerRequest, _ ledger: Ledger) async -> HTTPServerResponse {
         let exchange = record(request)
         ledger.book.withLock { $0.graphQL.append(exchange) }
-        guard request.target == "/graphql" else { return .text("no such page\n", status: 404) }
+        guard request.target == "/graphql" || request.target.hasPrefix("/api/") else { return .text("no such page\n", status: 404) }
         let authorization = request.value(forHeader: "Authorization") ?? ""
         let token = authorization.hasPrefix("Bearer ") ? String(authorization.dropFirst(7)) : ""
         guard ledger.book.withLock({ $0.access.contains(token) }) else {
             return json(401, #"{"errors":[{"message":"not signed in"}]}"#)
+        }
+        if request.target.hasPrefix("/api/") {
+            return json(request.method == "POST" ? 201 : 200, #"{"path":"\#(request.target)"}"#)
         }
         switch exchange.json?["operationName"]?.stringValue {
         case "Text": return .text("plain words, not JSON")
