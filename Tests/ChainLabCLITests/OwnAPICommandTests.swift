@@ -1,5 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ChainKit
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import HTTPServer
 import Testing
 
@@ -256,5 +264,168 @@ struct OwnAPICommandTests {
                        "--client-id", "--client-secret-env", "--client-auth", "--refresh-token-env", "--max-body", "--timeout"] {
             #expect(help.stdout.contains(option), "\(option)")
         }
+    }
+}
+
+/// A running `chainlab serve --upstream URL --port 0`, the port it announced and, once
+/// stopped, everything it printed.
+private final class ProxyProcess: Sendable {
+    let process: Process
+    let port: UInt16
+    private let output: Pipe
+
+    init(upstream: String) async throws {
+        let process = Process()
+        process.executableURL = try builtChainlab()
+        process.arguments = ["serve", "--upstream", upstream, "--port", "0"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        self.output = output
+        let line = try await onOwnThread { () -> String in
+            var data = Data()
+            while !data.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                data.append(chunk)
+            }
+            return String(decoding: data, as: UTF8.self)
+        }
+        let prefix = "chainlab serve: proxying http://127.0.0.1:"
+        guard line.hasPrefix(prefix), let port = UInt16(line.dropFirst(prefix.count).prefix { $0.isNumber }) else {
+            process.terminate()
+            throw CLITestError(message: "chainlab serve --upstream did not announce a port; stdout: \(line.debugDescription)")
+        }
+        #expect(line == "chainlab serve: proxying http://127.0.0.1:\(port) to \(upstream) (control at /_lab/: fail-next, unauthorized-next, latency, state, har)\n")
+        self.port = port
+    }
+
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    /// Sends SIGTERM; returns the exit status and the exchange lines printed after the first.
+    func stop() async throws -> (status: Int32, lines: [String]) {
+        kill(process.processIdentifier, SIGTERM)
+        return try await onOwnThread { [process, output] in
+            let rest = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: rest, as: UTF8.self).split(separator: "\n").map(String.init))
+        }
+    }
+
+    /// One request to the proxy: status, headers and body.
+    func send(_ method: String, _ target: String, headers: [String: String] = [:], body: String? = nil) async throws -> (status: Int, headers: [String: String], body: String) {
+        var request = URLRequest(url: URL(string: base + target)!)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let body { request.httpBody = Data(body.utf8) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields { fields["\(name)".lowercased()] = "\(value)" }
+        return (http.statusCode, fields, String(decoding: data, as: UTF8.self))
+    }
+}
+
+@Suite("chainlab serve --upstream: a fault-injecting proxy, as a built binary", .timeLimit(.minutes(2)))
+struct UpstreamProxyCommandTests {
+    static let me = #"{"operationName":"Me","query":"query Me { me { id } }"}"#
+
+    @Test func forwardsMethodTargetHeadersAndBodyAndAnswersAsTheUpstreamDid() async throws {
+        let servers = try PlainServers()
+        let proxy = try await ProxyProcess(upstream: "http://127.0.0.1:\(servers.graphQLPort)")
+        let answer = try await proxy.send("POST", "/graphql?trace=1", headers: [
+            "Authorization": "Bearer valid-token", "Content-Type": "application/json", "X-Custom": "kept", "Proxy-Authorization": "Basic dropme",
+            "Connection": "keep-alive, X-Hop", "X-Hop": "dropped",
+        ], body: Self.me)
+        #expect(answer.status == 200)
+        #expect(answer.body == #"{"data":{"me":{"id":"1","name":"Ada"}}}"#)
+        #expect(answer.headers["content-type"] == "application/json")
+        let seen = try #require(servers.graphQLExchanges.last)
+        #expect(seen.method == "POST")
+        #expect(seen.target == "/graphql?trace=1")
+        #expect(String(decoding: seen.body, as: UTF8.self) == Self.me)
+        #expect(seen.header("Host") == "127.0.0.1:\(servers.graphQLPort)")
+        #expect(seen.header("X-Custom") == "kept")
+        #expect(seen.header("Authorization") == "Bearer valid-token")
+        #expect(seen.header("Proxy-Authorization") == nil)
+        #expect(seen.header("X-Hop") == nil)
+
+        let missing = try await proxy.send("GET", "/elsewhere")
+        #expect(missing.status == 404)
+        let stopped = try await proxy.stop()
+        #expect(stopped.status == 0)
+        #expect(stopped.lines.count == 2)
+        #expect(stopped.lines[0].hasSuffix(" POST /graphql Me 200 \(stopped.lines[0].split(separator: " ")[5])"))
+        #expect(stopped.lines[0].split(separator: " ").count == 6)
+        #expect(stopped.lines[1].split(separator: " ").dropFirst().prefix(4) == ["GET", "/elsewhere", "-", "404"])
+    }
+
+    @Test func unauthorizedNextAndFailNextAnswerMatchingRequestsWithoutForwarding() async throws {
+        let servers = try PlainServers()
+        let proxy = try await ProxyProcess(upstream: "http://127.0.0.1:\(servers.graphQLPort)")
+        let auth = ["Authorization": "Bearer valid-token", "Content-Type": "application/json"]
+        #expect(try await proxy.send("POST", "/_lab/unauthorized-next", body: #"{"count": 1, "match": {"operationName": "Me"}}"#).body == "{\"queued\":1}\n")
+        let other = try await proxy.send("POST", "/graphql", headers: auth, body: #"{"operationName":"Other","query":"query Other { x }"}"#)
+        #expect(other.status == 200)
+        let injected = try await proxy.send("POST", "/graphql", headers: auth, body: Self.me)
+        #expect(injected.status == 401)
+        #expect(injected.body == #"{"errors":[{"extensions":{"code":"UNAUTHENTICATED"},"message":"Unauthorized (injected by chainlab serve)"}]}"# + "\n")
+        #expect(try await proxy.send("POST", "/_lab/unauthorized-next", body: #"{"mode": "graphQLError200"}"#).status == 200)
+        let in200 = try await proxy.send("POST", "/graphql", headers: auth, body: Self.me)
+        #expect(in200.status == 200)
+        #expect(in200.body == #"{"data":null,"errors":[{"extensions":{"code":"UNAUTHENTICATED"},"message":"Unauthenticated (injected by chainlab serve)"}]}"# + "\n")
+        #expect(try await proxy.send("POST", "/_lab/fail-next", body: #"{"count": 2, "status": 500, "match": {"path": "/graphql"}}"#).status == 200)
+        #expect(try await proxy.send("GET", "/api/x", headers: auth).status == 200)
+        #expect(try await proxy.send("POST", "/graphql", headers: auth, body: Self.me).status == 500)
+        #expect(try await proxy.send("POST", "/graphql", headers: auth, body: Self.me).status == 500)
+        #expect(try await proxy.send("POST", "/graphql", headers: auth, body: Self.me).status == 200)
+        // Four answers were the proxy's own: the upstream saw the other three.
+        #expect(servers.graphQLExchanges.map(\.target) == ["/graphql", "/api/x", "/graphql"])
+        #expect(try await proxy.send("POST", "/_lab/latency", body: #"{"seconds": 0.2, "match": {"path": "/api/x"}}"#).status == 200)
+        #expect(try await proxy.send("GET", "/_lab/state").body.contains(#""latency":{"match":"path /api/x","seconds":0.2}"#))
+        let bad = try await proxy.send("POST", "/_lab/fail-next", body: #"{"status": 200}"#)
+        #expect(bad.status == 400)
+        #expect(bad.body == #"{"error":"bad control","message":"status must be a whole number from 500 to 599"}"# + "\n")
+
+        let har = try await proxy.send("GET", "/_lab/har")
+        let entries = try #require(try JSONValue(parsing: Data(har.body.utf8))["log"]?["entries"]?.arrayValue)
+        #expect(entries.count == 7)
+        #expect(!har.body.contains("valid-token"))
+        #expect(har.body.contains(#"{"name":"Authorization","value":"Bearer ••••oken"}"#))
+        let lines = try await proxy.stop().lines
+        #expect(lines.filter { $0.hasSuffix(" injected") }.count == 4)
+        #expect(lines.filter { $0.contains(" POST /graphql Me 401 ") && $0.hasSuffix(" injected") }.count == 1)
+    }
+
+    @Test func anUpstreamThatIsDownGets502WithAReasonAndTheProxyKeepsServing() async throws {
+        let closed = HTTPServer { _ in .text("") }
+        let port = try closed.start()
+        closed.stop()
+        let proxy = try await ProxyProcess(upstream: "http://127.0.0.1:\(port)")
+        for _ in 0..<2 {
+            let answer = try await proxy.send("GET", "/graphql")
+            #expect(answer.status == 502)
+            #expect(answer.body == #"{"error":"bad gateway","message":"cannot connect to http://127.0.0.1:\#(port)/graphql: connection refused (is the server running?)"}"# + "\n")
+        }
+        #expect(try await proxy.send("GET", "/_lab/state").status == 200)
+        #expect(try await proxy.stop().status == 0)
+    }
+
+    @Test func anAppsRefreshBrokenByHandThroughTheProxy() async throws {
+        let servers = try PlainServers()
+        let proxy = try await ProxyProcess(upstream: "http://127.0.0.1:\(servers.graphQLPort)")
+        _ = try await proxy.send("POST", "/_lab/unauthorized-next", body: #"{"match": {"operationName": "HeroQuery"}}"#)
+        let result = try await OwnAPICommandTests.chainlab(
+            ["trace", "basics", "--endpoint", proxy.base + "/graphql", "--token", "valid-token", "--oauth-token-url", servers.tokenURL,
+             "--client-id", "app", "--client-secret-env", "SECRET", "--refresh-token-env", "REFRESH"],
+            environment: ["SECRET": "s3cret", "REFRESH": "refresh-0"])
+        #expect(result.status == 0)
+        #expect(OwnAPICommandTests.lines(result.stdout).suffix(3) == ["#1 HeroQuery: success after 2 attempts, results from server", "backend: not a ChainLab lab (no counters)", ""])
+        #expect(servers.grants.map { $0.form["grant_type"] } == ["refresh_token"])
+        #expect(servers.graphQLExchanges.last?.header("Authorization") == "Bearer access-1")
+        _ = try await proxy.stop()
     }
 }

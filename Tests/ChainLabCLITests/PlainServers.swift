@@ -89,7 +89,8 @@ final class PlainServers: Sendable {
     private static func graphQL(_ request: HTTPServerRequest, _ ledger: Ledger) async -> HTTPServerResponse {
         let exchange = record(request)
         ledger.book.withLock { $0.graphQL.append(exchange) }
-        guard request.target == "/graphql" || request.target.hasPrefix("/api/") else { return .text("no such page\n", status: 404) }
+        let path = request.target.prefix { $0 != "?" }
+        guard path == "/graphql" || path.hasPrefix("/api/") else { return .text("no such page\n", status: 404) }
         let authorization = request.value(forHeader: "Authorization") ?? ""
         let token = authorization.hasPrefix("Bearer ") ? String(authorization.dropFirst(7)) : ""
         guard ledger.book.withLock({ $0.access.contains(token) }) else {

@@ -46,6 +46,8 @@ struct ReadmeCommandsTests {
         ("scripts/screenshots.sh", "by hand: it needs an X server (Xvfb) and writes screenshots/"),
         ("swift run -c release chainlab-bench", "ReadmeCommandsTests.benchmarkRuns (the same executable, quick)"),
         ("swift run chainlab refresh-storm", "InspectorEndToEndTests.raceOneThenTwo"),
+        ("swift run chainlab serve --upstream", "UpstreamProxyCommandTests (against a plain test server)"),
+        ("curl -s -X POST http://127.0.0.1:4001/_lab/", "UpstreamProxyCommandTests.unauthorizedNextAndFailNextAnswerMatchingRequestsWithoutForwarding"),
         ("cat me.graphql", "OwnAPICommandTests (the same document, written by the test)"),
         ("export ", "OwnAPICommandTests (through the process environment)"),
         ("swift run chainlab trace basics --endpoint https://api.example.com", "OwnAPICommandTests.operationVariablesHeadersAndTokenReachTheServerAndSecretsStayMasked (against a plain test server)"),

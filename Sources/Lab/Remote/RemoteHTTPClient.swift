@@ -24,14 +24,16 @@ public final class RemoteHTTPClient: Sendable {
     private let session: URLSession
     private let reader: BoundedReader
 
-    public init(timeout: Double = 30) {
+    /// - Parameter followsRedirects: false hands a 3xx answer back as it is (what a proxy
+    ///   needs); true follows it as URLSession does by default.
+    public init(timeout: Double = 30, followsRedirects: Bool = true) {
         self.timeout = timeout
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = timeout
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
-        let reader = BoundedReader()
+        let reader = BoundedReader(followsRedirects: followsRedirects)
         self.reader = reader
         session = URLSession(configuration: configuration, delegate: reader, delegateQueue: nil)
     }
@@ -212,6 +214,18 @@ final class BoundedReader: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let pending = Mutex<[Int: Pending]>([:])
+    private let followsRedirects: Bool
+
+    init(followsRedirects: Bool) {
+        self.followsRedirects = followsRedirects
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(followsRedirects ? request : nil)
+    }
 
     func register(task: Int, limit: Int, completion: @escaping Completion) {
         pending.withLock { $0[task] = Pending(limit: limit, completion: completion) }
