@@ -209,8 +209,21 @@ struct OwnAPICommandTests {
 
         let ipv6 = try await Self.chainlab(["trace", "basics", "--endpoint", "http://[::1]:\(port)/graphql"])
         #expect(ipv6.status == 1)
-        #expect(Self.lines(ipv6.stderr).count == 2)
-        #expect(ipv6.stderr.hasPrefix("chainlab: cannot connect to http://[::1]:\(port)/_lab/state: "))
+        #expect(ipv6.stderr == "chainlab: cannot connect to http://[::1]:\(port)/_lab/state: connection refused (is the server running?)\n")
+    }
+
+    @Test func anIPv6LiteralEndpointAndTokenEndpointWork() async throws {
+        let servers = try PlainServers(host: "::1")
+        let result = try await Self.chainlab(
+            ["trace", "token-expiry", "--endpoint", servers.graphQLURL, "--token", "old", "--oauth-token-url", servers.tokenURL,
+             "--client-id", "app", "--client-secret-env", "SECRET", "--refresh-token-env", "REFRESH"],
+            environment: ["SECRET": "s3cret", "REFRESH": "refresh-0"])
+        #expect(result.stderr == "")
+        #expect(Self.lines(result.stdout).suffix(3) == ["#1 HeroQuery: success after 2 attempts, results from server", "backend: not a ChainLab lab (no counters)", ""])
+        #expect(servers.graphQLExchanges.map { "\($0.method) \($0.target) \($0.header("Host") ?? "")" } == [
+            "GET /_lab/state [::1]:\(servers.graphQLPort)", "POST /graphql [::1]:\(servers.graphQLPort)", "POST /graphql [::1]:\(servers.graphQLPort)",
+        ])
+        #expect(servers.grants.map { $0.form["grant_type"] } == ["refresh_token"])
     }
 
     @Test func usageMistakesExitTwoSayingWhatAndWhere() async throws {

@@ -58,10 +58,14 @@ final class PlainServers: Sendable {
     let graphQLPort: UInt16
     let tokenPort: UInt16
 
-    init() throws {
+    /// The numeric address both listen on.
+    let host: String
+
+    init(host: String = "127.0.0.1") throws {
         let ledger = ledger
-        graphQLServer = HTTPServer { request in await PlainServers.graphQL(request, ledger) }
-        tokenServer = HTTPServer { request in PlainServers.token(request, ledger) }
+        self.host = host
+        graphQLServer = HTTPServer(host: host) { request in await PlainServers.graphQL(request, ledger) }
+        tokenServer = HTTPServer(host: host) { request in PlainServers.token(request, ledger) }
         graphQLPort = try graphQLServer.start()
         tokenPort = try tokenServer.start()
     }
@@ -71,8 +75,9 @@ final class PlainServers: Sendable {
         tokenServer.stop()
     }
 
-    var graphQLURL: String { "http://127.0.0.1:\(graphQLPort)/graphql" }
-    var tokenURL: String { "http://127.0.0.1:\(tokenPort)/token" }
+    private var authority: String { host.contains(":") ? "[\(host)]" : host }
+    var graphQLURL: String { "http://\(authority):\(graphQLPort)/graphql" }
+    var tokenURL: String { "http://\(authority):\(tokenPort)/token" }
     /// Every request the GraphQL server received, in order.
     var graphQLExchanges: [Exchange] { ledger.book.withLock { $0.graphQL } }
     /// Every request the token endpoint received, in order.

@@ -27,6 +27,7 @@ public final class RemoteHTTPClient: Sendable {
     /// - Parameter followsRedirects: false hands a 3xx answer back as it is (what a proxy
     ///   needs); true follows it as URLSession does by default.
     public init(timeout: Double = 30, followsRedirects: Bool = true) {
+        let timeout = timeout.isFinite ? min(max(timeout, 0.001), 86_400) : 30
         self.timeout = timeout
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
@@ -49,10 +50,10 @@ public final class RemoteHTTPClient: Sendable {
         var request = request
         request.timeoutInterval = timeout
         #if !canImport(Darwin)
-        // FoundationNetworking compares URL's host with curl's and fails IPv6 literals with
-        // NSURLErrorBadURL before connecting (swift-corelibs-foundation issue 5496).
+        // FoundationNetworking fails IPv6 literals with NSURLErrorBadURL before connecting
+        // (swift-corelibs-foundation issue 5496): plain HTTP to them goes over a socket.
         if let host = request.url?.host, host.contains(":") {
-            throw RemoteFailure(url: request.url.map(RemoteFailure.displayURL) ?? "", cause: .ipv6Literal)
+            return try await IPv6LiteralExchange.fetch(request, limit: limit, timeout: timeout)
         }
         #endif
         let task = session.dataTask(with: request)
@@ -114,7 +115,7 @@ public struct RemoteFailure: Error, Sendable, Hashable, CustomStringConvertible 
         case connectionLost
         case tooLarge(limit: Int, announced: Int?)
         case notHTTP
-        /// An IPv6 address literal, which URLSession on Linux cannot connect to.
+        /// HTTPS to an IPv6 address literal, which URLSession on Linux cannot connect to.
         case ipv6Literal
         case other(String)
     }
@@ -150,7 +151,7 @@ public struct RemoteFailure: Error, Sendable, Hashable, CustomStringConvertible 
             "the answer from \(url) is larger than the \(limit) bytes allowed (--max-body); reading stopped at \(limit) bytes"
         case .notHTTP: "\(url) did not answer with HTTP"
         case .ipv6Literal:
-            "cannot connect to \(url): URLSession on this platform cannot reach IPv6 address literals "
+            "cannot connect to \(url): URLSession on this platform cannot reach IPv6 address literals over HTTPS "
                 + "(swift-corelibs-foundation issue 5496); use a host name that resolves to the address"
         case .other(let reason): "exchange with \(url) failed: \(VisibleEscapes.escape(reason))"
         }
