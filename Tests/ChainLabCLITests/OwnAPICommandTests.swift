@@ -427,6 +427,18 @@ struct UpstreamProxyCommandTests {
         #expect(try await proxy.stop().status == 0)
     }
 
+    @Test func labOnlyOptionsAndBadURLsAreRefused() async throws {
+        let labOnly = try await OwnAPICommandTests.chainlab(["serve", "--upstream", "http://127.0.0.1:1", "--token-ttl", "5"])
+        #expect(labOnly.status == 2)
+        #expect(labOnly.stderr == "chainlab: --token-ttl configures the lab backend, which --upstream replaces; use POST /_lab/latency, /_lab/fail-next or /_lab/unauthorized-next on the proxy\n")
+        let badURL = try await OwnAPICommandTests.chainlab(["serve", "--upstream", "localhost:4000"])
+        #expect(badURL.status == 2)
+        #expect(badURL.stderr == "chainlab: --upstream needs an http:// or https:// URL such as http://127.0.0.1:4000/graphql, got 'localhost:4000'\n")
+        let help = try await OwnAPICommandTests.chainlab(["serve", "--help"])
+        #expect(help.stdout.contains("--upstream URL"))
+        #expect(help.stdout.contains("POST /_lab/unauthorized-next"))
+    }
+
     @Test func anAppsRefreshBrokenByHandThroughTheProxy() async throws {
         let servers = try PlainServers()
         let proxy = try await ProxyProcess(upstream: "http://127.0.0.1:\(servers.graphQLPort)")
@@ -440,5 +452,20 @@ struct UpstreamProxyCommandTests {
         #expect(servers.grants.map { $0.form["grant_type"] } == ["refresh_token"])
         #expect(servers.graphQLExchanges.last?.header("Authorization") == "Bearer access-1")
         _ = try await proxy.stop()
+    }
+}
+
+@Suite("the inspector on a plain server, in tmux", .timeLimit(.minutes(1)))
+struct PlainServerInspectorTests {
+    @Test func tSaysThereAreNoLabControlsAndOperationsStillRun() async throws {
+        let servers = try PlainServers()
+        let binary = try builtChainlab().path
+        let session = try TmuxSession("env SWIFT_BACKTRACE=interactive=no \(binary) basics --endpoint \(servers.graphQLURL) --token valid-token --no-step")
+        try await session.waitFor("Requests")
+        try session.send("T")
+        try await session.waitFor("this server has no lab controls: tokens cannot be expired from here")
+        try session.send("n")
+        try await session.waitFor("✓ #1 HeroQuery  200")
+        #expect(servers.graphQLExchanges.map { "\($0.method) \($0.target)" } == ["GET /_lab/state", "POST /graphql"])
     }
 }
