@@ -204,7 +204,10 @@ private final class ProxyCore: Sendable {
         }
         let named = Set(request.values(forHeader: "Connection").flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
         var headers = HTTPFields()
-        for header in request.headers where !Self.hopByHop.contains(header.name.lowercased()) && !named.contains(header.name.lowercased()) {
+        // Accept-Encoding stays behind too: URLSession negotiates and decodes compression
+        // itself, and the client gets the decoded body.
+        for header in request.headers
+        where !Self.hopByHop.contains(header.name.lowercased()) && !named.contains(header.name.lowercased()) && header.name.lowercased() != "accept-encoding" {
             if let field = try? HTTPField(name: header.name, value: header.value) { headers.append(field) }
         }
         do {
