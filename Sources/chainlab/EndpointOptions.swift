@@ -166,10 +166,10 @@ struct EndpointOptions {
             throw CommandLineError("\(VisibleEscapes.escape(operationFile)) is not UTF-8 text")
         }
         let document: GraphQLDocument
-        let chosen: GraphQLDocument.Operation
+        let chosen: (operation: GraphQLDocument.Operation, name: String)
         do {
             document = try GraphQLDocument(text: text)
-            chosen = try document.operation(named: operationName)
+            chosen = try document.namedOperation(operationName)
         } catch let error as GraphQLDocument.ParseError {
             throw CommandLineError("\(VisibleEscapes.escape(operationFile)): \(error.description)")
         } catch {
@@ -179,9 +179,9 @@ struct EndpointOptions {
         var scenario = scenario
         scenario.operations = scenario.operations.map { original in
             var operation = original
-            operation.name = chosen.name ?? ""
+            operation.name = chosen.name
             operation.document = document.text
-            operation.kind = chosen.kind
+            operation.kind = chosen.operation.kind
             operation.variables = values
             return operation
         }

@@ -88,6 +88,16 @@ public struct GraphQLDocument: Sendable, Hashable {
         operations.map { "\($0.kind.rawValue) \($0.name.map(VisibleEscapes.escape) ?? "(anonymous)")" }.joined(separator: ", ")
     }
 
+    /// ``operation(named:)``, refusing an anonymous operation: the chain sends
+    /// `operationName` with every request, and servers look up that name.
+    public func namedOperation(_ name: String?) throws(OperationChoiceError) -> (operation: Operation, name: String) {
+        let chosen = try operation(named: name)
+        guard let found = chosen.name else {
+            throw OperationChoiceError(reason: "the \(chosen.kind.rawValue) is anonymous; name it (\(chosen.kind.rawValue) Name { … }): every request carries its operationName")
+        }
+        return (chosen, found)
+    }
+
     /// The document's operations as the chain sends them: the whole text, so fragments
     /// travel with the operation, and `operationName` picks it.
     public func graphQLOperation(_ operation: Operation, variables: [String: JSONValue]?) -> GraphQLOperation {

@@ -254,13 +254,13 @@ public enum ScenarioCodec {
                     do { document = try GraphQLDocument(text: source.text) } catch {
                         throw ScenarioError(path: source.path, reason: "not a GraphQL document: \(error.description)")
                     }
-                    let chosen: GraphQLDocument.Operation
-                    do { chosen = try document.operation(named: document.operations.count == 1 ? nil : name) } catch {
+                    let chosen: (operation: GraphQLDocument.Operation, name: String)
+                    do { chosen = try document.namedOperation(document.operations.count == 1 ? nil : name) } catch {
                         throw ScenarioError(path: "\(path).name", reason: error.description)
                     }
                     operation.document = source.text
-                    operation.kind = chosen.kind
-                    operation.name = chosen.name ?? name
+                    operation.kind = chosen.operation.kind
+                    operation.name = chosen.name
                     operations.append(operation)
                     continue
                 }
@@ -276,6 +276,9 @@ public enum ScenarioCodec {
                     throw ScenarioError(path: "\(path).method", reason: "\"\(VisibleEscapes.escape(operation.method!))\" is not an HTTP method token")
                 }
                 operation.body = members["body"]
+                if members["document"] != nil || members["documentFile"] != nil {
+                    throw ScenarioError(path: path, reason: "a middleware operation is REST: give method, path and body, not a GraphQL document")
+                }
             }
             operations.append(operation)
         }
