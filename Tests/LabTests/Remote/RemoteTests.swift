@@ -146,3 +146,38 @@ struct LabDetectionTests {
         #expect(result.backendCounters?["passwordGrants"] == 1)
     }
 }
+
+@Suite("Credentials stay out of recordings")
+struct RecordedSecretTests {
+    @Test func anEditedRequestIsRecordedWithoutItsTokenAndReplaysIdentically() async throws {
+        let scenario = try #require(Catalog.scenario(named: "basics"))
+        let live = steppingSession(scenario: scenario)
+        live.launch()
+        await live.scheduler.waitUntilSettled()
+        _ = await live.step(1, until: .hop(2, .pre))
+        var headers = try #require(live.scheduler.snapshot.parked.first { $0.request == 1 }?.currentHeaders)
+        let token = try #require(headers["Authorization"])
+        #expect(token.hasPrefix("Bearer at-"))
+        try headers.append("X-Replay", "yes")
+        await live.perform(.editRequestHeaders(request: 1, headers: headers))
+        await live.perform(.resumeAll)
+        let original = live.result()
+        #expect(original.requests.map(\.outcome) == [.success])
+
+        let json = Recording(scenario: scenario.name, commands: live.scheduler.log).json
+        #expect(!json.contains(String(token.dropFirst("Bearer ".count))))
+        #expect(json.contains(#"["Authorization","(credential not recorded)"]"#))
+        #expect(json.contains(#"["X-Replay","yes"]"#))
+
+        let replayed = await LabSession(scenario: scenario, defaultMode: .step, replay: try Recording(json: Data(json.utf8)).commands).runHeadless()
+        #expect(replayed.refusals.isEmpty)
+        #expect(replayed.events == original.events)
+    }
+
+    @Test func markersTakeTheCurrentValueAndVanishWhenThereIsNone() throws {
+        let current = try HTTPFields(["Authorization": "Bearer live", "Cookie": "a=b"])
+        let edited = try HTTPFields(["Authorization": RecordedSecret.marker, "Set-Cookie": RecordedSecret.marker, "X-Plain": "kept"])
+        #expect(RecordedSecret.restored(edited, from: current) == (try HTTPFields(["Authorization": "Bearer live", "X-Plain": "kept"])))
+        #expect(RecordedSecret.redacted(current) == (try HTTPFields(["Authorization": RecordedSecret.marker, "Cookie": RecordedSecret.marker])))
+    }
+}
