@@ -13,7 +13,7 @@ import Testing
 
 /// `chainlab trace --endpoint` against servers that are not ChainLab labs, as the README's
 /// "Using ChainLab on your own API" shows it, through the built binary.
-@Suite("chainlab on your own API, as a built binary", .timeLimit(.minutes(2)))
+@Suite("chainlab on your own API, as a built binary", .serialized, .timeLimit(.minutes(3)))
 struct OwnAPICommandTests {
     static let folder: URL = {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chainlab-own-api-\(UUID().uuidString.prefix(8))")
@@ -342,7 +342,7 @@ private final class ProxyProcess: Sendable {
     }
 }
 
-@Suite("chainlab serve --upstream: a fault-injecting proxy, as a built binary", .timeLimit(.minutes(2)))
+@Suite("chainlab serve --upstream: a fault-injecting proxy, as a built binary", .serialized, .timeLimit(.minutes(2)))
 struct UpstreamProxyCommandTests {
     static let me = #"{"operationName":"Me","query":"query Me { me { id } }"}"#
 
@@ -455,9 +455,10 @@ struct UpstreamProxyCommandTests {
     }
 }
 
-@Suite("the inspector on a plain server, in tmux", .timeLimit(.minutes(1)))
-struct PlainServerInspectorTests {
-    @Test func tSaysThereAreNoLabControlsAndOperationsStillRun() async throws {
+/// In the tmux suite, which runs one terminal at a time.
+extension InspectorEndToEndTests {
+    @Test("on a plain server T says there are no lab controls, and operations still run")
+    func tSaysThereAreNoLabControlsAndOperationsStillRun() async throws {
         let servers = try PlainServers()
         let binary = try builtChainlab().path
         let session = try TmuxSession("env SWIFT_BACKTRACE=interactive=no \(binary) basics --endpoint \(servers.graphQLURL) --token valid-token --no-step")
