@@ -12,6 +12,7 @@ let usage = """
            chainlab trace SCENARIO [options]   run a scenario headless and print its timeline
            chainlab scenarios [--show NAME]    list the built-in scenarios, or print one
            chainlab serve [options]            serve the lab backend over HTTP on 127.0.0.1
+           chainlab serve --upstream URL       a fault-injecting proxy in front of your server
            chainlab keys [--markdown]          the inspector's keys
            chainlab help                       this text
 
