@@ -138,6 +138,11 @@ extension ServeCommand {
     /// Runs the fault-injecting proxy in front of `upstream` until SIGINT or SIGTERM.
     func proxy(to upstream: URL) async -> Int32 {
         let stopSignal = StopSignal()
+        if !address.isLoopback {
+            let warning = "chainlab serve: warning: \(address.host) is not a loopback address; anyone who can reach it can send "
+                + "requests to \(RemoteFailure.displayURL(upstream)) through the proxy and reconfigure it through /_lab/\n"
+            FileHandle.standardError.write(Data(warning.utf8))
+        }
         let proxy = UpstreamProxy(upstream: upstream, host: address.host, port: port) { line in
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }
