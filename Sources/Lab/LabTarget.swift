@@ -1,4 +1,5 @@
 public import ChainKit
+import Vocabulary
 public import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

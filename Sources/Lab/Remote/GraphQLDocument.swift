@@ -1,4 +1,5 @@
 public import ChainKit
+import Vocabulary
 
 /// A GraphQL document from a user's `.graphql` file: its operations, each with its kind and
 /// name, read far enough to pick one and send the whole text with its fragments.

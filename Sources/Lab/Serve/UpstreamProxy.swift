@@ -1,4 +1,5 @@
 public import ChainKit
+import Vocabulary
 public import Foundation
 import HTTPServer
 import Synchronization
@@ -135,7 +136,7 @@ private final class ProxyCore: Sendable {
     }
 
     func har(masking: SecretMasking) -> String {
-        HARExport.archive(events: store.events(), masking: masking, epoch: started)
+        HARExport.archive(events: store.events(), masking: masking, anchor: OTLPExport.Anchor(epoch: started, idSeed: "chainlab serve --upstream \(upstream.absoluteString) \(started.timeIntervalSince1970)"))
     }
 
     private static func json(_ status: Int, _ value: JSONValue) -> HTTPServerResponse {
