@@ -110,7 +110,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ChainLabCLITests",
-            dependencies: ["chainlab", "ChainKit"],
+            dependencies: ["chainlab", "ChainKit", "HTTPServer"],
             swiftSettings: strictSettings
         ),
     ],

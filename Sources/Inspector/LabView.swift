@@ -46,6 +46,8 @@ public struct LabView: Sendable {
     /// Refusals the scheduler reported since the previous view (a forced retry at an HTTP hop…).
     public var newRefusals: [String]
     public var store: TimelineStore
+    /// Whether the server has the lab's controls (expiring tokens); false on a plain server.
+    public var hasLabControls = true
 
     /// An empty view for a store with nothing in it.
     public init(store: TimelineStore, chain: Scenario.Chain, chainHops: [HopInfo], stepMode: Bool) {
@@ -116,6 +118,7 @@ public final class LabViewBuilder {
         view.breakpoints = snapshot.breakpoints
         view.lastSeq = lastSeq
         view.clock = session.clock.seconds
+        view.hasLabControls = session.hasLabControls
         view.newRefusals = snapshot.refusals.dropFirst(refusalsSeen).map(\.reason)
         refusalsSeen = snapshot.refusals.count
         let summaries = session.summaries

@@ -295,7 +295,8 @@ extension Inspector {
         if let body = snapshot.body {
             let cut = body.isTruncated ? ", preview cut" : ""
             lines.append(Line("body (\(body.byteCount) bytes\(cut))", style: .dim))
-            lines.append(contentsOf: Line.lines(of: masking.body(body.text, contentType: snapshot.headers?["Content-Type"])))
+            let shown = masking.body(body.text, contentType: snapshot.headers?["Content-Type"])
+            lines.append(contentsOf: Line.lines(of: body.isTruncated ? shown : JSONIndent.pretty(shown) ?? shown))
         }
         if !state.revealSecrets { lines.append(Line("secrets masked · v to reveal", style: .dim)) }
         Paragraph(lines, wrap: true, scroll: state.detailScroll).render(in: frame.inner(area), into: &buffer)

@@ -100,6 +100,10 @@ public enum Inspector {
             return []
         case .advanceClock: return [.command(.advanceClock(seconds: 1))]
         case .expireTokens:
+            guard state.lab.hasLabControls else {
+                state.notice = .init(text: "this server has no lab controls: tokens cannot be expired from here", isError: true)
+                return []
+            }
             state.notice = .init(text: "every access token on the backend is now expired", isError: false)
             return [.command(.expireTokens)]
         case .reorderChain:

@@ -35,13 +35,21 @@ public final class LabSession: Sendable {
     public struct RunResult: Sendable {
         public var requests: [RequestSummary]
         public var events: [TimelineEvent]
+        /// The lab backend's counters; empty when the server is not a ChainLab lab.
         public var backend: [String: Int]
+        /// Whether the server is a ChainLab lab with counters (false on a plain server).
+        public var hasLabControls = true
+        /// ``backend``, or nil when the server has no counters to report.
+        public var backendCounters: [String: Int]? { hasLabControls ? backend : nil }
         /// Requests that never finished (held at a stop with nobody to release them).
         public var unfinished: [Int]
         /// Commands the scheduler refused, e.g. a replay that diverged.
         public var refusals: [CommandRefusal]
 
-        public var document: TraceDocument { TraceDocument(scenario: "", requests: requests, events: events, backend: backend) }
+        /// Why the server failed, in order, when a real one did (unreachable, too large…).
+        public var networkFailures: [RemoteFailure] = []
+
+        public var document: TraceDocument { TraceDocument(scenario: "", requests: requests, events: events, backend: backendCounters) }
     }
 
     public let scenario: Scenario
@@ -70,6 +78,7 @@ public final class LabSession: Sendable {
     private let clientTransport: any ClientTransport
     private let endpoint: URL
     private let baseURL: URL
+    private let remoteSetup: RemoteSetup?
 
     /// - Parameters:
     ///   - defaultMode: how new operations treat stops (``Scheduler/RunMode/run`` headless,
@@ -119,10 +128,7 @@ public final class LabSession: Sendable {
             onChange: onChange, custom: chain)
     }
 
-    /// A session whose operations go to a real server at `baseURL` through
-    /// `URLSessionTransport` (`--endpoint`). It signs in with the lab's demo account when
-    /// the server has a ChainLab token endpoint, and expires that token for scenarios that
-    /// start with an expired one.
+    /// A session whose operations go to the ChainLab lab at `baseURL` (`chainlab serve`).
     public static func connect(
         scenario: Scenario,
         baseURL: URL,
@@ -131,27 +137,50 @@ public final class LabSession: Sendable {
         replay: [RecordedCommand]? = nil,
         onChange: @escaping @Sendable () -> Void = {}
     ) async throws -> LabSession {
+        try await connect(scenario: scenario, remote: RemoteOptions(endpoint: baseURL), store: store, defaultMode: defaultMode, replay: replay, onChange: onChange)
+    }
+
+    /// A session whose operations go to the real server `remote.endpoint` names.
+    ///
+    /// It first asks the server whether it is a ChainLab lab (`GET /_lab/state`). A lab is
+    /// signed in to with its demo account (unless `remote.token` is given) and its tokens
+    /// expired for scenarios that start with an expired one; any other server is *plain*:
+    /// no sign-in, no `/_lab/` call, the operations go to the endpoint as given with
+    /// `remote.token`, and refreshes go to `remote.tokenEndpoint` when there is one.
+    /// - Throws: ``RemoteFailure`` when the server cannot be reached.
+    public static func connect(
+        scenario: Scenario,
+        remote options: RemoteOptions,
+        store: TimelineStore = TimelineStore(),
+        defaultMode: Scheduler.RunMode = .run,
+        replay: [RecordedCommand]? = nil,
+        onChange: @escaping @Sendable () -> Void = {}
+    ) async throws -> LabSession {
         let clock = VirtualClock()
-        let remote = RemoteLab(baseURL: baseURL)
-        var initial = TokenPair(accessToken: "", refreshToken: nil)
-        if scenario.token != .none {
+        let client = RemoteHTTPClient(timeout: options.timeout)
+        let remote = try await RemoteLab.detect(endpoint: options.endpoint, client: client)
+        var initial = TokenPair(accessToken: options.token ?? "", refreshToken: options.refreshToken)
+        if remote.isLab, options.token == nil, scenario.token != .none {
             initial = try await remote.signIn()
             if scenario.token == .expired { try await remote.expireTokens() }
         }
-        let transport = URLSessionTransport()
+        let transport = RemoteTransport(client: client, maxBodyBytes: options.maxBodyBytes)
+        let source: TokenSource = options.tokenEndpoint.map { .oauth($0, client) } ?? .lab
         return LabSession(
             scenario: scenario, store: store, clock: clock, backend: LabBackend(settings: scenario.backend, now: { clock.seconds }),
-            target: .remote(remote), transports: (transport, transport), baseURL: baseURL, tokens: initial,
-            defaultMode: defaultMode, replay: replay, recordsLog: true, onChange: onChange)
+            target: .remote(remote), transports: (transport, transport), baseURL: remote.restBaseURL, tokens: initial,
+            defaultMode: defaultMode, replay: replay, recordsLog: true, onChange: onChange,
+            remote: RemoteSetup(graphQLEndpoint: remote.graphQLEndpoint, headers: options.headers, tokenSource: source, transport: transport))
     }
 
     init(
         scenario: Scenario, store: TimelineStore, clock: VirtualClock, backend: LabBackend, target: LabTarget,
         transports: (graphQL: any GraphQLTransport, client: any ClientTransport), baseURL: URL, tokens initial: TokenPair,
         defaultMode: Scheduler.RunMode, replay: [RecordedCommand]?, recordsLog: Bool, onChange: @escaping @Sendable () -> Void,
-        custom: CustomChain? = nil
+        custom: CustomChain? = nil, remote: RemoteSetup? = nil
     ) {
         self.custom = custom
+        self.remoteSetup = remote
         self.scenario = scenario
         self.currentChain = Locked(scenario.chain)
         self.store = store
@@ -161,7 +190,7 @@ public final class LabSession: Sendable {
         self.otlpAnchor = target.isRemote ? .wallClock() : .lab(scenario: scenario.name)
         self.cache = CacheStore()
         self.baseURL = baseURL
-        self.endpoint = baseURL.appendingPathComponent("graphql")
+        self.endpoint = remote?.graphQLEndpoint ?? baseURL.appendingPathComponent("graphql")
         self.graphQLTransport = transports.graphQL
         self.clientTransport = transports.client
         let launcher = Locked<(@Sendable (Int, Int) -> Void)?>(nil)
@@ -181,22 +210,37 @@ public final class LabSession: Sendable {
             defaultMode: defaultMode, script: replay == nil ? scenario.script : [], replay: replay, recordsLog: recordsLog)
         self.scheduler = scheduler
         let tokenURL = self.baseURL.appendingPathComponent("oauth/token").absoluteString
-        self.tokens = TokenManager(
-            tokens: initial, strategy: scenario.refreshStrategy,
-            hooks: TokenManager.Hooks(
-                willAwaitSharedRefresh: {
-                    if let operation = LabContext.operation { operation.scheduler.block(request: operation.request) }
-                },
-                didAwaitSharedRefresh: {
-                    guard let operation = LabContext.operation else { return }
-                    _ = await operation.gate(.wake, name: "TokenManager", kind: .auth)
-                    // Says which attempt waited for another's refresh (an OTLP span link); at
-                    // its turn, past the gate, so the timeline's order stays determined.
-                    operation.emit(nil, .resumed, detail: "woke after the shared refresh")
-                }),
-            refresher: { refreshToken in
-                try await LabSession.refresh(refreshToken, target: target, clock: clock, tokenURL: tokenURL)
+        let hooks = TokenManager.Hooks(
+            willAwaitSharedRefresh: {
+                if let operation = LabContext.operation { operation.scheduler.block(request: operation.request) }
+            },
+            didAwaitSharedRefresh: {
+                guard let operation = LabContext.operation else { return }
+                _ = await operation.gate(.wake, name: "TokenManager", kind: .auth)
+                // Says which attempt waited for another's refresh (an OTLP span link); at
+                // its turn, past the gate, so the timeline's order stays determined.
+                operation.emit(nil, .resumed, detail: "woke after the shared refresh")
             })
+        switch remote?.tokenSource ?? .lab {
+        case .lab:
+            self.tokens = TokenManager(tokens: initial, strategy: scenario.refreshStrategy, hooks: hooks) { refreshToken in
+                let form = "grant_type=refresh_token&refresh_token=\(refreshToken)"
+                return try await LabSession.refresh(grant: "refresh_token", form: form, headers: try LabSession.formHeaders(), url: tokenURL, refreshToken: refreshToken) { headers in
+                    try await target.exchange(BackendRequest(method: "POST", target: "/oauth/token", headers: headers, body: Data(form.utf8)), clock: clock)
+                }
+            }
+        case .oauth(let endpoint, let client):
+            // A grant, not a refresher: without a refresh token it asks for client credentials.
+            self.tokens = TokenManager(tokens: initial, strategy: scenario.refreshStrategy, hooks: hooks, grant: { refreshToken in
+                let form = endpoint.form(refreshToken: refreshToken)
+                return try await LabSession.refresh(
+                    grant: OAuthTokenEndpoint.grantName(refreshToken: refreshToken), form: form, headers: try endpoint.headers(),
+                    url: RemoteFailure.displayURL(endpoint.url), refreshToken: refreshToken
+                ) { headers in
+                    try await client.exchange(url: endpoint.url, method: "POST", headers: headers, body: Data(form.utf8), limit: RemoteLab.controlAnswerLimit)
+                }
+            })
+        }
         if scenario.prefillCache, let first = scenario.operations.first {
             cache.write(GraphQLResponse(source: .server, data: ["hero": ["id": "2001", "name": "R2-D2 (cached)"]]), for: Self.graphQLOperation(first))
         }
@@ -213,7 +257,8 @@ public final class LabSession: Sendable {
         }
         await scheduler.waitUntilSettled()
         var result = result()
-        if case .remote(let remote) = target { result.backend = await remote.counters() }
+        if case .remote(let remote) = target { result.backend = await remote.counters() ?? [:] }
+        result.networkFailures = remoteSetup?.transport.failures ?? []
         return result
     }
 
@@ -226,11 +271,13 @@ public final class LabSession: Sendable {
     public func result() -> RunResult {
         let snapshot = scheduler.snapshot
         let summaries = summariesByRequest.value
-        return RunResult(
+        var result = RunResult(
             requests: summaries.keys.sorted().map { summaries[$0]! },
             events: store.events(), backend: target.isRemote ? [:] : backend.counters,
             unfinished: snapshot.launched.keys.filter { summaries[$0] == nil }.sorted(),
             refusals: snapshot.refusals)
+        result.hasLabControls = target.hasLabControls
+        return result
     }
 
     /// The hops of request `request`'s chain, from the top (empty until it starts).
@@ -262,6 +309,10 @@ public final class LabSession: Sendable {
             return hops
         }
     }
+
+    /// Whether the server has the lab's controls (expiring tokens, counters): false on a
+    /// plain server reached with `--endpoint`.
+    public var hasLabControls: Bool { target.hasLabControls }
 
     /// The summaries of every finished request, by id.
     public var summaries: [Int: RequestSummary] { summariesByRequest.value }
@@ -332,8 +383,14 @@ public final class LabSession: Sendable {
                 middlewares: layers.map { LayerRegistry.middleware($0, environment) }, transport: clientTransport, context: context)
             hopLists.withLock { $0[context.request] = instrumented.hops }
             do {
-                let request = HTTPRequest(method: HTTPMethod(rawValue: spec.method ?? "GET"), path: spec.path ?? "/heroes/2001")
-                let (response, _) = try await instrumented.stack.send(request, body: nil, baseURL: baseURL, operationID: spec.name)
+                var request = HTTPRequest(method: HTTPMethod(rawValue: spec.method ?? "GET"), path: spec.path ?? "/heroes/2001")
+                for field in remoteSetup?.headers ?? HTTPFields() { request.headerFields.append(field) }
+                var body: HTTPBody?
+                if let json = spec.body {
+                    try? request.headerFields.set("Content-Type", "application/json")
+                    body = HTTPBody(Data(json.jsonString.utf8))
+                }
+                let (response, _) = try await instrumented.stack.send(request, body: body, baseURL: baseURL, operationID: spec.name)
                 results.append("server \(response.status)")
                 if !response.isSuccess { failure = HTTPStatusFailure(status: response.status) }
             } catch {
@@ -383,60 +440,128 @@ public final class LabSession: Sendable {
 
     private func graphQLRequest(_ spec: Scenario.Operation) -> GraphQLRequest {
         GraphQLRequest(
-            operation: Self.graphQLOperation(spec), graphQLEndpoint: endpoint, fetchBehavior: spec.fetchBehavior,
+            operation: Self.graphQLOperation(spec), graphQLEndpoint: endpoint, additionalHeaders: remoteSetup?.headers ?? HTTPFields(),
+            fetchBehavior: spec.fetchBehavior,
             apqConfig: AutoPersistQueryConfiguration(autoPersistQueries: spec.autoPersistQueries, useGETForPersistedQueryRetry: spec.useGETForPersistedQueryRetry),
             useGETForQueries: spec.useGETForQueries, clientAwareness: spec.clientAwareness)
     }
 
     static func graphQLOperation(_ spec: Scenario.Operation) -> GraphQLOperation {
-        switch spec.name {
+        if let document = spec.document {
+            return GraphQLOperation(name: spec.name, kind: spec.kind ?? .query, document: document, variables: spec.variables)
+        }
+        return switch spec.name {
         case "RenameHero": LabOperations.renameHero(name: spec.variables?["name"]?.stringValue ?? "Artoo")
         case "HeroDetailsQuery": LabOperations.heroDetailsQuery(id: spec.variables?["id"]?.stringValue ?? "2001")
         default: LabOperations.heroQuery
         }
     }
 
-    /// Sends a `refresh_token` grant to the backend's token endpoint, with a stop before it
-    /// and an `auth`/`refresh` event for its answer.
-    static func refresh(_ refreshToken: String, target: LabTarget, clock: VirtualClock, tokenURL: String) async throws -> TokenPair {
-        let form = "grant_type=refresh_token&refresh_token=\(refreshToken)"
+    static func formHeaders() throws -> HTTPFields {
         var headers = HTTPFields()
         try headers.append("Content-Type", "application/x-www-form-urlencoded")
+        return headers
+    }
+
+    /// Sends a grant to a token endpoint with `exchange`, with a stop before it and an
+    /// `auth`/`refresh` event for its answer; an `error` answer (RFC 6749 §5.2) becomes a
+    /// ``TokenEndpointError``. A new refresh token in the answer replaces the old one
+    /// (rotation); without one the old one stays.
+    static func refresh(
+        grant: String, form: String, headers: HTTPFields, url: String, refreshToken: String?,
+        exchange: @Sendable (HTTPFields) async throws -> BackendResponse
+    ) async throws -> TokenPair {
+        let detail = "\(grant) grant"
         let operation = LabContext.operation
         operation?.scheduler.refreshStarted()
         defer { operation?.scheduler.refreshEnded() }
         if let operation {
             let release = await operation.gate(
                 .refresh, name: "TokenManager", kind: .auth,
-                snapshot: HopSnapshot(method: "POST", url: tokenURL, headers: headers, body: BodyPreview(Data(form.utf8))),
+                snapshot: HopSnapshot(method: "POST", url: url, headers: headers, body: BodyPreview(Data(form.utf8))),
                 capabilities: StopCapabilities(retryRefusal: "a refresh cannot be retried; force the retry at a GraphQL hop"))
             if case .fail(let fault) = release.disposition {
-                operation.emit(nil, .refresh, HopSnapshot(error: fault), detail: "refresh_token grant")
+                operation.emit(nil, .refresh, HopSnapshot(error: fault), detail: detail)
                 throw fault
             }
         }
         // The grant as sent, so exports show when the refresh started and what it sent.
         operation?.emit(
-            nil, .send, HopSnapshot(method: "POST", url: tokenURL, headers: headers, body: BodyPreview(Data(form.utf8))),
-            detail: "refresh_token grant")
+            nil, .send, HopSnapshot(method: "POST", url: url, headers: headers, body: BodyPreview(Data(form.utf8))),
+            detail: detail)
         let response: BackendResponse
         do {
-            response = try await target.exchange(BackendRequest(method: "POST", target: "/oauth/token", headers: headers, body: Data(form.utf8)), clock: clock)
+            response = try await exchange(headers)
         } catch {
-            operation?.emit(nil, .refresh, HopSnapshot(error: error), detail: "refresh_token grant")
+            operation?.emit(nil, .refresh, HopSnapshot(error: error), detail: detail)
             throw error
         }
         let json = try? JSONValue(parsing: response.body)
         let code = json?["error"]?.stringValue
         operation?.emit(
             nil, .refresh,
-            HopSnapshot(method: "POST", url: tokenURL, headers: response.headers, status: response.status, error: code, body: BodyPreview(response.body)),
-            detail: "refresh_token grant")
+            HopSnapshot(method: "POST", url: url, headers: response.headers, status: response.status, error: code, body: BodyPreview(response.body)),
+            detail: detail)
         guard response.status == 200, let access = json?["access_token"]?.stringValue else {
-            throw TokenEndpointError(status: response.status, code: code ?? "invalid_response", detail: json?["error_description"]?.stringValue)
+            let fallback = json == nil ? "the answer is not JSON (\(response.body.count) bytes)" : "the answer has no access_token"
+            throw TokenEndpointError(status: response.status, code: code ?? "invalid_response", detail: json?["error_description"]?.stringValue ?? (code == nil ? fallback : nil))
         }
         return TokenPair(accessToken: access, refreshToken: json?["refresh_token"]?.stringValue ?? refreshToken)
     }
+}
+
+/// How a session reaches a real server: what `--endpoint` and its companions set.
+///
+/// ```swift
+/// var options = RemoteOptions(endpoint: URL(string: "https://api.example.com/graphql")!)
+/// options.token = ProcessInfo.processInfo.environment["API_TOKEN"]
+/// let session = try await LabSession.connect(scenario: scenario, remote: options)
+/// ```
+public struct RemoteOptions: Sendable {
+    /// The server: a lab's base URL, or a plain server's GraphQL endpoint (or REST base URL).
+    public var endpoint: URL
+    /// Headers added to every request (`--header`).
+    public var headers: HTTPFields
+    /// The access token the auth layers send (`--token`); nil: none on a plain server, the
+    /// demo account's on a lab.
+    public var token: String?
+    /// The refresh token for the first refresh (`--refresh-token-env`).
+    public var refreshToken: String?
+    /// A real token endpoint to refresh at (`--oauth-token-url`); nil: the lab's.
+    public var tokenEndpoint: OAuthTokenEndpoint?
+    /// The most of a response body read (`--max-body`).
+    public var maxBodyBytes: Int
+    /// Seconds without an answer before an exchange fails (`--timeout`).
+    public var timeout: Double
+
+    public init(
+        endpoint: URL, headers: HTTPFields = HTTPFields(), token: String? = nil, refreshToken: String? = nil,
+        tokenEndpoint: OAuthTokenEndpoint? = nil, maxBodyBytes: Int = 1 << 20, timeout: Double = 30
+    ) {
+        self.endpoint = endpoint
+        self.headers = headers
+        self.token = token
+        self.refreshToken = refreshToken
+        self.tokenEndpoint = tokenEndpoint
+        self.maxBodyBytes = maxBodyBytes
+        self.timeout = timeout
+    }
+}
+
+/// Where the token manager renews tokens.
+enum TokenSource: Sendable {
+    /// The lab backend's `/oauth/token`, in process or over HTTP.
+    case lab
+    /// A real RFC 6749 token endpoint.
+    case oauth(OAuthTokenEndpoint, RemoteHTTPClient)
+}
+
+/// What a session on a real server keeps beyond a lab session.
+struct RemoteSetup: Sendable {
+    var graphQLEndpoint: URL
+    var headers: HTTPFields
+    var tokenSource: TokenSource
+    var transport: RemoteTransport
 }
 
 /// A REST call that ended with a non-2xx status.

@@ -1,16 +1,17 @@
 public import ChainKit
+import Vocabulary
 public import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// Where a session's requests go: the in-process lab backend, or a real server reached with
-/// `URLSessionTransport` (`--endpoint`), such as `chainlab serve`.
+/// Where a session's requests go: the in-process lab backend, or a real server reached over
+/// HTTP (`--endpoint`) — a ChainLab lab such as `chainlab serve`, or any other server.
 public enum LabTarget: Sendable {
     case inProcess(LabBackend)
     case remote(RemoteLab)
 
-    /// Sends a request that is not an operation (the token endpoint, `/_lab/` control).
+    /// Sends a request that is not an operation (the lab's token endpoint, `/_lab/` control).
     func exchange(_ request: BackendRequest, clock: VirtualClock) async throws -> BackendResponse {
         switch self {
         case .inProcess(let backend):
@@ -21,11 +22,41 @@ public enum LabTarget: Sendable {
             return try await remote.send(request)
         }
     }
+
+    var isRemote: Bool {
+        if case .remote = self { return true }
+        return false
+    }
+
+    /// Whether `/_lab/` controls (expire tokens, counters) exist: in process, or on a remote
+    /// server that answered `GET /_lab/state` as a lab does.
+    public var hasLabControls: Bool {
+        switch self {
+        case .inProcess: true
+        case .remote(let remote): remote.isLab
+        }
+    }
 }
 
-/// A ChainLab-compatible server at `baseURL`: `/graphql`, `/oauth/token` and `/_lab/`.
+/// A real server at `endpoint`. When it is a ChainLab lab (it answers `GET /_lab/state` with
+/// counters) it has `/graphql`, `/oauth/token` and `/_lab/` under ``baseURL``; otherwise it is
+/// a plain server: operations go to the URL as given and nothing else is called.
 public struct RemoteLab: Sendable {
+    /// Where `/_lab/` and `/oauth/token` are looked for: the endpoint without a trailing
+    /// `/graphql`.
     public let baseURL: URL
+    /// Where GraphQL operations are sent: `baseURL/graphql` on a lab, the endpoint itself
+    /// on a plain server.
+    public let graphQLEndpoint: URL
+    /// Where REST operations' paths start: `baseURL` on a lab, the endpoint on a plain server.
+    public let restBaseURL: URL
+    /// Whether the server answered as a ChainLab lab.
+    public let isLab: Bool
+    let client: RemoteHTTPClient
+
+    /// The most read of an answer to a lab control or a sign-in: 64 KiB. They are small; a
+    /// server that sends more is not a lab.
+    public static let controlAnswerLimit = 64 << 10
 
     /// Why the server's answer could not be used.
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
@@ -33,31 +64,57 @@ public struct RemoteLab: Sendable {
         public var description: String { reason }
     }
 
-    public init(baseURL: URL) {
+    /// A lab at `baseURL`, without asking it (what `chainlab serve` is known to be).
+    public init(baseURL: URL, client: RemoteHTTPClient = RemoteHTTPClient()) {
         self.baseURL = baseURL
+        graphQLEndpoint = baseURL.appendingPathComponent("graphql")
+        restBaseURL = baseURL
+        isLab = true
+        self.client = client
     }
 
-    func send(_ request: BackendRequest) async throws -> BackendResponse {
+    private init(endpoint: URL, base: URL, isLab: Bool, client: RemoteHTTPClient) {
+        baseURL = base
+        graphQLEndpoint = isLab ? base.appendingPathComponent("graphql") : endpoint
+        restBaseURL = isLab ? base : endpoint
+        self.isLab = isLab
+        self.client = client
+    }
+
+    /// Asks the server at `endpoint` whether it is a ChainLab lab (`GET /_lab/state`).
+    /// - Throws: ``RemoteFailure`` when the server cannot be reached at all.
+    public static func detect(endpoint: URL, client: RemoteHTTPClient) async throws -> RemoteLab {
+        let base = labBase(of: endpoint)
+        let probe = RemoteLab(endpoint: endpoint, base: base, isLab: false, client: client)
+        let isLab: Bool
+        do {
+            let response = try await probe.send(BackendRequest(method: "GET", target: "/_lab/state"))
+            isLab = response.status == 200 && (try? JSONValue(parsing: response.body))?["counters"]?.objectValue != nil
+        } catch let failure as RemoteFailure {
+            guard case .tooLarge = failure.cause else { throw failure }
+            isLab = false
+        }
+        return RemoteLab(endpoint: endpoint, base: base, isLab: isLab, client: client)
+    }
+
+    /// `endpoint` without its query, fragment, trailing slashes and a trailing `/graphql`.
+    public static func labBase(of endpoint: URL) -> URL {
+        guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else { return endpoint }
+        components.query = nil
+        components.fragment = nil
+        while components.path.hasSuffix("/") { components.path.removeLast() }
+        if components.path.hasSuffix("/graphql") { components.path.removeLast("/graphql".count) }
+        while components.path.hasSuffix("/") { components.path.removeLast() }
+        return components.url ?? endpoint
+    }
+
+    func send(_ request: BackendRequest, limit: Int = RemoteLab.controlAnswerLimit) async throws -> BackendResponse {
         var base = baseURL.absoluteString
         if base.hasSuffix("/") { base.removeLast() }
-        guard let url = URL(string: base + request.target) else { throw Failure(reason: "cannot build a URL from \(base) and \(request.target)") }
-        var urlRequest = URLRequest(url: url)
-        urlRequest.httpMethod = request.method
-        for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
-        if !request.body.isEmpty { urlRequest.httpBody = request.body }
-        let (data, response) = try await URLSession.shared.data(for: urlRequest)
-        guard let http = response as? HTTPURLResponse else { throw Failure(reason: "\(url.absoluteString) did not answer with HTTP") }
-        // The headers come as a dictionary, whose order changes from run to run; sorted by
-        // name as URLSessionTransport lists them, a trace of the same run is the same text.
-        let pairs = http.allHeaderFields.compactMap { name, value -> (String, String)? in
-            guard let name = name as? String, let value = value as? String else { return nil }
-            return (name, value)
+        guard let url = URL(string: base + request.target) else {
+            throw Failure(reason: "cannot build a URL from \(RemoteFailure.displayURL(baseURL)) and \(VisibleEscapes.escape(request.target))")
         }
-        var headers = HTTPFields()
-        for (name, value) in pairs.sorted(by: { ($0.0.lowercased(), $0.0) < ($1.0.lowercased(), $1.0) }) {
-            try? headers.append(name, value)
-        }
-        return BackendResponse(status: http.statusCode, headers: headers, body: data)
+        return try await client.exchange(url: url, method: request.method, headers: request.headers, body: request.body, limit: limit)
     }
 
     /// Signs in with the lab's demo account (`grant_type=password`, demo/demo).
@@ -66,29 +123,30 @@ public struct RemoteLab: Sendable {
         try headers.append("Content-Type", "application/x-www-form-urlencoded")
         let response = try await send(BackendRequest(method: "POST", target: "/oauth/token", headers: headers, body: Data("grant_type=password&username=demo&password=demo".utf8)))
         let json = try? JSONValue(parsing: response.body)
-        guard response.status == 200, let access = json?["access_token"]?.stringValue else {
-            throw Failure(reason: "signing in at \(baseURL.absoluteString)/oauth/token failed with HTTP \(response.status)")
+        let place = "\(RemoteFailure.displayURL(baseURL))/oauth/token"
+        guard response.status == 200 else {
+            let code = json?["error"]?.stringValue.map { ": \(VisibleEscapes.escape($0))" } ?? ""
+            throw Failure(reason: "signing in at \(place) failed: HTTP \(response.status)\(code)")
+        }
+        guard let access = json?["access_token"]?.stringValue else {
+            throw Failure(reason: "signing in at \(place) failed: HTTP 200 but the answer (\(response.body.count) bytes) has no access_token")
         }
         return TokenPair(accessToken: access, refreshToken: json?["refresh_token"]?.stringValue)
     }
 
-    /// Expires every access token (`POST /_lab/expire-tokens`).
+    /// Expires every access token (`POST /_lab/expire-tokens`); nothing on a plain server.
     public func expireTokens() async throws {
+        guard isLab else { return }
         _ = try await send(BackendRequest(method: "POST", target: "/_lab/expire-tokens"))
     }
 
-    /// The server's counters (`GET /_lab/state`); empty when it has none.
-    public func counters() async -> [String: Int] {
+    /// The server's counters (`GET /_lab/state`); nil on a plain server, empty when a lab
+    /// does not answer.
+    public func counters() async -> [String: Int]? {
+        guard isLab else { return nil }
         guard let response = try? await send(BackendRequest(method: "GET", target: "/_lab/state")),
             let counters = (try? JSONValue(parsing: response.body))?["counters"]?.objectValue
         else { return [:] }
-        return counters.compactMapValues { $0.numberValue.map { Int($0) } }
-    }
-}
-
-extension LabTarget {
-    var isRemote: Bool {
-        if case .remote = self { return true }
-        return false
+        return counters.compactMapValues { $0.numberValue.flatMap { Int(exactly: $0.rounded()) } }
     }
 }

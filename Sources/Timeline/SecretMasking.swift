@@ -4,7 +4,8 @@ import Foundation
 /// Whether exports hide credentials. Every exporter takes one; `.masked` is what a trace
 /// shared in a bug report should use.
 ///
-/// Masked are the headers `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`,
+/// Masked are the headers `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`
+/// (and headers named for a token, secret, password, API key, session or credential),
 /// and in bodies and URL queries every JSON field or form key whose name contains `token`,
 /// `password` or `secret` (ignoring case). A masked value keeps its scheme (or cookie name)
 /// and its last 4 characters, enough to tell two tokens apart without being able to use one:
@@ -22,11 +23,15 @@ public enum SecretMasking: Sendable, Hashable {
     /// What replaces the hidden part of a value.
     public static let bullets = "••••"
 
-    /// Whether values of this header are credentials.
+    /// Whether values of this header are credentials: the standard ones, and any whose name
+    /// says it carries a token, secret, password, API key, session or credential (the
+    /// `X-Api-Key` or `X-Auth-Token` a user adds with `--header`).
     public static func isSecretHeader(_ name: String) -> Bool {
-        switch HeaderDiff.lowercased(name) {
-        case "authorization", "proxy-authorization", "cookie", "set-cookie": true
-        default: false
+        let lowered = HeaderDiff.lowercased(name)
+        switch lowered {
+        case "authorization", "proxy-authorization", "cookie", "set-cookie": return true
+        default:
+            return ["token", "secret", "password", "api-key", "apikey", "api_key", "session", "credential"].contains { lowered.contains($0) }
         }
     }
 

@@ -6,10 +6,11 @@ public struct TraceDocument: Sendable, Hashable {
     public var scenario: String
     public var requests: [RequestSummary]
     public var events: [TimelineEvent]
-    /// The lab backend's counters, such as `{"graphql": 2, "token.refresh": 1}`.
-    public var backend: [String: Int]
+    /// The lab backend's counters, such as `{"graphql": 2, "token.refresh": 1}`; nil (`null`)
+    /// when the server was not a ChainLab lab and has none.
+    public var backend: [String: Int]?
 
-    public init(scenario: String, requests: [RequestSummary], events: [TimelineEvent], backend: [String: Int] = [:]) {
+    public init(scenario: String, requests: [RequestSummary], events: [TimelineEvent], backend: [String: Int]? = [:]) {
         self.scenario = scenario
         self.requests = requests
         self.events = events
@@ -72,12 +73,16 @@ public enum TraceJSON {
         if !document.events.isEmpty { writer.newline() }
         writer.endArray()
         writer.key("backend")
-        writer.beginObject()
-        for name in document.backend.keys.sorted() {
-            writer.key(name)
-            writer.int(document.backend[name])
+        if let backend = document.backend {
+            writer.beginObject()
+            for name in backend.keys.sorted() {
+                writer.key(name)
+                writer.int(backend[name])
+            }
+            writer.endObject()
+        } else {
+            writer.null()
         }
-        writer.endObject()
         writer.endObject()
         return writer.text + "\n"
     }
@@ -111,9 +116,13 @@ public enum TraceJSON {
         }
         let document = Field(value: root, path: "")
         var snapshots: [HopSnapshot: HopSnapshot] = [:]
-        var backend: [String: Int] = [:]
-        for (name, count) in try document["backend"].object() {
-            backend[name] = try count.int()
+        var backend: [String: Int]?
+        if document.value?["backend"] != .null {
+            var counters: [String: Int] = [:]
+            for (name, count) in try document["backend"].object() {
+                counters[name] = try count.int()
+            }
+            backend = counters
         }
         return TraceDocument(
             scenario: try document["scenario"].string(),

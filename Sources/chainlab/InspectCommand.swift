@@ -16,7 +16,6 @@ struct InspectCommand {
         Press ? inside for the keys.
 
           --scenario-file FILE  open the scenario in the JSON file FILE
-          --endpoint URL        send the operations to a real server (e.g. chainlab serve)
           --record FILE         save the session's decisions on quit, for 'chainlab trace --replay'
           --no-step             start with step mode off (operations run to breakpoints)
           --otlp-endpoint URL   send each operation's trace to an OTLP/HTTP receiver when it
@@ -24,12 +23,15 @@ struct InspectCommand {
           --otlp-header H       add header H ('Name: value') to those requests; may be repeated
           --service-name NAME   the traces' service.name (default chainlab)
 
+        Real servers (on one that is not a ChainLab lab, T says it has no lab controls):
+        \(EndpointOptions.usage)
+
         Scenarios: \(ScenarioSource.builtInList)
         """
 
     var scenarioName: String?
     var scenarioFile: String?
-    var endpoint: URL?
+    var endpoint = EndpointOptions()
     var recordPath: String?
     var stepMode = true
     var otlp = OTLPOptions()
@@ -37,16 +39,16 @@ struct InspectCommand {
     init(arguments: [String]) throws {
         var list = ArgumentList(arguments, command: "")
         while let argument = list.next() {
+            if try endpoint.parse(argument, &list) { continue }
             switch argument {
             case "--scenario-file": scenarioFile = try list.value(for: argument)
-            case "--endpoint": endpoint = try TraceCommand.endpointBase(try list.value(for: argument))
             case "--record": recordPath = try list.value(for: argument)
             case "--no-step": stepMode = false
             case "--help", "-h": throw HelpRequested(text: Self.usage)
             default:
                 if try otlp.read(argument, from: &list) { continue }
                 if argument.hasPrefix("-") {
-                    throw CommandLineError("unknown option '\(VisibleEscapes.escape(argument))'; valid: --scenario-file, --endpoint, --record, --no-step, --otlp-endpoint, --otlp-header, --service-name, or a command: trace, scenarios, serve, keys, help")
+                    throw CommandLineError("unknown option '\(VisibleEscapes.escape(argument))'; valid: --scenario-file, --record, --no-step, \(EndpointOptions.names.joined(separator: ", ")), --otlp-endpoint, --otlp-header, --service-name, or a command: trace, scenarios, serve, keys, help")
                 }
                 guard scenarioName == nil else {
                     throw CommandLineError("give one scenario, got '\(VisibleEscapes.escape(scenarioName!))' and '\(VisibleEscapes.escape(argument))'")
@@ -60,17 +62,14 @@ struct InspectCommand {
     private var sender: OTLPSender?
 
     func run(environment: [String: String]) async throws -> Int32 {
-        let scenario = try ScenarioSource.resolve(name: scenarioFile == nil ? (scenarioName ?? "basics") : scenarioName, file: scenarioFile)
+        let remote = try endpoint.remoteOptions(environment: environment)
+        let scenario = try endpoint.apply(to: ScenarioSource.resolve(name: scenarioFile == nil ? (scenarioName ?? "basics") : scenarioName, file: scenarioFile))
         guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0 else {
             throw CommandLineError("the inspector needs a terminal (standard input and output must be a TTY); for a headless run use 'chainlab trace \(scenario.name)'")
         }
         let session: LabSession
-        if let endpoint {
-            do {
-                session = try await LabSession.connect(scenario: scenario, baseURL: endpoint, defaultMode: stepMode ? .step : .run)
-            } catch {
-                throw CommandLineError("cannot use the endpoint \(endpoint.absoluteString): \(error)")
-            }
+        if let remote {
+            session = try await LabSession.connect(scenario: scenario, remote: remote, defaultMode: stepMode ? .step : .run)
         } else {
             session = LabSession(scenario: scenario, defaultMode: stepMode ? .step : .run)
         }

@@ -20,7 +20,7 @@ enum ScenarioSource {
         case (nil, .some(let file)):
             let data = try readFile(file, purpose: "scenario file")
             do {
-                return try ScenarioCodec.decode(data)
+                return try ScenarioCodec.decode(data, relativeTo: URL(fileURLWithPath: file).deletingLastPathComponent())
             } catch {
                 throw CommandLineError("\(VisibleEscapes.escape(file)): \(error.description)")
             }

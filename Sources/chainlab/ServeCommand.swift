@@ -25,20 +25,40 @@ struct ServeCommand {
                               graphQLError200 or emptyBody401
           --latency SECONDS   how long every non-control response is held back (default 0)
           --hostile           put terminal escape sequences into headers and hero names
+
+        chainlab serve --upstream URL [--port N] [--host ADDR]
+        A fault-injecting reverse proxy in front of a real server: every request is forwarded
+        to URL (method, path, query, headers but hop-by-hop ones, body; Host rewritten) and
+        the answer returned whole (at most 16 MiB); one line is printed per exchange. Control
+        at /_lab/ (a "match" of {"path": P} and/or {"operationName": N} narrows each):
+          POST /_lab/fail-next          {"count": N, "status": 500-599}
+          POST /_lab/unauthorized-next  {"count": N, "mode": "status401"|"graphQLError200"}
+          POST /_lab/latency            {"seconds": S}
+          GET  /_lab/state, GET /_lab/har (the session as HAR 1.2, secrets masked)
+        An upstream that cannot be reached gets the client 502 with a JSON reason.
+
+          --upstream URL      the real server's base URL (http:// or https://)
         """
 
-    static let options = ["--port", "--host", "--token-ttl", "--auth-failure", "--latency", "--hostile"]
+    static let options = ["--port", "--host", "--token-ttl", "--auth-failure", "--latency", "--hostile", "--upstream"]
+    /// The options that configure the lab backend, which a proxy does not have.
+    static let labOnly = ["--token-ttl", "--auth-failure", "--latency", "--hostile"]
     /// The longest `--token-ttl` and `--latency`: a day.
     static let longestSeconds: Double = 24 * 60 * 60
 
     var port: UInt16 = 4000
     var address = ListenAddress.ipv4Loopback
     var settings = LabBackend.Settings()
+    var upstream: URL?
 
     init(arguments: [String]) throws {
         var list = ArgumentList(arguments, command: "serve")
+        var labOptions: [String] = []
         while let argument = list.next() {
+            if Self.labOnly.contains(argument) { labOptions.append(argument) }
             switch argument {
+            case "--upstream":
+                upstream = try EndpointOptions.httpURL(try list.value(for: argument), option: argument)
             case "--port":
                 let value = try list.value(for: argument)
                 guard let port = UInt16(value) else {
@@ -81,10 +101,14 @@ struct ServeCommand {
                 throw CommandLineError("serve takes no arguments, got '\(VisibleEscapes.escape(argument))'; valid options: \(Self.options.joined(separator: ", "))")
             }
         }
+        if upstream != nil, let option = labOptions.first {
+            throw CommandLineError("\(option) configures the lab backend, which --upstream replaces; use POST /_lab/latency, /_lab/fail-next or /_lab/unauthorized-next on the proxy")
+        }
     }
 
     /// Serves until SIGINT or SIGTERM; returns the exit status.
     func run() async throws -> Int32 {
+        if let upstream { return await proxy(to: upstream) }
         let stopSignal = StopSignal()
         if !address.isLoopback {
             FileHandle.standardError.write(Data("""
@@ -106,6 +130,35 @@ struct ServeCommand {
         FileHandle.standardOutput.write(Data(line.utf8))
         let received = await stopSignal.wait()
         service.stop()
+        FileHandle.standardError.write(Data("chainlab serve: stopped on \(received)\n".utf8))
+        return 0
+    }
+}
+
+extension ServeCommand {
+    /// Runs the fault-injecting proxy in front of `upstream` until SIGINT or SIGTERM.
+    func proxy(to upstream: URL) async -> Int32 {
+        let stopSignal = StopSignal()
+        if !address.isLoopback {
+            let warning = "chainlab serve: warning: \(address.host) is not a loopback address; anyone who can reach it can send "
+                + "requests to \(RemoteFailure.displayURL(upstream)) through the proxy and reconfigure it through /_lab/\n"
+            FileHandle.standardError.write(Data(warning.utf8))
+        }
+        let proxy = UpstreamProxy(upstream: upstream, host: address.host, port: port) { line in
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        }
+        let boundPort: UInt16
+        do {
+            boundPort = try proxy.start()
+        } catch {
+            FileHandle.standardError.write(Data("chainlab: serve cannot listen on \(address.host) port \(port): \(error)\n".utf8))
+            return 1
+        }
+        let line = "chainlab serve: proxying http://\(address.authority(port: boundPort)) to \(RemoteFailure.displayURL(upstream)) "
+            + "(control at /_lab/: fail-next, unauthorized-next, latency, state, har)\n"
+        FileHandle.standardOutput.write(Data(line.utf8))
+        let received = await stopSignal.wait()
+        proxy.stop()
         FileHandle.standardError.write(Data("chainlab serve: stopped on \(received)\n".utf8))
         return 0
     }

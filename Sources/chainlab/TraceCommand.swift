@@ -29,12 +29,14 @@ struct TraceCommand {
           --record FILE       save the run's scheduling decisions for --replay
           --replay FILE       run the decisions saved with --record (SCENARIO may be omitted)
           --scenario-file F   run the scenario in the JSON file F (see 'chainlab scenarios')
-          --endpoint URL      send the operations to a real server (e.g. chainlab serve) with
-                              URLSessionTransport instead of the in-process backend
           --otlp-endpoint URL also send the traces to an OTLP/HTTP receiver (POST URL/v1/traces),
                               such as an OpenTelemetry Collector or Jaeger on port 4318
           --otlp-header H     add header H ('Name: value') to those requests; may be repeated
           --service-name NAME the traces' service.name (default chainlab)
+
+        Real servers (exit 1 when one cannot be reached or fails mid-run; the timeline up
+        to the failure is still written):
+        \(EndpointOptions.usage)
 
         Scenarios: \(ScenarioSource.builtInList)
         """
@@ -46,12 +48,13 @@ struct TraceCommand {
     var recordPath: String?
     var replayPath: String?
     var scenarioFile: String?
-    var endpoint: URL?
+    var endpoint = EndpointOptions()
     var otlp = OTLPOptions()
 
     init(arguments: [String]) throws {
         var list = ArgumentList(arguments, command: "trace")
         while let argument = list.next() {
+            if try endpoint.parse(argument, &list) { continue }
             switch argument {
             case "--format":
                 let value = try list.value(for: argument)
@@ -64,12 +67,11 @@ struct TraceCommand {
             case "--record": recordPath = try list.value(for: argument)
             case "--replay": replayPath = try list.value(for: argument)
             case "--scenario-file": scenarioFile = try list.value(for: argument)
-            case "--endpoint": endpoint = try Self.endpointBase(try list.value(for: argument))
             case "--help", "-h": throw HelpRequested(text: Self.usage)
             default:
                 if try otlp.read(argument, from: &list) { continue }
                 if argument.hasPrefix("-") {
-                    throw CommandLineError("unknown option '\(VisibleEscapes.escape(argument))' for trace; valid: --format, --output, --include-secrets, --record, --replay, --scenario-file, --endpoint, --otlp-endpoint, --otlp-header, --service-name")
+                    throw CommandLineError("unknown option '\(VisibleEscapes.escape(argument))' for trace; valid: --format, --output, --include-secrets, --record, --replay, --scenario-file, \(EndpointOptions.names.joined(separator: ", ")), --otlp-endpoint, --otlp-header, --service-name")
                 }
                 guard scenarioName == nil else {
                     throw CommandLineError("trace takes one scenario, got '\(VisibleEscapes.escape(scenarioName!))' and '\(VisibleEscapes.escape(argument))'")
@@ -82,7 +84,8 @@ struct TraceCommand {
 
     private var sender: OTLPSender?
 
-    func run() async throws -> Int32 {
+    func run(environment: [String: String]) async throws -> Int32 {
+        let remote = try endpoint.remoteOptions(environment: environment)
         var replay: Recording?
         if let replayPath {
             do {
@@ -91,17 +94,13 @@ struct TraceCommand {
                 throw CommandLineError("\(replayPath): \(error)")
             }
         }
-        let scenario = try ScenarioSource.resolve(name: scenarioName ?? (scenarioFile == nil ? replay?.scenario : nil), file: scenarioFile)
+        let scenario = try endpoint.apply(to: ScenarioSource.resolve(name: scenarioName ?? (scenarioFile == nil ? replay?.scenario : nil), file: scenarioFile))
         if let replay, replay.scenario != scenario.name {
             throw CommandLineError("the recording \(replayPath!) is of scenario '\(VisibleEscapes.escape(replay.scenario))', not '\(VisibleEscapes.escape(scenario.name))'")
         }
         let session: LabSession
-        if let endpoint {
-            do {
-                session = try await LabSession.connect(scenario: scenario, baseURL: endpoint, replay: replay?.commands)
-            } catch {
-                throw CommandLineError("cannot use the endpoint \(endpoint.absoluteString): \(error)")
-            }
+        if let remote {
+            session = try await LabSession.connect(scenario: scenario, remote: remote, replay: replay?.commands)
         } else {
             session = LabSession(scenario: scenario, replay: replay?.commands)
         }
@@ -117,6 +116,10 @@ struct TraceCommand {
             try writeAtomically(Recording(scenario: scenario.name, commands: session.scheduler.log).json, to: recordPath)
         }
         await session.shutDown()
+        if let failure = result.networkFailures.first {
+            FileHandle.standardError.write(Data("chainlab: \(failure.description)\n".utf8))
+            return 1
+        }
         for refusal in result.refusals {
             FileHandle.standardError.write(Data("chainlab: \(VisibleEscapes.escape(refusal.reason))\n".utf8))
         }
@@ -150,20 +153,6 @@ struct TraceCommand {
             options: OTLPExport.Options(serviceName: otlp.serviceName, anchor: anchor, masking: masking))
     }
 
-    /// The server's base URL from `--endpoint`: `http(s)://host[:port][/prefix]`, with a
-    /// trailing `/graphql` taken off since the lab adds it.
-    static func endpointBase(_ text: String) throws -> URL {
-        guard var components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", components.host?.isEmpty == false
-        else {
-            throw CommandLineError("--endpoint needs an http:// or https:// URL such as http://127.0.0.1:4000, got '\(VisibleEscapes.escape(text))'")
-        }
-        if components.path.hasSuffix("/graphql") { components.path.removeLast("/graphql".count) }
-        while components.path.hasSuffix("/") { components.path.removeLast() }
-        components.query = nil
-        return components.url!
-    }
-
     func render(_ result: LabSession.RunResult, scenario: String, anchor: OTLPExport.Anchor) -> String {
         switch format {
         case .text:
@@ -175,11 +164,14 @@ struct TraceCommand {
                 if let error = request.error { line += " — \(VisibleEscapes.escape(error))" }
                 lines.append(line)
             }
-            let counters = result.backend.keys.sorted().map { "\($0)=\(result.backend[$0]!)" }
-            lines.append("backend " + counters.joined(separator: " "))
+            if let backend = result.backendCounters {
+                lines.append("backend " + backend.keys.sorted().map { "\($0)=\(backend[$0]!)" }.joined(separator: " "))
+            } else {
+                lines.append("backend: not a ChainLab lab (no counters)")
+            }
             return lines.joined(separator: "\n") + "\n"
         case .json:
-            return TraceJSON.encode(TraceDocument(scenario: scenario, requests: result.requests, events: result.events, backend: result.backend), masking: masking)
+            return TraceJSON.encode(TraceDocument(scenario: scenario, requests: result.requests, events: result.events, backend: result.backendCounters), masking: masking)
         case .har:
             return HARExport.archive(events: result.events, masking: masking, anchor: anchor)
         case .curl:

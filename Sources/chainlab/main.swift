@@ -13,6 +13,7 @@ let usage = """
            chainlab trace SCENARIO [options]   run a scenario headless and print its timeline
            chainlab scenarios [--show NAME]    list the built-in scenarios, or print one
            chainlab serve [options]            serve the lab backend over HTTP on 127.0.0.1
+           chainlab serve --upstream URL       a fault-injecting proxy in front of your server
            chainlab keys [--markdown]          the inspector's keys
            chainlab help                       this text
 
@@ -35,7 +36,7 @@ do {
         print(InspectCommand.usage)
     case "trace":
         let command = try TraceCommand(arguments: Array(arguments.dropFirst()))
-        exit(try await command.run())
+        exit(try await command.run(environment: ProcessInfo.processInfo.environment))
     case "scenarios":
         let command = try ScenariosCommand(arguments: Array(arguments.dropFirst()))
         FileHandle.standardOutput.write(Data(try command.run().utf8))

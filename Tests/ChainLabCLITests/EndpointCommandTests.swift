@@ -8,7 +8,7 @@ import Testing
 
 /// Runs blocking work on a thread of its own, so the concurrency pool is never held up by
 /// a process wait or a pipe read.
-private func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
     }

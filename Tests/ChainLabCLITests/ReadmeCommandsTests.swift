@@ -50,6 +50,12 @@ struct ReadmeCommandsTests {
         ("swift run chainlab refresh-storm", "InspectorEndToEndTests.raceOneThenTwo"),
         ("swift run chainlab refresh-storm-fixed --otlp-endpoint", "OTLPSenderTests.liveExport (the inspector's background export)"),
         ("swift run chainlab trace refresh-storm --otlp-endpoint", ".ci/run (scripts/ci/check_exports.py sends to OTLP/HTTP receivers)"),
+        ("swift run chainlab serve --upstream", "UpstreamProxyCommandTests (against a plain test server)"),
+        ("curl -s -X POST http://127.0.0.1:4001/_lab/", "UpstreamProxyCommandTests.unauthorizedNextAndFailNextAnswerMatchingRequestsWithoutForwarding"),
+        ("cat me.graphql", "OwnAPICommandTests (the same document, written by the test)"),
+        ("export ", "OwnAPICommandTests (through the process environment)"),
+        ("swift run chainlab trace basics --endpoint https://api.example.com", "OwnAPICommandTests.operationVariablesHeadersAndTokenReachTheServerAndSecretsStayMasked (against a plain test server)"),
+        ("swift run chainlab trace refresh-storm --endpoint https://api.example.com", "OwnAPICommandTests.naiveRefreshAgainstARealTokenEndpointStormsAndReusesTheRotatedToken (against a test token endpoint)"),
     ]
 
     /// `swift run chainlab ARGS` with ARGS that a test can run to completion here.

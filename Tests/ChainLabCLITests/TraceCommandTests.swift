@@ -64,7 +64,7 @@ struct TraceCommandTests {
     @Test("bad input: a clear message naming the valid choices, exit 2", arguments: [
         (["trace", "nope"], "chainlab: unknown scenario 'nope'; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, graphql-errors-200, empty-401, openapi-middleware, hostile-server, or --scenario-file FILE\n"),
         (["trace", "basics", "--format", "xml"], "chainlab: unknown format 'xml'; valid formats: text, json, har, curl, otlp\n"),
-        (["trace", "basics", "--bogus"], "chainlab: unknown option '--bogus' for trace; valid: --format, --output, --include-secrets, --record, --replay, --scenario-file, --endpoint, --otlp-endpoint, --otlp-header, --service-name\n"),
+        (["trace", "basics", "--bogus"], "chainlab: unknown option '--bogus' for trace; valid: --format, --output, --include-secrets, --record, --replay, --scenario-file, --endpoint, --operation, --operation-name, --variables, --header, --token, --token-env, --oauth-token-url, --client-id, --client-secret-env, --client-auth, --refresh-token-env, --max-body, --timeout, --otlp-endpoint, --otlp-header, --service-name\n"),
         (["trace", "--scenario-file", "/nonexistent.json"], "chainlab: cannot read scenario file /nonexistent.json: no such file or not readable\n"),
         (["trace", "basics", "--output", "/nonexistent-folder/out.txt"], "chainlab: cannot write /nonexistent-folder/out.txt: the folder /nonexistent-folder does not exist\n"),
         (["scenarios", "--show", "nope"], "chainlab: unknown scenario 'nope'; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, graphql-errors-200, empty-401, openapi-middleware, hostile-server, or --scenario-file FILE\n"),
@@ -72,7 +72,7 @@ struct TraceCommandTests {
         (["trace", "basics", "--otlp-header", "X-Key: 1"], "chainlab: --otlp-header needs --otlp-endpoint\n"),
         (["trace", "basics", "--otlp-endpoint", "http://127.0.0.1:4318", "--otlp-header", "X-Key"], "chainlab: --otlp-header needs 'Name: value', got 'X-Key'\n"),
         (["trace", "basics", "--service-name", ""], "chainlab: --service-name needs a non-empty name\n"),
-        (["--bogus"], "chainlab: unknown option '--bogus'; valid: --scenario-file, --endpoint, --record, --no-step, --otlp-endpoint, --otlp-header, --service-name, or a command: trace, scenarios, serve, keys, help\n"),
+        (["--bogus"], "chainlab: unknown option '--bogus'; valid: --scenario-file, --record, --no-step, --endpoint, --operation, --operation-name, --variables, --header, --token, --token-env, --oauth-token-url, --client-id, --client-secret-env, --client-auth, --refresh-token-env, --max-body, --timeout, --otlp-endpoint, --otlp-header, --service-name, or a command: trace, scenarios, serve, keys, help\n"),
     ])
     func badInput(arguments: [String], message: String) throws {
         let result = try runProcess(try builtChainlab().path, arguments)

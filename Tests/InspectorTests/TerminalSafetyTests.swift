@@ -50,7 +50,8 @@ struct TerminalSafetyTests {
         draw()
 
         #expect(terminal.screen.lines.contains { $0.contains("Hop 3 AutomaticPersistedQueryInterceptor · post-flight stop · response · held") })
-        #expect(terminal.screen.lines.contains { $0.contains(#"{"data":{"hero":{"id":"2001","name":"R2-D2\u001b]2;PWNED\u0007\u001b]52;c;"#) })
+        // Detail lays the JSON out one member per line.
+        #expect(terminal.screen.lines.contains { $0.contains(#""name": "R2-D2\u001b]2;PWNED\u0007\u001b]52;c;"#) })
         #expect(terminal.writes.count == 2)
         #expect((1..<(size.width * size.height)).contains(terminal.writes[1].count))
         #expect(Self.forbiddenWrites(terminal) == [])

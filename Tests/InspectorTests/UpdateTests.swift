@@ -150,6 +150,14 @@ struct UpdateTests {
         #expect(driver.state.lab.requests.map(\.attempt) == [2])
     }
 
+    @Test("T on a server without lab controls says so and sends nothing")
+    func expireTokensWithoutLabControls() async {
+        let driver = Driver()
+        driver.state.lab.hasLabControls = false
+        #expect(Inspector.update(&driver.state, .key(.char("T"))) == [])
+        #expect(driver.state.notice == .init(text: "this server has no lab controls: tokens cannot be expired from here", isError: true))
+    }
+
     @Test("o reorders the chain for new operations; GraphQL and HTTP interceptors stay on their side of the cache")
     func reorder() async {
         let driver = Driver()

@@ -10,18 +10,28 @@ import Synchronization
 /// With ``RefreshStrategy/staleToken`` the interceptor keeps the token it read on the first
 /// pass and sends it on every retry — the bug that strategy reproduces. A provider makes
 /// one instance per operation, so that captured token belongs to one operation.
+///
+/// With no access token at all (an empty one) it attaches nothing, says so through
+/// `note`, and still renews when the server rejects the request.
 public final class AuthInterceptor: GraphQLInterceptor {
     public let manager: TokenManager
     private let capturedToken = Mutex<String?>(nil)
+    private let note: @Sendable (String) -> Void
 
-    public init(manager: TokenManager) {
+    /// - Parameter note: told, in words, when there is no token to attach.
+    public init(manager: TokenManager, note: @escaping @Sendable (String) -> Void = { _ in }) {
         self.manager = manager
+        self.note = note
     }
 
     public func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
         let token = try await tokenForThisPass()
         var authorized = request
-        try authorized.additionalHeaders.set("Authorization", "Bearer \(token)")
+        if token.isEmpty {
+            note("no access token: Authorization not attached")
+        } else {
+            try authorized.additionalHeaders.set("Authorization", "Bearer \(token)")
+        }
         let manager = self.manager
         return await next(authorized)
             .map { response in

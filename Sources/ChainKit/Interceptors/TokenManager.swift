@@ -42,6 +42,9 @@ public enum TokenRefreshError: Error, Equatable, CustomStringConvertible {
 public actor TokenManager {
     /// Exchanges a refresh token for new tokens (an OAuth `refresh_token` grant).
     public typealias Refresher = @Sendable (_ refreshToken: String) async throws -> TokenPair
+    /// Gets new tokens with the refresh token when there is one, and without one otherwise
+    /// (an OAuth `client_credentials` grant, RFC 6749 §4.4).
+    public typealias Grant = @Sendable (_ refreshToken: String?) async throws -> TokenPair
 
     /// Observers for the moments an operation waits on a refresh another operation started
     /// (``RefreshStrategy/singleFlight`` only). A scheduler that runs operations one at a
@@ -61,7 +64,9 @@ public actor TokenManager {
 
     public nonisolated let strategy: RefreshStrategy
     private var tokens: TokenPair
-    private let refresher: Refresher
+    private let grant: Grant
+    /// Whether a renewal needs a refresh token (``Refresher``) or can do without (``Grant``).
+    private let needsRefreshToken: Bool
     private let hooks: Hooks
     private var inFlight: Task<TokenPair, any Error>?
     /// Refresh calls made so far, successful or not.
@@ -76,7 +81,26 @@ public actor TokenManager {
         self.tokens = tokens
         self.strategy = strategy
         self.hooks = hooks
-        self.refresher = refresher
+        self.grant = { refreshToken in
+            guard let refreshToken else { throw TokenRefreshError.noRefreshToken }
+            return try await refresher(refreshToken)
+        }
+        self.needsRefreshToken = true
+    }
+
+    /// A manager whose renewals call `grant` even when there is no refresh token, so a
+    /// client with client credentials gets a token without one.
+    public init(tokens: TokenPair, strategy: RefreshStrategy, grant: @escaping Grant) {
+        self.init(tokens: tokens, strategy: strategy, hooks: Hooks(), grant: grant)
+    }
+
+    /// ``init(tokens:strategy:grant:)`` telling `hooks` when an operation waits on another's refresh.
+    package init(tokens: TokenPair, strategy: RefreshStrategy, hooks: Hooks, grant: @escaping Grant) {
+        self.tokens = tokens
+        self.strategy = strategy
+        self.hooks = hooks
+        self.grant = grant
+        self.needsRefreshToken = false
     }
 
     /// The access token to send now.
@@ -113,9 +137,9 @@ public actor TokenManager {
     }
 
     private func refreshNow() async throws -> TokenPair {
-        guard let refreshToken = tokens.refreshToken else { throw TokenRefreshError.noRefreshToken }
+        if needsRefreshToken, tokens.refreshToken == nil { throw TokenRefreshError.noRefreshToken }
         refreshCount += 1
-        let renewed = try await refresher(refreshToken)
+        let renewed = try await grant(tokens.refreshToken)
         tokens = renewed
         return renewed
     }

@@ -1,4 +1,5 @@
 public import ChainKit
+import Foundation
 
 /// What the lab hands a layer when it builds it for one operation.
 struct LayerEnvironment: Sendable {
@@ -86,7 +87,8 @@ public enum LayerRegistry {
             let jitter = SplitMix(seed: UInt64(environment.request))
             return MaxRetryInterceptor(maxRetries: retries, backoff: backoff, clock: environment.clock, jitterSource: { jitter.next() })
         case "AuthInterceptor":
-            return AuthInterceptor(manager: environment.tokens)
+            let log = environment.log
+            return AuthInterceptor(manager: environment.tokens) { log("AuthInterceptor", $0) }
         case "StaticAuthInterceptor":
             // The codec validated the value, so this cannot fail for a decoded scenario.
             return (try? StaticAuthInterceptor(authorization: layer.string("authorization") ?? "")) ?? PassThroughInterceptor()
@@ -113,9 +115,12 @@ public enum LayerRegistry {
                 return middleware
             }
             let tokens = environment.tokens
-            return AuthenticationMiddleware(
-                token: { await tokens.accessToken },
-                refresh: { rejected in try await tokens.renew(afterRejectionOf: rejected) })
+            let log = environment.log
+            return TokenlessAwareAuthentication(
+                base: AuthenticationMiddleware(
+                    token: { await tokens.accessToken },
+                    refresh: { rejected in try await tokens.renew(afterRejectionOf: rejected) }),
+                tokens: tokens, note: { log("AuthenticationMiddleware", $0) })
         case "LoggingMiddleware":
             let log = environment.log
             return LoggingMiddleware { log("LoggingMiddleware", $0) }
@@ -182,4 +187,28 @@ extension Scenario.Layer {
         return nil
     }
     func ints(_ key: String) -> [Int]? { settings[key]?.arrayValue?.compactMap { $0.numberValue.map { Int($0) } } }
+}
+
+/// `AuthenticationMiddleware` as the lab runs it: with no access token at all it attaches
+/// nothing and says so, instead of sending `Authorization: Bearer ` with an empty token; a
+/// 401 then gets a token (a `client_credentials` grant where configured) and one more try.
+struct TokenlessAwareAuthentication: ClientMiddleware, WrappingMiddleware {
+    let base: AuthenticationMiddleware
+    let tokens: TokenManager
+    let note: @Sendable (String) -> Void
+
+    var wrappedMiddlewareName: String { base.layerName }
+
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, next: MiddlewareNext
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        guard await tokens.accessToken.isEmpty else {
+            return try await base.intercept(request, body: body, baseURL: baseURL, operationID: operationID, next: next)
+        }
+        note("no access token: Authorization not attached")
+        let (response, responseBody) = try await next(request, body, baseURL)
+        guard response.status == 401 else { return (response, responseBody) }
+        try await tokens.renew(afterRejectionOf: "")
+        return try await base.intercept(request, body: body, baseURL: baseURL, operationID: operationID, next: next)
+    }
 }

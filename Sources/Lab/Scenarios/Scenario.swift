@@ -65,11 +65,19 @@ public struct Scenario: Sendable, Hashable {
         /// For middleware chains: method and path.
         public var method: String?
         public var path: String?
+        /// A GraphQL document of the user's own (from `--operation` or a scenario file's
+        /// `document`); nil: the lab's operation called `name`.
+        public var document: String?
+        /// The kind of `name` in `document`; nil with the lab's operations.
+        public var kind: GraphQLOperation.Kind?
+        /// For middleware chains: a JSON request body.
+        public var body: JSONValue?
 
         public init(
             name: String, fetchBehavior: FetchBehavior? = nil, autoPersistQueries: Bool = false, useGETForQueries: Bool = false,
             useGETForPersistedQueryRetry: Bool = false, variables: [String: JSONValue]? = nil,
-            clientAwareness: ClientAwarenessMetadata? = nil, method: String? = nil, path: String? = nil
+            clientAwareness: ClientAwarenessMetadata? = nil, method: String? = nil, path: String? = nil,
+            document: String? = nil, kind: GraphQLOperation.Kind? = nil, body: JSONValue? = nil
         ) {
             self.name = name
             self.fetchBehavior = fetchBehavior
@@ -80,6 +88,9 @@ public struct Scenario: Sendable, Hashable {
             self.clientAwareness = clientAwareness
             self.method = method
             self.path = path
+            self.document = document
+            self.kind = kind
+            self.body = body
         }
     }
 

@@ -41,7 +41,7 @@ public struct ScenarioError: Error, Sendable, Hashable, CustomStringConvertible 
 public enum ScenarioCodec {
     static let topLevelKeys = ["name", "summary", "teaches", "chain", "backend", "token", "refreshStrategy", "operations", "launch", "script", "prefillCache", "safetyCap"]
     static let backendKeys = ["tokenTTL", "authFailureMode", "requireAuth", "rotateRefreshTokens", "reuseDetection", "serverErrorStatus", "failNext", "failNextStatus", "latency", "hostile"]
-    static let operationKeys = ["name", "fetchBehavior", "autoPersistQueries", "useGETForQueries", "useGETForPersistedQueryRetry", "variables", "clientAwareness", "method", "path"]
+    static let operationKeys = ["name", "fetchBehavior", "autoPersistQueries", "useGETForQueries", "useGETForPersistedQueryRetry", "variables", "clientAwareness", "method", "path", "document", "documentFile", "body"]
     static let clientAwarenessKeys = ["name", "version", "library"]
     static let graphQLOperationNames = ["HeroQuery", "HeroDetailsQuery", "RenameHero"]
 
@@ -101,6 +101,8 @@ public enum ScenarioCodec {
         }
         if let method = operation.method { object["method"] = .string(method) }
         if let path = operation.path { object["path"] = .string(path) }
+        if let document = operation.document { object["document"] = .string(document) }
+        if let body = operation.body { object["body"] = body }
         return .object(object)
     }
 
@@ -113,7 +115,9 @@ public enum ScenarioCodec {
 
     /// Reads a scenario, refusing anything unknown, mistyped or impossible with the JSON path
     /// of the problem and the valid choices.
-    public static func decode(_ data: Data) throws(ScenarioError) -> Scenario {
+    /// - Parameter directory: where a `documentFile` is looked for (the scenario file's
+    ///   folder); nil: the current directory.
+    public static func decode(_ data: Data, relativeTo directory: URL? = nil) throws(ScenarioError) -> Scenario {
         let root: JSONValue
         do { root = try JSONValue(parsing: data) } catch { throw ScenarioError(path: "", reason: "not JSON: \(error.description)") }
         guard case .object(let members) = root else { throw ScenarioError(path: "", reason: "expected a JSON object at the top") }
@@ -124,7 +128,7 @@ public enum ScenarioCodec {
             throw ScenarioError(path: "name", reason: "must be a non-empty name without control characters")
         }
         let chain = try decodeChain(members["chain"])
-        let operations = try decodeOperations(members["operations"], chain: chain)
+        let operations = try decodeOperations(members["operations"], chain: chain, directory: directory)
         let launch = try reader.optionalIntegers("launch", minimum: 0) ?? [0]
         for (index, operation) in launch.enumerated() where operation >= operations.count {
             throw ScenarioError(path: "launch[\(index)]", reason: "operation \(operation) does not exist; there \(operations.count == 1 ? "is 1 operation" : "are \(operations.count) operations") (0-based)")
@@ -223,7 +227,7 @@ public enum ScenarioCodec {
         return settings
     }
 
-    static func decodeOperations(_ value: JSONValue?, chain: Scenario.Chain) throws(ScenarioError) -> [Scenario.Operation] {
+    static func decodeOperations(_ value: JSONValue?, chain: Scenario.Chain, directory: URL? = nil) throws(ScenarioError) -> [Scenario.Operation] {
         guard let entries = value?.arrayValue, !entries.isEmpty else {
             throw ScenarioError(path: "operations", reason: "expected a non-empty array of operations such as {\"name\": \"HeroQuery\"}")
         }
@@ -249,8 +253,26 @@ public enum ScenarioCodec {
                 variables: members["variables"]?.objectValue,
                 clientAwareness: try clientAwareness(members["clientAwareness"], path: "\(path).clientAwareness"),
                 method: try reader.optionalString("method"), path: try reader.optionalString("path"))
+            if let variables = members["variables"], variables.objectValue == nil {
+                throw ScenarioError(path: "\(path).variables", reason: "expected a JSON object such as {\"id\": \"2001\"}, got \(VisibleEscapes.escape(variables.jsonString))")
+            }
             switch chain {
             case .graphQL:
+                if let source = try documentSource(reader, directory: directory) {
+                    let document: GraphQLDocument
+                    do { document = try GraphQLDocument(text: source.text) } catch {
+                        throw ScenarioError(path: source.path, reason: "not a GraphQL document: \(error.description)")
+                    }
+                    let chosen: (operation: GraphQLDocument.Operation, name: String)
+                    do { chosen = try document.namedOperation(document.operations.count == 1 ? nil : name) } catch {
+                        throw ScenarioError(path: "\(path).name", reason: error.description)
+                    }
+                    operation.document = source.text
+                    operation.kind = chosen.operation.kind
+                    operation.name = chosen.name
+                    operations.append(operation)
+                    continue
+                }
                 guard graphQLOperationNames.contains(name) else {
                     throw ScenarioError(path: "\(path).name", reason: "unknown operation \"\(VisibleEscapes.escape(name))\"; the lab backend serves: \(graphQLOperationNames.joined(separator: ", "))")
                 }
@@ -262,11 +284,42 @@ public enum ScenarioCodec {
                 do { try HTTPField.validate(name: operation.method!) } catch {
                     throw ScenarioError(path: "\(path).method", reason: "\"\(VisibleEscapes.escape(operation.method!))\" is not an HTTP method token")
                 }
+                operation.body = members["body"]
+                if members["document"] != nil || members["documentFile"] != nil {
+                    throw ScenarioError(path: path, reason: "a middleware operation is REST: give method, path and body, not a GraphQL document")
+                }
             }
             operations.append(operation)
         }
         return operations
     }
+
+    /// The text of an operation's `document`, or of the file its `documentFile` names
+    /// (relative to `directory`), with the path to blame; nil when it has neither.
+    static func documentSource(_ reader: Reader, directory: URL?) throws(ScenarioError) -> (text: String, path: String)? {
+        let inline = try reader.optionalString("document")
+        let file = try reader.optionalString("documentFile")
+        switch (inline, file) {
+        case (.some, .some):
+            throw ScenarioError(path: reader.at("documentFile"), reason: "give \"document\" or \"documentFile\", not both")
+        case (.some(let text), nil):
+            return (text, reader.at("document"))
+        case (nil, .some(let name)):
+            let url = name.hasPrefix("/") ? URL(fileURLWithPath: name) : (directory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).appendingPathComponent(name)
+            guard let data = FileManager.default.contents(atPath: url.path), data.count <= maxDocumentBytes else {
+                throw ScenarioError(path: reader.at("documentFile"), reason: "cannot read \(VisibleEscapes.escape(url.path)): no such file, not readable, or larger than \(maxDocumentBytes) bytes")
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw ScenarioError(path: reader.at("documentFile"), reason: "\(VisibleEscapes.escape(url.path)) is not UTF-8 text")
+            }
+            return (text, reader.at("documentFile"))
+        case (nil, nil):
+            return nil
+        }
+    }
+
+    /// The largest GraphQL document a scenario may name: 1 MiB.
+    public static let maxDocumentBytes = 1 << 20
 
     static func decodeScript(_ value: JSONValue?) throws(ScenarioError) -> [Scenario.ScriptStep] {
         guard let value else { return [] }

@@ -1,4 +1,5 @@
 public import ChainKit
+import Timeline
 
 /// Something a person, a script or a replay asks the lab to do.
 ///
@@ -59,4 +60,31 @@ public struct CommandRefusal: Error, Sendable, Hashable, CustomStringConvertible
     public var command: LabCommand
     public var reason: String
     public var description: String { reason }
+}
+
+/// Credentials stay out of the scheduler's log, and so out of recordings: a header edit is
+/// logged with every credential header's value (see `SecretMasking.isSecretHeader`) replaced
+/// by ``marker``, and applying an edit puts back, for a marker, the value the request has
+/// at that stop. A replay therefore sends the credentials the replayed run obtained itself;
+/// a credential typed into the header editor is not recorded.
+public enum RecordedSecret {
+    /// What a recording holds instead of a credential.
+    public static let marker = "(credential not recorded)"
+
+    /// `headers` with each credential's value replaced by ``marker``.
+    public static func redacted(_ headers: HTTPFields) -> HTTPFields {
+        HTTPFields(headers.map { field in
+            guard SecretMasking.isSecretHeader(field.name), let kept = try? HTTPField(name: field.name, value: marker) else { return field }
+            return kept
+        })
+    }
+
+    /// `headers` with each ``marker`` replaced by the value `current` has under that name;
+    /// a marker for a header `current` lacks is dropped.
+    public static func restored(_ headers: HTTPFields, from current: HTTPFields) -> HTTPFields {
+        HTTPFields(headers.compactMap { field in
+            guard field.value == marker else { return field }
+            return current[field.name].flatMap { try? HTTPField(name: field.name, value: $0) }
+        })
+    }
 }

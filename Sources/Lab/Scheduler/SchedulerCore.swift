@@ -311,8 +311,8 @@ package struct SchedulerCore<Waiter> {
             refusals.append(CommandRefusal(command: command, reason: reason))
             return ([], true)
         }
-        func logged(_ place: StopPlace?) {
-            if recordsLog { log.append(RecordedCommand(command: command, place: place)) }
+        func logged(_ place: StopPlace?, as recorded: LabCommand? = nil) {
+            if recordsLog { log.append(RecordedCommand(command: recorded ?? command, place: place)) }
         }
         switch command {
         case .launch(let operation):
@@ -340,21 +340,23 @@ package struct SchedulerCore<Waiter> {
                 ready.append(id)
             }
             return ([], true)
-        case .editRequestHeaders(let request, let headers):
+        case .editRequestHeaders(let request, let edited):
             guard let waiting = parked[request], waiting.stop.held else { return refuse("request #\(request) is not held at a stop") }
             guard waiting.stop.capabilities.canEditRequest else { return refuse("request headers cannot be edited at \(waiting.stop.place) of \(waiting.stop.hopName)") }
+            let headers = RecordedSecret.restored(edited, from: waiting.stop.currentHeaders)
             let diff = HeaderDiff(from: waiting.stop.currentHeaders, to: headers)
             parked[request]!.stop.pending.requestHeaders = headers
-            logged(waiting.stop.place)
+            logged(waiting.stop.place, as: .editRequestHeaders(request: request, headers: RecordedSecret.redacted(headers)))
             let snapshot = HopSnapshot(method: waiting.stop.snapshot.method, url: waiting.stop.snapshot.url, headers: headers)
             return ([.record(waiting.stop.event(time: now, phase: .edited, snapshot: snapshot, diff: diff, detail: "request headers edited"))], true)
-        case .editResponse(let request, let status, let headers):
+        case .editResponse(let request, let status, let edited):
             guard let waiting = parked[request], waiting.stop.held else { return refuse("request #\(request) is not held at a stop") }
             guard waiting.stop.capabilities.canEditResponse else { return refuse("the response cannot be edited at \(waiting.stop.place) of \(waiting.stop.hopName)") }
+            let headers = edited.map { RecordedSecret.restored($0, from: waiting.stop.currentHeaders) }
             let diff = headers.map { HeaderDiff(from: waiting.stop.currentHeaders, to: $0) } ?? .none
             if let status { parked[request]!.stop.pending.responseStatus = status }
             if let headers { parked[request]!.stop.pending.responseHeaders = headers }
-            logged(waiting.stop.place)
+            logged(waiting.stop.place, as: .editResponse(request: request, status: status, headers: headers.map(RecordedSecret.redacted)))
             let snapshot = HopSnapshot(headers: headers ?? waiting.stop.currentHeaders, status: status ?? waiting.stop.snapshot.status)
             return ([.record(waiting.stop.event(time: now, phase: .edited, snapshot: snapshot, diff: diff, detail: "response edited"))], true)
         case .delay(let request, let seconds):

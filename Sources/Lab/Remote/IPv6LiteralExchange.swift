@@ -1,0 +1,214 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One plain-HTTP/1.1 exchange over a socket, for `http://[IPv6]:port` URLs, which
+/// FoundationNetworking refuses with `NSURLErrorBadURL` before connecting (it compares its
+/// host with curl's, and they differ by the brackets: swift-corelibs-foundation issue 5496).
+///
+/// It sends the request with `Connection: close` and reads the answer — Content-Length,
+/// chunked, or up to the end — no further than the limit, with the client's timeout on
+/// every read and write. HTTPS to an IPv6 literal is not possible this way.
+enum IPv6LiteralExchange {
+    static func fetch(_ request: URLRequest, limit: Int, timeout: Double) async throws -> (HTTPURLResponse, Data) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try exchange(request, limit: limit, timeout: timeout) })
+            }
+        }
+    }
+
+    private static func exchange(_ request: URLRequest, limit: Int, timeout: Double) throws -> (HTTPURLResponse, Data) {
+        guard let url = request.url, let host = url.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) else {
+            throw RemoteFailure(url: "the server", cause: .other("no URL"))
+        }
+        let shown = RemoteFailure.displayURL(url)
+        guard url.scheme?.lowercased() == "http" else { throw RemoteFailure(url: shown, cause: .ipv6Literal) }
+        var address = sockaddr_in6()
+        address.sin6_family = sa_family_t(AF_INET6)
+        address.sin6_port = in_port_t(UInt16(url.port ?? 80).bigEndian)
+        guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else {
+            throw RemoteFailure(url: shown, cause: .other("\(host) is not an IPv6 address"))
+        }
+        #if canImport(Glibc)
+        let descriptor = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let descriptor = socket(AF_INET6, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw RemoteFailure(url: shown, cause: .other(String(cString: strerror(errno)))) }
+        defer { close(descriptor) }
+        // --timeout is at most 3600 s, so both conversions are in range.
+        var wait = timeval()
+        wait.tv_sec = .init(timeout.rounded(.down))
+        wait.tv_usec = .init((timeout - timeout.rounded(.down)) * 1_000_000)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        var noSignal: Int32 = 1
+        #if canImport(Darwin)
+        setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &noSignal, socklen_t(MemoryLayout<Int32>.size))
+        #else
+        _ = noSignal
+        #endif
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+        }
+        guard connected == 0 else { throw failure(errno, url: shown, timeout: timeout) }
+
+        var head = "\(request.httpMethod ?? "GET") \(target(of: url)) HTTP/1.1\r\nHost: \(url.port.map { "[\(host)]:\($0)" } ?? "[\(host)]")\r\n"
+        for (name, value) in request.allHTTPHeaderFields ?? [:] where !["host", "connection", "content-length"].contains(name.lowercased()) {
+            head += "\(name): \(value)\r\n"
+        }
+        let body = request.httpBody ?? Data()
+        if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.httpMethod ?? "GET") { head += "Content-Length: \(body.count)\r\n" }
+        head += "Connection: close\r\n\r\n"
+        try send(Data(head.utf8) + body, descriptor, url: shown, timeout: timeout)
+
+        var reader = Reader(descriptor: descriptor, url: shown, timeout: timeout)
+        let headText = try reader.head()
+        var lines = headText.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]) else {
+            throw RemoteFailure(url: shown, cause: .notHTTP)
+        }
+        var fields: [String: String] = [:]
+        for line in lines where !line.isEmpty {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = String(line[..<colon])
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            fields[name] = fields[name].map { $0 + ", " + value } ?? value
+        }
+        let header = { (name: String) in fields.first { $0.key.lowercased() == name }?.value }
+        var data = Data()
+        if request.httpMethod == "HEAD" || status == 204 || status == 304 || (100..<200).contains(status) {
+            data = Data()
+        } else if header("transfer-encoding")?.lowercased().contains("chunked") == true {
+            data = try reader.chunked(limit: limit)
+        } else if let lengthText = header("content-length") {
+            guard let length = Int(lengthText), length >= 0 else { throw RemoteFailure(url: shown, cause: .notHTTP) }
+            guard length <= limit else { throw RemoteFailure(url: shown, cause: .tooLarge(limit: limit, announced: length)) }
+            data = try reader.exactly(length)
+        } else {
+            data = try reader.toEnd(limit: limit)
+        }
+        guard let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields) else {
+            throw RemoteFailure(url: shown, cause: .notHTTP)
+        }
+        return (response, data)
+    }
+
+    private static func target(of url: URL) -> String {
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let path = components?.percentEncodedPath ?? "/"
+        return (path.isEmpty ? "/" : path) + (components?.percentEncodedQuery.map { "?" + $0 } ?? "")
+    }
+
+    private static func send(_ data: Data, _ descriptor: Int32, url: String, timeout: Double) throws {
+        var offset = 0
+        while offset < data.count {
+            let written = data.withUnsafeBytes { bytes in
+                #if canImport(Glibc)
+                Glibc.send(descriptor, bytes.baseAddress! + offset, data.count - offset, Int32(MSG_NOSIGNAL))
+                #else
+                Darwin.send(descriptor, bytes.baseAddress! + offset, data.count - offset, 0)
+                #endif
+            }
+            guard written > 0 else { throw failure(errno, url: url, timeout: timeout) }
+            offset += written
+        }
+    }
+
+    static func failure(_ code: Int32, url: String, timeout: Double) -> RemoteFailure {
+        switch code {
+        case ECONNREFUSED: RemoteFailure(url: url, cause: .refused)
+        case EAGAIN, ETIMEDOUT, EINPROGRESS: RemoteFailure(url: url, cause: .timedOut(seconds: timeout))
+        case ECONNRESET, EPIPE: RemoteFailure(url: url, cause: .connectionLost)
+        default: RemoteFailure(url: url, cause: .other(String(cString: strerror(code))))
+        }
+    }
+
+    /// Buffered reads from the socket.
+    private struct Reader {
+        let descriptor: Int32
+        let url: String
+        let timeout: Double
+        var buffer = Data()
+        var ended = false
+
+        init(descriptor: Int32, url: String, timeout: Double) {
+            self.descriptor = descriptor
+            self.url = url
+            self.timeout = timeout
+        }
+
+        /// Reads more into the buffer; false at the end of the stream.
+        mutating func fill() throws -> Bool {
+            guard !ended else { return false }
+            var chunk = [UInt8](repeating: 0, count: 64 << 10)
+            let count = recv(descriptor, &chunk, chunk.count, 0)
+            if count < 0 { throw IPv6LiteralExchange.failure(errno, url: url, timeout: timeout) }
+            if count == 0 {
+                ended = true
+                return false
+            }
+            buffer.append(contentsOf: chunk[0..<count])
+            return true
+        }
+
+        mutating func line(limit: Int = 64 << 10) throws -> String {
+            while true {
+                if let end = buffer.firstRange(of: Data("\r\n".utf8)) {
+                    let line = String(decoding: buffer[buffer.startIndex..<end.lowerBound], as: UTF8.self)
+                    buffer.removeSubrange(buffer.startIndex..<end.upperBound)
+                    return line
+                }
+                guard buffer.count <= limit, try fill() else { throw RemoteFailure(url: url, cause: .connectionLost) }
+            }
+        }
+
+        mutating func head() throws -> String {
+            while true {
+                if let end = buffer.firstRange(of: Data("\r\n\r\n".utf8)) {
+                    let head = String(decoding: buffer[buffer.startIndex..<end.lowerBound], as: UTF8.self)
+                    buffer.removeSubrange(buffer.startIndex..<end.upperBound)
+                    return head
+                }
+                guard buffer.count <= 64 << 10 else { throw RemoteFailure(url: url, cause: .notHTTP) }
+                guard try fill() else { throw RemoteFailure(url: url, cause: .connectionLost) }
+            }
+        }
+
+        mutating func exactly(_ count: Int) throws -> Data {
+            while buffer.count < count {
+                guard try fill() else { throw RemoteFailure(url: url, cause: .connectionLost) }
+            }
+            let data = buffer.prefix(count)
+            buffer.removeFirst(count)
+            return Data(data)
+        }
+
+        mutating func toEnd(limit: Int) throws -> Data {
+            while try fill() {
+                if buffer.count > limit { throw RemoteFailure(url: url, cause: .tooLarge(limit: limit, announced: nil)) }
+            }
+            return buffer
+        }
+
+        mutating func chunked(limit: Int) throws -> Data {
+            var body = Data()
+            while true {
+                let sizeText = try line().split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                guard let size = Int(sizeText, radix: 16), size >= 0 else { throw RemoteFailure(url: url, cause: .notHTTP) }
+                if size == 0 { return body }
+                guard body.count + size <= limit else { throw RemoteFailure(url: url, cause: .tooLarge(limit: limit, announced: nil)) }
+                body.append(try exactly(size))
+                _ = try line()
+            }
+        }
+    }
+}

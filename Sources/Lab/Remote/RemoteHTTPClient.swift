@@ -1,0 +1,283 @@
+public import ChainKit
+import Vocabulary
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+import Synchronization
+
+/// HTTP exchanges with a real server, each read no further than a limit and ended after a
+/// timeout, failing with a ``RemoteFailure`` that names the URL (its password masked) and
+/// what actually happened.
+///
+/// ```swift
+/// let client = RemoteHTTPClient(timeout: 30)
+/// let (response, body) = try await client.fetch(URLRequest(url: url), limit: 1 << 20)
+/// ```
+///
+/// `URLSession.data(for:)` reads a whole body into memory however large it is announced
+/// or turns out to be; this client reads through a data delegate and cancels the task as
+/// soon as the announced `Content-Length`, or the bytes received, pass the limit.
+public final class RemoteHTTPClient: Sendable {
+    /// Seconds without an answer after which an exchange fails, and the longest a whole
+    /// exchange may take.
+    public let timeout: Double
+    private let session: URLSession
+    private let reader: BoundedReader
+
+    /// - Parameter followsRedirects: false hands a 3xx answer back as it is (what a proxy
+    ///   needs); true follows it as URLSession does by default.
+    public init(timeout: Double = 30, followsRedirects: Bool = true) {
+        let timeout = timeout.isFinite ? min(max(timeout, 0.001), 86_400) : 30
+        self.timeout = timeout
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        let reader = BoundedReader(followsRedirects: followsRedirects)
+        self.reader = reader
+        session = URLSession(configuration: configuration, delegate: reader, delegateQueue: nil)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Sends `request` and returns the response and its body, at most `limit` bytes.
+    /// - Throws: ``RemoteFailure`` when the server cannot be reached or its answer is larger
+    ///   than `limit`.
+    public func fetch(_ request: URLRequest, limit: Int) async throws -> (HTTPURLResponse, Data) {
+        var request = request
+        request.timeoutInterval = timeout
+        #if !canImport(Darwin)
+        // FoundationNetworking fails IPv6 literals with NSURLErrorBadURL before connecting
+        // (swift-corelibs-foundation issue 5496): plain HTTP to them goes over a socket.
+        if let host = request.url?.host, host.contains(":") {
+            return try await IPv6LiteralExchange.fetch(request, limit: limit, timeout: timeout)
+        }
+        #endif
+        let task = session.dataTask(with: request)
+        let url = request.url
+        let timeout = timeout
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                reader.register(task: task.taskIdentifier, limit: limit) { outcome in
+                    continuation.resume(with: outcome.mapError { RemoteFailure(url: url, outcome: $0, timeout: timeout) })
+                }
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// Sends `method` to `url` and returns the answer as a ``BackendResponse``, its body at
+    /// most `limit` bytes.
+    func exchange(url: URL, method: String, headers: HTTPFields, body: Data?, limit: Int) async throws -> BackendResponse {
+        let (response, data) = try await fetch(Self.request(url: url, method: method, headers: headers, body: body), limit: limit)
+        return BackendResponse(status: response.statusCode, headers: Self.headerFields(of: response), body: data)
+    }
+
+    /// A `URLRequest` for `method` at `url` with `headers` and `body`; repeated header
+    /// names are joined with ", " as `URLRequest` holds one value per name.
+    public static func request(url: URL, method: String, headers: HTTPFields, body: Data?) -> URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        for field in headers {
+            let joined = request.value(forHTTPHeaderField: field.name).map { $0 + ", " + field.value } ?? field.value
+            request.setValue(joined, forHTTPHeaderField: field.name)
+        }
+        if let body, !body.isEmpty { request.httpBody = body }
+        return request
+    }
+
+    /// A response's headers as ``HTTPFields``, sorted by name (a dictionary's order changes
+    /// from run to run); fields ``HTTPFields`` refuses are left out.
+    public static func headerFields(of response: HTTPURLResponse) -> HTTPFields {
+        let pairs = response.allHeaderFields.compactMap { key, value -> (String, String)? in
+            guard let name = key as? String, let value = value as? String else { return nil }
+            return (name, value)
+        }
+        let sorted = pairs.sorted { ($0.0.lowercased(), $0.0) < ($1.0.lowercased(), $1.0) }
+        return HTTPFields(sorted.compactMap { try? HTTPField(name: $0.0, value: $0.1) })
+    }
+}
+
+/// Why an exchange with a real server failed, in one line: the URL (without its password)
+/// and the cause.
+public struct RemoteFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, without the URL.
+    public enum Cause: Sendable, Hashable {
+        case refused
+        case hostNotFound(String)
+        case timedOut(seconds: Double)
+        case tls(String)
+        case connectionLost
+        case tooLarge(limit: Int, announced: Int?)
+        case notHTTP
+        /// HTTPS to an IPv6 address literal, which URLSession on Linux cannot connect to.
+        case ipv6Literal
+        case other(String)
+    }
+
+    /// The URL as it may be shown: a password in it is masked.
+    public let url: String
+    public let cause: Cause
+
+    public init(url: String, cause: Cause) {
+        self.url = url
+        self.cause = cause
+    }
+
+    init(url: URL?, outcome: BoundedReader.Failure, timeout: Double) {
+        self.url = url.map(RemoteFailure.displayURL) ?? "the server"
+        switch outcome {
+        case .tooLarge(let limit, let announced): cause = .tooLarge(limit: limit, announced: announced)
+        case .notHTTP: cause = .notHTTP
+        case .error(let error): cause = RemoteFailure.cause(of: error, url: url, timeout: timeout)
+        }
+    }
+
+    public var description: String {
+        switch cause {
+        case .refused: "cannot connect to \(url): connection refused (is the server running?)"
+        case .hostNotFound(let host): "cannot reach \(url): the host name \(VisibleEscapes.escape(host)) does not resolve (DNS)"
+        case .timedOut(let seconds): "no answer from \(url) within \(RemoteFailure.seconds(seconds)) (--timeout)"
+        case .tls(let reason): "TLS failure with \(url): \(VisibleEscapes.escape(reason))"
+        case .connectionLost: "\(url) closed the connection before answering completely"
+        case .tooLarge(let limit, let announced?):
+            "the answer from \(url) announces \(announced) bytes (Content-Length), more than the \(limit) bytes allowed (--max-body); it was not read"
+        case .tooLarge(let limit, nil):
+            "the answer from \(url) is larger than the \(limit) bytes allowed (--max-body); reading stopped at \(limit) bytes"
+        case .notHTTP: "\(url) did not answer with HTTP"
+        case .ipv6Literal:
+            "cannot connect to \(url): URLSession on this platform cannot reach IPv6 address literals over HTTPS "
+                + "(swift-corelibs-foundation issue 5496); use a host name that resolves to the address"
+        case .other(let reason): "exchange with \(url) failed: \(VisibleEscapes.escape(reason))"
+        }
+    }
+
+    /// `url` with a password in it replaced by bullets, escaped for a terminal.
+    public static func displayURL(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), components.password != nil else {
+            return VisibleEscapes.escape(url.absoluteString)
+        }
+        components.password = "••••"
+        return VisibleEscapes.escape(components.string ?? url.absoluteString)
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e9 ? "\(Int(value)) s" : "\(value) s"
+    }
+
+    /// The cause of a `URLSession` error, worded for a person: Foundation on Linux describes
+    /// most of them as `"(null)"`, so the code decides, and the underlying reason (libcurl's
+    /// text) is used only where it adds something.
+    private static func cause(of error: any Error, url: URL?, timeout: Double) -> Cause {
+        let nsError = error as NSError
+        let reason = (nsError.userInfo[NSLocalizedDescriptionKey] as? String) ?? ""
+        guard nsError.domain == NSURLErrorDomain else { return .other(reason.isEmpty ? "\(error)" : reason) }
+        switch nsError.code {
+        case NSURLErrorCannotConnectToHost: return .refused
+        case NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed: return .hostNotFound(url?.host ?? "")
+        case NSURLErrorTimedOut: return .timedOut(seconds: timeout)
+        case NSURLErrorSecureConnectionFailed, NSURLErrorServerCertificateHasBadDate, NSURLErrorServerCertificateUntrusted,
+            NSURLErrorServerCertificateHasUnknownRoot, NSURLErrorServerCertificateNotYetValid, NSURLErrorClientCertificateRejected,
+            NSURLErrorClientCertificateRequired:
+            return .tls(reason.isEmpty || reason == "(null)" ? "the secure connection could not be established" : reason)
+        case NSURLErrorNetworkConnectionLost: return .connectionLost
+        case NSURLErrorBadServerResponse: return .other(reason.isEmpty || reason == "(null)" ? "the server's answer is not valid HTTP" : reason)
+        case NSURLErrorUnsupportedURL: return .other("the URL is not supported")
+        default:
+            if reason.contains("SSL") || reason.contains("TLS") { return .tls(reason) }
+            return .other(reason.isEmpty || reason.contains("(null)") ? "URL error \(nsError.code)" : reason)
+        }
+    }
+}
+
+/// The data delegate behind ``RemoteHTTPClient``: collects each task's body and cancels a
+/// task whose body passes its limit.
+final class BoundedReader: NSObject, URLSessionDataDelegate, Sendable {
+    enum Failure: Error {
+        case tooLarge(limit: Int, announced: Int?)
+        case notHTTP
+        case error(any Error)
+    }
+
+    typealias Completion = @Sendable (Result<(HTTPURLResponse, Data), Failure>) -> Void
+
+    private struct Pending {
+        var limit: Int
+        var completion: Completion
+        var response: HTTPURLResponse?
+        var body = Data()
+        var failure: Failure?
+    }
+
+    private let pending = Mutex<[Int: Pending]>([:])
+    private let followsRedirects: Bool
+
+    init(followsRedirects: Bool) {
+        self.followsRedirects = followsRedirects
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(followsRedirects ? request : nil)
+    }
+
+    func register(task: Int, limit: Int, completion: @escaping Completion) {
+        pending.withLock { $0[task] = Pending(limit: limit, completion: completion) }
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        let allow = pending.withLock { pending -> Bool in
+            guard var entry = pending[dataTask.taskIdentifier] else { return false }
+            defer { pending[dataTask.taskIdentifier] = entry }
+            guard let http = response as? HTTPURLResponse else {
+                entry.failure = .notHTTP
+                return false
+            }
+            entry.response = http
+            if http.expectedContentLength > Int64(entry.limit) {
+                entry.failure = .tooLarge(limit: entry.limit, announced: Int(exactly: http.expectedContentLength))
+                return false
+            }
+            return true
+        }
+        completionHandler(allow ? .allow : .cancel)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let overflow = pending.withLock { pending -> Bool in
+            guard var entry = pending[dataTask.taskIdentifier], entry.failure == nil else { return false }
+            defer { pending[dataTask.taskIdentifier] = entry }
+            guard entry.body.count + data.count <= entry.limit else {
+                entry.failure = .tooLarge(limit: entry.limit, announced: nil)
+                return true
+            }
+            entry.body.append(data)
+            return false
+        }
+        if overflow { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let entry = pending.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if let failure = entry.failure {
+            entry.completion(.failure(failure))
+        } else if let error {
+            entry.completion(.failure(.error(error)))
+        } else if let response = entry.response {
+            entry.completion(.success((response, entry.body)))
+        } else {
+            entry.completion(.failure(.notHTTP))
+        }
+    }
+}

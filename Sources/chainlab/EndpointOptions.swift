@@ -1,0 +1,213 @@
+import ChainKit
+import Vocabulary
+import Foundation
+import Lab
+
+/// The options that point a run at a real server, shared by `trace` and the inspector:
+/// the endpoint, the user's operation and variables, extra headers, tokens, a real token
+/// endpoint, and the limits on reading from the network.
+struct EndpointOptions {
+    static let usage = """
+          --endpoint URL      send the operations to a real server: a ChainLab lab (chainlab
+                              serve, detected with GET /_lab/state) or any GraphQL-over-HTTP
+                              server (its GraphQL URL; REST: its base URL)
+          --operation FILE    run the GraphQL operation in FILE (.graphql) instead of the
+                              scenario's, in every one of its launches
+          --operation-name N  the operation of FILE to run when it has several
+          --variables JSON    the operation's variables: a JSON object, or @FILE to read one
+          --header 'N: V'     add a header to every request (repeatable); credentials masked
+          --token TOKEN       the access token Auth sends as Bearer (also --token-env VAR)
+          --oauth-token-url URL  refresh at this RFC 6749 token endpoint: refresh_token grant
+                              (rotation honoured), client_credentials without a refresh token
+          --client-id ID      the OAuth client id
+          --client-secret-env VAR  the environment variable holding the client secret
+          --client-auth basic|body  client authentication: HTTP Basic (default) or in the body
+          --refresh-token-env VAR  the environment variable holding the refresh token
+          --max-body BYTES    read at most BYTES of a response body (default 1048576)
+          --timeout SECONDS   give up on a server silent for SECONDS (default 30)
+        """
+
+    static let names = [
+        "--endpoint", "--operation", "--operation-name", "--variables", "--header", "--token", "--token-env", "--oauth-token-url",
+        "--client-id", "--client-secret-env", "--client-auth", "--refresh-token-env", "--max-body", "--timeout",
+    ]
+
+    /// The largest `--max-body`: 1 GiB.
+    static let maxBodyLimit = 1 << 30
+
+    var endpoint: URL?
+    var operationFile: String?
+    var operationName: String?
+    var variables: String?
+    var headers = HTTPFields()
+    var token: String?
+    var tokenEnv: String?
+    var tokenURL: URL?
+    var clientID: String?
+    var clientSecretEnv: String?
+    var clientAuth: OAuthTokenEndpoint.ClientAuthentication?
+    var refreshTokenEnv: String?
+    var maxBody = 1 << 20
+    var timeout = 30.0
+    /// Options given, in order, for "needs --endpoint" messages.
+    private var given: [String] = []
+
+    /// Takes `argument` (and its value) when it is one of these options; false otherwise.
+    mutating func parse(_ argument: String, _ list: inout ArgumentList) throws -> Bool {
+        guard Self.names.contains(argument) else { return false }
+        given.append(argument)
+        let value = try list.value(for: argument)
+        switch argument {
+        case "--endpoint": endpoint = try Self.httpURL(value, option: argument)
+        case "--operation": operationFile = value
+        case "--operation-name": operationName = value
+        case "--variables": variables = value
+        case "--header": try Self.addHeader(value, to: &headers)
+        case "--token": token = value
+        case "--token-env": tokenEnv = value
+        case "--oauth-token-url": tokenURL = try Self.httpURL(value, option: argument)
+        case "--client-id": clientID = value
+        case "--client-secret-env": clientSecretEnv = value
+        case "--client-auth":
+            guard let method = OAuthTokenEndpoint.ClientAuthentication(rawValue: value) else {
+                throw CommandLineError("--client-auth is basic or body, got '\(VisibleEscapes.escape(value))'")
+            }
+            clientAuth = method
+        case "--refresh-token-env": refreshTokenEnv = value
+        case "--max-body":
+            guard let bytes = Int(value), bytes >= 1, bytes <= Self.maxBodyLimit else {
+                throw CommandLineError("--max-body needs a number of bytes from 1 to \(Self.maxBodyLimit), got '\(VisibleEscapes.escape(value))'")
+            }
+            maxBody = bytes
+        default:
+            guard let seconds = Double(value), seconds > 0, seconds <= 3600 else {
+                throw CommandLineError("--timeout needs seconds above 0 and at most 3600, got '\(VisibleEscapes.escape(value))'")
+            }
+            timeout = seconds
+        }
+        return true
+    }
+
+    /// An `http://` or `https://` URL with a host (IPv6 literals in brackets).
+    static func httpURL(_ text: String, option: String) throws -> URL {
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty, let url = components.url
+        else {
+            let shown = URL(string: text).map(RemoteFailure.displayURL) ?? VisibleEscapes.escape(text)
+            throw CommandLineError("\(option) needs an http:// or https:// URL such as http://127.0.0.1:4000/graphql, got '\(shown)'")
+        }
+        return url
+    }
+
+    static func addHeader(_ text: String, to headers: inout HTTPFields) throws {
+        guard let colon = text.firstIndex(of: ":") else {
+            throw CommandLineError("--header needs 'Name: value'; the argument has no ':'")
+        }
+        let name = String(text[..<colon])
+        let value = text[text.index(after: colon)...].trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+        do {
+            headers.append(try HTTPField(name: name, value: value))
+        } catch {
+            throw CommandLineError("--header '\(VisibleEscapes.escape(name)): …': \(error.description)")
+        }
+    }
+
+    /// The run's connection settings, or nil without `--endpoint`.
+    /// - Throws: when an option needs `--endpoint` or another option, or a named
+    ///   environment variable is unset.
+    func remoteOptions(environment: [String: String]) throws -> RemoteOptions? {
+        guard var endpoint else {
+            if let option = given.first { throw CommandLineError("\(option) needs --endpoint URL (a real server)") }
+            return nil
+        }
+        if tokenURL == nil, let option = given.first(where: { ["--client-id", "--client-secret-env", "--client-auth", "--refresh-token-env"].contains($0) }) {
+            throw CommandLineError("\(option) needs --oauth-token-url URL (the token endpoint)")
+        }
+        if operationFile == nil, let option = given.first(where: { ["--operation-name", "--variables"].contains($0) }) {
+            throw CommandLineError("\(option) needs --operation FILE")
+        }
+        if token != nil, tokenEnv != nil { throw CommandLineError("give --token or --token-env, not both") }
+        var headers = self.headers
+        // Credentials in the URL become a Basic Authorization header, masked like any other,
+        // so the URL shown in events and messages carries none.
+        if var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false), let user = components.user {
+            let credentials = Data("\(user):\(components.password ?? "")".utf8).base64EncodedString()
+            if !headers.contains("Authorization") { try headers.append("Authorization", "Basic \(credentials)") }
+            components.user = nil
+            components.password = nil
+            endpoint = components.url ?? endpoint
+        }
+        var options = RemoteOptions(endpoint: endpoint, headers: headers, maxBodyBytes: maxBody, timeout: timeout)
+        options.token = try token ?? tokenEnv.map { try Self.variable($0, environment, option: "--token-env") }
+        if let tokenURL {
+            options.tokenEndpoint = OAuthTokenEndpoint(
+                url: tokenURL, clientID: clientID,
+                clientSecret: try clientSecretEnv.map { try Self.variable($0, environment, option: "--client-secret-env") },
+                clientAuthentication: clientAuth ?? .basic)
+            options.refreshToken = try refreshTokenEnv.map { try Self.variable($0, environment, option: "--refresh-token-env") }
+        }
+        return options
+    }
+
+    private static func variable(_ name: String, _ environment: [String: String], option: String) throws -> String {
+        guard let value = environment[name], !value.isEmpty else {
+            throw CommandLineError("\(option) \(VisibleEscapes.escape(name)): the environment variable is not set or empty")
+        }
+        return value
+    }
+
+    /// `scenario` with the user's operation in place of each of its operations (`--operation`).
+    func apply(to scenario: Scenario) throws -> Scenario {
+        guard let operationFile else { return scenario }
+        guard case .graphQL = scenario.chain else {
+            throw CommandLineError("--operation is for GraphQL chains; scenario '\(VisibleEscapes.escape(scenario.name))' is a middleware chain (give REST operations in a scenario file: method, path, body)")
+        }
+        let data = try readFile(operationFile, purpose: "operation file")
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw CommandLineError("\(VisibleEscapes.escape(operationFile)) is not UTF-8 text")
+        }
+        let document: GraphQLDocument
+        let chosen: (operation: GraphQLDocument.Operation, name: String)
+        do {
+            document = try GraphQLDocument(text: text)
+            chosen = try document.namedOperation(operationName)
+        } catch let error as GraphQLDocument.ParseError {
+            throw CommandLineError("\(VisibleEscapes.escape(operationFile)): \(error.description)")
+        } catch {
+            throw CommandLineError("\(VisibleEscapes.escape(operationFile)): \(error)")
+        }
+        let values = try variables.map(Self.variablesObject)
+        var scenario = scenario
+        scenario.operations = scenario.operations.map { original in
+            var operation = original
+            operation.name = chosen.name
+            operation.document = document.text
+            operation.kind = chosen.operation.kind
+            operation.variables = values
+            return operation
+        }
+        scenario.prefillCache = false
+        return scenario
+    }
+
+    /// The JSON object `--variables` gives, inline or from `@FILE`.
+    static func variablesObject(_ text: String) throws -> [String: JSONValue] {
+        var source = "--variables"
+        var data = Data(text.utf8)
+        if text.hasPrefix("@") {
+            let path = String(text.dropFirst())
+            data = try readFile(path, purpose: "variables file")
+            source = VisibleEscapes.escape(path)
+        }
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: data)
+        } catch {
+            throw CommandLineError("\(source): not JSON: \(error.description)")
+        }
+        guard case .object(let object) = value else {
+            throw CommandLineError("\(source): expected a JSON object such as {\"id\": \"2001\"}, got \(VisibleEscapes.escape(String(value.jsonString.prefix(60))))")
+        }
+        return object
+    }
+}

@@ -1,0 +1,472 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ChainKit
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HTTPServer
+import Testing
+
+/// `chainlab trace --endpoint` against servers that are not ChainLab labs, as the README's
+/// "Using ChainLab on your own API" shows it, through the built binary.
+@Suite("chainlab on your own API, as a built binary", .serialized, .timeLimit(.minutes(3)))
+struct OwnAPICommandTests {
+    static let folder: URL = {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chainlab-own-api-\(UUID().uuidString.prefix(8))")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }()
+
+    /// A file in a scratch folder with `text` in it; its path.
+    static func file(_ name: String, _ text: String) throws -> String {
+        let url = folder.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    static let operations = """
+        # the app's operations
+        query Me($id: ID!) { me(id: $id) { ...Who } }
+        mutation Rename($name: String!) { rename(name: $name) { id } }
+        fragment Who on User { id name }
+        """
+
+    static func chainlab(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let executable = try builtChainlab().path
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { $1 }
+        return try await onOwnThread { [merged] in try runProcess(executable, arguments, environment: merged) }
+    }
+
+    static func lines(_ text: String) -> [String] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    @Test func aPlainServerGetsNoSignInAndNoLabCallsAndTheTraceSaysSo() async throws {
+        let servers = try PlainServers()
+        let text = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token"])
+        #expect(text.status == 0)
+        #expect(text.stderr == "")
+        let lines = Self.lines(text.stdout)
+        #expect(lines.suffix(3) == ["#1 HeroQuery: success after 1 attempt, results from server", "backend: not a ChainLab lab (no counters)", ""])
+        // One probe for /_lab/state, then only the operation: no /oauth/token, no counters call.
+        #expect(servers.graphQLExchanges.map { "\($0.method) \($0.target)" } == ["GET /_lab/state", "POST /graphql"])
+        #expect(servers.grants.isEmpty)
+
+        let json = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token", "--format", "json"])
+        #expect(json.status == 0)
+        #expect(json.stdout.hasSuffix(#"],"backend":null}"# + "\n"))
+    }
+
+    @Test func operationVariablesHeadersAndTokenReachTheServerAndSecretsStayMasked() async throws {
+        let servers = try PlainServers()
+        let operation = try Self.file("ops.graphql", Self.operations)
+        let variables = try Self.file("vars.json", #"{"id": "7"}"#)
+        let result = try await Self.chainlab([
+            "trace", "basics", "--endpoint", servers.graphQLURL, "--operation", operation, "--operation-name", "Me",
+            "--variables", "@" + variables, "--header", "X-Api-Key: key-123456", "--header", "X-Client: cli", "--token-env", "MY_TOKEN",
+            "--format", "json",
+        ], environment: ["MY_TOKEN": "valid-token"])
+        #expect(result.status == 0)
+        let sent = try #require(servers.graphQLExchanges.last)
+        #expect(sent.json?["operationName"] == "Me")
+        #expect(sent.json?["variables"] == ["id": "7"])
+        #expect(sent.json?["query"]?.stringValue == Self.operations)
+        #expect(sent.header("X-Api-Key") == "key-123456")
+        #expect(sent.header("X-Client") == "cli")
+        #expect(sent.header("Authorization") == "Bearer valid-token")
+        #expect(result.stdout.contains(#"{"id":1,"operation":"Me","outcome":"success","attempts":1,"error":null,"results":["server"]}"#))
+        #expect(!result.stdout.contains("key-123456"))
+        #expect(!result.stdout.contains("valid-token"))
+        #expect(result.stdout.contains(#"["X-Api-Key","••••3456"]"#))
+        #expect(result.stdout.contains(#"["X-Client","cli"]"#))
+        // The server's answer is in the trace as it sent it.
+        #expect(result.stdout.contains(#""body":"{\"data\":{\"me\":{\"id\":\"1\",\"name\":\"Ada\"}}}""#))
+    }
+
+    @Test func withoutATokenAuthAttachesNothingAndSaysSo() async throws {
+        let servers = try PlainServers()
+        let result = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("• AuthInterceptor log (no access token: Authorization not attached)"))
+        #expect(servers.graphQLExchanges.last?.header("Authorization") == nil)
+        #expect(Self.lines(result.stdout).suffix(3).first == "#1 HeroQuery: failure after 1 attempt — TokenRefreshError: the access token was rejected and there is no refresh token to renew it")
+    }
+
+    @Test func aNonJSONAnswerIsShownAsText() async throws {
+        let servers = try PlainServers()
+        let operation = try Self.file("text.graphql", "query Text { words }")
+        let result = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token", "--operation", operation, "--format", "json"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains(#""status":200,"error":null,"body":"plain words, not JSON","bodyBytes":21"#))
+    }
+
+    @Test func naiveRefreshAgainstARealTokenEndpointStormsAndReusesTheRotatedToken() async throws {
+        let servers = try PlainServers()
+        let result = try await Self.chainlab([
+            "trace", "refresh-storm", "--endpoint", servers.graphQLURL, "--token", "expired-token",
+            "--oauth-token-url", servers.tokenURL, "--client-id", "app", "--client-secret-env", "SECRET", "--refresh-token-env", "REFRESH",
+        ], environment: ["SECRET": "s3cret", "REFRESH": "refresh-0"])
+        #expect(result.status == 0)
+        let grants = servers.grants
+        #expect(grants.count == 5)
+        #expect(grants.map { $0.form["refresh_token"] } == Array(repeating: "refresh-0", count: 5))
+        #expect(grants.allSatisfy { $0.header("Authorization") == "Basic " + Data("app:s3cret".utf8).base64EncodedString() })
+        let summary = Self.lines(result.stdout).suffix(7)
+        #expect(Array(summary) == [
+            "#1 HeroQuery: success after 2 attempts, results from server",
+            "#2 HeroQuery: failure after 1 attempt — TokenEndpointError: token endpoint refused the refresh: HTTP 400 invalid_grant (refresh token unknown or already used)",
+            "#3 HeroQuery: failure after 1 attempt — TokenEndpointError: token endpoint refused the refresh: HTTP 400 invalid_grant (refresh token unknown or already used)",
+            "#4 HeroQuery: failure after 1 attempt — TokenEndpointError: token endpoint refused the refresh: HTTP 400 invalid_grant (refresh token unknown or already used)",
+            "#5 HeroQuery: failure after 1 attempt — TokenEndpointError: token endpoint refused the refresh: HTTP 400 invalid_grant (refresh token unknown or already used)",
+            "backend: not a ChainLab lab (no counters)", "",
+        ])
+        #expect(!result.stdout.contains("s3cret") && !result.stdout.contains("refresh-0"))
+    }
+
+    @Test func singleFlightRefreshesOnceAndTheRotatedRefreshTokenIsUsedNext() async throws {
+        let servers = try PlainServers()
+        let arguments = [
+            "trace", "refresh-storm-fixed", "--endpoint", servers.graphQLURL, "--token", "expired-token", "--oauth-token-url", servers.tokenURL,
+            "--client-id", "app", "--client-secret-env", "SECRET", "--client-auth", "body", "--refresh-token-env", "REFRESH", "--format", "json",
+        ]
+        let result = try await Self.chainlab(arguments, environment: ["SECRET": "s3cret", "REFRESH": "refresh-0"])
+        #expect(result.status == 0)
+        #expect(servers.grants.count == 1)
+        #expect(servers.grants[0].form == ["grant_type": "refresh_token", "refresh_token": "refresh-0", "client_id": "app", "client_secret": "s3cret"])
+        #expect(servers.grants[0].header("Authorization") == nil)
+        #expect(result.stdout.components(separatedBy: #""outcome":"success""#).count - 1 == 5)
+        #expect(!result.stdout.contains("s3cret"))
+    }
+
+    @Test func clientCredentialsWhenThereIsNoRefreshToken() async throws {
+        let servers = try PlainServers()
+        let result = try await Self.chainlab(
+            ["trace", "basics", "--endpoint", servers.graphQLURL, "--oauth-token-url", servers.tokenURL, "--client-id", "app", "--client-secret-env", "SECRET"],
+            environment: ["SECRET": "s3cret"])
+        #expect(result.status == 0)
+        #expect(servers.grants.map(\.form) == [["grant_type": "client_credentials"]])
+        #expect(servers.graphQLExchanges.last?.header("Authorization") == "Bearer access-1")
+        #expect(result.stdout.contains("TokenManager refresh 200 (client_credentials grant)"))
+        #expect(Self.lines(result.stdout).suffix(3).first == "#1 HeroQuery: success after 2 attempts, results from server")
+    }
+
+    @Test func aTokenEndpointErrorIsShownWithItsDescription() async throws {
+        let servers = try PlainServers()
+        let result = try await Self.chainlab(
+            ["trace", "token-expiry", "--endpoint", servers.graphQLURL, "--token", "old", "--oauth-token-url", servers.tokenURL,
+             "--client-id", "app", "--client-secret-env", "SECRET", "--refresh-token-env", "REFRESH"],
+            environment: ["SECRET": "wrong", "REFRESH": "refresh-0"])
+        #expect(result.stdout.contains("TokenManager refresh 401 invalid_client (refresh_token grant)"))
+        #expect(result.stdout.contains("#1 HeroQuery: failure after 1 attempt — TokenEndpointError: token endpoint refused the refresh: HTTP 401 invalid_client (unknown client or wrong secret)"))
+    }
+
+    @Test func aBodyOverMaxBodyStopsTheReadSaysHowLargeAndTheTimelineIsStillWritten() async throws {
+        let servers = try PlainServers()
+        let operation = try Self.file("big.graphql", "query Big { blob }")
+        let output = Self.folder.appendingPathComponent("big.json").path
+        let result = try await Self.chainlab([
+            "trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token", "--operation", operation, "--max-body", "65536",
+            "--format", "json", "--output", output,
+        ])
+        #expect(result.status == 1)
+        let announced = (3 << 20) + #"{"data":{"blob":""}}"#.utf8.count
+        #expect(result.stderr == "chainlab: the answer from \(servers.graphQLURL) announces \(announced) bytes (Content-Length), more than the 65536 bytes allowed (--max-body); it was not read\n")
+        let written = try String(contentsOfFile: output, encoding: .utf8)
+        #expect(written.contains(#""name":"transport","kind":"transport","phase":"send""#))
+        #expect(written.contains(#""outcome":"failure""#))
+    }
+
+    @Test func networkFailuresAreOneLineNamingTheURLAndExitOne() async throws {
+        // A port that was just listened on and closed: nothing answers there.
+        let closed = HTTPServer { _ in .text("") }
+        let port = try closed.start()
+        closed.stop()
+        let refused = try await Self.chainlab(["trace", "basics", "--endpoint", "http://user:hunter2@127.0.0.1:\(port)/graphql"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr == "chainlab: cannot connect to http://127.0.0.1:\(port)/_lab/state: connection refused (is the server running?)\n")
+        #expect(refused.stdout == "")
+
+        let dns = try await Self.chainlab(["trace", "basics", "--endpoint", "http://no-such-host.invalid/graphql"])
+        #expect(dns.status == 1)
+        #expect(dns.stderr == "chainlab: cannot reach http://no-such-host.invalid/_lab/state: the host name no-such-host.invalid does not resolve (DNS)\n")
+
+        let servers = try PlainServers()
+        let tls = try await Self.chainlab(["trace", "basics", "--endpoint", "https://127.0.0.1:\(servers.graphQLPort)/graphql"])
+        #expect(tls.status == 1)
+        #expect(tls.stderr.hasPrefix("chainlab: TLS failure with https://127.0.0.1:\(servers.graphQLPort)/_lab/state: "))
+        #expect(Self.lines(tls.stderr).count == 2)
+
+        let slow = try Self.file("slow.graphql", "query Slow { later }")
+        let timeout = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token", "--operation", slow, "--timeout", "1"])
+        #expect(timeout.status == 1)
+        #expect(timeout.stderr == "chainlab: no answer from \(servers.graphQLURL) within 1 s (--timeout)\n")
+        #expect(timeout.stdout.contains("#1 Slow: failure after 1 attempt — RemoteFailure: no answer from \(servers.graphQLURL) within 1 s (--timeout)"))
+
+        let ipv6 = try await Self.chainlab(["trace", "basics", "--endpoint", "http://[::1]:\(port)/graphql"])
+        #expect(ipv6.status == 1)
+        #expect(ipv6.stderr == "chainlab: cannot connect to http://[::1]:\(port)/_lab/state: connection refused (is the server running?)\n")
+    }
+
+    @Test func anIPv6LiteralEndpointAndTokenEndpointWork() async throws {
+        let servers = try PlainServers(host: "::1")
+        let result = try await Self.chainlab(
+            ["trace", "token-expiry", "--endpoint", servers.graphQLURL, "--token", "old", "--oauth-token-url", servers.tokenURL,
+             "--client-id", "app", "--client-secret-env", "SECRET", "--refresh-token-env", "REFRESH"],
+            environment: ["SECRET": "s3cret", "REFRESH": "refresh-0"])
+        #expect(result.stderr == "")
+        #expect(Self.lines(result.stdout).suffix(3) == ["#1 HeroQuery: success after 2 attempts, results from server", "backend: not a ChainLab lab (no counters)", ""])
+        #expect(servers.graphQLExchanges.map { "\($0.method) \($0.target) \($0.header("Host") ?? "")" } == [
+            "GET /_lab/state [::1]:\(servers.graphQLPort)", "POST /graphql [::1]:\(servers.graphQLPort)", "POST /graphql [::1]:\(servers.graphQLPort)",
+        ])
+        #expect(servers.grants.map { $0.form["grant_type"] } == ["refresh_token"])
+    }
+
+    @Test func usageMistakesExitTwoSayingWhatAndWhere() async throws {
+        let servers = try PlainServers()
+        let url = servers.graphQLURL
+        let twoOperations = try Self.file("two.graphql", Self.operations)
+        let broken = try Self.file("broken.graphql", "query A {\n  me { id }\n")
+        let cases: [([String], String)] = [
+            (["--endpoint", "ftp://x"], "--endpoint needs an http:// or https:// URL such as http://127.0.0.1:4000/graphql, got 'ftp://x'"),
+            (["--endpoint", url, "--operation", twoOperations], "\(twoOperations): the document has 2 operations (query Me, mutation Rename); pick one with --operation-name"),
+            (["--endpoint", url, "--operation", twoOperations, "--operation-name", "Nope"], "\(twoOperations): the document has no operation named 'Nope'; it has: query Me, mutation Rename"),
+            (["--endpoint", url, "--operation", broken], "\(broken): line 3, column 1: '{' opened at line 1, column 9 is never closed"),
+            (["--endpoint", url, "--operation", twoOperations, "--operation-name", "Me", "--variables", "[1]"], #"--variables: expected a JSON object such as {"id": "2001"}, got [1]"#),
+            (["--endpoint", url, "--operation", twoOperations, "--operation-name", "Me", "--variables", "{"], "--variables: not JSON: "),
+            (["--endpoint", url, "--header", "NoColon"], "--header needs 'Name: value'; the argument has no ':'"),
+            (["--token", "t"], "--token needs --endpoint URL (a real server)"),
+            (["--endpoint", url, "--client-id", "app"], "--client-id needs --oauth-token-url URL (the token endpoint)"),
+            (["--endpoint", url, "--token-env", "CHAINLAB_SURELY_UNSET"], "--token-env CHAINLAB_SURELY_UNSET: the environment variable is not set or empty"),
+            (["--endpoint", url, "--max-body", "0"], "--max-body needs a number of bytes from 1 to 1073741824, got '0'"),
+            (["--endpoint", url, "--timeout", "-1"], "--timeout needs seconds above 0 and at most 3600, got '-1'"),
+            (["--endpoint", url, "--client-auth", "digest", "--oauth-token-url", url], "--client-auth is basic or body, got 'digest'"),
+        ]
+        for (arguments, message) in cases {
+            let result = try await Self.chainlab(["trace", "basics"] + arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr.hasPrefix("chainlab: " + message), "\(arguments): \(result.stderr)")
+        }
+        #expect(servers.graphQLExchanges.filter { $0.method == "POST" }.isEmpty)
+    }
+
+    @Test func restOperationsGoUnderTheEndpointWithMethodPathAndBody() async throws {
+        let servers = try PlainServers()
+        let scenario = try Self.file("rest.json", """
+            {"name": "my-rest", "chain": [{"middleware": "AuthenticationMiddleware"}, {"middleware": "LoggingMiddleware"}],
+             "operations": [{"name": "createNote", "method": "POST", "path": "/notes", "body": {"text": "hi"}}]}
+            """)
+        let result = try await Self.chainlab(["trace", "--scenario-file", scenario, "--endpoint", "http://127.0.0.1:\(servers.graphQLPort)/api", "--token", "valid-token"])
+        #expect(result.status == 0)
+        let sent = try #require(servers.graphQLExchanges.last)
+        #expect(sent.method == "POST")
+        #expect(sent.target == "/api/notes")
+        #expect(sent.json == ["text": "hi"])
+        #expect(sent.header("Content-Type") == "application/json")
+        #expect(sent.header("Authorization") == "Bearer valid-token")
+        #expect(Self.lines(result.stdout).suffix(3) == ["#1 createNote: success after 1 attempt, results from server 201", "backend: not a ChainLab lab (no counters)", ""])
+    }
+
+    @Test func helpListsEveryNewOption() async throws {
+        let help = try await Self.chainlab(["trace", "--help"])
+        for option in ["--endpoint", "--operation", "--operation-name", "--variables", "--header", "--token", "--token-env", "--oauth-token-url",
+                       "--client-id", "--client-secret-env", "--client-auth", "--refresh-token-env", "--max-body", "--timeout"] {
+            #expect(help.stdout.contains(option), "\(option)")
+        }
+    }
+}
+
+/// A running `chainlab serve --upstream URL --port 0`, the port it announced and, once
+/// stopped, everything it printed.
+private final class ProxyProcess: Sendable {
+    let process: Process
+    let port: UInt16
+    private let output: Pipe
+
+    init(upstream: String) async throws {
+        let process = Process()
+        process.executableURL = try builtChainlab()
+        process.arguments = ["serve", "--upstream", upstream, "--port", "0"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        self.output = output
+        let line = try await onOwnThread { () -> String in
+            var data = Data()
+            while !data.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                data.append(chunk)
+            }
+            return String(decoding: data, as: UTF8.self)
+        }
+        let prefix = "chainlab serve: proxying http://127.0.0.1:"
+        guard line.hasPrefix(prefix), let port = UInt16(line.dropFirst(prefix.count).prefix { $0.isNumber }) else {
+            process.terminate()
+            throw CLITestError(message: "chainlab serve --upstream did not announce a port; stdout: \(line.debugDescription)")
+        }
+        #expect(line == "chainlab serve: proxying http://127.0.0.1:\(port) to \(upstream) (control at /_lab/: fail-next, unauthorized-next, latency, state, har)\n")
+        self.port = port
+    }
+
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    /// Sends SIGTERM; returns the exit status and the exchange lines printed after the first.
+    func stop() async throws -> (status: Int32, lines: [String]) {
+        kill(process.processIdentifier, SIGTERM)
+        return try await onOwnThread { [process, output] in
+            let rest = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: rest, as: UTF8.self).split(separator: "\n").map(String.init))
+        }
+    }
+
+    /// One request to the proxy: status, headers and body.
+    func send(_ method: String, _ target: String, headers: [String: String] = [:], body: String? = nil) async throws -> (status: Int, headers: [String: String], body: String) {
+        var request = URLRequest(url: URL(string: base + target)!)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let body { request.httpBody = Data(body.utf8) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields { fields["\(name)".lowercased()] = "\(value)" }
+        return (http.statusCode, fields, String(decoding: data, as: UTF8.self))
+    }
+}
+
+@Suite("chainlab serve --upstream: a fault-injecting proxy, as a built binary", .serialized, .timeLimit(.minutes(2)))
+struct UpstreamProxyCommandTests {
+    static let me = #"{"operationName":"Me","query":"query Me { me { id } }"}"#
+
+    @Test func forwardsMethodTargetHeadersAndBodyAndAnswersAsTheUpstreamDid() async throws {
+        let servers = try PlainServers()
+        let proxy = try await ProxyProcess(upstream: "http://127.0.0.1:\(servers.graphQLPort)")
+        let answer = try await proxy.send("POST", "/graphql?trace=1", headers: [
+            "Authorization": "Bearer valid-token", "Content-Type": "application/json", "X-Custom": "kept", "Proxy-Authorization": "Basic dropme",
+            "Connection": "keep-alive, X-Hop", "X-Hop": "dropped",
+        ], body: Self.me)
+        #expect(answer.status == 200)
+        #expect(answer.body == #"{"data":{"me":{"id":"1","name":"Ada"}}}"#)
+        #expect(answer.headers["content-type"] == "application/json")
+        let seen = try #require(servers.graphQLExchanges.last)
+        #expect(seen.method == "POST")
+        #expect(seen.target == "/graphql?trace=1")
+        #expect(String(decoding: seen.body, as: UTF8.self) == Self.me)
+        #expect(seen.header("Host") == "127.0.0.1:\(servers.graphQLPort)")
+        #expect(seen.header("X-Custom") == "kept")
+        #expect(seen.header("Authorization") == "Bearer valid-token")
+        #expect(seen.header("Proxy-Authorization") == nil)
+        #expect(seen.header("X-Hop") == nil)
+
+        let missing = try await proxy.send("GET", "/elsewhere")
+        #expect(missing.status == 404)
+        let stopped = try await proxy.stop()
+        #expect(stopped.status == 0)
+        #expect(stopped.lines.count == 2)
+        #expect(stopped.lines[0].hasSuffix(" POST /graphql Me 200 \(stopped.lines[0].split(separator: " ")[5])"))
+        #expect(stopped.lines[0].split(separator: " ").count == 6)
+        #expect(stopped.lines[1].split(separator: " ").dropFirst().prefix(4) == ["GET", "/elsewhere", "-", "404"])
+    }
+
+    @Test func unauthorizedNextAndFailNextAnswerMatchingRequestsWithoutForwarding() async throws {
+        let servers = try PlainServers()
+        let proxy = try await ProxyProcess(upstream: "http://127.0.0.1:\(servers.graphQLPort)")
+        let auth = ["Authorization": "Bearer valid-token", "Content-Type": "application/json"]
+        #expect(try await proxy.send("POST", "/_lab/unauthorized-next", body: #"{"count": 1, "match": {"operationName": "Me"}}"#).body == "{\"queued\":1}\n")
+        let other = try await proxy.send("POST", "/graphql", headers: auth, body: #"{"operationName":"Other","query":"query Other { x }"}"#)
+        #expect(other.status == 200)
+        let injected = try await proxy.send("POST", "/graphql", headers: auth, body: Self.me)
+        #expect(injected.status == 401)
+        #expect(injected.body == #"{"errors":[{"extensions":{"code":"UNAUTHENTICATED"},"message":"Unauthorized (injected by chainlab serve)"}]}"# + "\n")
+        #expect(try await proxy.send("POST", "/_lab/unauthorized-next", body: #"{"mode": "graphQLError200"}"#).status == 200)
+        let in200 = try await proxy.send("POST", "/graphql", headers: auth, body: Self.me)
+        #expect(in200.status == 200)
+        #expect(in200.body == #"{"data":null,"errors":[{"extensions":{"code":"UNAUTHENTICATED"},"message":"Unauthenticated (injected by chainlab serve)"}]}"# + "\n")
+        #expect(try await proxy.send("POST", "/_lab/fail-next", body: #"{"count": 2, "status": 500, "match": {"path": "/graphql"}}"#).status == 200)
+        #expect(try await proxy.send("GET", "/api/x", headers: auth).status == 200)
+        #expect(try await proxy.send("POST", "/graphql", headers: auth, body: Self.me).status == 500)
+        #expect(try await proxy.send("POST", "/graphql", headers: auth, body: Self.me).status == 500)
+        #expect(try await proxy.send("POST", "/graphql", headers: auth, body: Self.me).status == 200)
+        // Four answers were the proxy's own: the upstream saw the other three.
+        #expect(servers.graphQLExchanges.map(\.target) == ["/graphql", "/api/x", "/graphql"])
+        #expect(try await proxy.send("POST", "/_lab/latency", body: #"{"seconds": 0.2, "match": {"path": "/api/x"}}"#).status == 200)
+        #expect(try await proxy.send("GET", "/_lab/state").body.contains(#""latency":{"match":"path /api/x","seconds":0.2}"#))
+        let bad = try await proxy.send("POST", "/_lab/fail-next", body: #"{"status": 200}"#)
+        #expect(bad.status == 400)
+        #expect(bad.body == #"{"error":"bad control","message":"status must be a whole number from 500 to 599"}"# + "\n")
+
+        let har = try await proxy.send("GET", "/_lab/har")
+        let entries = try #require(try JSONValue(parsing: Data(har.body.utf8))["log"]?["entries"]?.arrayValue)
+        #expect(entries.count == 7)
+        #expect(!har.body.contains("valid-token"))
+        #expect(har.body.contains(#"{"name":"Authorization","value":"Bearer ••••oken"}"#))
+        let lines = try await proxy.stop().lines
+        #expect(lines.filter { $0.hasSuffix(" injected") }.count == 4)
+        #expect(lines.filter { $0.contains(" POST /graphql Me 401 ") && $0.hasSuffix(" injected") }.count == 1)
+    }
+
+    @Test func anUpstreamThatIsDownGets502WithAReasonAndTheProxyKeepsServing() async throws {
+        let closed = HTTPServer { _ in .text("") }
+        let port = try closed.start()
+        closed.stop()
+        let proxy = try await ProxyProcess(upstream: "http://127.0.0.1:\(port)")
+        for _ in 0..<2 {
+            let answer = try await proxy.send("GET", "/graphql")
+            #expect(answer.status == 502)
+            #expect(answer.body == #"{"error":"bad gateway","message":"cannot connect to http://127.0.0.1:\#(port)/graphql: connection refused (is the server running?)"}"# + "\n")
+        }
+        #expect(try await proxy.send("GET", "/_lab/state").status == 200)
+        #expect(try await proxy.stop().status == 0)
+    }
+
+    @Test func labOnlyOptionsAndBadURLsAreRefused() async throws {
+        let labOnly = try await OwnAPICommandTests.chainlab(["serve", "--upstream", "http://127.0.0.1:1", "--token-ttl", "5"])
+        #expect(labOnly.status == 2)
+        #expect(labOnly.stderr == "chainlab: --token-ttl configures the lab backend, which --upstream replaces; use POST /_lab/latency, /_lab/fail-next or /_lab/unauthorized-next on the proxy\n")
+        let badURL = try await OwnAPICommandTests.chainlab(["serve", "--upstream", "localhost:4000"])
+        #expect(badURL.status == 2)
+        #expect(badURL.stderr == "chainlab: --upstream needs an http:// or https:// URL such as http://127.0.0.1:4000/graphql, got 'localhost:4000'\n")
+        let help = try await OwnAPICommandTests.chainlab(["serve", "--help"])
+        #expect(help.stdout.contains("--upstream URL"))
+        #expect(help.stdout.contains("POST /_lab/unauthorized-next"))
+    }
+
+    @Test func anAppsRefreshBrokenByHandThroughTheProxy() async throws {
+        let servers = try PlainServers()
+        let proxy = try await ProxyProcess(upstream: "http://127.0.0.1:\(servers.graphQLPort)")
+        _ = try await proxy.send("POST", "/_lab/unauthorized-next", body: #"{"match": {"operationName": "HeroQuery"}}"#)
+        let result = try await OwnAPICommandTests.chainlab(
+            ["trace", "basics", "--endpoint", proxy.base + "/graphql", "--token", "valid-token", "--oauth-token-url", servers.tokenURL,
+             "--client-id", "app", "--client-secret-env", "SECRET", "--refresh-token-env", "REFRESH"],
+            environment: ["SECRET": "s3cret", "REFRESH": "refresh-0"])
+        #expect(result.status == 0)
+        #expect(OwnAPICommandTests.lines(result.stdout).suffix(3) == ["#1 HeroQuery: success after 2 attempts, results from server", "backend: not a ChainLab lab (no counters)", ""])
+        #expect(servers.grants.map { $0.form["grant_type"] } == ["refresh_token"])
+        #expect(servers.graphQLExchanges.last?.header("Authorization") == "Bearer access-1")
+        _ = try await proxy.stop()
+    }
+}
+
+/// In the tmux suite, which runs one terminal at a time.
+extension InspectorEndToEndTests {
+    @Test("on a plain server T says there are no lab controls, and operations still run")
+    func tSaysThereAreNoLabControlsAndOperationsStillRun() async throws {
+        let servers = try PlainServers()
+        let binary = try builtChainlab().path
+        let session = try TmuxSession("env SWIFT_BACKTRACE=interactive=no \(binary) basics --endpoint \(servers.graphQLURL) --token valid-token --no-step")
+        try await session.waitFor("Requests")
+        try session.send("T")
+        try await session.waitFor("this server has no lab controls: tokens cannot be expired from here")
+        try session.send("n")
+        try await session.waitFor("✓ #1 HeroQuery  200")
+        #expect(servers.graphQLExchanges.map { "\($0.method) \($0.target)" } == ["GET /_lab/state", "POST /graphql"])
+    }
+}

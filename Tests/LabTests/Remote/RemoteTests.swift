@@ -1,0 +1,183 @@
+import ChainKit
+import Foundation
+import HTTPServer
+import Lab
+import Testing
+import Timeline
+
+@Suite("GraphQL documents from users' files")
+struct GraphQLDocumentTests {
+    @Test func operationsAreFoundWithTheirKindsPastCommentsStringsAndFragments() throws {
+        let text = """
+            # "query" in a comment is not an operation
+            query Me($id: ID! = "x{") { me(id: $id) { ...F note(text: \"\"\"a } block\"\"\") } }
+            fragment F on User { id }
+            mutation Rename { rename(name: "}") { id } }
+            subscription OnChange { changed }
+            { anonymous }
+            """
+        let document = try GraphQLDocument(text: text)
+        #expect(document.operations == [
+            .init(name: "Me", kind: .query), .init(name: "Rename", kind: .mutation), .init(name: "OnChange", kind: .subscription),
+            .init(name: nil, kind: .query),
+        ])
+        #expect(try document.operation(named: "OnChange").kind == .subscription)
+        let operation = document.graphQLOperation(try document.operation(named: "Rename"), variables: ["a": 1])
+        #expect(operation == GraphQLOperation(name: "Rename", kind: .mutation, document: text, variables: ["a": 1]))
+    }
+
+    @Test(arguments: [
+        ("query A { me ", "line 1, column 14: '{' opened at line 1, column 9 is never closed"),
+        ("query A { me ) }", "line 1, column 14: ')' does not close '{' opened at line 1, column 9"),
+        ("query A", "line 1, column 8: the query at line 1, column 1 has no selection set ('{ … }')"),
+        ("type User { id: ID }", "line 1, column 1: expected an operation (query, mutation, subscription or '{') or a fragment, found 'type'"),
+        ("query A { me(x: \"open) }", "line 1, column 17: unterminated string"),
+        ("fragment F on User { id }", "line 1, column 26: the document has no operation"),
+        ("query A { me ? }", "line 1, column 14: unexpected character '?'"),
+    ])
+    func brokenDocumentsAreRefusedWithLineAndColumn(text: String, message: String) {
+        #expect(throws: GraphQLDocument.ParseError.self) { try GraphQLDocument(text: text) }
+        do {
+            _ = try GraphQLDocument(text: text)
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
+    @Test func severalOperationsNeedANameThatExists() throws {
+        let document = try GraphQLDocument(text: "query A { a } mutation B { b }")
+        #expect(throws: OperationChoiceError(reason: "the document has 2 operations (query A, mutation B); pick one with --operation-name")) {
+            try document.operation(named: nil)
+        }
+        #expect(throws: OperationChoiceError(reason: "the document has no operation named 'C'; it has: query A, mutation B")) {
+            try document.operation(named: "C")
+        }
+    }
+}
+
+@Suite("Scenario operations with their own documents")
+struct ScenarioDocumentTests {
+    @Test func documentAndDocumentFileAreReadRelativeToTheScenario() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chainlab-doc-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("mutation Save($v: Int) { save(v: $v) }".utf8).write(to: folder.appendingPathComponent("save.graphql"))
+        let json = """
+            {"name": "mine", "chain": [{"interceptor": "AuthInterceptor"}],
+             "operations": [{"name": "Me", "document": "query Me { me { id } } query Other { x }"},
+                            {"name": "anything", "documentFile": "save.graphql", "variables": {"v": 3}}]}
+            """
+        let scenario = try ScenarioCodec.decode(Data(json.utf8), relativeTo: folder)
+        #expect(scenario.operations.map(\.name) == ["Me", "Save"])
+        #expect(scenario.operations.map(\.kind) == [.query, .mutation])
+        #expect(scenario.operations[1].document == "mutation Save($v: Int) { save(v: $v) }")
+        #expect(scenario.operations[1].variables == ["v": 3])
+    }
+
+    @Test(arguments: [
+        (#"{"name": "Me", "document": "query Me {"}"#, "operations[0].document: not a GraphQL document: line 1, column 11: '{' opened at line 1, column 10 is never closed"),
+        (#"{"name": "Nope", "document": "query A { a } query B { b }"}"#, "operations[0].name: the document has no operation named 'Nope'; it has: query A, query B"),
+        (#"{"name": "A", "documentFile": "/nonexistent.graphql"}"#, "operations[0].documentFile: cannot read /nonexistent.graphql: no such file, not readable, or larger than 1048576 bytes"),
+        (#"{"name": "A", "document": "{ a }", "documentFile": "x"}"#, "operations[0].documentFile: give \"document\" or \"documentFile\", not both"),
+        (#"{"name": "A", "document": "{ me { id } }"}"#, "operations[0].name: the query is anonymous; name it (query Name { … }): every request carries its operationName"),
+        (#"{"name": "HeroQuery", "variables": [1]}"#, "operations[0].variables: expected a JSON object such as {\"id\": \"2001\"}, got [1]"),
+    ])
+    func badOperationsAreRefusedWithTheirPath(operation: String, message: String) {
+        let json = #"{"name": "mine", "chain": [{"interceptor": "AuthInterceptor"}], "operations": ["# + operation + "]}"
+        #expect(throws: ScenarioError.self) { try ScenarioCodec.decode(Data(json.utf8)) }
+        do {
+            _ = try ScenarioCodec.decode(Data(json.utf8))
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+}
+
+@Suite("A real token endpoint's requests (RFC 6749)")
+struct OAuthClientRequestTests {
+    let url = URL(string: "https://auth.example.com/token")!
+
+    @Test func refreshTokenGrantWithBasicClientAuthentication() throws {
+        let endpoint = OAuthTokenEndpoint(url: url, clientID: "my app", clientSecret: "p@ss:word", clientAuthentication: .basic)
+        #expect(endpoint.form(refreshToken: "r/1+2") == "grant_type=refresh_token&refresh_token=r%2F1%2B2")
+        // RFC 6749 §2.3.1: id and secret are form-encoded, then joined with ':' and base64-encoded.
+        let expected = "Basic " + Data("my+app:p%40ss%3Aword".utf8).base64EncodedString()
+        #expect(try endpoint.headers()["Authorization"] == expected)
+    }
+
+    @Test func clientCredentialsInTheBodyWithoutARefreshToken() throws {
+        let endpoint = OAuthTokenEndpoint(url: url, clientID: "app", clientSecret: "s3cret", clientAuthentication: .body)
+        #expect(endpoint.form(refreshToken: nil) == "grant_type=client_credentials&client_id=app&client_secret=s3cret")
+        #expect(try endpoint.headers()["Authorization"] == nil)
+        #expect(OAuthTokenEndpoint(url: url, clientID: "public").form(refreshToken: "r") == "grant_type=refresh_token&refresh_token=r&client_id=public")
+    }
+}
+
+@Suite("Telling a lab from a plain server")
+struct LabDetectionTests {
+    @Test func aServerWithoutLabStateIsPlainAndHasNoCounters() async throws {
+        let server = HTTPServer { request in
+            request.target == "/graphql"
+                ? HTTPServerResponse(status: 200, headers: [HTTPServerHeader(name: "Content-Type", value: "application/json")], body: Data(#"{"data":{"hero":{"id":"1"}}}"#.utf8))
+                : .text("not here", status: 404)
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let session = try await LabSession.connect(
+            scenario: try #require(Catalog.scenario(named: "basics")),
+            remote: RemoteOptions(endpoint: URL(string: "http://127.0.0.1:\(port)/graphql")!, token: "t"))
+        let result = await session.runHeadless()
+        await session.shutDown()
+        #expect(!session.hasLabControls)
+        #expect(result.backendCounters == nil)
+        #expect(result.requests.map(\.outcome) == [.success])
+        #expect(result.networkFailures == [])
+    }
+
+    @Test func aLabIsDetectedAndKeepsItsCounters() async throws {
+        let lab = try ServedLab(LabBackend.Settings())
+        defer { lab.service.stop() }
+        let session = try await LabSession.connect(
+            scenario: try #require(Catalog.scenario(named: "basics")), remote: RemoteOptions(endpoint: lab.baseURL.appendingPathComponent("graphql")))
+        let result = await session.runHeadless()
+        await session.shutDown()
+        #expect(session.hasLabControls)
+        #expect(result.backendCounters?["graphqlRequests"] == 1)
+        #expect(result.backendCounters?["passwordGrants"] == 1)
+    }
+}
+
+@Suite("Credentials stay out of recordings")
+struct RecordedSecretTests {
+    @Test func anEditedRequestIsRecordedWithoutItsTokenAndReplaysIdentically() async throws {
+        let scenario = try #require(Catalog.scenario(named: "basics"))
+        let live = steppingSession(scenario: scenario)
+        live.launch()
+        await live.scheduler.waitUntilSettled()
+        _ = await live.step(1, until: .hop(2, .pre))
+        var headers = try #require(live.scheduler.snapshot.parked.first { $0.request == 1 }?.currentHeaders)
+        let token = try #require(headers["Authorization"])
+        #expect(token.hasPrefix("Bearer at-"))
+        try headers.append("X-Replay", "yes")
+        await live.perform(.editRequestHeaders(request: 1, headers: headers))
+        await live.perform(.resumeAll)
+        let original = live.result()
+        #expect(original.requests.map(\.outcome) == [.success])
+
+        let json = Recording(scenario: scenario.name, commands: live.scheduler.log).json
+        #expect(!json.contains(String(token.dropFirst("Bearer ".count))))
+        #expect(json.contains(#"["Authorization","(credential not recorded)"]"#))
+        #expect(json.contains(#"["X-Replay","yes"]"#))
+
+        let replayed = await LabSession(scenario: scenario, defaultMode: .step, replay: try Recording(json: Data(json.utf8)).commands).runHeadless()
+        #expect(replayed.refusals.isEmpty)
+        #expect(replayed.events == original.events)
+    }
+
+    @Test func markersTakeTheCurrentValueAndVanishWhenThereIsNone() throws {
+        let current = try HTTPFields(["Authorization": "Bearer live", "Cookie": "a=b"])
+        let edited = try HTTPFields(["Authorization": RecordedSecret.marker, "Set-Cookie": RecordedSecret.marker, "X-Plain": "kept"])
+        #expect(RecordedSecret.restored(edited, from: current) == (try HTTPFields(["Authorization": "Bearer live", "X-Plain": "kept"])))
+        #expect(RecordedSecret.redacted(current) == (try HTTPFields(["Authorization": RecordedSecret.marker, "Cookie": RecordedSecret.marker])))
+    }
+}
