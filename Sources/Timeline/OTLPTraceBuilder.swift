@@ -1,4 +1,5 @@
 import ChainKit
+import Vocabulary
 import Foundation
 import Vocabulary
 

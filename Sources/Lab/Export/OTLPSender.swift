@@ -1,4 +1,5 @@
 import ChainKit
+import Vocabulary
 public import Foundation
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
