@@ -1,7 +1,6 @@
 import ChainKit
 import Vocabulary
 import Foundation
-import Vocabulary
 
 /// Turns timeline events into the spans of ``OTLPExport``: which events make which span,
 /// how spans nest and link, and what each span and span event says.

@@ -4,7 +4,6 @@ public import Foundation
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
-import Vocabulary
 
 /// Sends OTLP/JSON documents to an OTLP/HTTP receiver (an OpenTelemetry Collector, Jaeger,
 /// Tempo): `POST {endpoint}/v1/traces` with `Content-Type: application/json`.
