@@ -164,7 +164,7 @@ public final class LabSession: Sendable {
             initial = try await remote.signIn()
             if scenario.token == .expired { try await remote.expireTokens() }
         }
-        let transport = RemoteTransport(client: client, maxBodyBytes: options.maxBodyBytes)
+        let transport = RemoteTransport(client: client, maxBodyBytes: options.maxBodyBytes, clock: clock)
         let source: TokenSource = options.tokenEndpoint.map { .oauth($0, client) } ?? .lab
         return LabSession(
             scenario: scenario, store: store, clock: clock, backend: LabBackend(settings: scenario.backend, now: { clock.seconds }),

@@ -11,15 +11,21 @@ public import FoundationNetworking
 ///
 /// Failures are also kept in ``failures``, so a headless run can say, after exporting the
 /// timeline up to them, why the server failed.
+///
+/// Given a `clock`, each exchange advances it by the wall time the exchange took, so events
+/// against a real server are stamped with real durations (the waterfall and OTLP spans show
+/// how long the server took) while the lab clock stays the one time every event uses.
 public struct RemoteTransport: GraphQLTransport, ClientTransport {
     public let client: RemoteHTTPClient
     /// The most of a response body read: `--max-body`, 1 MiB by default.
     public let maxBodyBytes: Int
     private let failureLog: Locked<[RemoteFailure]>
+    private let clock: VirtualClock?
 
-    public init(client: RemoteHTTPClient, maxBodyBytes: Int = 1 << 20) {
+    public init(client: RemoteHTTPClient, maxBodyBytes: Int = 1 << 20, clock: VirtualClock? = nil) {
         self.client = client
         self.maxBodyBytes = maxBodyBytes
+        self.clock = clock
         failureLog = Locked([])
     }
 
@@ -43,6 +49,8 @@ public struct RemoteTransport: GraphQLTransport, ClientTransport {
     }
 
     private func fetch(_ request: URLRequest) async throws -> (HTTPURLResponse, Data) {
+        let started = ContinuousClock.now
+        defer { clock?.advance(by: ContinuousClock.now - started) }
         do {
             return try await client.fetch(request, limit: maxBodyBytes)
         } catch let failure as RemoteFailure {

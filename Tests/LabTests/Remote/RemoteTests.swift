@@ -134,6 +134,27 @@ struct LabDetectionTests {
         #expect(result.networkFailures == [])
     }
 
+    @Test func aRealServersTimeIsTheTimeBetweenSendAndReceive() async throws {
+        let server = HTTPServer { request in
+            try? await Task.sleep(for: .milliseconds(request.target == "/graphql" ? 150 : 0))
+            return request.target == "/graphql"
+                ? HTTPServerResponse(status: 200, headers: [HTTPServerHeader(name: "Content-Type", value: "application/json")], body: Data(#"{"data":{"hero":{"id":"1"}}}"#.utf8))
+                : .text("not here", status: 404)
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let store = TimelineStore()
+        let session = try await LabSession.connect(
+            scenario: try #require(Catalog.scenario(named: "basics")),
+            remote: RemoteOptions(endpoint: URL(string: "http://127.0.0.1:\(port)/graphql")!, token: "t"), store: store)
+        _ = await session.runHeadless()
+        await session.shutDown()
+        let transport = store.events().filter { $0.kind == .transport }
+        #expect(transport.map(\.phase) == [.send, .receive])
+        let took = transport[1].time - transport[0].time
+        #expect(took >= 0.15, "the server waited 150 ms before answering; the timeline says \(took) s")
+    }
+
     @Test func aLabIsDetectedAndKeepsItsCounters() async throws {
         let lab = try ServedLab(LabBackend.Settings())
         defer { lab.service.stop() }
