@@ -105,7 +105,7 @@ enum ChainBenchmarks {
     }
 
     static func expectData(_ response: GraphQLResponse) throws {
-        guard response.data != nil else { throw BenchFailure("the result has no data: \(response.errors)") }
+        guard response.data != nil else { throw BenchFailure("the result has no data: \(response.errors ?? [])") }
     }
 }
 

@@ -1,5 +1,5 @@
-public import Foundation
 import Vocabulary
+public import Foundation
 
 /// A strict RFC 8259 parser producing ``JSONValue``, with errors that say where the input
 /// went wrong (line, column, byte offset and the JSON path of the value being read) and a
