@@ -41,7 +41,10 @@ public final class LabSession: Sendable {
         /// Commands the scheduler refused, e.g. a replay that diverged.
         public var refusals: [CommandRefusal]
 
-        public var document: TraceDocument { TraceDocument(scenario: "", requests: requests, events: events, backend: backend) }
+        /// What the run proves, from its events and outcomes (``RunFindings``).
+        public var findings: [Finding] { RunFindings.detect(events: events, requests: requests) }
+
+        public var document: TraceDocument { TraceDocument(scenario: "", requests: requests, events: events, backend: backend, findings: findings) }
     }
 
     public let scenario: Scenario
@@ -176,17 +179,25 @@ public final class LabSession: Sendable {
             defaultMode: defaultMode, script: replay == nil ? scenario.script : [], replay: replay, recordsLog: recordsLog)
         self.scheduler = scheduler
         let tokenURL = self.baseURL.appendingPathComponent("oauth/token").absoluteString
+        let presented = RefreshTokenNumbers()
         self.tokens = TokenManager(
             tokens: initial, strategy: scenario.refreshStrategy,
             hooks: TokenManager.Hooks(
                 willAwaitSharedRefresh: {
-                    if let operation = LabContext.operation { operation.scheduler.block(request: operation.request) }
+                    if let operation = LabContext.operation {
+                        operation.emit(nil, .refresh, detail: RefreshNote.waits)
+                        operation.scheduler.block(request: operation.request)
+                    }
                 },
                 didAwaitSharedRefresh: {
-                    if let operation = LabContext.operation { _ = await operation.gate(.wake, name: "TokenManager", kind: .auth) }
+                    if let operation = LabContext.operation {
+                        _ = await operation.gate(.wake, name: "TokenManager", kind: .auth)
+                        operation.emit(nil, .refresh, detail: RefreshNote.released)
+                    }
                 }),
             refresher: { refreshToken in
-                try await LabSession.refresh(refreshToken, target: target, clock: clock, tokenURL: tokenURL)
+                try await LabSession.refresh(
+                    refreshToken, number: presented.number(of: refreshToken), target: target, clock: clock, tokenURL: tokenURL)
             })
         if scenario.prefillCache, let first = scenario.operations.first {
             cache.write(GraphQLResponse(source: .server, data: ["hero": ["id": "2001", "name": "R2-D2 (cached)"]]), for: Self.graphQLOperation(first))
@@ -369,8 +380,13 @@ public final class LabSession: Sendable {
     }
 
     private func graphQLRequest(_ spec: Scenario.Operation) -> GraphQLRequest {
+        Self.graphQLRequest(spec, endpoint: endpoint)
+    }
+
+    /// The request a scenario operation starts (lint reads what it asks for from it).
+    static func graphQLRequest(_ spec: Scenario.Operation, endpoint: URL) -> GraphQLRequest {
         GraphQLRequest(
-            operation: Self.graphQLOperation(spec), graphQLEndpoint: endpoint, fetchBehavior: spec.fetchBehavior,
+            operation: graphQLOperation(spec), graphQLEndpoint: endpoint, fetchBehavior: spec.fetchBehavior,
             apqConfig: AutoPersistQueryConfiguration(autoPersistQueries: spec.autoPersistQueries, useGETForPersistedQueryRetry: spec.useGETForPersistedQueryRetry),
             useGETForQueries: spec.useGETForQueries)
     }
@@ -384,8 +400,11 @@ public final class LabSession: Sendable {
     }
 
     /// Sends a `refresh_token` grant to the backend's token endpoint, with a stop before it
-    /// and an `auth`/`refresh` event for its answer.
-    static func refresh(_ refreshToken: String, target: LabTarget, clock: VirtualClock, tokenURL: String) async throws -> TokenPair {
+    /// and an `auth`/`refresh` event for its answer. `number` names the refresh token it
+    /// presents (1 for the first the session presented), so the event can say two refreshes
+    /// presented the same one without holding the secret.
+    static func refresh(_ refreshToken: String, number: Int, target: LabTarget, clock: VirtualClock, tokenURL: String) async throws -> TokenPair {
+        let note = RefreshNote.grant(refreshToken: number)
         let form = "grant_type=refresh_token&refresh_token=\(refreshToken)"
         var headers = HTTPFields()
         try headers.append("Content-Type", "application/x-www-form-urlencoded")
@@ -398,7 +417,7 @@ public final class LabSession: Sendable {
                 snapshot: HopSnapshot(method: "POST", url: tokenURL, headers: headers, body: BodyPreview(Data(form.utf8))),
                 capabilities: StopCapabilities(retryRefusal: "a refresh cannot be retried; force the retry at a GraphQL hop"))
             if case .fail(let fault) = release.disposition {
-                operation.emit(nil, .refresh, HopSnapshot(error: fault), detail: "refresh_token grant")
+                operation.emit(nil, .refresh, HopSnapshot(error: fault), detail: note)
                 throw fault
             }
         }
@@ -406,7 +425,7 @@ public final class LabSession: Sendable {
         do {
             response = try await target.exchange(BackendRequest(method: "POST", target: "/oauth/token", headers: headers, body: Data(form.utf8)), clock: clock)
         } catch {
-            operation?.emit(nil, .refresh, HopSnapshot(error: error), detail: "refresh_token grant")
+            operation?.emit(nil, .refresh, HopSnapshot(error: error), detail: note)
             throw error
         }
         let json = try? JSONValue(parsing: response.body)
@@ -414,7 +433,7 @@ public final class LabSession: Sendable {
         operation?.emit(
             nil, .refresh,
             HopSnapshot(method: "POST", url: tokenURL, headers: response.headers, status: response.status, error: code, body: BodyPreview(response.body)),
-            detail: "refresh_token grant")
+            detail: note)
         guard response.status == 200, let access = json?["access_token"]?.stringValue else {
             throw TokenEndpointError(status: response.status, code: code ?? "invalid_response", detail: json?["error_description"]?.stringValue)
         }

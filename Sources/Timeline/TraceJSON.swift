@@ -8,12 +8,15 @@ public struct TraceDocument: Sendable, Hashable {
     public var events: [TimelineEvent]
     /// The lab backend's counters, such as `{"graphql": 2, "token.refresh": 1}`.
     public var backend: [String: Int]
+    /// What the run proves (refresh storms, stale-token retries…), each citing event seqs.
+    public var findings: [Finding]
 
-    public init(scenario: String, requests: [RequestSummary], events: [TimelineEvent], backend: [String: Int] = [:]) {
+    public init(scenario: String, requests: [RequestSummary], events: [TimelineEvent], backend: [String: Int] = [:], findings: [Finding] = []) {
         self.scenario = scenario
         self.requests = requests
         self.events = events
         self.backend = backend
+        self.findings = findings
     }
 }
 
@@ -30,7 +33,9 @@ public struct TraceDocument: Sendable, Hashable {
 ///  "phase":"preflight","method":"POST","url":"…","headers":[["Accept","application/json"]],
 ///  "status":null,"error":null,"body":null,"bodyBytes":null,"bodyTruncated":null,
 ///  "diff":{"added":[],"changed":[],"removed":[]},"detail":null}
-/// ],"backend":{"graphql":1}}
+/// ],"backend":{"graphql":1},"findings":[
+/// {"id":"stale-token-retry","severity":"error","message":"…","events":[7,16],"requests":[1]}
+/// ]}
 /// ```
 ///
 /// (Each event is on one line in the output.) `bodyBytes` is the size of the whole body and
@@ -78,6 +83,14 @@ public enum TraceJSON {
             writer.int(document.backend[name])
         }
         writer.endObject()
+        writer.key("findings")
+        writer.beginArray()
+        for finding in document.findings {
+            writer.newline()
+            write(finding, into: &writer)
+        }
+        if !document.findings.isEmpty { writer.newline() }
+        writer.endArray()
         writer.endObject()
         return writer.text + "\n"
     }
@@ -96,6 +109,25 @@ public enum TraceJSON {
         writer.string(request.error)
         writer.key("results")
         writer.strings(request.results)
+        writer.endObject()
+    }
+
+    private static func write(_ finding: Finding, into writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("id")
+        writer.string(finding.id)
+        writer.key("severity")
+        writer.string(finding.severity.rawValue)
+        writer.key("message")
+        writer.string(finding.message)
+        writer.key("events")
+        writer.beginArray()
+        for seq in finding.events { writer.int(seq) }
+        writer.endArray()
+        writer.key("requests")
+        writer.beginArray()
+        for request in finding.requests { writer.int(request) }
+        writer.endArray()
         writer.endObject()
     }
 

@@ -127,6 +127,7 @@ struct TraceCommand {
         switch format {
         case .text:
             var lines = ["scenario \(scenario)"] + TextTrace.lines(result.events, masking: masking)
+            lines += Self.findingLines(result.findings)
             for request in result.requests {
                 let attempts = request.attempts == 1 ? "1 attempt" : "\(request.attempts) attempts"
                 var line = "#\(request.id) \(request.operation): \(request.outcome.rawValue) after \(attempts)"
@@ -138,7 +139,9 @@ struct TraceCommand {
             lines.append("backend " + counters.joined(separator: " "))
             return lines.joined(separator: "\n") + "\n"
         case .json:
-            return TraceJSON.encode(TraceDocument(scenario: scenario, requests: result.requests, events: result.events, backend: result.backend), masking: masking)
+            return TraceJSON.encode(
+                TraceDocument(scenario: scenario, requests: result.requests, events: result.events, backend: result.backend, findings: result.findings),
+                masking: masking)
         case .har:
             return HARExport.archive(events: result.events, masking: masking)
         case .curl:
@@ -147,6 +150,14 @@ struct TraceCommand {
             }
             return commands.joined(separator: "\n\n") + "\n"
         }
+    }
+}
+
+extension TraceCommand {
+    /// The text trace's findings section: `findings: none`, or a heading and one line each.
+    static func findingLines(_ findings: [Finding]) -> [String] {
+        guard !findings.isEmpty else { return ["findings: none"] }
+        return ["findings:"] + findings.map { "  \($0.severity.rawValue) \($0.id): \(VisibleEscapes.escape($0.message))" }
     }
 }
 

@@ -10,13 +10,14 @@ let usage = """
 
     USAGE: chainlab [SCENARIO] [options]       open the inspector (basics by default)
            chainlab trace SCENARIO [options]   run a scenario headless and print its timeline
+           chainlab lint SCENARIO [options]    check a scenario's chain against the lint rules
            chainlab scenarios [--show NAME]    list the built-in scenarios, or print one
            chainlab serve [options]            serve the lab backend over HTTP on 127.0.0.1
            chainlab keys [--markdown]          the inspector's keys
            chainlab help                       this text
 
-    Run 'chainlab --help-inspector', 'chainlab trace --help' and 'chainlab serve --help'
-    for their options.
+    Run 'chainlab --help-inspector', 'chainlab trace --help', 'chainlab lint --help' and
+    'chainlab serve --help' for their options.
     Scenarios: \(ScenarioSource.builtInList)
     """
 
@@ -35,6 +36,10 @@ do {
     case "trace":
         let command = try TraceCommand(arguments: Array(arguments.dropFirst()))
         exit(try await command.run())
+    case "lint":
+        let (output, status) = try LintCommand(arguments: Array(arguments.dropFirst())).run()
+        FileHandle.standardOutput.write(Data(output.utf8))
+        exit(status)
     case "scenarios":
         let command = try ScenariosCommand(arguments: Array(arguments.dropFirst()))
         FileHandle.standardOutput.write(Data(try command.run().utf8))
