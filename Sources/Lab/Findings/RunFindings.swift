@@ -14,8 +14,17 @@ public enum RunFindings {
     struct Run {
         let events: [TimelineEvent]
         let requests: [Int: RequestSummary]
+        /// Each request's events in seq order, so per-request detectors stay linear.
+        let byRequest: [Int: [TimelineEvent]]
+
+        init(events: [TimelineEvent], requests: [Int: RequestSummary]) {
+            self.events = events
+            self.requests = requests
+            byRequest = Dictionary(grouping: events, by: \.request)
+        }
 
         func summary(_ request: Int) -> RequestSummary? { requests[request] }
+        func events(of request: Int) -> [TimelineEvent] { byRequest[request] ?? [] }
     }
 
     /// Every finding in `events`, detector by detector.
@@ -132,8 +141,8 @@ extension RunFindings {
             let triggers = retryTriggers(of: summary.id, in: run)
             guard !triggers.isEmpty else { return nil }
             let retried = Set(triggers.map(\.event.attempt))
-            let limits = run.events.filter { event in
-                event.request == summary.id && event.phase == .error && event.error?.hasPrefix("MaxRetriesError") == true
+            let limits = run.events(of: summary.id).filter { event in
+                event.phase == .error && event.error?.hasPrefix("MaxRetriesError") == true
                     && retried.contains(event.attempt)
             }
             var message = "#\(summary.id) retried without bound: \(triggers.count) retries until the lab's safety cap stopped it after \(summary.attempts - 1) attempts; "
@@ -150,7 +159,7 @@ extension RunFindings {
     /// A request that failed with MaxRetriesError, with who triggered each retry.
     static func maxRetriesExhausted(_ run: Run) -> [Finding] {
         ended(run, where: { $0.hasPrefix("MaxRetriesError") }).compactMap { summary -> Finding? in
-            guard let limit = run.events.last(where: { $0.request == summary.id && $0.phase == .error && $0.error?.hasPrefix("MaxRetriesError") == true })
+            guard let limit = run.events(of: summary.id).last(where: { $0.phase == .error && $0.error?.hasPrefix("MaxRetriesError") == true })
             else { return nil }
             let triggers = retryTriggers(of: summary.id, in: run)
             let message = "#\(summary.id) ran out of retries: MaxRetriesError on attempt \(limit.attempt) (seq \(limit.seq)); " + describe(triggers)
@@ -165,10 +174,11 @@ extension RunFindings {
     private static func retryTriggers(of request: Int, in run: Run) -> [(who: String, event: TimelineEvent)] {
         var triggers: [(who: String, event: TimelineEvent)] = []
         var seen: Set<Int> = []
-        for event in run.events where event.request == request && event.phase == .retry && !seen.contains(event.attempt) {
+        let events = run.events(of: request)
+        for event in events where event.phase == .retry && !seen.contains(event.attempt) {
             seen.insert(event.attempt)
             let forced = event.detail?.hasPrefix("forced retry") == true
-                || run.events.contains { $0.request == request && $0.attempt == event.attempt && $0.phase == .injected && $0.detail == "force retry" }
+                || events.contains { $0.attempt == event.attempt && $0.phase == .injected && $0.detail == "force retry" }
             triggers.append((forced ? "a person (force retry)" : event.name, event))
         }
         return triggers
@@ -191,8 +201,8 @@ extension RunFindings {
     /// A 401 with an empty body that ended in noResults instead of an auth error.
     static func emptyUnauthorizedNoResults(_ run: Run) -> [Finding] {
         ended(run, where: { $0.contains("noResults") }).compactMap { summary -> Finding? in
-            guard let receive = run.events.last(where: {
-                $0.request == summary.id && $0.kind == .transport && $0.phase == .receive && $0.status == 401 && ($0.body?.byteCount ?? 0) == 0
+            guard let receive = run.events(of: summary.id).last(where: {
+                $0.kind == .transport && $0.phase == .receive && $0.status == 401 && ($0.body?.byteCount ?? 0) == 0
             }) else { return nil }
             return Finding(
                 id: "empty-401-no-results", severity: .error,
@@ -205,7 +215,7 @@ extension RunFindings {
     static func cacheFallbackHidError(_ run: Run) -> [Finding] {
         run.requests.keys.sorted().compactMap { request -> Finding? in
             guard run.summary(request)?.outcome == .success else { return nil }
-            let events = run.events.filter { $0.request == request }
+            let events = run.events(of: request)
             for failure in events where isNetworkFailure(failure) {
                 guard let answer = events.first(where: { $0.seq > failure.seq && $0.attempt == failure.attempt && $0.phase == .cacheHit }) else { continue }
                 let what = failure.status.map { "\($0)" } ?? "transport error"
@@ -249,14 +259,17 @@ extension RunFindings {
         let receive: TimelineEvent?
     }
 
-    /// Every transport send with its answer: the next transport event of the same request.
+    /// Every transport send with its answer: the next transport event of the same request, in
+    /// the order they were sent.
     static func exchanges(_ run: Run) -> [Exchange] {
-        let transport = run.events.filter { $0.kind == .transport && ($0.phase == .send || $0.phase == .receive) }
-        return transport.enumerated().compactMap { index, event in
-            guard event.phase == .send else { return nil }
-            let answer = transport[(index + 1)...].first { $0.request == event.request }
-            return Exchange(send: event, receive: answer?.phase == .receive ? answer : nil)
-        }
+        run.byRequest.values.flatMap { events in
+            let transport = events.filter { $0.kind == .transport && ($0.phase == .send || $0.phase == .receive) }
+            return transport.enumerated().compactMap { index, event -> Exchange? in
+                guard event.phase == .send else { return nil }
+                let answer = transport.indices.contains(index + 1) ? transport[index + 1] : nil
+                return Exchange(send: event, receive: answer?.phase == .receive ? answer : nil)
+            }
+        }.sorted { $0.send.seq < $1.send.seq }
     }
 
     /// The summaries of requests that failed with an error matching `test`, by id.
