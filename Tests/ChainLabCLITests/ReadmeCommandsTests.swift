@@ -46,6 +46,7 @@ struct ReadmeCommandsTests {
         ("scripts/screenshots.sh", "by hand: it needs an X server (Xvfb) and writes screenshots/"),
         ("swift run -c release chainlab-bench", "ReadmeCommandsTests.benchmarkRuns (the same executable, quick)"),
         ("swift run chainlab refresh-storm", "InspectorEndToEndTests.raceOneThenTwo"),
+        ("swift run chainlab lint", "LintCommandTests (lint exits 1 on findings; its report is pinned there)"),
     ]
 
     /// `swift run chainlab ARGS` with ARGS that a test can run to completion here.
