@@ -127,16 +127,6 @@ public struct LintChain: Sendable, Hashable {
         self.init(hops: hops.hops)
     }
 
-    /// A custom chain as the inspector opens it.
-    init(custom: CustomChain) {
-        switch custom {
-        case .graphQL(let provider, _, let requests):
-            self.init(provider: provider, requests: requests)
-        case .middleware(let middlewares, _, _, _):
-            self.init(middlewares: middlewares())
-        }
-    }
-
     /// A scenario middleware's traits: `RetryingMiddleware` retries only with more than one
     /// attempt, and buffers single-pass bodies unless `bufferBodies` is false.
     private static func traits(of layer: Scenario.Layer) -> LayerTraits {
