@@ -55,7 +55,7 @@ public enum Keymap {
         KeyBinding([.char("/")], .filter, "filter", "filter requests", hint: false),
         KeyBinding([.char("v")], .revealSecrets, "reveal", "reveal or mask secrets (Authorization, cookies, tokens)", hint: false),
         KeyBinding([.char("L")], .lintFindings, "lint", "lint findings of the chain (⚠ marks their hops); Enter jumps to the hop", hint: false),
-        KeyBinding([.char("F")], .runFindings, "findings", "what the recorded events prove; Enter jumps to the events cited", hint: false),
+        KeyBinding([.char("F")], .runFindings, "findings", "what the recorded events prove; Enter opens the events each cites", hint: false),
         KeyBinding([.char("i")], .scenarioInfo, "about", "what the scenario teaches and what to look for", hint: false),
         KeyBinding([.tab], .nextPane, "next pane", "move to the next pane", hint: false),
         KeyBinding([.backTab], .previousPane, "previous pane", "move to the previous pane", hint: false),

@@ -59,10 +59,23 @@ struct FindingsRenderTests {
         #expect(screen.contains { $0.contains("error refresh-storm: 5 refreshes presented refresh token 1 (#1 seq 56, #2 seq 58,") })
         #expect(screen.contains { $0.contains("seq 56   0.072s #1.1 • TokenManager refresh 200 (refresh_token grant, refresh token 1)") })
         #expect(screen.contains { $0.contains("seq 58   0.084s #2.1 • TokenManager refresh 400 invalid_grant (refresh_token grant, refresh") })
-        driver.state.selectedRequest = 3
+        // Enter opens the cited events one by one, as the hop saw them, secrets masked.
         await driver.press(.enter)
+        var event = driver.screen()
+        #expect(event.contains { $0.contains("Event seq 56 · 1 of 6 cited") })
+        #expect(event.contains { $0.contains("POST https://lab.chainlab.local/oauth/token") })
+        #expect(event.contains { $0.contains(#""refresh_token":"••••-1-2""#) })
+        #expect(!event.contains { $0.contains("rt-1-2") })
+        await driver.press(.char("n"))
+        event = driver.screen()
+        #expect(event.contains { $0.contains("Event seq 58 · 2 of 6 cited") })
+        #expect(event.contains { $0.contains("error invalid_grant") })
+        // Esc goes back to the list; Enter there and again goes to that event's request.
+        await driver.press(.escape)
+        #expect(driver.screen().contains { $0.contains("Findings of the run · 1") })
+        await driver.press(.enter, .char("n"), .enter)
         #expect(driver.state.modal == nil)
-        #expect(driver.state.selectedRequest == 1)
+        #expect(driver.state.selectedRequest == 2)
         #expect(driver.state.focus == .chain)
     }
 
