@@ -178,8 +178,8 @@ public enum TraceJSON {
         writer.endObject()
     }
 
-    /// Reads a document written by ``encode(_:masking:)``. Fields beyond those it writes are
-    /// ignored; a missing field, a wrong type or an unknown kind or phase is an error naming
+    /// Reads a document written by ``encode(_:masking:)`` (`findings` may be missing, as in
+    /// traces written before it existed). Fields beyond those it writes are ignored; a missing field, a wrong type or an unknown kind or phase is an error naming
     /// where it is. Events that saw equal messages share one ``HopSnapshot`` again.
     public static func decode(_ data: Data) throws(DecodingError) -> TraceDocument {
         let root: JSONValue
@@ -203,7 +203,21 @@ public enum TraceJSON {
                 snapshots[event.snapshot] = event.snapshot
                 return event
             },
-            backend: backend)
+            backend: backend,
+            findings: try document["findings"].value == nil ? [] : document["findings"].array().map(decodeFinding))
+    }
+
+    /// A finding; traces written before findings existed have none.
+    private static func decodeFinding(_ field: Field) throws(DecodingError) -> Finding {
+        let severityField = field["severity"]
+        let severityName = try severityField.string()
+        guard let severity = FindingSeverity(rawValue: severityName) else {
+            throw severityField.error("unknown severity \"\(severityName)\"; expected info, warning or error")
+        }
+        return Finding(
+            id: try field["id"].string(), severity: severity, message: try field["message"].string(),
+            events: try field["events"].array().map { (field) throws(DecodingError) in try field.int() },
+            requests: try field["requests"].array().map { (field) throws(DecodingError) in try field.int() })
     }
 
     /// Reads a document from its text.

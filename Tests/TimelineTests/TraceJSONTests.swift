@@ -33,6 +33,26 @@ import Timeline
         #expect(!text.contains("••••"))
     }
 
+    @Test("findings are written after the backend counters, one per line, and read back")
+    func findingsRoundTrip() throws {
+        var withFindings = document
+        withFindings.findings = [Finding(
+            id: "stale-token-retry", severity: .error, message: "#1 retried with the Authorization the server had refused: attempt 2 (seq 3) after the 401 at seq 2",
+            events: [2, 3], requests: [1])]
+        let text = TraceJSON.encode(withFindings, masking: .masked)
+        #expect(text.hasSuffix(#"""
+            "backend":{"graphql":2,"token.refresh":1},"findings":[
+            {"id":"stale-token-retry","severity":"error","message":"#1 retried with the Authorization the server had refused: attempt 2 (seq 3) after the 401 at seq 2","events":[2,3],"requests":[1]}
+            ]}
+
+            """#))
+        #expect(try TraceJSON.decode(text).findings == withFindings.findings)
+        #expect(try TraceJSON.decode(#"{"scenario":"s","requests":[],"events":[],"backend":{}}"#).findings == [])
+        #expect(throws: TraceJSON.DecodingError(path: "findings[0].severity", reason: "unknown severity \"fatal\"; expected info, warning or error")) {
+            _ = try TraceJSON.decode(text.replacingOccurrences(of: #""severity":"error""#, with: #""severity":"fatal""#))
+        }
+    }
+
     @Test func sameInputSameBytes() {
         #expect(TraceJSON.encode(document, masking: .masked) == TraceJSON.encode(document, masking: .masked))
     }
