@@ -3,6 +3,7 @@ import Foundation
 import Inspector
 import Lab
 import TerminalUI
+import Vocabulary
 
 /// `chainlab [SCENARIO]`: the full-screen inspector.
 struct InspectCommand {
