@@ -2,6 +2,7 @@ import ChainKit
 import Foundation
 import Lab
 import Timeline
+import Vocabulary
 
 /// `chainlab lint`: the lint rules over a scenario's chain, before anything runs.
 struct LintCommand {

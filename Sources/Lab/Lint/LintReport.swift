@@ -1,5 +1,6 @@
 public import ChainKit
 import Timeline
+import Vocabulary
 
 /// Lint findings as text, JSON or SARIF 2.1.0, for `chainlab lint` and for tools.
 public enum LintReport {
