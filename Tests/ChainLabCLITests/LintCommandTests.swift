@@ -101,7 +101,7 @@ struct LintCommandTests {
         let start = try #require(lines.firstIndex(of: "findings:"))
         #expect(Array(lines[start...(start + 2)]) == [
             "findings:",
-            "  error refresh-storm: 5 refreshes presented refresh token 1 (#1 seq 56, #2 seq 58, #3 seq 60, #4 seq 62, #5 seq 64): #1's won (200, seq 56); #2, #3, #4 and #5 got invalid_grant; the token family was revoked: #1's new access token from seq 56 was refused at seq 77 (RFC 6749 §10.4)",
+            "  error refresh-storm: 5 refreshes presented refresh token 1 (#1 seq 57, #2 seq 60, #3 seq 63, #4 seq 66, #5 seq 69): #1's won (200, seq 57); #2, #3, #4 and #5 got invalid_grant; the token family was revoked: #1's new access token from seq 57 was refused at seq 82 (RFC 6749 §10.4)",
             "#1 HeroQuery: failure after 2 attempts — TokenEndpointError: token endpoint refused the refresh: HTTP 400 invalid_grant (the refresh token was revoked)",
         ])
         #expect(try chainlab("trace", "basics").stdout.split(separator: "\n").contains("findings: none"))
@@ -112,8 +112,8 @@ struct LintCommandTests {
         let json = try chainlab("trace", "stale-token", "--format", "json").stdout
         #expect(json.hasSuffix(#"""
             "findings":[
-            {"id":"stale-token-retry","severity":"error","message":"#1 retried with the Authorization the server had refused: attempt 2 (seq 20) after the 401 at seq 7, attempt 3 (seq 34) after the 401 at seq 21, attempt 4 (seq 48) after the 401 at seq 35","events":[7,20,21,34,35,48],"requests":[1]},
-            {"id":"max-retries-exhausted","severity":"warning","message":"#1 ran out of retries: MaxRetriesError on attempt 5 (seq 57); retries triggered by AuthInterceptor ×4 (seq 13, 27, 41, 55)","events":[13,27,41,55,57],"requests":[1]}
+            {"id":"stale-token-retry","severity":"error","message":"#1 retried with the Authorization the server had refused: attempt 2 (seq 21) after the 401 at seq 7, attempt 3 (seq 36) after the 401 at seq 22, attempt 4 (seq 51) after the 401 at seq 37","events":[7,21,22,36,37,51],"requests":[1]},
+            {"id":"max-retries-exhausted","severity":"warning","message":"#1 ran out of retries: MaxRetriesError on attempt 5 (seq 61); retries triggered by AuthInterceptor ×4 (seq 14, 29, 44, 59)","events":[14,29,44,59,61],"requests":[1]}
             ]}
 
             """#))

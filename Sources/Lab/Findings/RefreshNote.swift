@@ -1,6 +1,6 @@
 import ChainKit
 
-/// The notes (event details) of the token manager's `auth`/`refresh` events: what the lab
+/// The notes (event details) of the token manager's `auth` events: what the lab
 /// writes and what the findings detectors read, in one place.
 enum RefreshNote {
     static let grantPrefix = "refresh_token grant, refresh token "
@@ -8,8 +8,8 @@ enum RefreshNote {
     static func grant(refreshToken number: Int) -> String { grantPrefix + String(number) }
     /// A request found a refresh in flight and waits for it (single-flight).
     static let waits = "waits for the refresh in flight"
-    /// The refresh it waited for ended; the request goes on.
-    static let released = "released by the refresh in flight"
+    /// The refresh it waited for ended and the request goes on (an `auth`/`resumed` event).
+    static let released = "woke after the shared refresh"
 
     /// Which refresh token a grant event presented, if it is one.
     static func refreshToken(of detail: String?) -> Int? {

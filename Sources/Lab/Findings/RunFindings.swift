@@ -120,7 +120,9 @@ extension RunFindings {
             let grant = run.events.first { $0.seq == grantSeq }!
             let waits = waitersByGrant[grantSeq]!
             let waiting = Set(waits.map(\.request))
-            let releases = notes.filter { $0.seq > grantSeq && $0.detail == RefreshNote.released && waiting.contains($0.request) }
+            let releases = run.events.filter {
+                $0.kind == .auth && $0.phase == .resumed && $0.seq > grantSeq && $0.detail == RefreshNote.released && waiting.contains($0.request)
+            }
             let requests = unique(waits.map(\.request))
             let message = "#\(grant.request)'s refresh (seq \(grantSeq)) was shared: " + list(requests.map { "#\($0)" })
                 + " waited for it (\(seqs(waits.map(\.seq)))) instead of refreshing"

@@ -25,14 +25,14 @@ struct RunFindingsScenarioTests {
         "basics": [],
         "token-expiry": [],
         "refresh-storm": [
-            "error refresh-storm: 5 refreshes presented refresh token 1 (#1 seq 56, #2 seq 58, #3 seq 60, #4 seq 62, #5 seq 64): #1's won (200, seq 56); #2, #3, #4 and #5 got invalid_grant; the token family was revoked: #1's new access token from seq 56 was refused at seq 77 (RFC 6749 §10.4)",
+            "error refresh-storm: 5 refreshes presented refresh token 1 (#1 seq 57, #2 seq 60, #3 seq 63, #4 seq 66, #5 seq 69): #1's won (200, seq 57); #2, #3, #4 and #5 got invalid_grant; the token family was revoked: #1's new access token from seq 57 was refused at seq 82 (RFC 6749 §10.4)",
         ],
         "refresh-storm-fixed": [
-            "info shared-refresh: #1's refresh (seq 60) was shared: #2, #3, #4 and #5 waited for it (seq 23, 35, 47, 59) instead of refreshing, and it released 4 (seq 63, 65, 67, 69)",
+            "info shared-refresh: #1's refresh (seq 61) was shared: #2, #3, #4 and #5 waited for it (seq 23, 35, 47, 59) instead of refreshing, and it released 4 (seq 64, 66, 68, 70)",
         ],
         "stale-token": [
-            "error stale-token-retry: #1 retried with the Authorization the server had refused: attempt 2 (seq 20) after the 401 at seq 7, attempt 3 (seq 34) after the 401 at seq 21, attempt 4 (seq 48) after the 401 at seq 35",
-            "warning max-retries-exhausted: #1 ran out of retries: MaxRetriesError on attempt 5 (seq 57); retries triggered by AuthInterceptor ×4 (seq 13, 27, 41, 55)",
+            "error stale-token-retry: #1 retried with the Authorization the server had refused: attempt 2 (seq 21) after the 401 at seq 7, attempt 3 (seq 36) after the 401 at seq 22, attempt 4 (seq 51) after the 401 at seq 37",
+            "warning max-retries-exhausted: #1 ran out of retries: MaxRetriesError on attempt 5 (seq 61); retries triggered by AuthInterceptor ×4 (seq 14, 29, 44, 59)",
         ],
         "retry-order": [
             "error unbounded-retry: #1 retried without bound: 20 retries until the lab's safety cap stopped it after 20 attempts; retries triggered by RetryOnErrorInterceptor ×20 (20 events: seq 13, 26, 39, …, 90); 17 of them turned MaxRetriesError into another retry (17 events: seq 41, 44, 47, …, 89)",
@@ -85,7 +85,7 @@ struct RunFindingsDetectorTests {
     func stormWithoutRotation() async throws {
         let findings = await runFindings(try scenario("refresh-storm") { $0.backend.rotateRefreshTokens = false })
         #expect(lines(findings).filter { $0.hasPrefix("error refresh-storm") } == [
-            "error refresh-storm: 5 refreshes presented refresh token 1 (#1 seq 56, #2 seq 58, #3 seq 60, #4 seq 62, #5 seq 64): none was refused",
+            "error refresh-storm: 5 refreshes presented refresh token 1 (#1 seq 57, #2 seq 60, #3 seq 63, #4 seq 66, #5 seq 69): none was refused",
         ])
     }
 
