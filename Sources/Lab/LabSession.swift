@@ -189,10 +189,7 @@ public final class LabSession: Sendable {
             tokens: initial, strategy: scenario.refreshStrategy,
             hooks: TokenManager.Hooks(
                 willAwaitSharedRefresh: {
-                    if let operation = LabContext.operation {
-                        operation.emit(nil, .refresh, detail: RefreshNote.waits)
-                        operation.scheduler.block(request: operation.request)
-                    }
+                    if let operation = LabContext.operation { operation.scheduler.block(request: operation.request) }
                 },
                 didAwaitSharedRefresh: {
                     guard let operation = LabContext.operation else { return }

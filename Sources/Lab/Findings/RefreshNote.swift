@@ -6,9 +6,8 @@ enum RefreshNote {
     static let grantPrefix = "refresh_token grant, refresh token "
     /// A refresh_token grant sent with the session's `refreshToken`-th distinct refresh token.
     static func grant(refreshToken number: Int) -> String { grantPrefix + String(number) }
-    /// A request found a refresh in flight and waits for it (single-flight).
-    static let waits = "waits for the refresh in flight"
-    /// The refresh it waited for ended and the request goes on (an `auth`/`resumed` event).
+    /// A request waited for another request's refresh (single-flight), which has ended, and
+    /// goes on (an `auth`/`resumed` event).
     static let released = "woke after the shared refresh"
 
     /// Which refresh token a grant event presented, if it is one.

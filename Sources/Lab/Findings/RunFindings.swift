@@ -107,29 +107,29 @@ extension RunFindings {
         }
     }
 
-    /// Requests that waited for another request's refresh instead of sending their own.
+    /// Requests that waited for another request's refresh instead of sending their own: each
+    /// woke after the refresh that answered last before it.
     static func sharedRefresh(_ run: Run) -> [Finding] {
-        let notes = run.events.filter { $0.kind == .auth && $0.phase == .refresh }
-        var waitersByGrant: [Int: [TimelineEvent]] = [:]
-        for wait in notes where wait.detail == RefreshNote.waits {
-            // The refresh in flight is the next grant to answer.
-            guard let grant = notes.first(where: { $0.seq > wait.seq && RefreshNote.refreshToken(of: $0.detail) != nil }) else { continue }
-            waitersByGrant[grant.seq, default: []].append(wait)
-        }
-        return waitersByGrant.keys.sorted().map { grantSeq in
-            let grant = run.events.first { $0.seq == grantSeq }!
-            let waits = waitersByGrant[grantSeq]!
-            let waiting = Set(waits.map(\.request))
-            let releases = run.events.filter {
-                $0.kind == .auth && $0.phase == .resumed && $0.seq > grantSeq && $0.detail == RefreshNote.released && waiting.contains($0.request)
+        var grant: TimelineEvent?
+        var wokenByGrant: [Int: [TimelineEvent]] = [:]
+        var grants: [Int: TimelineEvent] = [:]
+        for event in run.events where event.kind == .auth {
+            if event.phase == .refresh, RefreshNote.refreshToken(of: event.detail) != nil {
+                grant = event
+            } else if event.phase == .resumed, event.detail == RefreshNote.released, let shared = grant, shared.request != event.request {
+                wokenByGrant[shared.seq, default: []].append(event)
+                grants[shared.seq] = shared
             }
-            let requests = unique(waits.map(\.request))
-            let message = "#\(grant.request)'s refresh (seq \(grantSeq)) was shared: " + list(requests.map { "#\($0)" })
-                + " waited for it (\(seqs(waits.map(\.seq)))) instead of refreshing"
-                + (releases.isEmpty ? "" : ", and it released \(releases.count) (\(seqs(releases.map(\.seq))))")
+        }
+        return wokenByGrant.keys.sorted().map { seq in
+            let grant = grants[seq]!
+            let woken = wokenByGrant[seq]!
+            let requests = unique(woken.map(\.request))
+            let message = "#\(grant.request)'s refresh (seq \(seq)) was shared: " + list(requests.map { "#\($0)" })
+                + " waited for it instead of refreshing, and it released \(woken.count == 1 ? "it" : "all \(woken.count)") (\(seqs(woken.map(\.seq))))"
             return Finding(
                 id: "shared-refresh", severity: .info, message: message,
-                events: ([grantSeq] + waits.map(\.seq) + releases.map(\.seq)).sorted(), requests: unique([grant.request] + requests))
+                events: [seq] + woken.map(\.seq), requests: unique([grant.request] + requests))
         }
     }
 }

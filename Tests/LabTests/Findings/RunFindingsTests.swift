@@ -28,7 +28,7 @@ struct RunFindingsScenarioTests {
             "error refresh-storm: 5 refreshes presented refresh token 1 (#1 seq 57, #2 seq 60, #3 seq 63, #4 seq 66, #5 seq 69): #1's won (200, seq 57); #2, #3, #4 and #5 got invalid_grant; the token family was revoked: #1's new access token from seq 57 was refused at seq 82 (RFC 6749 §10.4)",
         ],
         "refresh-storm-fixed": [
-            "info shared-refresh: #1's refresh (seq 61) was shared: #2, #3, #4 and #5 waited for it (seq 23, 35, 47, 59) instead of refreshing, and it released 4 (seq 64, 66, 68, 70)",
+            "info shared-refresh: #1's refresh (seq 57) was shared: #2, #3, #4 and #5 waited for it instead of refreshing, and it released all 4 (seq 60, 62, 64, 66)",
         ],
         "stale-token": [
             "error stale-token-retry: #1 retried with the Authorization the server had refused: attempt 2 (seq 21) after the 401 at seq 7, attempt 3 (seq 36) after the 401 at seq 22, attempt 4 (seq 51) after the 401 at seq 37",
