@@ -86,6 +86,7 @@ public enum Overlay: Sendable, Hashable {
     case failPicker(request: Int)
     case reorder(ChainReorder)
     case filter(TextInput)
+    case findings(FindingsList)
 }
 
 /// Something that happened: a key, a change in the lab, a new terminal size.

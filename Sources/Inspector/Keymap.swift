@@ -4,7 +4,7 @@ public import TerminalUI
 public enum Action: String, Sendable, Hashable, CaseIterable {
     case newOperation, newSeveral, step, continueRequest, continueAll, toggleStepMode, toggleBreakpoint
     case editHeaders, force401, forceRetry, fail, advanceClock, expireTokens, reorderChain
-    case export, showCurl, filter, revealSecrets, scenarioInfo
+    case export, showCurl, filter, revealSecrets, scenarioInfo, lintFindings, runFindings
     case nextPane, previousPane, up, down, pageUp, pageDown, home, end, open, back, help, quit
 }
 
@@ -54,6 +54,8 @@ public enum Keymap {
         KeyBinding([.char("y")], .showCurl, "curl", "show the curl command for this request at this hop", hint: false),
         KeyBinding([.char("/")], .filter, "filter", "filter requests", hint: false),
         KeyBinding([.char("v")], .revealSecrets, "reveal", "reveal or mask secrets (Authorization, cookies, tokens)", hint: false),
+        KeyBinding([.char("L")], .lintFindings, "lint", "lint findings of the chain (⚠ marks their hops); Enter jumps to the hop", hint: false),
+        KeyBinding([.char("F")], .runFindings, "findings", "what the recorded events prove; Enter opens the events each cites", hint: false),
         KeyBinding([.char("i")], .scenarioInfo, "about", "what the scenario teaches and what to look for", hint: false),
         KeyBinding([.tab], .nextPane, "next pane", "move to the next pane", hint: false),
         KeyBinding([.backTab], .previousPane, "previous pane", "move to the previous pane", hint: false),

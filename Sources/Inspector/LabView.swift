@@ -48,6 +48,11 @@ public struct LabView: Sendable {
     public var store: TimelineStore
     /// Whether the server has the lab's controls (expiring tokens); false on a plain server.
     public var hasLabControls = true
+    /// How the finished requests ended, by id.
+    public var summaries: [RequestSummary] = []
+    /// What the recorded events prove (``RunFindings``); nil when the store is too large to
+    /// read on every change (``LabViewBuilder/liveFindingsLimit``): `F` then reads it on demand.
+    public var findings: [Finding]? = []
 
     /// An empty view for a store with nothing in it.
     public init(store: TimelineStore, chain: Scenario.Chain, chainHops: [HopInfo], stepMode: Bool) {
@@ -92,6 +97,12 @@ public final class LabViewBuilder {
     private var lastSeq = 0
     private var refusalsSeen = 0
     private var hopCache: [Int: [HopInfo]] = [:]
+    private var findings: (seq: Int, finished: Int, findings: [Finding]?) = (0, 0, [])
+
+    /// Up to this many events, findings are read again whenever events arrive. Detectors read
+    /// the whole store, and a view must cost the same with a million events (the frame figure),
+    /// so past it they run only when `F` asks.
+    public static let liveFindingsLimit = 50_000
 
     public init(session: LabSession) {
         self.session = session
@@ -122,6 +133,12 @@ public final class LabViewBuilder {
         view.newRefusals = snapshot.refusals.dropFirst(refusalsSeen).map(\.reason)
         refusalsSeen = snapshot.refusals.count
         let summaries = session.summaries
+        view.summaries = summaries.keys.sorted().map { summaries[$0]! }
+        if findings.seq != lastSeq || findings.finished != summaries.count {
+            let live = session.store.count <= Self.liveFindingsLimit
+            findings = (lastSeq, summaries.count, live ? RunFindings.detect(events: session.store.events(), requests: view.summaries) : nil)
+        }
+        view.findings = findings.findings
         for (request, operation) in snapshot.launched.sorted(by: { $0.key < $1.key }) {
             let accumulated = accumulators[request] ?? Accumulator(start: view.clock, end: view.clock)
             let summary = summaries[request]

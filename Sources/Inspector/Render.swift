@@ -186,7 +186,7 @@ extension Inspector {
                 label = "cache (\(behavior))"
             }
             if label.count > nameWidth - 5 { label = String(label.prefix(max(1, nameWidth - 6))) + "…" }
-            let name = Line([pre || post ? Span("●", style: bad) : Span(" "), Span(String(format: "%2d ", hop.index + 1), style: .dim), Span(label)])
+            let name = Line([pre || post ? Span("●", style: bad) : Span(" "), Span(String(format: "%2d ", hop.index + 1), style: .dim), lintMark(hop.index, state), Span(label)])
             var preLine = statuses[index].pre, postLine = statuses[index].post
             if pre { preLine.spans.insert(Span("● ", style: bad), at: 0) }
             if post { postLine.spans.insert(Span("● ", style: bad), at: 0) }
@@ -269,7 +269,7 @@ extension Inspector {
         guard let source = detailSource(state) else {
             let frame = block("Detail", focused: state.focus == .detail, state)
             frame.render(in: area, into: &buffer)
-            Paragraph([Line("select a hop the request has reached", style: .dim)]).render(in: frame.inner(area), into: &buffer)
+            Paragraph([Line("select a hop the request has reached", style: .dim)] + lintDetailLines(state), wrap: true).render(in: frame.inner(area), into: &buffer)
             return
         }
         let frame = block(source.title, focused: state.focus == .detail, state)
@@ -299,6 +299,7 @@ extension Inspector {
             lines.append(contentsOf: Line.lines(of: body.isTruncated ? shown : JSONIndent.pretty(shown) ?? shown))
         }
         if !state.revealSecrets { lines.append(Line("secrets masked · v to reveal", style: .dim)) }
+        lines += lintDetailLines(state)
         Paragraph(lines, wrap: true, scroll: state.detailScroll).render(in: frame.inner(area), into: &buffer)
     }
 
@@ -326,6 +327,7 @@ extension Inspector {
             return
         }
         let hints = activeHints(state).map { StatusLine.Hint($0.keys[0].name, $0.name) }
-        StatusLine(hints, trailing: state.scenario.name).render(in: area, into: &buffer)
+        let findings = findingsSummary(state)
+        StatusLine(hints, trailing: findings.isEmpty ? state.scenario.name : findings + " · " + state.scenario.name).render(in: area, into: &buffer)
     }
 }

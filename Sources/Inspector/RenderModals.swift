@@ -62,6 +62,8 @@ extension Inspector {
             _ = buffer.set(string: "Enter writes (secrets masked) · Esc cancels", at: Position(x: inner.x, y: inner.y + 2), style: .dim, clip: inner)
         case .editor(let editor):
             renderEditor(editor, state, in: area, into: &buffer)
+        case .findings(let list):
+            renderFindings(list, state, in: area, into: &buffer)
         }
     }
 

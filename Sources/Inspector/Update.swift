@@ -125,6 +125,9 @@ public enum Inspector {
         case .scenarioInfo:
             state.modal = .scenarioInfo
             return []
+        case .lintFindings, .runFindings:
+            state.modal = .findings(FindingsList(kind: action == .lintFindings ? .lint : .run))
+            return []
         case .nextPane, .previousPane:
             let panes = InspectorState.Pane.allCases
             let offset = action == .nextPane ? 1 : panes.count - 1
@@ -244,6 +247,8 @@ public enum Inspector {
 
     static func handleModal(_ modal: Overlay, _ key: Key, _ state: inout InspectorState) -> [InspectorEffect] {
         switch modal {
+        case .findings(let list):
+            return handleFindingsKey(list, key, &state)
         case .help(let scroll):
             switch key {
             case .down, .char("j"): state.modal = .help(scroll: scroll + 1)

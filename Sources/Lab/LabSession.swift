@@ -49,7 +49,10 @@ public final class LabSession: Sendable {
         /// Why the server failed, in order, when a real one did (unreachable, too large…).
         public var networkFailures: [RemoteFailure] = []
 
-        public var document: TraceDocument { TraceDocument(scenario: "", requests: requests, events: events, backend: backendCounters) }
+        /// What the run proves, from its events and outcomes (``RunFindings``).
+        public var findings: [Finding] { RunFindings.detect(events: events, requests: requests) }
+
+        public var document: TraceDocument { TraceDocument(scenario: "", requests: requests, events: events, backend: backendCounters, findings: findings) }
     }
 
     public let scenario: Scenario
@@ -210,6 +213,7 @@ public final class LabSession: Sendable {
             defaultMode: defaultMode, script: replay == nil ? scenario.script : [], replay: replay, recordsLog: recordsLog)
         self.scheduler = scheduler
         let tokenURL = self.baseURL.appendingPathComponent("oauth/token").absoluteString
+        let presented = RefreshTokenNumbers()
         let hooks = TokenManager.Hooks(
             willAwaitSharedRefresh: {
                 if let operation = LabContext.operation { operation.scheduler.block(request: operation.request) }
@@ -219,13 +223,16 @@ public final class LabSession: Sendable {
                 _ = await operation.gate(.wake, name: "TokenManager", kind: .auth)
                 // Says which attempt waited for another's refresh (an OTLP span link); at
                 // its turn, past the gate, so the timeline's order stays determined.
-                operation.emit(nil, .resumed, detail: "woke after the shared refresh")
+                operation.emit(nil, .resumed, detail: RefreshNote.released)
             })
         switch remote?.tokenSource ?? .lab {
         case .lab:
             self.tokens = TokenManager(tokens: initial, strategy: scenario.refreshStrategy, hooks: hooks) { refreshToken in
                 let form = "grant_type=refresh_token&refresh_token=\(refreshToken)"
-                return try await LabSession.refresh(grant: "refresh_token", form: form, headers: try LabSession.formHeaders(), url: tokenURL, refreshToken: refreshToken) { headers in
+                return try await LabSession.refresh(
+                    note: RefreshNote.grant(refreshToken: presented.number(of: refreshToken)), form: form,
+                    headers: try LabSession.formHeaders(), url: tokenURL, refreshToken: refreshToken
+                ) { headers in
                     try await target.exchange(BackendRequest(method: "POST", target: "/oauth/token", headers: headers, body: Data(form.utf8)), clock: clock)
                 }
             }
@@ -234,7 +241,8 @@ public final class LabSession: Sendable {
             self.tokens = TokenManager(tokens: initial, strategy: scenario.refreshStrategy, hooks: hooks, grant: { refreshToken in
                 let form = endpoint.form(refreshToken: refreshToken)
                 return try await LabSession.refresh(
-                    grant: OAuthTokenEndpoint.grantName(refreshToken: refreshToken), form: form, headers: try endpoint.headers(),
+                    note: refreshToken.map { RefreshNote.grant(refreshToken: presented.number(of: $0)) } ?? "client_credentials grant",
+                    form: form, headers: try endpoint.headers(),
                     url: RemoteFailure.displayURL(endpoint.url), refreshToken: refreshToken
                 ) { headers in
                     try await client.exchange(url: endpoint.url, method: "POST", headers: headers, body: Data(form.utf8), limit: RemoteLab.controlAnswerLimit)
@@ -439,8 +447,13 @@ public final class LabSession: Sendable {
     }
 
     private func graphQLRequest(_ spec: Scenario.Operation) -> GraphQLRequest {
+        Self.graphQLRequest(spec, endpoint: endpoint, additionalHeaders: remoteSetup?.headers ?? HTTPFields())
+    }
+
+    /// The request a scenario operation starts (lint reads what it asks for from it).
+    static func graphQLRequest(_ spec: Scenario.Operation, endpoint: URL, additionalHeaders: HTTPFields = HTTPFields()) -> GraphQLRequest {
         GraphQLRequest(
-            operation: Self.graphQLOperation(spec), graphQLEndpoint: endpoint, additionalHeaders: remoteSetup?.headers ?? HTTPFields(),
+            operation: Self.graphQLOperation(spec), graphQLEndpoint: endpoint, additionalHeaders: additionalHeaders,
             fetchBehavior: spec.fetchBehavior,
             apqConfig: AutoPersistQueryConfiguration(autoPersistQueries: spec.autoPersistQueries, useGETForPersistedQueryRetry: spec.useGETForPersistedQueryRetry),
             useGETForQueries: spec.useGETForQueries, clientAwareness: spec.clientAwareness)
@@ -467,11 +480,14 @@ public final class LabSession: Sendable {
     /// `auth`/`refresh` event for its answer; an `error` answer (RFC 6749 §5.2) becomes a
     /// ``TokenEndpointError``. A new refresh token in the answer replaces the old one
     /// (rotation); without one the old one stays.
+    /// `note` is the events' detail: for a `refresh_token` grant it numbers the refresh token
+    /// presented (``RefreshNote``), so findings can tell two refreshes presented the same one
+    /// without the secret being recorded.
     static func refresh(
-        grant: String, form: String, headers: HTTPFields, url: String, refreshToken: String?,
+        note: String, form: String, headers: HTTPFields, url: String, refreshToken: String?,
         exchange: @Sendable (HTTPFields) async throws -> BackendResponse
     ) async throws -> TokenPair {
-        let detail = "\(grant) grant"
+        let detail = note
         let operation = LabContext.operation
         operation?.scheduler.refreshStarted()
         defer { operation?.scheduler.refreshEnded() }

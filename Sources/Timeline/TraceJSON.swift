@@ -10,11 +10,15 @@ public struct TraceDocument: Sendable, Hashable {
     /// when the server was not a ChainLab lab and has none.
     public var backend: [String: Int]?
 
-    public init(scenario: String, requests: [RequestSummary], events: [TimelineEvent], backend: [String: Int]? = [:]) {
+    /// What the run proves (refresh storms, stale-token retries…), each citing event seqs.
+    public var findings: [Finding]
+
+    public init(scenario: String, requests: [RequestSummary], events: [TimelineEvent], backend: [String: Int]? = [:], findings: [Finding] = []) {
         self.scenario = scenario
         self.requests = requests
         self.events = events
         self.backend = backend
+        self.findings = findings
     }
 }
 
@@ -31,7 +35,9 @@ public struct TraceDocument: Sendable, Hashable {
 ///  "phase":"preflight","method":"POST","url":"…","headers":[["Accept","application/json"]],
 ///  "status":null,"error":null,"body":null,"bodyBytes":null,"bodyTruncated":null,
 ///  "diff":{"added":[],"changed":[],"removed":[]},"detail":null}
-/// ],"backend":{"graphql":1}}
+/// ],"backend":{"graphql":1},"findings":[
+/// {"id":"stale-token-retry","severity":"error","message":"…","events":[7,16],"requests":[1]}
+/// ]}
 /// ```
 ///
 /// (Each event is on one line in the output.) `bodyBytes` is the size of the whole body and
@@ -83,6 +89,14 @@ public enum TraceJSON {
         } else {
             writer.null()
         }
+        writer.key("findings")
+        writer.beginArray()
+        for finding in document.findings {
+            writer.newline()
+            write(finding, into: &writer)
+        }
+        if !document.findings.isEmpty { writer.newline() }
+        writer.endArray()
         writer.endObject()
         return writer.text + "\n"
     }
@@ -104,8 +118,28 @@ public enum TraceJSON {
         writer.endObject()
     }
 
-    /// Reads a document written by ``encode(_:masking:)``. Fields beyond those it writes are
-    /// ignored; a missing field, a wrong type or an unknown kind or phase is an error naming
+    private static func write(_ finding: Finding, into writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("id")
+        writer.string(finding.id)
+        writer.key("severity")
+        writer.string(finding.severity.rawValue)
+        writer.key("message")
+        writer.string(finding.message)
+        writer.key("events")
+        writer.beginArray()
+        for seq in finding.events { writer.int(seq) }
+        writer.endArray()
+        writer.key("requests")
+        writer.beginArray()
+        for request in finding.requests { writer.int(request) }
+        writer.endArray()
+        writer.endObject()
+    }
+
+    /// Reads a document written by ``encode(_:masking:)`` (`findings` may be missing, as in
+    /// traces written before it existed). Fields beyond those it writes are ignored; a missing
+    /// field, a wrong type or an unknown kind or phase is an error naming
     /// where it is. Events that saw equal messages share one ``HopSnapshot`` again.
     public static func decode(_ data: Data) throws(DecodingError) -> TraceDocument {
         let root: JSONValue
@@ -133,7 +167,21 @@ public enum TraceJSON {
                 snapshots[event.snapshot] = event.snapshot
                 return event
             },
-            backend: backend)
+            backend: backend,
+            findings: try document["findings"].value == nil ? [] : document["findings"].array().map(decodeFinding))
+    }
+
+    /// A finding; traces written before findings existed have none.
+    private static func decodeFinding(_ field: Field) throws(DecodingError) -> Finding {
+        let severityField = field["severity"]
+        let severityName = try severityField.string()
+        guard let severity = FindingSeverity(rawValue: severityName) else {
+            throw severityField.error("unknown severity \"\(severityName)\"; expected info, warning or error")
+        }
+        return Finding(
+            id: try field["id"].string(), severity: severity, message: try field["message"].string(),
+            events: try field["events"].array().map { (field) throws(DecodingError) in try field.int() },
+            requests: try field["requests"].array().map { (field) throws(DecodingError) in try field.int() })
     }
 
     /// Reads a document from its text.

@@ -157,6 +157,7 @@ struct TraceCommand {
         switch format {
         case .text:
             var lines = ["scenario \(scenario)"] + TextTrace.lines(result.events, masking: masking)
+            lines += Self.findingLines(result.findings)
             for request in result.requests {
                 let attempts = request.attempts == 1 ? "1 attempt" : "\(request.attempts) attempts"
                 var line = "#\(request.id) \(request.operation): \(request.outcome.rawValue) after \(attempts)"
@@ -171,7 +172,9 @@ struct TraceCommand {
             }
             return lines.joined(separator: "\n") + "\n"
         case .json:
-            return TraceJSON.encode(TraceDocument(scenario: scenario, requests: result.requests, events: result.events, backend: result.backendCounters), masking: masking)
+            return TraceJSON.encode(
+                TraceDocument(scenario: scenario, requests: result.requests, events: result.events, backend: result.backendCounters, findings: result.findings),
+                masking: masking)
         case .har:
             return HARExport.archive(events: result.events, masking: masking, anchor: anchor)
         case .curl:
@@ -182,6 +185,14 @@ struct TraceCommand {
         case .otlp:
             return otlpDocument(result, anchor: anchor)
         }
+    }
+}
+
+extension TraceCommand {
+    /// The text trace's findings section: `findings: none`, or a heading and one line each.
+    static func findingLines(_ findings: [Finding]) -> [String] {
+        guard !findings.isEmpty else { return ["findings: none"] }
+        return ["findings:"] + findings.map { "  \($0.severity.rawValue) \($0.id): \(VisibleEscapes.escape($0.message))" }
     }
 }
 

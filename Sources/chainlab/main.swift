@@ -11,14 +11,15 @@ let usage = """
 
     USAGE: chainlab [SCENARIO] [options]       open the inspector (basics by default)
            chainlab trace SCENARIO [options]   run a scenario headless and print its timeline
+           chainlab lint SCENARIO [options]    check a scenario's chain against the lint rules
            chainlab scenarios [--show NAME]    list the built-in scenarios, or print one
            chainlab serve [options]            serve the lab backend over HTTP on 127.0.0.1
            chainlab serve --upstream URL       a fault-injecting proxy in front of your server
            chainlab keys [--markdown]          the inspector's keys
            chainlab help                       this text
 
-    Run 'chainlab --help-inspector', 'chainlab trace --help' and 'chainlab serve --help'
-    for their options.
+    Run 'chainlab --help-inspector', 'chainlab trace --help', 'chainlab lint --help' and
+    'chainlab serve --help' for their options.
     Scenarios: \(ScenarioSource.builtInList)
     """
 
@@ -37,6 +38,10 @@ do {
     case "trace":
         let command = try TraceCommand(arguments: Array(arguments.dropFirst()))
         exit(try await command.run(environment: ProcessInfo.processInfo.environment))
+    case "lint":
+        let (output, status) = try LintCommand(arguments: Array(arguments.dropFirst())).run()
+        FileHandle.standardOutput.write(Data(output.utf8))
+        exit(status)
     case "scenarios":
         let command = try ScenariosCommand(arguments: Array(arguments.dropFirst()))
         FileHandle.standardOutput.write(Data(try command.run().utf8))

@@ -48,6 +48,7 @@ struct ReadmeCommandsTests {
         ("scripts/instructions.sh", ".ci/run (--check against Benchmarks/instruction-budgets.json)"),
         ("swift build -c release --product chainlab-bench", ".ci/run (before scripts/instructions.sh)"),
         ("swift run chainlab refresh-storm", "InspectorEndToEndTests.raceOneThenTwo"),
+        ("swift run chainlab lint", "LintCommandTests (lint exits 1 on findings; its report is pinned there)"),
         ("swift run chainlab refresh-storm-fixed --otlp-endpoint", "OTLPSenderTests.liveExport (the inspector's background export)"),
         ("swift run chainlab trace refresh-storm --otlp-endpoint", ".ci/run (scripts/ci/check_exports.py sends to OTLP/HTTP receivers)"),
         ("swift run chainlab serve --upstream", "UpstreamProxyCommandTests (against a plain test server)"),

@@ -61,7 +61,7 @@ public enum LayerRegistry {
         Definition(name: "LoggingMiddleware", place: .middleware, settings: [:],
                    summary: "writes a line per request and per response into the timeline"),
         Definition(name: "RetryingMiddleware", place: .middleware,
-                   settings: ["statuses": .statusList, "retryErrors": .boolean, "maxAttempts": .positiveInteger, "delaySeconds": .nonNegativeNumber],
+                   settings: ["statuses": .statusList, "retryErrors": .boolean, "maxAttempts": .positiveInteger, "delaySeconds": .nonNegativeNumber, "bufferBodies": .boolean],
                    summary: "calls next again on chosen statuses or errors"),
         Definition(name: "FaultInjectionMiddleware", place: .middleware, settings: ["failStatus": .nonNegativeInteger, "failCount": .nonNegativeInteger],
                    summary: "answers the first failCount calls with failStatus"),
@@ -128,7 +128,7 @@ public enum LayerRegistry {
             var signals: Set<RetryingMiddleware.Signal> = Set((layer.ints("statuses") ?? [429, 500, 502, 503, 504]).map { .code($0) })
             if layer.bool("retryErrors") ?? true { signals.insert(.errorThrown) }
             let delay = layer.number("delaySeconds").map { RetryingMiddleware.Delay.constant(.milliseconds(Int64($0 * 1000))) } ?? .none
-            return RetryingMiddleware(signals: signals, maxAttempts: max(1, layer.int("maxAttempts") ?? 3), delay: delay, bufferingSinglePassBodies: 1 << 20, clock: environment.clock)
+            return RetryingMiddleware(signals: signals, maxAttempts: max(1, layer.int("maxAttempts") ?? 3), delay: delay, bufferingSinglePassBodies: layer.bool("bufferBodies") ?? true ? 1 << 20 : nil, clock: environment.clock)
         default:
             let middleware = FaultInjectionMiddleware(clock: environment.clock)
             middleware.enqueue(.status(layer.int("failStatus") ?? 503, body: #"{"error":"injected fault"}"#), count: layer.int("failCount") ?? 1)

@@ -1,0 +1,179 @@
+import ChainKit
+public import Lab
+public import TerminalUI
+public import Timeline
+
+/// The findings overlay: lint findings of the chain (`L`) or run findings (`F`), one selected.
+public struct FindingsList: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable { case lint, run }
+    public var kind: Kind
+    public var selected = 0
+    /// Which cited event of the selected run finding is open, if one is.
+    public var openEvent: Int?
+
+    public init(kind: Kind) {
+        self.kind = kind
+    }
+}
+
+extension InspectorState {
+    /// The lint findings of the chain as it is now (after any reorder).
+    public var lintFindings: [LintFinding] {
+        var configured = scenario
+        configured.chain = lab.chain
+        return ChainLint.check(scenario: configured)
+    }
+
+    /// The lint findings that name hop `index`.
+    func lintFindings(naming index: Int) -> [LintFinding] {
+        lintFindings.filter { $0.hops.contains(index) }
+    }
+}
+
+extension Inspector {
+    /// `⚠` before a hop a lint rule names.
+    static func lintMark(_ hop: Int, _ state: InspectorState) -> Span {
+        state.lintFindings(naming: hop).isEmpty ? Span("") : Span("⚠ ", style: changed)
+    }
+
+    /// Detail's lines for the rules that name the selected hop.
+    static func lintDetailLines(_ state: InspectorState) -> [Line] {
+        guard let hop = state.hops.indices.contains(state.selectedHop) ? state.hops[state.selectedHop] : nil else { return [] }
+        return state.lintFindings(naming: hop.index).flatMap { finding in
+            [
+                Line(""), Line([Span("⚠ \(finding.rule.severity.rawValue) \(finding.rule.id): ", style: changed), Span(finding.message)]),
+                Line([Span("why ", style: .dim), Span(finding.rule.why)]), Line([Span("fix ", style: .dim), Span(finding.rule.fix)]),
+            ]
+        }
+    }
+
+    /// The status line's findings summary: `⚠ 1 lint (L) · 2 findings (F)`; empty when there
+    /// are none.
+    static func findingsSummary(_ state: InspectorState) -> String {
+        var parts: [String] = []
+        let lint = state.lintFindings.count
+        if lint > 0 { parts.append("\(lint) lint (L)") }
+        if let findings = state.lab.findings, !findings.isEmpty {
+            parts.append(findings.count == 1 ? "1 finding (F)" : "\(findings.count) findings (F)")
+        }
+        return parts.isEmpty ? "" : "⚠ " + parts.joined(separator: " · ")
+    }
+
+    /// The run findings: live when the view has them, otherwise read from the store now.
+    static func runFindings(_ state: InspectorState) -> [Finding] {
+        state.lab.findings ?? RunFindings.detect(events: state.lab.store.events(), requests: state.lab.summaries)
+    }
+
+    /// One entry of the overlay: its lines and where Enter jumps (request, hop).
+    static func findingEntries(_ list: FindingsList, _ state: InspectorState) -> [(lines: [Line], request: Int?, hop: Int?, cited: [TimelineEvent])] {
+        switch list.kind {
+        case .lint:
+            return state.lintFindings.map { finding in
+                let lines = [
+                    Line([Span("\(finding.rule.severity.rawValue) \(finding.rule.id): ", style: finding.rule.severity == .error ? bad : changed), Span(finding.message)]),
+                    Line("   fix: " + finding.rule.fix, style: .dim),
+                ]
+                return (lines, nil, finding.hops.first, [])
+            }
+        case .run:
+            let events = Dictionary(state.lab.store.events().map { ($0.seq, $0) }, uniquingKeysWith: { first, _ in first })
+            return runFindings(state).map { finding in
+                let cited = finding.events.compactMap { events[$0] }
+                let lines = [Line([Span("\(finding.severity.rawValue) \(finding.id): ", style: finding.severity == .error ? bad : changed), Span(finding.message)])]
+                    + cited.prefix(6).map { Line("   seq \($0.seq) " + TextTrace.line(for: $0, masking: state.revealSecrets ? .revealed : .masked), style: .dim) }
+                let first = cited.first
+                return (lines, first?.request, first?.hop, cited)
+            }
+        }
+    }
+
+    static func renderFindings(_ list: FindingsList, _ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
+        let entries = findingEntries(list, state)
+        if let open = list.openEvent, entries.indices.contains(list.selected), entries[list.selected].cited.indices.contains(open) {
+            return renderCitedEvent(entries[list.selected].cited, open, state, in: area, into: &buffer)
+        }
+        let what = list.kind == .lint ? "Lint findings of the chain" : "Findings of the run"
+        var lines = [Line(list.kind == .lint ? "j/k select · Enter jump to the hop · Esc close" : "j/k select · Enter open the events it cites · Esc close", style: .dim)]
+        if entries.isEmpty { lines.append(Line(list.kind == .lint ? "no lint rule applies to this chain" : "the events prove no finding yet", style: .dim)) }
+        for (index, entry) in entries.enumerated() {
+            lines.append(contentsOf: index == list.selected ? entry.lines.map { Line($0.spans.map { Span($0.text, style: .reverse) }) } : entry.lines)
+        }
+        let paragraph = Paragraph(lines, wrap: true)
+        let width = min(area.width - 2, 110)
+        Modal(title: "\(what) · \(entries.count)", width: width, height: max(3, min(area.height - 2, paragraph.rowCount(width: width - 2) + 2)), symbols: state.symbols, borderStyle: focusStyle, content: paragraph)
+            .render(in: area, into: &buffer)
+    }
+
+    /// One cited event as the hop saw it, masked unless secrets are revealed.
+    static func renderCitedEvent(_ cited: [TimelineEvent], _ index: Int, _ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
+        let event = cited[index]
+        let masking: SecretMasking = state.revealSecrets ? .revealed : .masked
+        var lines = [
+            Line("n/j next · p/k previous · Enter go to #\(event.request) at this hop · Esc back to the list", style: .dim),
+            Line(TextTrace.line(for: event, masking: masking)),
+        ]
+        if let method = event.method, let url = event.url { lines.append(Line([Span(method + " ", style: .bold), Span(masking.url(url))])) }
+        if let status = event.status { lines.append(Line([Span("status ", style: .dim), Span("\(status)")])) }
+        if let error = event.error { lines.append(Line([Span("error ", style: bad), Span(error)])) }
+        if let headers = event.headers {
+            for header in masking.headers(headers) { lines.append(Line([Span(header.name, style: .bold), Span(": " + header.value)])) }
+        }
+        if let body = event.body {
+            lines.append(Line("body (\(body.byteCount) bytes\(body.isTruncated ? ", preview cut" : ""))", style: .dim))
+            lines.append(contentsOf: Line.lines(of: masking.body(body.text, contentType: event.headers?["Content-Type"])))
+        }
+        let paragraph = Paragraph(lines, wrap: true)
+        let width = min(area.width - 2, 110)
+        Modal(title: "Event seq \(event.seq) · \(index + 1) of \(cited.count) cited", width: width, height: max(3, min(area.height - 2, paragraph.rowCount(width: width - 2) + 2)), symbols: state.symbols, borderStyle: focusStyle, content: paragraph)
+            .render(in: area, into: &buffer)
+    }
+
+    static func handleFindingsKey(_ list: FindingsList, _ key: Key, _ state: inout InspectorState) -> [InspectorEffect] {
+        let entries = findingEntries(list, state)
+        var list = list
+        if let open = list.openEvent, entries.indices.contains(list.selected) {
+            let cited = entries[list.selected].cited
+            switch key {
+            case .char("n"), .char("j"), .down: list.openEvent = min(open + 1, max(0, cited.count - 1))
+            case .char("p"), .char("k"), .up: list.openEvent = max(0, open - 1)
+            case .escape: list.openEvent = nil
+            case .enter:
+                state.modal = nil
+                if cited.indices.contains(open) { go(to: cited[open].request, hop: cited[open].hop, &state) }
+                return []
+            default: break
+            }
+            state.modal = .findings(list)
+            return []
+        }
+        switch key {
+        case .down, .char("j"): list.selected = min(list.selected + 1, max(0, entries.count - 1))
+        case .up, .char("k"): list.selected = max(0, list.selected - 1)
+        case .enter:
+            guard entries.indices.contains(list.selected) else {
+                state.modal = nil
+                return []
+            }
+            let entry = entries[list.selected]
+            if !entry.cited.isEmpty {
+                list.openEvent = 0
+            } else {
+                state.modal = nil
+                go(to: entry.request, hop: entry.hop, &state)
+                return []
+            }
+        default:
+            state.modal = nil
+            return []
+        }
+        state.modal = .findings(list)
+        return []
+    }
+
+    /// Selects `request` (when it is listed) and `hop` (when the event belongs to one) in the Chain pane.
+    private static func go(to request: Int?, hop: Int?, _ state: inout InspectorState) {
+        if let request, state.lab.requests.contains(where: { $0.id == request }) { state.selectedRequest = request }
+        if let hop, hop >= 0 { state.selectedHop = hop }
+        state.focus = .chain
+    }
+}

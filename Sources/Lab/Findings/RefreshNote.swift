@@ -1,0 +1,32 @@
+import ChainKit
+
+/// The notes (event details) of the token manager's `auth` events: what the lab
+/// writes and what the findings detectors read, in one place.
+enum RefreshNote {
+    static let grantPrefix = "refresh_token grant, refresh token "
+    /// A refresh_token grant sent with the session's `refreshToken`-th distinct refresh token.
+    static func grant(refreshToken number: Int) -> String { grantPrefix + String(number) }
+    /// A request waited for another request's refresh (single-flight), which has ended, and
+    /// goes on (an `auth`/`resumed` event).
+    static let released = "woke after the shared refresh"
+
+    /// Which refresh token a grant event presented, if it is one.
+    static func refreshToken(of detail: String?) -> Int? {
+        guard let detail, detail.hasPrefix(grantPrefix) else { return nil }
+        return Int(detail.dropFirst(grantPrefix.count))
+    }
+}
+
+/// Numbers refresh tokens in the order a session first presents them, so events can tell
+/// them apart without recording them.
+final class RefreshTokenNumbers: Sendable {
+    private let numbers = Locked<[String: Int]>([:])
+
+    func number(of token: String) -> Int {
+        numbers.withLock { numbers in
+            if let number = numbers[token] { return number }
+            numbers[token] = numbers.count + 1
+            return numbers.count
+        }
+    }
+}
