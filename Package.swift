@@ -52,7 +52,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ChainKitTests",
-            dependencies: ["ChainKit", "HTTPServer"],
+            dependencies: ["ChainKit", "HTTPServer", "Vocabulary"],
             swiftSettings: strictSettings
         ),
         .target(

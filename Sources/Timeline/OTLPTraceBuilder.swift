@@ -1,5 +1,6 @@
 import ChainKit
 import Foundation
+import Vocabulary
 
 /// Turns timeline events into the spans of ``OTLPExport``: which events make which span,
 /// how spans nest and link, and what each span and span event says.
@@ -274,7 +275,7 @@ struct OTLPTraceBuilder {
             attributes.append(("http.response.status_code", .int(code)))
             if code >= 400 {
                 attributes.append(("error.type", .string(String(code))))
-                status = .error(answer?.error ?? "\(code) \(HTTPResponse.reasonPhrase(for: code))")
+                status = .error(answer?.error ?? "\(code) \(ReasonPhrase.of(code))")
             }
         } else if let answer, answer.phase == .error || answer.error != nil {
             attributes.append(("error.type", .string("_OTHER")))

@@ -1,5 +1,6 @@
 import ChainKit
 public import Foundation
+import Vocabulary
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
@@ -130,7 +131,7 @@ public struct OTLPSender: Sendable {
             return .retry("cannot reach the receiver at \(url.absoluteString): \(error.localizedDescription)", retryAfter: nil)
         }
         if (200..<300).contains(answer.status) { return .done(Self.outcome(of: answer.body, tries: tries)) }
-        let problem = "the receiver at \(url.absoluteString) answered \(answer.status) \(HTTPResponse.reasonPhrase(for: answer.status))"
+        let problem = "the receiver at \(url.absoluteString) answered \(answer.status) \(ReasonPhrase.of(answer.status))"
             + Self.reason(in: answer.body)
         guard [429, 502, 503, 504].contains(answer.status) else { throw Failure(description: problem) }
         return .retry(problem, retryAfter: Self.retryAfter(answer.headers))

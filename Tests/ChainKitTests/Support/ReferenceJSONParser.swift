@@ -1,4 +1,5 @@
 import ChainKit
+import Vocabulary
 
 /// `JSONParser` as it was before it read bytes in place: one `[UInt8]` copy, strings assembled
 /// scalar by scalar, every number through `Double(String)`. Kept only as the reference the
