@@ -109,18 +109,19 @@ public struct MiddlewareStack: Sendable {
     }
 
     /// One call's layers and context; `next` for a layer is made on demand and names only
-    /// this call and the index below it.
-    private final class Call: Sendable {
+    /// this call and the index below it. Generic over the input, so the input is boxed as
+    /// `any Sendable` only when a failure reports it.
+    private final class Call<Input: Sendable>: Sendable {
         let middlewares: [any ClientMiddleware]
         let transport: any ClientTransport
         let operationID: String
-        let input: any Sendable
+        let input: Input
         let request: HTTPRequest
         let requestBody: HTTPBody?
         let baseURL: URL
 
         init(
-            middlewares: [any ClientMiddleware], transport: any ClientTransport, operationID: String, input: any Sendable,
+            middlewares: [any ClientMiddleware], transport: any ClientTransport, operationID: String, input: Input,
             request: HTTPRequest, requestBody: HTTPBody?, baseURL: URL
         ) {
             self.middlewares = middlewares

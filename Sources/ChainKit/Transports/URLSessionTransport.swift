@@ -17,8 +17,8 @@ public import FoundationNetworking
 /// - Request headers travel in a `URLRequest`, which holds one value per name: repeated
 ///   fields are sent joined with ", " (RFC 9110 §5.3), URLSession picks the order on the
 ///   wire, and it adds headers of its own (User-Agent, Accept-Encoding, Content-Length…).
-///   On Linux it also rewrites names to Title-Case (`X-APOLLO-OPERATION-NAME` goes out as
-///   `X-Apollo-Operation-Name`); names are case-insensitive, so servers see the same field.
+///   On Linux it also rewrites names to Title-Case (`apollographql-client-name` goes out as
+///   `Apollographql-Client-Name`); names are case-insensitive, so servers see the same field.
 /// - Response headers come back as a dictionary, so repeated fields arrive joined and the
 ///   original order is lost; the transport lists them sorted by name so the order is at
 ///   least stable from run to run.

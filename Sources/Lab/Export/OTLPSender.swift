@@ -1,6 +1,7 @@
 import ChainKit
 import Vocabulary
 public import Foundation
+import Vocabulary
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
