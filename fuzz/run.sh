@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzScenario FuzzHeaders FuzzHTTPParser)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzScenario FuzzRecording FuzzHeaders FuzzHTTPParser)
 case "$seconds" in (*[!0-9]*|"") echo "fuzz/run.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2;; esac
 
 build=.build-fuzz/fuzz
@@ -32,9 +32,10 @@ flags=(-O -g -swift-version 6 -sanitize=fuzzer,address
 modules_for() {
     case "$1" in
         FuzzScenario) echo ChainKit Timeline HTTPServer Lab ;;
+        FuzzRecording) echo ChainKit Timeline HTTPServer Lab ;;
         FuzzHeaders) echo ChainKit ;;
         FuzzHTTPParser) echo ChainKit HTTPServer ;;
-        *) echo "fuzz/run.sh: unknown target '$1'; valid: FuzzScenario, FuzzHeaders, FuzzHTTPParser" >&2; return 2 ;;
+        *) echo "fuzz/run.sh: unknown target '$1'; valid: FuzzScenario, FuzzRecording, FuzzHeaders, FuzzHTTPParser" >&2; return 2 ;;
     esac
 }
 

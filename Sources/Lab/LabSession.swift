@@ -165,7 +165,7 @@ public final class LabSession: Sendable {
                 record: { event in _ = store.append(event) },
                 now: { clock.seconds },
                 launch: { operation, request in launcher.value?(operation, request) },
-                advanceClock: { seconds in clock.advance(by: .milliseconds(Int64((seconds * 1000).rounded()))) },
+                advanceClock: { seconds in clock.advance(by: .milliseconds(Int64(saturating: seconds * 1000))) },
                 expireTokens: {
                     switch target {
                     case .inProcess(let backend): backend.expireAllAccessTokens()
@@ -293,6 +293,12 @@ public final class LabSession: Sendable {
     }
 
     private func run(operation index: Int, context: OperationContext) async -> RequestSummary {
+        guard scenario.operations.indices.contains(index) else {
+            // A library caller's `launch(operation:)` out of range; files are checked before they run.
+            return RequestSummary(
+                id: context.request, operation: "#\(index)", outcome: .failure, attempts: 0,
+                error: "operation \(index) does not exist; the scenario has \(scenario.operations.count)", results: [])
+        }
         if let custom { return await run(custom: custom, operation: index, context: context) }
         let spec = scenario.operations[index]
         let environment = LayerEnvironment(clock: clock, store: cache, tokens: tokens, request: context.request) { name, line in

@@ -36,7 +36,7 @@ struct ScenarioCodecTests {
             == "chain[0].maxRetries: expected a whole number ≥ 0, got -1")
         #expect(error(#"{\#(Self.minimal),"chain":[{"interceptor":"MaxRetryInterceptor","maxRetries":"3"}]}"#)
             == #"chain[0].maxRetries: expected a whole number ≥ 0, got "3""#)
-        #expect(error(#"{\#(Self.minimal),"chain":[],"safetyCap":0}"#) == "safetyCap: expected a whole number from 1 to 1000000, got 0")
+        #expect(error(#"{\#(Self.minimal),"chain":[],"safetyCap":0}"#) == "safetyCap: expected a whole number from 1 to 1000, got 0")
         #expect(error(#"{\#(Self.minimal),"chain":[{"interceptor":"ResponseCodeInterceptor"},{"interceptor":"AuthInterceptor"}]}"#)
             == "chain[1].interceptor: AuthInterceptor is a GraphQL interceptor and must come before the HTTP interceptors (ResponseCodeInterceptor): the cache step sits between them")
         #expect(error(#"{\#(Self.minimal),"chain":[],"colour":"red"}"#)

@@ -573,5 +573,5 @@ public final class Scheduler: Sendable {
 
 /// `0.25s`, `2s`: seconds without trailing zeros.
 func formatSeconds(_ seconds: Double) -> String {
-    seconds.rounded() == seconds ? "\(Int(seconds))s" : "\(seconds)s"
+    "\(formatNumber(seconds))s"
 }
