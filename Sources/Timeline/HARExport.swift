@@ -124,10 +124,10 @@ public enum HARExport {
         writer.key("_attempt")
         writer.int(send.attempt)
         writer.key("_error")
-        writer.string(answer == nil ? "no response recorded" : answer?.phase == .error ? answer?.error ?? answer?.detail ?? "error" : nil)
+        writer.string(answer == nil ? "no response recorded" : answer?.phase == .error ? masking.text(answer?.error ?? answer?.detail ?? "error") : nil)
         writer.key("_hops")
         writer.beginArray()
-        for hop in hops { writeHop(hop, into: &writer) }
+        for hop in hops { writeHop(hop, masking: masking, into: &writer) }
         writer.endArray()
         writer.endObject()
     }
@@ -208,7 +208,7 @@ public enum HARExport {
         writer.endObject()
     }
 
-    private static func writeHop(_ hop: TimelineEvent, into writer: inout JSONWriter) {
+    private static func writeHop(_ hop: TimelineEvent, masking: SecretMasking, into writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("seq")
         writer.int(hop.seq)
@@ -225,9 +225,9 @@ public enum HARExport {
         writer.key("status")
         writer.int(hop.status)
         writer.key("error")
-        writer.string(hop.error)
+        writer.string(hop.error.map(masking.text))
         writer.key("detail")
-        writer.string(hop.detail)
+        writer.string(hop.detail.map(masking.text))
         writer.key("diff")
         writer.diff(hop.diff)
         writer.endObject()

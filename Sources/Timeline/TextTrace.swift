@@ -23,6 +23,16 @@ public enum TextTrace {
         return events.map { line(for: $0, requestWidth: width, masking: masking) }
     }
 
+    /// The closing line for one request: `#1 HeroQuery: success after 2 attempts, results
+    /// from server`, then ` — ` and the error when it failed.
+    public static func summaryLine(for request: RequestSummary, masking: SecretMasking) -> String {
+        let attempts = request.attempts == 1 ? "1 attempt" : "\(request.attempts) attempts"
+        var line = "#\(request.id) \(request.operation): \(request.outcome.rawValue) after \(attempts)"
+        if !request.results.isEmpty { line += ", results from \(request.results.joined(separator: ", "))" }
+        if let error = request.error { line += " — " + masking.text(error) }
+        return VisibleEscapes.escape(line)
+    }
+
     /// The lines joined, each ending in a newline.
     public static func render(_ events: [TimelineEvent], masking: SecretMasking) -> String {
         lines(events, masking: masking).map { $0 + "\n" }.joined()
@@ -44,8 +54,8 @@ public enum TextTrace {
 
     /// Seconds with millisecond precision, right-aligned to 7 characters before the `s`.
     private static func time(_ seconds: Double) -> String {
-        let milliseconds = Int((seconds * 1000).rounded())
-        let magnitude = abs(milliseconds)
+        let milliseconds = Int(saturating: seconds * 1000)
+        let magnitude = milliseconds.magnitude
         let fraction = String(magnitude % 1000)
         let text = (milliseconds < 0 ? "-" : "") + "\(magnitude / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
         return String(repeating: " ", count: max(0, 7 - text.count)) + text + "s"
@@ -70,8 +80,8 @@ public enum TextTrace {
         parts += event.diff.added.map { "+" + $0 }
         parts += event.diff.changed.map { "~" + $0 }
         parts += event.diff.removed.map { "-" + $0 }
-        if let error = event.error { parts.append(error) }
-        if let detail = event.detail { parts.append("(" + detail + ")") }
+        if let error = event.error { parts.append(masking.text(error)) }
+        if let detail = event.detail { parts.append("(" + masking.text(detail) + ")") }
         return parts
     }
 

@@ -59,7 +59,7 @@ public enum TraceJSON {
         writer.beginArray()
         for request in document.requests {
             writer.newline()
-            write(request, into: &writer)
+            write(request, masking: masking, into: &writer)
         }
         if !document.requests.isEmpty { writer.newline() }
         writer.endArray()
@@ -82,7 +82,7 @@ public enum TraceJSON {
         return writer.text + "\n"
     }
 
-    private static func write(_ request: RequestSummary, into writer: inout JSONWriter) {
+    private static func write(_ request: RequestSummary, masking: SecretMasking, into writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("id")
         writer.int(request.id)
@@ -93,7 +93,7 @@ public enum TraceJSON {
         writer.key("attempts")
         writer.int(request.attempts)
         writer.key("error")
-        writer.string(request.error)
+        writer.string(request.error.map(masking.text))
         writer.key("results")
         writer.strings(request.results)
         writer.endObject()
@@ -132,7 +132,7 @@ public enum TraceJSON {
         writer.key("status")
         writer.int(event.status)
         writer.key("error")
-        writer.string(event.error)
+        writer.string(event.error.map(masking.text))
         writer.key("body")
         writer.string(event.body.map { masking.body($0.text, contentType: event.headers?["Content-Type"]) })
         writer.key("bodyBytes")
@@ -142,7 +142,7 @@ public enum TraceJSON {
         writer.key("diff")
         writer.diff(event.diff)
         writer.key("detail")
-        writer.string(event.detail)
+        writer.string(event.detail.map(masking.text))
         writer.endObject()
     }
 
