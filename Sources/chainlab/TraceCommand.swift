@@ -20,7 +20,7 @@ struct TraceCommand {
           --format FORMAT     text (default): one line per event; json: the whole timeline;
                               har: HAR 1.2, one entry per transport exchange; curl: a curl
                               command for each request the transport sent
-          --output FILE       write to FILE instead of standard output
+          --output FILE       write to FILE instead of standard output ('-': standard output)
           --include-secrets   do not mask Authorization, cookies and tokens
           --record FILE       save the run's scheduling decisions for --replay
           --replay FILE       run the decisions saved with --record (SCENARIO may be omitted)
@@ -70,17 +70,22 @@ struct TraceCommand {
     }
 
     func run() async throws -> Int32 {
+        if let output { try checkOutput(output, option: "--output") }
+        if let recordPath { try checkOutput(recordPath, option: "--record") }
         var replay: Recording?
         if let replayPath {
             do {
-                replay = try Recording(json: try readFile(replayPath, purpose: "recording"))
+                replay = try Recording(json: try readFile(replayPath, purpose: "recording", limit: LabLimits.recordingFileBytes))
             } catch let error as Recording.DecodingError {
                 throw CommandLineError("\(replayPath): \(error)")
             }
         }
         let scenario = try ScenarioSource.resolve(name: scenarioName ?? (scenarioFile == nil ? replay?.scenario : nil), file: scenarioFile)
-        if let replay, replay.scenario != scenario.name {
-            throw CommandLineError("the recording \(replayPath!) is of scenario '\(VisibleEscapes.escape(replay.scenario))', not '\(VisibleEscapes.escape(scenario.name))'")
+        if let replay, let replayPath {
+            guard replay.scenario == scenario.name else {
+                throw CommandLineError("the recording \(replayPath) is of scenario '\(VisibleEscapes.escape(replay.scenario))', not '\(VisibleEscapes.escape(scenario.name))'")
+            }
+            do { try replay.validate(for: scenario) } catch { throw CommandLineError("\(replayPath): \(error)") }
         }
         let session: LabSession
         if let endpoint {
@@ -94,9 +99,9 @@ struct TraceCommand {
         }
         let result = await session.runHeadless()
         let text = render(result, scenario: scenario.name)
-        if let output { try writeAtomically(text, to: output) } else { FileHandle.standardOutput.write(Data(text.utf8)) }
+        try writeOutput(text, to: output ?? "-", option: "--output")
         if let recordPath {
-            try writeAtomically(Recording(scenario: scenario.name, commands: session.scheduler.log).json, to: recordPath)
+            try writeOutput(Recording(scenario: scenario.name, commands: session.scheduler.log).json, to: recordPath, option: "--record")
         }
         await session.shutDown()
         for refusal in result.refusals {
@@ -126,16 +131,10 @@ struct TraceCommand {
     func render(_ result: LabSession.RunResult, scenario: String) -> String {
         switch format {
         case .text:
-            var lines = ["scenario \(scenario)"] + TextTrace.lines(result.events, masking: masking)
-            for request in result.requests {
-                let attempts = request.attempts == 1 ? "1 attempt" : "\(request.attempts) attempts"
-                var line = "#\(request.id) \(request.operation): \(request.outcome.rawValue) after \(attempts)"
-                if !request.results.isEmpty { line += ", results from \(request.results.joined(separator: ", "))" }
-                if let error = request.error { line += " — \(VisibleEscapes.escape(error))" }
-                lines.append(line)
-            }
+            var lines = [VisibleEscapes.escape("scenario \(scenario)")] + TextTrace.lines(result.events, masking: masking)
+            lines += result.requests.map { TextTrace.summaryLine(for: $0, masking: masking) }
             let counters = result.backend.keys.sorted().map { "\($0)=\(result.backend[$0]!)" }
-            lines.append("backend " + counters.joined(separator: " "))
+            lines.append(VisibleEscapes.escape("backend " + counters.joined(separator: " ")))
             return lines.joined(separator: "\n") + "\n"
         case .json:
             return TraceJSON.encode(TraceDocument(scenario: scenario, requests: result.requests, events: result.events, backend: result.backend), masking: masking)

@@ -59,6 +59,8 @@ struct TraceCommandTests {
         (["trace", "basics", "--output", "/nonexistent-folder/out.txt"], "chainlab: cannot write /nonexistent-folder/out.txt: the folder /nonexistent-folder does not exist\n"),
         (["scenarios", "--show", "nope"], "chainlab: unknown scenario 'nope'; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, graphql-errors-200, empty-401, openapi-middleware, hostile-server, or --scenario-file FILE\n"),
         (["--bogus"], "chainlab: unknown option '--bogus'; valid: --scenario-file, --endpoint, --record, --no-step, or a command: trace, scenarios, serve, keys, help\n"),
+        (["keys", "--markdown", "extra"], "chainlab: unexpected argument 'extra' for keys; valid: --markdown, once\n"),
+        (["keys", "extra"], "chainlab: unexpected argument 'extra' for keys; valid: --markdown, once\n"),
     ])
     func badInput(arguments: [String], message: String) throws {
         let result = try runProcess(try builtChainlab().path, arguments)
