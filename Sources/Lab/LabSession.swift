@@ -338,7 +338,12 @@ public final class LabSession: Sendable {
         return RequestSummary(
             id: context.request, operation: spec.name,
             outcome: failure == nil && !results.isEmpty ? .success : .failure,
-            attempts: max(context.attempt, 1), error: failure.map(describe), results: results)
+            attempts: Self.attemptsMade(context), error: failure.map(describe), results: results)
+    }
+
+    /// Attempts that ran: the one the safety cap refused did not.
+    private static func attemptsMade(_ context: OperationContext) -> Int {
+        min(max(context.attempt, 1), context.safetyCap)
     }
 
     private func run(custom: CustomChain, operation index: Int, context: OperationContext) async -> RequestSummary {
@@ -371,7 +376,7 @@ public final class LabSession: Sendable {
         }
         return RequestSummary(
             id: context.request, operation: name, outcome: failure == nil && !results.isEmpty ? .success : .failure,
-            attempts: max(context.attempt, 1), error: failure.map(describe), results: results)
+            attempts: Self.attemptsMade(context), error: failure.map(describe), results: results)
     }
 
     private func graphQLRequest(_ spec: Scenario.Operation) -> GraphQLRequest {

@@ -95,6 +95,10 @@ public struct Recording: Sendable, Hashable {
                 throw DecodingError(path: "\(path).at.hop", reason: "hop \(hop) does not exist; the chain of '\(VisibleEscapes.escape(scenario.name))' has \(hops) hops (0-based)")
             }
         }
+        let passes = launched * scenario.safetyCap * hops
+        guard passes <= LabLimits.hopPasses else {
+            throw DecodingError(path: "commands", reason: "\(launched) launches × safety cap \(scenario.safetyCap) × \(hops) hops allow \(passes) hop passes; at most \(LabLimits.hopPasses)")
+        }
     }
 
     /// How many hops a chain flattens to: the GraphQL interceptors, the cache step, the HTTP

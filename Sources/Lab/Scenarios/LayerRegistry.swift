@@ -27,6 +27,7 @@ public enum LayerRegistry {
         case boolean = "true or false"
         case string = "a string"
         case statusList = "an array of HTTP status codes (100...599)"
+        case statusCode = "an HTTP status code (100...599)"
     }
 
     /// A layer the lab can build.
@@ -62,7 +63,7 @@ public enum LayerRegistry {
         Definition(name: "RetryingMiddleware", place: .middleware,
                    settings: ["statuses": .statusList, "retryErrors": .boolean, "maxAttempts": .positiveInteger, "delaySeconds": .nonNegativeNumber],
                    summary: "calls next again on chosen statuses or errors"),
-        Definition(name: "FaultInjectionMiddleware", place: .middleware, settings: ["failStatus": .nonNegativeInteger, "failCount": .nonNegativeInteger],
+        Definition(name: "FaultInjectionMiddleware", place: .middleware, settings: ["failStatus": .statusCode, "failCount": .nonNegativeInteger],
                    summary: "answers the first failCount calls with failStatus"),
     ]
 

@@ -127,6 +127,10 @@ public enum ScenarioCodec {
         let token = try reader.optionalEnum("token", Scenario.InitialToken.self) ?? .valid
         let strategy = try reader.optionalEnum("refreshStrategy", RefreshStrategy.self) ?? .singleFlight
         let safetyCap = try reader.optionalInteger("safetyCap", minimum: 1, maximum: LabLimits.safetyCap) ?? 20
+        let passes = launch.count * safetyCap * Recording.hopCount(of: chain)
+        guard passes <= LabLimits.hopPasses else {
+            throw ScenarioError(path: "safetyCap", reason: "\(launch.count) launches × safety cap \(safetyCap) × \(Recording.hopCount(of: chain)) hops allow \(passes) hop passes; at most \(LabLimits.hopPasses): lower the safety cap, launch fewer operations or shorten the chain")
+        }
         return Scenario(
             name: name, summary: try reader.optionalString("summary") ?? "", teaches: try reader.optionalString("teaches") ?? "",
             chain: chain, backend: try decodeBackend(members["backend"]), token: token, refreshStrategy: strategy,
@@ -197,9 +201,14 @@ public enum ScenarioCodec {
         case .nonNegativeNumber: valid = value.numberValue.map { $0 >= 0 && $0 <= 86_400 } ?? false
         case .boolean: if case .bool = value { valid = true } else { valid = false }
         case .string: valid = value.stringValue != nil
-        case .statusList: valid = value.arrayValue.map { $0.allSatisfy { $0.numberValue.map { (100...599).contains($0) && $0.rounded() == $0 } ?? false } } ?? false
+        case .statusList: valid = value.arrayValue.map { $0.count <= 500 && $0.allSatisfy(isStatusCode) } ?? false
+        case .statusCode: valid = isStatusCode(value)
         }
         guard valid else { throw ScenarioError(path: path, reason: "expected \(type.rawValue), got \(VisibleEscapes.escape(value.jsonString))") }
+    }
+
+    static func isStatusCode(_ value: JSONValue) -> Bool {
+        value.numberValue.map { (100...599).contains($0) && $0.rounded() == $0 } ?? false
     }
 
     static func decodeBackend(_ value: JSONValue?) throws(ScenarioError) -> LabBackend.Settings {
@@ -235,6 +244,9 @@ public enum ScenarioCodec {
             try refuseUnknownKeys(members, known: operationKeys, path: path)
             let reader = Reader(members: members, path: path)
             let name = try reader.string("name")
+            if let variables = members["variables"], variables.objectValue == nil {
+                throw ScenarioError(path: "\(path).variables", reason: "expected an object of variables such as {\"id\": \"2001\"}, got \(VisibleEscapes.escape(variables.jsonString))")
+            }
             var behavior: FetchBehavior?
             if let text = try reader.optionalString("fetchBehavior") {
                 guard let named = FetchBehavior.named.first(where: { $0.name == text }) else {
