@@ -45,3 +45,24 @@ func readFile(_ path: String, purpose: String, limit: Int) throws -> Data {
     }
     return data
 }
+
+/// Writes `text` to standard output with write(2). A reader that went away (EPIPE: SIGPIPE is
+/// ignored) loses the rest quietly, where `FileHandle.write` would stop the process.
+func writeStandardOutput(_ text: String) {
+    writeIgnoringFailure(text, to: STDOUT_FILENO)
+}
+
+/// Writes `text` to standard error, as ``writeStandardOutput(_:)`` does.
+func writeStandardError(_ text: String) {
+    writeIgnoringFailure(text, to: STDERR_FILENO)
+}
+
+private func writeIgnoringFailure(_ text: String, to descriptor: Int32) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress!, $0.count) }
+        if written < 0, errno == EINTR { continue }
+        guard written > 0 else { return }
+        bytes = bytes.dropFirst(written)
+    }
+}

@@ -91,9 +91,9 @@ struct InspectCommand {
             let fallback = (NSTemporaryDirectory() as NSString).appendingPathComponent("chainlab-recording-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json")
             do {
                 try AtomicFile.write(json, to: fallback)
-                FileHandle.standardError.write(Data("chainlab: \(VisibleEscapes.escape("\(error)")); the recording was saved to \(VisibleEscapes.escape(fallback)) instead\n".utf8))
+                writeStandardError("chainlab: \(VisibleEscapes.escape("\(error)")); the recording was saved to \(VisibleEscapes.escape(fallback)) instead\n")
             } catch let second {
-                FileHandle.standardError.write(Data("chainlab: \(VisibleEscapes.escape("\(error)")), and the fallback failed too: \(VisibleEscapes.escape(second.description)); the recording is lost\n".utf8))
+                writeStandardError("chainlab: \(VisibleEscapes.escape("\(error)")), and the fallback failed too: \(VisibleEscapes.escape(second.description)); the recording is lost\n")
             }
             return 1
         }

@@ -105,10 +105,10 @@ struct TraceCommand {
         }
         await session.shutDown()
         for refusal in result.refusals {
-            FileHandle.standardError.write(Data("chainlab: \(VisibleEscapes.escape(refusal.reason))\n".utf8))
+            writeStandardError("chainlab: \(VisibleEscapes.escape(refusal.reason))\n")
         }
         if !result.unfinished.isEmpty {
-            FileHandle.standardError.write(Data("chainlab: requests \(result.unfinished.map { "#\($0)" }.joined(separator: ", ")) did not finish\n".utf8))
+            writeStandardError("chainlab: requests \(result.unfinished.map { "#\($0)" }.joined(separator: ", ")) did not finish\n")
             return 1
         }
         return result.refusals.isEmpty ? 0 : 1

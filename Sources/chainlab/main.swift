@@ -21,7 +21,7 @@ let usage = """
     """
 
 func fail(_ message: String, status: Int32) -> Never {
-    FileHandle.standardError.write(Data("chainlab: \(VisibleEscapes.escape(message))\n".utf8))
+    writeStandardError("chainlab: \(VisibleEscapes.escape(message))\n")
     exit(status)
 }
 
@@ -42,7 +42,7 @@ do {
         exit(try await command.run())
     case "scenarios":
         let command = try ScenariosCommand(arguments: Array(arguments.dropFirst()))
-        FileHandle.standardOutput.write(Data(try command.run().utf8))
+        writeStandardOutput(try command.run())
     case "serve":
         let command = try ServeCommand(arguments: Array(arguments.dropFirst()))
         exit(try await command.run())
