@@ -15,9 +15,9 @@ public enum LabLimits {
     /// The largest `safetyCap`: attempts one operation may make before the lab stops it.
     public static let safetyCap = 1_000
     /// Hop passes a run may make at most: launches × safety cap × hops of the chain. Each
-    /// count alone is modest, but their product is what a run costs (about 5 KB and well
-    /// under a millisecond per hop pass); a scenario or a replay above it is refused.
-    public static let hopPasses = 50_000
+    /// count alone is modest, but their product is what a run costs (about 6 KB per hop
+    /// pass); a scenario or a replay above it is refused.
+    public static let hopPasses = 20_000
     /// Commands in a recording.
     public static let recordedCommands = 100_000
     /// `launch` commands in a recording, and so the largest request id it can name.
