@@ -42,11 +42,15 @@ public enum TextTrace {
     public static func line(for event: TimelineEvent, requestWidth: Int = 0, masking: SecretMasking) -> String {
         let request = requestColumn(event)
         var line = time(event.time) + " " + request + String(repeating: " ", count: max(0, requestWidth - request.count))
-        line += " " + String(repeating: "  ", count: max(0, event.hop)) + arrow(event.phase)
+        line += " " + String(repeating: "  ", count: min(max(0, event.hop), maximumIndent)) + arrow(event.phase)
         line += " " + VisibleEscapes.escape(event.name) + " " + event.phase.rawValue
         for part in details(event, masking: masking) { line += " " + VisibleEscapes.escape(part) }
         return line
     }
+
+    /// Hops deeper than this are indented as this one, so a line's length (and the whole
+    /// trace's size) does not grow with the depth of a long chain.
+    static let maximumIndent = 64
 
     private static func requestColumn(_ event: TimelineEvent) -> String {
         "#\(event.request).\(event.attempt)"
