@@ -3,6 +3,7 @@ public import ChainKit
 public import Lab
 public import TerminalUI
 import Timeline
+import Vocabulary
 
 /// The inspector app: ``update(_:_:)`` and ``render(_:into:)`` over an ``InspectorState``.
 public enum Inspector {

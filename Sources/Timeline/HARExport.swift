@@ -1,5 +1,6 @@
 public import Foundation
 import ChainKit
+import Vocabulary
 
 /// The timeline as a HAR 1.2 archive, for browser dev tools, Charles, Proxyman or mitmproxy.
 ///
@@ -177,7 +178,7 @@ public enum HARExport {
         writer.key("status")
         writer.int(status)
         writer.key("statusText")
-        writer.string(HTTPResponse.reasonPhrase(for: status))
+        writer.string(ReasonPhrase.of(status))
         writer.key("httpVersion")
         writer.string(receive == nil ? "" : "HTTP/1.1")
         writer.key("cookies")

@@ -4,6 +4,7 @@ import Inspector
 import Lab
 import TerminalUI
 import Timeline
+import Vocabulary
 
 /// `chainlab [SCENARIO]`: the full-screen inspector.
 struct InspectCommand {

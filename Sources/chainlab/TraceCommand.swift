@@ -2,6 +2,7 @@ import ChainKit
 import Foundation
 import Lab
 import Timeline
+import Vocabulary
 
 /// `chainlab trace`: runs a scenario headless and prints what happened.
 struct TraceCommand {

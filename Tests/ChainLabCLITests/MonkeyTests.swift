@@ -53,10 +53,11 @@ struct MonkeyTests {
         try tmux.resize(width: 120, height: 40)
         #expect(!(try tmux.screen()).contains("chainlab-exit="), "the inspector ended under the monkey")
         // Close whatever is open, then quit, confirming when requests are still open.
-        // Paced: an Esc followed within the 25 ms escape delay by another key reads as Alt+key.
+        // One key at a time, each after the screen has settled: an Esc read together with
+        // the next key would be Alt+key.
         for key in ["Escape", "Escape", "Escape", "Escape", "q"] {
             try tmux.send(key)
-            try await Task.sleep(for: .milliseconds(150))
+            try await settle(tmux)
         }
         let asked = try await tmux.waitFor("the quit question or the exit", timeout: .seconds(30)) { $0.contains("Quit?") || $0.contains("chainlab-exit=") }
         if asked.contains("Quit?") { try tmux.send("y") }
@@ -64,5 +65,20 @@ struct MonkeyTests {
         #expect(screen.contains(" icanon") && screen.contains(" echo"))
         #expect(!screen.contains("-icanon"))
         #expect(try tmux.tmux(["display-message", "-p", "-t", "s", "#{alternate_on} #{cursor_flag}"]).stdout == "0 1\n")
+    }
+
+    /// Waits until the screen has not changed for 300 ms (at most 5 s).
+    func settle(_ tmux: TmuxSession) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        var last = try tmux.screen()
+        var stableSince = ContinuousClock.now
+        while ContinuousClock.now < deadline, ContinuousClock.now - stableSince < .milliseconds(300) {
+            try await Task.sleep(for: .milliseconds(50))
+            let current = try tmux.screen()
+            if current != last {
+                last = current
+                stableSince = ContinuousClock.now
+            }
+        }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Lab
 import Testing
 import Timeline
+import Vocabulary
 
 /// Every built-in scenario, made hostile (a hostile backend, operation names and variables
 /// with terminal escapes and bidi controls, secrets in query strings under percent-encoded

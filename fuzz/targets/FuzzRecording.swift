@@ -2,6 +2,7 @@ import ChainKit
 import Dispatch
 import Foundation
 import Lab
+import Vocabulary
 
 /// libFuzzer entry point for `Recording(json:)`, `Recording.validate(for:)` and the replay.
 ///

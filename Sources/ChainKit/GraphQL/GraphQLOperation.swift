@@ -233,7 +233,7 @@ public struct GraphQLRequest: Sendable, Hashable {
     /// Whether `other` is this very value (a copy of it, never changed since): true means
     /// equal, without comparing the fields. A hop that passed the request on unchanged handed
     /// down an identical one.
-    @inlinable public func isIdentical(to other: GraphQLRequest) -> Bool { fields === other.fields }
+    @inlinable package func isIdentical(to other: GraphQLRequest) -> Bool { fields === other.fields }
 
     public static func == (lhs: GraphQLRequest, rhs: GraphQLRequest) -> Bool {
         let l = lhs.fields, r = rhs.fields

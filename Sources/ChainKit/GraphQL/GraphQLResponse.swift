@@ -90,12 +90,12 @@ public struct GraphQLResponse: Sendable, Hashable {
 
     /// Whether `other` is this very value (a copy of it, never changed since): true means
     /// equal, without comparing the JSON.
-    @inlinable public func isIdentical(to other: GraphQLResponse) -> Bool { fields === other.fields }
+    @inlinable package func isIdentical(to other: GraphQLResponse) -> Bool { fields === other.fields }
 
     /// The body this response was read from (``init(parsing:source:)``), as long as no field
     /// has changed since; nil for a response made or changed in code. A preview of the result
     /// can show these bytes as they came instead of encoding the JSON again.
-    public var body: Data? { fields.body }
+    package var body: Data? { fields.body }
 
     @inlinable public static func == (lhs: GraphQLResponse, rhs: GraphQLResponse) -> Bool {
         lhs.isIdentical(to: rhs) || haveEqualFields(lhs, rhs)
@@ -132,7 +132,7 @@ public struct GraphQLResponse: Sendable, Hashable {
     /// Whether ``json`` encodes to at most about `limit` bytes (see
     /// ``JSONValue/isSmall(limit:)``), without building it. A response read from a body
     /// answers from that body's size: compact JSON of the same values is about as long.
-    public func isSmall(limit: Int) -> Bool {
+    package func isSmall(limit: Int) -> Bool {
         if let body = fields.body { return body.count <= limit }
         var budget = limit - 2
         if let data, !data.fits(&budget) { return false }

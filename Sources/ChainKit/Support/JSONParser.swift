@@ -1,3 +1,5 @@
+import Vocabulary
+
 /// A strict RFC 8259 parser producing ``JSONValue``, with errors that say where the input
 /// went wrong (line, column, byte offset) and a nesting limit so hostile input cannot
 /// exhaust the stack.

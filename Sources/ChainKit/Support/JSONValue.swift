@@ -1,4 +1,5 @@
 public import Foundation
+import Vocabulary
 
 /// A JSON document as a value: what GraphQL variables, results and errors are made of.
 ///
@@ -47,7 +48,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     /// Whether the encoded value is at most about `limit` bytes, found by a walk that stops as
     /// soon as the estimate passes the limit: cheap for small values, bounded for huge ones.
     /// Strings count their UTF-8 bytes plus quotes (escapes are not counted).
-    public func isSmall(limit: Int) -> Bool {
+    package func isSmall(limit: Int) -> Bool {
         var budget = limit
         return fits(&budget)
     }

@@ -1,5 +1,6 @@
 import ChainKit
 public import Foundation
+import Vocabulary
 
 /// Why a scenario file was refused: the JSON path of the problem and what is valid there.
 ///
