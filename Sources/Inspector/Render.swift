@@ -67,7 +67,7 @@ extension Inspector {
     }
 
     static func milliseconds(_ seconds: Double) -> String {
-        "\(Int((seconds * 1000).rounded()))ms"
+        "\(Int(saturating: seconds * 1000))ms"
     }
 
     static func requestLine(_ row: RequestRow) -> Line {
@@ -220,13 +220,13 @@ extension Inspector {
             _ = buffer.set(string: "#\(row.id)", at: Position(x: inner.x, y: y), style: row.id == state.selectedRequest ? .bold : .dim)
             let x0 = inner.x + labelWidth
             _ = buffer.set(string: "▏", at: Position(x: x0, y: y), style: .dim)
-            let startColumn = Int(row.start * scale), endColumn = max(startColumn, Int(row.end * scale))
+            let startColumn = Int(saturating: (row.start * scale).rounded(.down)), endColumn = max(startColumn, Int(saturating: (row.end * scale).rounded(.down)))
             let (_, style) = stateSymbol(row)
             for column in startColumn...endColumn {
                 _ = buffer.set(string: "▇", at: Position(x: x0 + 1 + column, y: y), style: row.state == .failed ? bad : (row.state == .succeeded ? good : accent))
             }
             for mark in row.marks {
-                let column = Int(mark.time * scale)
+                let column = Int(saturating: (mark.time * scale).rounded(.down))
                 _ = buffer.set(string: mark.kind == .retry ? "↻" : "✕", at: Position(x: x0 + 1 + column, y: y), style: mark.kind == .retry ? changed : bad)
             }
             let tail = row.state == .paused ? "⏸" : (row.state == .succeeded ? "▏" : (row.state == .blocked ? "⧗" : ""))
@@ -283,7 +283,7 @@ extension Inspector {
         if let status = snapshot.status {
             lines.append(Line([Span("status ", style: .dim), Span("\(status)", style: (200..<300).contains(status) ? good : bad)]))
         }
-        if let error = snapshot.error { lines.append(Line([Span("error ", style: bad), Span(error)])) }
+        if let error = snapshot.error { lines.append(Line([Span("error ", style: bad), Span(masking.text(error))])) }
         if let headers = snapshot.headers {
             for (name, value) in masking.headers(headers) {
                 let (mark, style): (String, Style) = source.diff.added.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) ? ("+ ", added)

@@ -202,7 +202,7 @@ public final class LabSession: Sendable {
                 record: { event in _ = store.append(event) },
                 now: { clock.seconds },
                 launch: { operation, request in launcher.value?(operation, request) },
-                advanceClock: { seconds in clock.advance(by: .milliseconds(Int64((seconds * 1000).rounded()))) },
+                advanceClock: { seconds in clock.advance(by: .milliseconds(Int64(saturating: seconds * 1000))) },
                 expireTokens: {
                     switch target {
                     case .inProcess(let backend): backend.expireAllAccessTokens()
@@ -361,6 +361,12 @@ public final class LabSession: Sendable {
     }
 
     private func run(operation index: Int, context: OperationContext) async -> RequestSummary {
+        guard scenario.operations.indices.contains(index) else {
+            // A library caller's `launch(operation:)` out of range; files are checked before they run.
+            return RequestSummary(
+                id: context.request, operation: "#\(index)", outcome: .failure, attempts: 0,
+                error: "operation \(index) does not exist; the scenario has \(scenario.operations.count)", results: [])
+        }
         if let custom { return await run(custom: custom, operation: index, context: context) }
         let spec = scenario.operations[index]
         let environment = LayerEnvironment(clock: clock, store: cache, tokens: tokens, request: context.request) { name, line in
@@ -408,7 +414,12 @@ public final class LabSession: Sendable {
         return RequestSummary(
             id: context.request, operation: spec.name,
             outcome: failure == nil && !results.isEmpty ? .success : .failure,
-            attempts: max(context.attempt, 1), error: failure.map(describe), results: results, operationType: operationType)
+            attempts: Self.attemptsMade(context), error: failure.map(describe), results: results, operationType: operationType)
+    }
+
+    /// Attempts that ran: the one the safety cap refused did not.
+    private static func attemptsMade(_ context: OperationContext) -> Int {
+        min(max(context.attempt, 1), context.safetyCap)
     }
 
     private func run(custom: CustomChain, operation index: Int, context: OperationContext) async -> RequestSummary {
@@ -443,7 +454,7 @@ public final class LabSession: Sendable {
         }
         return RequestSummary(
             id: context.request, operation: name, outcome: failure == nil && !results.isEmpty ? .success : .failure,
-            attempts: max(context.attempt, 1), error: failure.map(describe), results: results, operationType: operationType)
+            attempts: Self.attemptsMade(context), error: failure.map(describe), results: results, operationType: operationType)
     }
 
     private func graphQLRequest(_ spec: Scenario.Operation) -> GraphQLRequest {

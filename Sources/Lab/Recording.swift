@@ -37,21 +37,85 @@ public struct Recording: Sendable, Hashable {
             + lines.joined(separator: ",\n") + "\n  ]\n}\n"
     }
 
-    /// Reads a recording written by ``json``.
+    /// Reads a recording written by ``json``, refusing anything unknown, mistyped or out of
+    /// range with the JSON path of the problem (see ``LabLimits`` for the counts and sizes).
+    /// Check it against the scenario it replays with ``validate(for:)`` before running it.
     public init(json data: Data) throws(DecodingError) {
+        guard data.count <= LabLimits.recordingFileBytes else {
+            throw DecodingError(path: "", reason: "the file has \(data.count) bytes; a recording may have at most \(LabLimits.recordingFileBytes)")
+        }
         let root: JSONValue
         do { root = try JSONValue(parsing: data) } catch { throw DecodingError(path: "", reason: error.description) }
-        guard root["format"]?.stringValue == "chainlab-recording" else {
+        guard case .object(let members) = root else { throw DecodingError(path: "", reason: "expected a JSON object at the top") }
+        try Self.refuseUnknownKeys(members, known: ["format", "version", "scenario", "commands"], path: "")
+        guard members["format"]?.stringValue == "chainlab-recording" else {
             throw DecodingError(path: "format", reason: "expected \"chainlab-recording\"; this is not a ChainLab recording")
         }
-        guard root["version"]?.numberValue == 1 else { throw DecodingError(path: "version", reason: "unsupported version; supported: 1") }
-        guard let scenario = root["scenario"]?.stringValue else { throw DecodingError(path: "scenario", reason: "expected a string") }
-        guard let entries = root["commands"]?.arrayValue else { throw DecodingError(path: "commands", reason: "expected an array") }
+        guard members["version"]?.numberValue == 1 else { throw DecodingError(path: "version", reason: "unsupported version; supported: 1") }
+        guard let scenario = members["scenario"]?.stringValue else { throw DecodingError(path: "scenario", reason: "expected a string") }
+        guard let entries = members["commands"]?.arrayValue else { throw DecodingError(path: "commands", reason: "expected an array") }
+        guard entries.count <= LabLimits.recordedCommands else {
+            throw DecodingError(path: "commands", reason: "\(entries.count) commands; a recording may have at most \(LabLimits.recordedCommands)")
+        }
         var commands: [RecordedCommand] = []
+        commands.reserveCapacity(entries.count)
+        var launches = 0
         for (index, entry) in entries.enumerated() {
-            commands.append(try Self.decode(entry, path: "commands[\(index)]"))
+            let path = "commands[\(index)]"
+            let recorded = try Self.decode(entry, path: path)
+            if case .launch = recorded.command {
+                launches += 1
+                guard launches <= LabLimits.recordedLaunches else {
+                    throw DecodingError(path: path, reason: "more than \(LabLimits.recordedLaunches) launches; a recording may start at most \(LabLimits.recordedLaunches) requests")
+                }
+            }
+            commands.append(recorded)
         }
         self.init(scenario: scenario, commands: commands)
+    }
+
+    /// Checks every command against `scenario` before anything runs: launched operations
+    /// exist, requests are launched before commands name them, and stops are at hops the
+    /// scenario's chain has.
+    public func validate(for scenario: Scenario) throws(DecodingError) {
+        let hops = Self.hopCount(of: scenario.chain)
+        var launched = 0
+        for (index, recorded) in commands.enumerated() {
+            let path = "commands[\(index)]"
+            if case .launch(let operation) = recorded.command {
+                guard scenario.operations.indices.contains(operation) else {
+                    let count = scenario.operations.count
+                    throw DecodingError(path: "\(path).operation", reason: "operation \(operation) does not exist; scenario '\(VisibleEscapes.escape(scenario.name))' has \(count == 1 ? "1 operation" : "\(count) operations") (0-based)")
+                }
+                launched += 1
+            }
+            if let request = recorded.command.request, request > launched {
+                throw DecodingError(path: "\(path).request", reason: "request #\(request) has not been launched; \(launched == 0 ? "no request was" : launched == 1 ? "only #1 was" : "only #1 to #\(launched) were") launched before this command")
+            }
+            if case .hop(let hop, _) = recorded.place, hop >= hops {
+                throw DecodingError(path: "\(path).at.hop", reason: "hop \(hop) does not exist; the chain of '\(VisibleEscapes.escape(scenario.name))' has \(hops) hops (0-based)")
+            }
+        }
+        let passes = launched * scenario.safetyCap * hops
+        guard passes <= LabLimits.hopPasses else {
+            throw DecodingError(path: "commands", reason: "\(launched) launches × safety cap \(scenario.safetyCap) × \(hops) hops allow \(passes) hop passes; at most \(LabLimits.hopPasses)")
+        }
+    }
+
+    /// How many hops a chain flattens to: the GraphQL interceptors, the cache step, the HTTP
+    /// interceptors, the transport and the parser; or the middlewares and the transport.
+    static func hopCount(of chain: Scenario.Chain) -> Int {
+        switch chain {
+        case .graphQL(let graphQL, let http): graphQL.count + 1 + http.count + 2
+        case .middleware(let layers): layers.count + 1
+        }
+    }
+
+    static func refuseUnknownKeys(_ members: [String: JSONValue], known: [String], path: String) throws(DecodingError) {
+        for key in members.keys.sorted() where !known.contains(key) {
+            let name = VisibleEscapes.escape(key)
+            throw DecodingError(path: path.isEmpty ? name : "\(path).\(name)", reason: "unknown key; known: \(known.joined(separator: ", "))")
+        }
     }
 
     static func encode(_ recorded: RecordedCommand) -> JSONValue {
@@ -93,21 +157,34 @@ public struct Recording: Sendable, Hashable {
         }
     }
 
-    static let commandNames = ["launch", "step", "resume", "resumeAll", "pass", "editRequestHeaders", "editResponse", "force401", "forceRetry", "fail", "delay", "advanceClock", "expireTokens"]
+    /// Every command's name and the keys it has besides `command` and `at`.
+    static let commandKeys: KeyValuePairs<String, [String]> = [
+        "launch": ["operation"], "step": ["request"], "resume": ["request"], "resumeAll": [], "pass": ["request"],
+        "editRequestHeaders": ["request", "headers"], "editResponse": ["request", "status", "headers"],
+        "force401": ["request"], "forceRetry": ["request"], "fail": ["request", "fault"], "delay": ["request", "seconds"],
+        "advanceClock": ["seconds"], "expireTokens": [],
+    ]
 
     static func decode(_ entry: JSONValue, path: String) throws(DecodingError) -> RecordedCommand {
-        func integer(_ key: String) throws(DecodingError) -> Int {
-            guard let value = entry[key]?.numberValue, value >= 0, value <= 1_000_000, value.rounded() == value else {
-                throw DecodingError(path: "\(path).\(key)", reason: "expected a whole number from 0 to 1000000")
+        guard case .object(let members) = entry else { throw DecodingError(path: path, reason: "expected an object such as {\"command\": \"step\", \"request\": 1}") }
+        func integer(_ key: String, in range: ClosedRange<Int>) throws(DecodingError) -> Int {
+            guard let value = members[key]?.numberValue, value >= Double(range.lowerBound), value <= Double(range.upperBound), value.rounded() == value else {
+                throw DecodingError(path: "\(path).\(key)", reason: "expected a whole number from \(range.lowerBound) to \(range.upperBound)")
             }
             return Int(value)
         }
+        func request() throws(DecodingError) -> Int { try integer("request", in: 1...LabLimits.recordedLaunches) }
         func seconds() throws(DecodingError) -> Double {
-            guard let value = entry["seconds"]?.numberValue, value >= 0 else { throw DecodingError(path: "\(path).seconds", reason: "expected a number of seconds ≥ 0") }
+            guard let value = members["seconds"]?.numberValue, value >= 0, value <= LabLimits.secondsPerClockMove else {
+                throw DecodingError(path: "\(path).seconds", reason: "expected a number of seconds from 0 to \(formatNumber(LabLimits.secondsPerClockMove))")
+            }
             return value
         }
         func headers() throws(DecodingError) -> HTTPFields {
-            guard let pairs = entry["headers"]?.arrayValue else { throw DecodingError(path: "\(path).headers", reason: "expected an array of [name, value] pairs") }
+            guard let pairs = members["headers"]?.arrayValue else { throw DecodingError(path: "\(path).headers", reason: "expected an array of [name, value] pairs") }
+            guard pairs.count <= LabLimits.headersPerEdit else {
+                throw DecodingError(path: "\(path).headers", reason: "\(pairs.count) headers; an edit may have at most \(LabLimits.headersPerEdit)")
+            }
             var fields = HTTPFields()
             for (index, pair) in pairs.enumerated() {
                 guard let name = pair[0]?.stringValue, let value = pair[1]?.stringValue, pair.arrayValue?.count == 2 else {
@@ -117,39 +194,47 @@ public struct Recording: Sendable, Hashable {
             }
             return fields
         }
-        guard let name = entry["command"]?.stringValue else { throw DecodingError(path: "\(path).command", reason: "expected a string") }
+        guard let name = members["command"]?.stringValue else { throw DecodingError(path: "\(path).command", reason: "expected a string") }
+        guard let keys = commandKeys.first(where: { $0.key == name })?.value else {
+            throw DecodingError(path: "\(path).command", reason: "unknown \"\(VisibleEscapes.escape(name))\"; known: \(commandKeys.map(\.key).joined(separator: ", "))")
+        }
+        try refuseUnknownKeys(members, known: ["command"] + keys + ["at"], path: path)
         let command: LabCommand
         switch name {
-        case "launch": command = .launch(operation: try integer("operation"))
-        case "step": command = .step(request: try integer("request"))
-        case "resume": command = .resume(request: try integer("request"))
+        case "launch": command = .launch(operation: try integer("operation", in: 0...(LabLimits.operations - 1)))
+        case "step": command = .step(request: try request())
+        case "resume": command = .resume(request: try request())
         case "resumeAll": command = .resumeAll
-        case "pass": command = .pass(request: try integer("request"))
-        case "editRequestHeaders": command = .editRequestHeaders(request: try integer("request"), headers: try headers())
+        case "pass": command = .pass(request: try request())
+        case "editRequestHeaders": command = .editRequestHeaders(request: try request(), headers: try headers())
         case "editResponse":
-            command = .editResponse(request: try integer("request"), status: entry["status"] == nil ? nil : try integer("status"), headers: entry["headers"] == nil ? nil : try headers())
-        case "force401": command = .force401(request: try integer("request"))
-        case "forceRetry": command = .forceRetry(request: try integer("request"))
+            command = .editResponse(
+                request: try request(), status: members["status"] == nil ? nil : try integer("status", in: 100...599),
+                headers: members["headers"] == nil ? nil : try headers())
+        case "force401": command = .force401(request: try request())
+        case "forceRetry": command = .forceRetry(request: try request())
         case "fail":
-            guard let fault = entry["fault"]?.stringValue.flatMap(LabFault.init(rawValue:)) else {
+            guard let fault = members["fault"]?.stringValue.flatMap(LabFault.init(rawValue:)) else {
                 throw DecodingError(path: "\(path).fault", reason: "expected one of \(LabFault.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            command = .fail(request: try integer("request"), fault: fault)
-        case "delay": command = .delay(request: try integer("request"), seconds: try seconds())
+            command = .fail(request: try request(), fault: fault)
+        case "delay": command = .delay(request: try request(), seconds: try seconds())
         case "advanceClock": command = .advanceClock(seconds: try seconds())
-        case "expireTokens": command = .expireTokens
-        default:
-            throw DecodingError(path: "\(path).command", reason: "unknown \"\(VisibleEscapes.escape(name))\"; known: \(commandNames.joined(separator: ", "))")
+        default: command = .expireTokens
         }
         var place: StopPlace?
-        if let at = entry["at"] {
+        if let at = members["at"] {
             switch at {
             case "launch": place = .launch
             case "wake": place = .wake
             case "refresh": place = .refresh
             default:
-                guard let hop = at["hop"]?.numberValue, hop >= 0, hop <= 1_000_000, let position = at["position"]?.stringValue.flatMap(StopPosition.init(rawValue:)) else {
-                    throw DecodingError(path: "\(path).at", reason: "expected \"launch\", \"wake\", \"refresh\" or {\"hop\": N, \"position\": \"pre\"|\"post\"}")
+                let maximumHop = LabLimits.chainLength + 2
+                guard at.objectValue?.keys.allSatisfy({ $0 == "hop" || $0 == "position" }) == true,
+                    let hop = at["hop"]?.numberValue, hop >= 0, hop <= Double(maximumHop), hop.rounded() == hop,
+                    let position = at["position"]?.stringValue.flatMap(StopPosition.init(rawValue:))
+                else {
+                    throw DecodingError(path: "\(path).at", reason: "expected \"launch\", \"wake\", \"refresh\" or {\"hop\": N, \"position\": \"pre\"|\"post\"} with N from 0 to \(maximumHop)")
                 }
                 place = .hop(Int(hop), position)
             }

@@ -16,8 +16,11 @@ import Darwin
 /// frame; after a resize the next frame is written whole.
 ///
 /// The terminal is given back by `restore()`, by `deinit`, when the process exits
-/// normally (`exit`, returning from `main`), and on SIGINT, SIGTERM and SIGHUP, which then
-/// end the process with status 128 + the signal number.
+/// normally (`exit`, returning from `main`), and on SIGINT, SIGTERM, SIGHUP and SIGQUIT
+/// (Ctrl-\\), which then end the process with status 128 + the signal number. A crash
+/// (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP) gives it back too, before the signal
+/// goes on to the handler that was there before (the Swift runtime's crash report) or ends
+/// the process: the terminal is never left raw, in the alternate screen, without a cursor.
 ///
 /// curses keeps global, unsynchronised state, so only one backend can be open per process,
 /// and it must be used from one thread; the class is deliberately not `Sendable`.
@@ -62,6 +65,7 @@ public final class NcursesBackend: Terminal {
             throw .alreadyOpen
         }
         cn_use_environment_locale()
+        FatalRestore.saveModes()
         guard let screen = cn_newterm(), let window = cn_stdscr() else {
             NcursesBackend.screenActive.store(false, ordering: .sequentiallyConsistent)
             throw .cannotInitialize
@@ -86,6 +90,7 @@ public final class NcursesBackend: Terminal {
         let codeset = String(cString: cn_locale_codeset()).uppercased()
         symbols = codeset == "UTF-8" || codeset == "UTF8" ? .unicode : .ascii
         size = Size(width: Int(cn_getmaxx(window)), height: Int(cn_getmaxy(window)))
+        FatalRestore.saveSequence()
         NcursesBackend.installHandlers()
     }
 
@@ -134,6 +139,7 @@ public final class NcursesBackend: Terminal {
         for signalNumber in NcursesBackend.handledSignals {
             signal(signalNumber, SIG_DFL)
         }
+        FatalRestore.uninstall()
         if NcursesBackend.screenActive.exchange(false, ordering: .sequentiallyConsistent) {
             endwin()
         }
@@ -194,11 +200,20 @@ public final class NcursesBackend: Terminal {
         return Int32(clamping: max(0, total.partialValue + attoseconds / 1_000_000_000_000_000))
     }
 
-    private static let handledSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    /// Signals that end the inspector as a request to quit. SIGQUIT is one: left to the
+    /// Swift runtime, Ctrl-\\ would draw a crash report over the screen.
+    private static let handledSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
-    /// Restores the terminal on SIGINT, SIGTERM and SIGHUP (then exits with 128 + signal)
-    /// and at normal process exit.
+    /// Gives the terminal back from a signal handler, if it is still taken, without calling
+    /// into curses (whose state may be what broke).
+    fileprivate static func restoreFromSignalHandler() {
+        if screenActive.exchange(false, ordering: .sequentiallyConsistent) { FatalRestore.write() }
+    }
+
+    /// Restores the terminal on SIGINT, SIGTERM, SIGHUP and SIGQUIT (then exits with 128 +
+    /// signal), on a crash, and at normal process exit.
     private static func installHandlers() {
+        FatalRestore.install()
         for signalNumber in handledSignals {
             signal(signalNumber) { received in
                 if NcursesBackend.screenActive.exchange(false, ordering: .sequentiallyConsistent) {
@@ -215,4 +230,110 @@ public final class NcursesBackend: Terminal {
             }
         }
     }
+}
+
+/// What a crash's signal handler needs to give the terminal back, and the handlers it
+/// replaced. Written when a screen opens, before the handlers are installed, and only read
+/// by them; only one screen is open at a time (`screenActive`), which is what makes the
+/// unchecked access safe. The buffers are allocated once and never freed, so a handler
+/// never sees one go away.
+private enum FatalRestore {
+    /// Crashes, as opposed to requests to quit.
+    static let signals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP]
+
+    /// The terminal's modes before curses changed them.
+    nonisolated(unsafe) static let modes = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+    nonisolated(unsafe) static var hasModes = false
+    /// Reset attributes, show the cursor, leave the alternate screen: the terminal's own
+    /// `sgr0`, `cnorm` and `rmcup` strings.
+    nonisolated(unsafe) static let sequence = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 256)
+    nonisolated(unsafe) static var sequenceLength = 0
+    /// The actions in place before ours, by signal number.
+    nonisolated(unsafe) static let previous = UnsafeMutablePointer<sigaction>.allocate(capacity: 65)
+    nonisolated(unsafe) static var installed = false
+
+    static func saveModes() {
+        hasModes = tcgetattr(STDIN_FILENO, modes) == 0
+    }
+
+    static func saveSequence() {
+        var bytes: [UInt8] = []
+        for (capability, fallback) in [("sgr0", "\u{1B}[0m"), ("cnorm", "\u{1B}[?25h"), ("rmcup", "\u{1B}[?1049l")] {
+            // tigetstr answers nil for an unknown name and -1 for a capability the terminal lacks.
+            if let value = tigetstr(capability), Int(bitPattern: value) != -1 {
+                bytes += Array(String(cString: value).utf8)
+            } else {
+                bytes += Array(fallback.utf8)
+            }
+        }
+        bytes += Array("\r\n".utf8)
+        sequenceLength = min(bytes.count, sequence.count)
+        for index in 0..<sequenceLength { sequence[index] = bytes[index] }
+    }
+
+    /// Async-signal-safe: write(2) and tcsetattr(3) only.
+    static func write() {
+        var offset = 0
+        while offset < sequenceLength {
+            let written = systemWrite(STDOUT_FILENO, sequence.baseAddress! + offset, sequenceLength - offset)
+            if written <= 0 { break }
+            offset += written
+        }
+        if hasModes { _ = tcsetattr(STDIN_FILENO, TCSANOW, modes) }
+    }
+
+    static func install() {
+        guard !installed else { return }
+        installed = true
+        for number in signals {
+            var action = sigaction()
+            #if canImport(Glibc)
+            action.__sigaction_handler.sa_sigaction = restoreTerminalThenGoOn
+            #else
+            action.__sigaction_u.__sa_sigaction = restoreTerminalThenGoOn
+            #endif
+            // On the alternate stack where the thread has one: a stack overflow has none left.
+            action.sa_flags = SA_ONSTACK | SA_SIGINFO
+            sigemptyset(&action.sa_mask)
+            sigaction(number, &action, previous + Int(number))
+        }
+    }
+
+    static func uninstall() {
+        guard installed else { return }
+        installed = false
+        for number in signals { sigaction(number, previous + Int(number), nil) }
+    }
+}
+
+/// A crash's handler, ratatui's panic hook in signal form: the terminal first, then the
+/// handler that was there before (the Swift runtime's crash report), then the default
+/// action. The signal is blocked while this runs, so raising it ends the process on return
+/// (and a fault re-executes the faulting instruction, which raises it again).
+private func restoreTerminalThenGoOn(_ received: Int32, _ info: UnsafeMutablePointer<siginfo_t>?, _ context: UnsafeMutableRawPointer?) {
+    NcursesBackend.restoreFromSignalHandler()
+    let previous = FatalRestore.previous[Int(received)]
+    signal(received, SIG_DFL)
+    #if canImport(Glibc)
+    let withInfo = previous.__sigaction_handler.sa_sigaction, plain = previous.__sigaction_handler.sa_handler
+    #else
+    let withInfo = previous.__sigaction_u.__sa_sigaction, plain = previous.__sigaction_u.__sa_handler
+    #endif
+    if previous.sa_flags & SA_SIGINFO != 0, let withInfo {
+        withInfo(received, info, context)
+    } else if let plain, unsafeBitCast(plain, to: Int.self) > 1 {
+        // Not SIG_DFL (0) or SIG_IGN (1): a function.
+        plain(received)
+    }
+    signal(received, SIG_DFL)
+    raise(received)
+}
+
+/// `write(2)`, by a name no type here hides.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(descriptor, bytes, count)
+    #else
+    Darwin.write(descriptor, bytes, count)
+    #endif
 }

@@ -158,9 +158,9 @@ public enum HARExport {
         writer.endObject()
         writer.key("_error")
         if exchange.isRefresh {
-            writer.string(answer?.error)
+            writer.string(answer?.error.map(masking.text))
         } else {
-            writer.string(answer == nil ? "no response recorded" : answer?.phase == .error ? answer?.error ?? answer?.detail ?? "error" : nil)
+            writer.string(answer == nil ? "no response recorded" : answer?.phase == .error ? masking.text(answer?.error ?? answer?.detail ?? "error") : nil)
         }
         writer.key("_hops")
         writer.beginArray()

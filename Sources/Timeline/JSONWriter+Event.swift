@@ -17,7 +17,7 @@ extension JSONWriter {
     /// One event as a JSON object, in the order (fields left out as `fields` says):
     /// `seq`, `time`, `request`, `attempt`, `hop`, `name`, `kind`, `phase`, `method`, `url`,
     /// `headers`, `status`, `error`, `body`, `bodyBytes`, `bodyTruncated`, `diff`, `detail`.
-    /// Headers, URLs and bodies are masked as `masking` says.
+    /// Headers, URLs, bodies, errors and details are masked as `masking` says.
     mutating func event(_ event: TimelineEvent, fields: EventFields, masking: SecretMasking) {
         beginObject()
         key("seq")
@@ -55,7 +55,7 @@ extension JSONWriter {
         key("status")
         int(event.status)
         key("error")
-        string(event.error)
+        string(event.error.map(masking.text))
         if fields.contains(.message) {
             key("body")
             string(event.body.map { masking.body($0.text, contentType: event.headers?["Content-Type"]) })
@@ -67,7 +67,7 @@ extension JSONWriter {
         key("diff")
         diff(event.diff)
         key("detail")
-        string(event.detail)
+        string(event.detail.map(masking.text))
         endObject()
     }
 }

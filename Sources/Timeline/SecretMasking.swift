@@ -95,6 +95,122 @@ public enum SecretMasking: Sendable, Hashable {
             + url[queryEnd...]
     }
 
+    /// Free text that may quote a URL, a form, a JSON document or a header — a log line, an
+    /// event's detail, an error message — with the secrets in it masked: the value of every
+    /// `name=value` pair and JSON field whose name is a secret (judged percent-decoded and
+    /// in any case, so `access%5Ftoken` and `PassWord` count) and the credentials after
+    /// `Bearer` or `Basic`.
+    ///
+    /// ```swift
+    /// SecretMasking.masked.text("GET /heroes?access%5Ftoken=abcdefgh&x=1")
+    /// // "GET /heroes?access%5Ftoken=••••efgh&x=1"
+    /// ```
+    public func text(_ text: String) -> String {
+        guard self == .masked else { return text }
+        var masked = text.contains("\"") ? SecretMasking.maskJSON(text) : text
+        if masked.contains("=") { masked = SecretMasking.maskPairs(masked) }
+        return SecretMasking.maskSchemes(masked)
+    }
+
+    /// Characters that end a key or a value in free text.
+    private static let pairDelimiters: Set<Character> = [" ", "\t", "\n", "\r", "?", "&", ";", ",", "(", ")", "\"", "'", "<", ">", "{", "}", "[", "]", "#", "|"]
+
+    /// `… name=value …` → `… name=••••alue …` for secret names, anywhere in the text.
+    private static func maskPairs(_ text: String) -> String {
+        let characters = Array(text)
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        var index = 0
+        var keyStart = 0
+        while index < characters.count {
+            let character = characters[index]
+            if pairDelimiters.contains(character) || character == "=" && index == keyStart {
+                keyStart = index + 1
+            } else if character == "=" {
+                let key = String(characters[keyStart..<index])
+                var end = index + 1
+                while end < characters.count, !pairDelimiters.contains(characters[end]) { end += 1 }
+                out.append("=")
+                let value = String(characters[(index + 1)..<end])
+                if !value.isEmpty, !value.hasPrefix(bullets), isSecretField(decodedName(key)) {
+                    out += mask(value)
+                } else {
+                    out += value
+                }
+                index = end
+                keyStart = end
+                continue
+            }
+            out.append(character)
+            index += 1
+        }
+        return out
+    }
+
+    /// `Bearer abcdef` → `Bearer ••••cdef`, in any case, anywhere in the text; also `Basic`
+    /// with a credential of 8 or more characters, so a sentence saying "basic" stays readable.
+    private static func maskSchemes(_ text: String) -> String {
+        guard text.range(of: "bearer ", options: .caseInsensitive) != nil || text.range(of: "basic ", options: .caseInsensitive) != nil else { return text }
+        let words = text.split(separator: " ", omittingEmptySubsequences: false)
+        var out: [String] = []
+        var minimumLength: Int?
+        for word in words {
+            if let minimum = minimumLength, !word.isEmpty {
+                minimumLength = nil
+                let credential = word.prefix { $0.isASCII && ($0.isLetter || $0.isNumber || "-._~+/=".contains($0)) }
+                if credential.count >= minimum {
+                    out.append(mask(String(credential)) + word[credential.endIndex...])
+                    continue
+                }
+            }
+            let lowered = word.lowercased()
+            for (scheme, minimum) in [("bearer", 1), ("basic", 8)] where lowered.hasSuffix(scheme) {
+                if lowered == scheme || !lowered.dropLast(scheme.count).last!.isLetter { minimumLength = minimum }
+            }
+            out.append(String(word))
+        }
+        return out.joined(separator: " ")
+    }
+
+    /// A form or query key as a server reads it: `+` is a space and `%XX` escapes are
+    /// decoded, again while that changes it (`pass%2577ord`); invalid escapes stay as written.
+    static func decodedName(_ key: String) -> String {
+        var name = key.replacingOccurrences(of: "+", with: " ")
+        for _ in 0..<3 {
+            let decoded = decodePercentEscapes(name)
+            if decoded == name { break }
+            name = decoded
+        }
+        return name
+    }
+
+    private static func decodePercentEscapes(_ text: String) -> String {
+        guard text.contains("%") else { return text }
+        var bytes: [UInt8] = []
+        let utf8 = Array(text.utf8)
+        var index = 0
+        while index < utf8.count {
+            if utf8[index] == UInt8(ascii: "%"), index + 2 < utf8.count,
+                let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2]) {
+                bytes.append(high << 4 | low)
+                index += 3
+            } else {
+                bytes.append(utf8[index])
+                index += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
     /// `Bearer abcdefa1f3` → `Bearer ••••a1f3`; a value without a space is all credential.
     private static func maskCredentials(_ value: String) -> String {
         guard let space = value.firstIndex(of: " ") else { return mask(value) }
@@ -115,8 +231,8 @@ public enum SecretMasking: Sendable, Hashable {
     private static func maskForm(_ text: String) -> String {
         text.split(separator: "&", omittingEmptySubsequences: false).map { part -> String in
             guard let equals = part.firstIndex(of: "=") else { return String(part) }
-            let key = String(part[..<equals]).replacingOccurrences(of: "+", with: " ")
-            guard isSecretField(key.removingPercentEncoding ?? key) else { return String(part) }
+            let key = String(part[..<equals])
+            guard isSecretField(decodedName(key)) else { return String(part) }
             return String(part[...equals]) + mask(String(part[part.index(after: equals)...]))
         }.joined(separator: "&")
     }

@@ -24,6 +24,16 @@ public enum TextTrace {
         return events.map { line(for: $0, requestWidth: width, masking: masking) }
     }
 
+    /// The closing line for one request: `#1 HeroQuery: success after 2 attempts, results
+    /// from server`, then ` — ` and the error when it failed.
+    public static func summaryLine(for request: RequestSummary, masking: SecretMasking) -> String {
+        let attempts = request.attempts == 1 ? "1 attempt" : "\(request.attempts) attempts"
+        var line = "#\(request.id) \(request.operation): \(request.outcome.rawValue) after \(attempts)"
+        if !request.results.isEmpty { line += ", results from \(request.results.joined(separator: ", "))" }
+        if let error = request.error { line += " — " + masking.text(error) }
+        return VisibleEscapes.escape(line)
+    }
+
     /// The lines joined, each ending in a newline.
     public static func render(_ events: [TimelineEvent], masking: SecretMasking) -> String {
         lines(events, masking: masking).map { $0 + "\n" }.joined()
@@ -33,11 +43,15 @@ public enum TextTrace {
     public static func line(for event: TimelineEvent, requestWidth: Int = 0, masking: SecretMasking) -> String {
         let request = requestColumn(event)
         var line = time(event.time) + " " + request + String(repeating: " ", count: max(0, requestWidth - request.count))
-        line += " " + String(repeating: "  ", count: max(0, event.hop)) + arrow(event.phase)
+        line += " " + String(repeating: "  ", count: min(max(0, event.hop), maximumIndent)) + arrow(event.phase)
         line += " " + VisibleEscapes.escape(event.name) + " " + event.phase.rawValue
         for part in details(event, masking: masking) { line += " " + VisibleEscapes.escape(part) }
         return line
     }
+
+    /// Hops deeper than this are indented as this one, so a line's length (and the whole
+    /// trace's size) does not grow with the depth of a long chain.
+    static let maximumIndent = 64
 
     private static func requestColumn(_ event: TimelineEvent) -> String {
         "#\(event.request).\(event.attempt)"
@@ -45,8 +59,8 @@ public enum TextTrace {
 
     /// Seconds with millisecond precision, right-aligned to 7 characters before the `s`.
     private static func time(_ seconds: Double) -> String {
-        let milliseconds = Int((seconds * 1000).rounded())
-        let magnitude = abs(milliseconds)
+        let milliseconds = Int(saturating: seconds * 1000)
+        let magnitude = milliseconds.magnitude
         let fraction = String(magnitude % 1000)
         let text = (milliseconds < 0 ? "-" : "") + "\(magnitude / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
         return String(repeating: " ", count: max(0, 7 - text.count)) + text + "s"
@@ -71,8 +85,8 @@ public enum TextTrace {
         parts += event.diff.added.map { "+" + $0 }
         parts += event.diff.changed.map { "~" + $0 }
         parts += event.diff.removed.map { "-" + $0 }
-        if let error = event.error { parts.append(error) }
-        if let detail = event.detail { parts.append("(" + detail + ")") }
+        if let error = event.error { parts.append(masking.text(error)) }
+        if let detail = event.detail { parts.append("(" + masking.text(detail) + ")") }
         return parts
     }
 

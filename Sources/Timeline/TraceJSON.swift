@@ -66,7 +66,7 @@ public enum TraceJSON {
         writer.beginArray()
         for request in document.requests {
             writer.newline()
-            write(request, into: &writer)
+            write(request, masking: masking, into: &writer)
         }
         if !document.requests.isEmpty { writer.newline() }
         writer.endArray()
@@ -101,7 +101,7 @@ public enum TraceJSON {
         return writer.text + "\n"
     }
 
-    private static func write(_ request: RequestSummary, into writer: inout JSONWriter) {
+    private static func write(_ request: RequestSummary, masking: SecretMasking, into writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("id")
         writer.int(request.id)
@@ -112,7 +112,7 @@ public enum TraceJSON {
         writer.key("attempts")
         writer.int(request.attempts)
         writer.key("error")
-        writer.string(request.error)
+        writer.string(request.error.map(masking.text))
         writer.key("results")
         writer.strings(request.results)
         writer.endObject()

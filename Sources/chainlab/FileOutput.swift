@@ -1,19 +1,68 @@
 import Foundation
 import Timeline
 
-/// Writes `text` to `path` atomically, as a command-line error when it fails.
-func writeAtomically(_ text: String, to path: String) throws {
+/// Writes `text` where the user pointed `option` (`--output`, `--record`): standard output
+/// for `-`, otherwise through ``AtomicFile``; a failure is a command-line error.
+func writeOutput(_ text: String, to path: String, option: String) throws {
     do {
-        try AtomicFile.write(text, to: path)
-    } catch {
+        try AtomicFile.write(text, to: try outputPath(path, option: option))
+    } catch let error as FileWriteError {
         throw CommandLineError(error.description)
     }
 }
 
-/// The contents of `path`, or a clear error naming it.
-func readFile(_ path: String, purpose: String) throws -> Data {
-    guard let data = FileManager.default.contents(atPath: path) else {
+/// Checks before a run that `path` can be written, so a bad `--output` or `--record` is
+/// found before the work that fills it.
+func checkOutput(_ path: String, option: String) throws {
+    do {
+        try AtomicFile.checkWritable(try outputPath(path, option: option))
+    } catch let error as FileWriteError {
+        throw CommandLineError(error.description)
+    }
+}
+
+/// The file `option`'s value names: `-` is standard output; empty is refused.
+private func outputPath(_ path: String, option: String) throws -> String {
+    guard !path.isEmpty else { throw CommandLineError("\(option) needs a file name, got an empty one; use '-' for standard output") }
+    return path == "-" ? "/dev/stdout" : path
+}
+
+/// The contents of `path`, at most `limit` bytes, or a clear error naming it. Reading stops
+/// one byte past the limit, so a huge file or an endless device is refused without being read.
+func readFile(_ path: String, purpose: String, limit: Int) throws -> Data {
+    guard let handle = FileHandle(forReadingAtPath: path) else {
         throw CommandLineError("cannot read \(purpose) \(path): no such file or not readable")
     }
+    defer { try? handle.close() }
+    let data: Data
+    do {
+        data = try handle.read(upToCount: limit + 1) ?? Data()
+    } catch {
+        throw CommandLineError("cannot read \(purpose) \(path): \((error as NSError).localizedDescription)")
+    }
+    guard data.count <= limit else {
+        throw CommandLineError("cannot read \(purpose) \(path): it is larger than \(limit) bytes, the most a \(purpose) may have")
+    }
     return data
+}
+
+/// Writes `text` to standard output with write(2). A reader that went away (EPIPE: SIGPIPE is
+/// ignored) loses the rest quietly, where `FileHandle.write` would stop the process.
+func writeStandardOutput(_ text: String) {
+    writeIgnoringFailure(text, to: STDOUT_FILENO)
+}
+
+/// Writes `text` to standard error, as ``writeStandardOutput(_:)`` does.
+func writeStandardError(_ text: String) {
+    writeIgnoringFailure(text, to: STDERR_FILENO)
+}
+
+private func writeIgnoringFailure(_ text: String, to descriptor: Int32) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress!, $0.count) }
+        if written < 0, errno == EINTR { continue }
+        guard written > 0 else { return }
+        bytes = bytes.dropFirst(written)
+    }
 }

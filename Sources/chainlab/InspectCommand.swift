@@ -3,6 +3,7 @@ import Foundation
 import Inspector
 import Lab
 import TerminalUI
+import Timeline
 import Vocabulary
 
 /// `chainlab [SCENARIO]`: the full-screen inspector.
@@ -64,6 +65,7 @@ struct InspectCommand {
     func run(environment: [String: String]) async throws -> Int32 {
         let remote = try endpoint.remoteOptions(environment: environment)
         let scenario = try endpoint.apply(to: ScenarioSource.resolve(name: scenarioFile == nil ? (scenarioName ?? "basics") : scenarioName, file: scenarioFile))
+        if let recordPath { try checkOutput(recordPath, option: "--record") }
         guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0 else {
             throw CommandLineError("the inspector needs a terminal (standard input and output must be a TTY); for a headless run use 'chainlab trace \(scenario.name)'")
         }
@@ -83,12 +85,32 @@ struct InspectCommand {
         let outcome = await InspectorApp.run(session: session, terminal: terminal, liveExport: liveExport)
         terminal.restore()
         if let recordPath {
-            try writeAtomically(Recording(scenario: scenario.name, commands: outcome.log).json, to: recordPath)
+            return saveRecording(Recording(scenario: scenario.name, commands: outcome.log).json, to: recordPath)
         }
         // The last operations' traces get a few seconds to leave once the screen is gone.
         if let liveExport, await liveExport.finish(waitingUpTo: .seconds(5)) > 0 {
             FileHandle.standardError.write(Data("chainlab: \(liveExport.unsent) operations' traces did not reach the OTLP receiver\n".utf8))
         }
         return 0
+    }
+
+    /// Writes the session's recording at quit. The path was checked before the session
+    /// began, but it can stop working meanwhile (a full disk, a removed folder): then the
+    /// recording goes to the temporary folder instead, so the session is not lost, and
+    /// stderr says where (exit status 1).
+    func saveRecording(_ json: String, to path: String) -> Int32 {
+        do {
+            try writeOutput(json, to: path, option: "--record")
+            return 0
+        } catch {
+            let fallback = (NSTemporaryDirectory() as NSString).appendingPathComponent("chainlab-recording-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json")
+            do {
+                try AtomicFile.write(json, to: fallback)
+                writeStandardError("chainlab: \(VisibleEscapes.escape("\(error)")); the recording was saved to \(VisibleEscapes.escape(fallback)) instead\n")
+            } catch let second {
+                writeStandardError("chainlab: \(VisibleEscapes.escape("\(error)")), and the fallback failed too: \(VisibleEscapes.escape(second.description)); the recording is lost\n")
+            }
+            return 1
+        }
     }
 }

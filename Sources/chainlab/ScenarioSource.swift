@@ -18,7 +18,7 @@ enum ScenarioSource {
             }
             return scenario
         case (nil, .some(let file)):
-            let data = try readFile(file, purpose: "scenario file")
+            let data = try readFile(file, purpose: "scenario file", limit: LabLimits.scenarioFileBytes)
             do {
                 return try ScenarioCodec.decode(data, relativeTo: URL(fileURLWithPath: file).deletingLastPathComponent())
             } catch {

@@ -111,26 +111,26 @@ struct ServeCommand {
         if let upstream { return await proxy(to: upstream) }
         let stopSignal = StopSignal()
         if !address.isLoopback {
-            FileHandle.standardError.write(Data("""
+            writeStandardError("""
                 chainlab serve: warning: \(address.host) is not a loopback address; anyone who can reach it \
                 can get tokens from the lab (user demo, password demo) and reconfigure it through /_lab/
 
-                """.utf8))
+                """)
         }
         let service = LabHTTPService(backend: .onWallClock(settings: settings), host: address.host, port: port)
         let boundPort: UInt16
         do {
             boundPort = try service.start()
         } catch {
-            FileHandle.standardError.write(Data("chainlab: serve cannot listen on \(address.host) port \(port): \(error)\n".utf8))
+            writeStandardError("chainlab: serve cannot listen on \(address.host) port \(port): \(error)\n")
             return 1
         }
         let line = "chainlab serve: listening on http://\(address.authority(port: boundPort)) "
             + "(GraphQL at /graphql, OAuth at /oauth/token, control at /_lab/)\n"
-        FileHandle.standardOutput.write(Data(line.utf8))
+        writeStandardOutput(line)
         let received = await stopSignal.wait()
         service.stop()
-        FileHandle.standardError.write(Data("chainlab serve: stopped on \(received)\n".utf8))
+        writeStandardError("chainlab serve: stopped on \(received)\n")
         return 0
     }
 }

@@ -24,7 +24,7 @@ struct TraceCommand {
                               har: HAR 1.2, one entry per transport exchange; curl: a curl
                               command for each request the transport sent; otlp: OpenTelemetry
                               traces as OTLP/JSON, one trace per operation
-          --output FILE       write to FILE instead of standard output
+          --output FILE       write to FILE instead of standard output ('-': standard output)
           --include-secrets   do not mask Authorization, cookies and tokens
           --record FILE       save the run's scheduling decisions for --replay
           --replay FILE       run the decisions saved with --record (SCENARIO may be omitted)
@@ -86,17 +86,22 @@ struct TraceCommand {
 
     func run(environment: [String: String]) async throws -> Int32 {
         let remote = try endpoint.remoteOptions(environment: environment)
+        if let output { try checkOutput(output, option: "--output") }
+        if let recordPath { try checkOutput(recordPath, option: "--record") }
         var replay: Recording?
         if let replayPath {
             do {
-                replay = try Recording(json: try readFile(replayPath, purpose: "recording"))
+                replay = try Recording(json: try readFile(replayPath, purpose: "recording", limit: LabLimits.recordingFileBytes))
             } catch let error as Recording.DecodingError {
                 throw CommandLineError("\(replayPath): \(error)")
             }
         }
         let scenario = try endpoint.apply(to: ScenarioSource.resolve(name: scenarioName ?? (scenarioFile == nil ? replay?.scenario : nil), file: scenarioFile))
-        if let replay, replay.scenario != scenario.name {
-            throw CommandLineError("the recording \(replayPath!) is of scenario '\(VisibleEscapes.escape(replay.scenario))', not '\(VisibleEscapes.escape(scenario.name))'")
+        if let replay, let replayPath {
+            guard replay.scenario == scenario.name else {
+                throw CommandLineError("the recording \(replayPath) is of scenario '\(VisibleEscapes.escape(replay.scenario))', not '\(VisibleEscapes.escape(scenario.name))'")
+            }
+            do { try replay.validate(for: scenario) } catch { throw CommandLineError("\(replayPath): \(error)") }
         }
         let session: LabSession
         if let remote {
@@ -107,13 +112,13 @@ struct TraceCommand {
         let anchor = session.otlpAnchor
         let result = await session.runHeadless()
         let text = render(result, scenario: scenario.name, anchor: anchor)
-        if let output { try writeAtomically(text, to: output) } else { FileHandle.standardOutput.write(Data(text.utf8)) }
+        try writeOutput(text, to: output ?? "-", option: "--output")
         var exported = true
         if let sender {
             exported = await export(otlpDocument(result, anchor: anchor), with: sender)
         }
         if let recordPath {
-            try writeAtomically(Recording(scenario: scenario.name, commands: session.scheduler.log).json, to: recordPath)
+            try writeOutput(Recording(scenario: scenario.name, commands: session.scheduler.log).json, to: recordPath, option: "--record")
         }
         await session.shutDown()
         if let failure = result.networkFailures.first {
@@ -121,10 +126,10 @@ struct TraceCommand {
             return 1
         }
         for refusal in result.refusals {
-            FileHandle.standardError.write(Data("chainlab: \(VisibleEscapes.escape(refusal.reason))\n".utf8))
+            writeStandardError("chainlab: \(VisibleEscapes.escape(refusal.reason))\n")
         }
         if !result.unfinished.isEmpty {
-            FileHandle.standardError.write(Data("chainlab: requests \(result.unfinished.map { "#\($0)" }.joined(separator: ", ")) did not finish\n".utf8))
+            writeStandardError("chainlab: requests \(result.unfinished.map { "#\($0)" }.joined(separator: ", ")) did not finish\n")
             return 1
         }
         return result.refusals.isEmpty && exported ? 0 : 1
@@ -156,17 +161,11 @@ struct TraceCommand {
     func render(_ result: LabSession.RunResult, scenario: String, anchor: OTLPExport.Anchor) -> String {
         switch format {
         case .text:
-            var lines = ["scenario \(scenario)"] + TextTrace.lines(result.events, masking: masking)
-            lines += Self.findingLines(result.findings)
-            for request in result.requests {
-                let attempts = request.attempts == 1 ? "1 attempt" : "\(request.attempts) attempts"
-                var line = "#\(request.id) \(request.operation): \(request.outcome.rawValue) after \(attempts)"
-                if !request.results.isEmpty { line += ", results from \(request.results.joined(separator: ", "))" }
-                if let error = request.error { line += " — \(VisibleEscapes.escape(error))" }
-                lines.append(line)
-            }
+            var lines = [VisibleEscapes.escape("scenario \(scenario)")] + TextTrace.lines(result.events, masking: masking)
+            lines += Self.findingLines(result.findings).map { VisibleEscapes.escape(masking.text($0)) }
+            lines += result.requests.map { TextTrace.summaryLine(for: $0, masking: masking) }
             if let backend = result.backendCounters {
-                lines.append("backend " + backend.keys.sorted().map { "\($0)=\(backend[$0]!)" }.joined(separator: " "))
+                lines.append(VisibleEscapes.escape("backend " + backend.keys.sorted().map { "\($0)=\(backend[$0]!)" }.joined(separator: " ")))
             } else {
                 lines.append("backend: not a ChainLab lab (no counters)")
             }

@@ -24,9 +24,14 @@ let usage = """
     """
 
 func fail(_ message: String, status: Int32) -> Never {
-    FileHandle.standardError.write(Data("chainlab: \(VisibleEscapes.escape(message))\n".utf8))
+    writeStandardError("chainlab: \(VisibleEscapes.escape(message))\n")
     exit(status)
 }
+
+// Output may be a pipe whose reader has gone (`chainlab trace … | head`, `serve | …`): a
+// write then fails with EPIPE, reported like any failed write, instead of killing the
+// process with SIGPIPE before it can restore the terminal or exit with its own status.
+signal(SIGPIPE, SIG_IGN)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
@@ -44,14 +49,16 @@ do {
         exit(status)
     case "scenarios":
         let command = try ScenariosCommand(arguments: Array(arguments.dropFirst()))
-        FileHandle.standardOutput.write(Data(try command.run().utf8))
+        writeStandardOutput(try command.run())
     case "serve":
         let command = try ServeCommand(arguments: Array(arguments.dropFirst()))
         exit(try await command.run())
     case "keys":
         let rest = Array(arguments.dropFirst())
         guard rest.isEmpty || rest == ["--markdown"] else {
-            throw CommandLineError("unknown argument '\(VisibleEscapes.escape(rest[0]))' for keys; valid: --markdown")
+            // Blame the first argument that is not the one valid option, or its repetition.
+            let culprit = rest.first { $0 != "--markdown" } ?? rest[1]
+            throw CommandLineError("unexpected argument '\(VisibleEscapes.escape(culprit))' for keys; valid: --markdown, once")
         }
         if rest.isEmpty {
             for line in Inspector.helpLines { print(line.spans.map(\.text).joined()) }

@@ -117,7 +117,10 @@ struct InspectorEndToEndTests {
         #expect(!screen.contains("-icanon") && !screen.contains("-echo "))
     }
 
-    @Test("a signal restores the terminal", arguments: [(SIGTERM, 143), (SIGINT, 130), (SIGHUP, 129)])
+    @Test("a signal, a crash's included, restores the terminal: modes, cursor and main screen", arguments: [
+        (SIGTERM, 143), (SIGINT, 130), (SIGHUP, 129), (SIGQUIT, 131),
+        (SIGSEGV, 139), (SIGBUS, 135), (SIGILL, 132), (SIGFPE, 136), (SIGABRT, 134), (SIGTRAP, 133),
+    ])
     func signalRestoresTerminal(signal: Int32, status: Int) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chainlab-signal-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -136,9 +139,25 @@ struct InspectorEndToEndTests {
         try await tmux.waitFor("Requests")
         let pid = try #require(Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         kill(pid, signal)
-        let screen = try await tmux.waitFor("chainlab-exit=\(status)")
+        // After a crash the Swift runtime's report comes first, which can take a while.
+        let screen = try await tmux.waitFor("chainlab-exit=\(status)", timeout: status > 131 ? .seconds(60) : .seconds(10))
         #expect(screen.contains(" icanon") && screen.contains(" echo"))
         #expect(!screen.contains("-icanon"))
+        // Out of the alternate screen, with the cursor shown.
+        #expect(try tmux.tmux(["display-message", "-p", "-t", "s", "#{alternate_on} #{cursor_flag}"]).stdout == "0 1\n")
+    }
+
+    @Test("Ctrl-\\ (SIGQUIT) quits like SIGTERM: no crash report, terminal restored, exit 131")
+    func controlBackslash() async throws {
+        let binary = try builtChainlab().path
+        // The terminal sends SIGQUIT to the whole foreground group: the shell here must
+        // survive it (an interactive shell puts chainlab in a group of its own).
+        let tmux = try TmuxSession("sh -c 'trap \"\" QUIT; \(binary) 2>&1; s=$?; stty -a; echo chainlab-exit=$s; sleep 60'")
+        try await tmux.waitFor("Requests")
+        try tmux.send("C-\\")
+        let screen = try await tmux.waitFor("chainlab-exit=131")
+        #expect(screen.contains(" icanon") && screen.contains(" echo"))
+        #expect(!screen.contains("Crash") && !screen.contains("crashed"))
     }
 
     @Test("not a terminal: a clear error pointing at chainlab trace, exit 2")

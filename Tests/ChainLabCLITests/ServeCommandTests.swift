@@ -249,4 +249,39 @@ struct ServeCommandTests {
             #expect(result.stdout.contains(option))
         }
     }
+
+    @Test("piped to a reader that has gone, serve still stops on SIGTERM with exit 0")
+    func closedPipeThenSIGTERM() async throws {
+        let process = Process()
+        process.executableURL = try builtChainlab()
+        process.arguments = ["serve", "--port", "0"]
+        let stdout = Pipe()
+        try stdout.fileHandleForReading.close()
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try stdout.fileHandleForWriting.close()
+        // Listening (one of its sockets in LISTEN state) means its signal handlers are in
+        // place: they are installed before it listens and writes its line into the closed pipe.
+        let folder = "/proc/\(process.processIdentifier)/fd"
+        var listening = false
+        for _ in 0..<500 where !listening {
+            let links = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            let inodes = Set(links.compactMap { link -> String? in
+                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\(link)"), target.hasPrefix("socket:[") else { return nil }
+                return String(target.dropFirst("socket:[".count).dropLast())
+            })
+            let table = (try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)) ?? ""
+            listening = table.split(separator: "\n").contains { line in
+                let fields = line.split(separator: " ")
+                return fields.count > 9 && fields[3] == "0A" && inodes.contains(String(fields[9]))
+            }
+            if !listening { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(listening)
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+    }
 }

@@ -73,6 +73,8 @@ struct TraceCommandTests {
         (["trace", "basics", "--otlp-endpoint", "http://127.0.0.1:4318", "--otlp-header", "X-Key"], "chainlab: --otlp-header needs 'Name: value', got 'X-Key'\n"),
         (["trace", "basics", "--service-name", ""], "chainlab: --service-name needs a non-empty name\n"),
         (["--bogus"], "chainlab: unknown option '--bogus'; valid: --scenario-file, --record, --no-step, --endpoint, --operation, --operation-name, --variables, --header, --token, --token-env, --oauth-token-url, --client-id, --client-secret-env, --client-auth, --refresh-token-env, --max-body, --timeout, --otlp-endpoint, --otlp-header, --service-name, or a command: trace, scenarios, serve, keys, help\n"),
+        (["keys", "--markdown", "extra"], "chainlab: unexpected argument 'extra' for keys; valid: --markdown, once\n"),
+        (["keys", "extra"], "chainlab: unexpected argument 'extra' for keys; valid: --markdown, once\n"),
     ])
     func badInput(arguments: [String], message: String) throws {
         let result = try runProcess(try builtChainlab().path, arguments)

@@ -65,7 +65,7 @@ struct CatalogTests {
     func retryOrder() async throws {
         let result = try await run("retry-order")
         #expect(result.requests == [RequestSummary(
-            id: 1, operation: "HeroQuery", outcome: .failure, attempts: 21,
+            id: 1, operation: "HeroQuery", outcome: .failure, attempts: 20,
             error: "LabSafetyCapError: the lab stopped the operation after 20 attempts (safety cap): nothing in the chain limited its retries", operationType: "query")])
         #expect(result.events.filter { $0.phase == .send }.count == 3)
     }

@@ -177,6 +177,37 @@ struct InstrumentationFidelityTests {
         ])
     }
 
+    @Test(
+        "a chain of 20,000 GraphQL hops is built, run and torn down without recursion per hop: every hop reports the result once",
+        arguments: [true, false])
+    func longChain(solo: Bool) async throws {
+        let hops = 20_000
+        let store = TimelineStore()
+        let scheduler = Scheduler(
+            environment: Scheduler.Environment(
+                record: { store.append($0) }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}),
+            recordsLog: !solo)
+        if solo { scheduler.submit(.launch(operation: 0)) }
+        let headers = try HTTPFields(["Content-Type": "application/json"])
+        let transport = InMemoryGraphQLTransport { request in
+            NetworkResponse(status: 200, headerFields: headers, url: request.url, body: Data(Self.heroBody.utf8))
+        }
+        var outcome: [String] = []
+        do {
+            let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, now: { 0 })
+            let interceptors = RequestChain.Interceptors(
+                graphQL: Array(repeating: PassThrough(), count: hops), cache: DefaultCacheInterceptor(store: CacheStore()), http: [],
+                parser: JSONResponseParsingInterceptor())
+            let chain = InstrumentedGraphQLChain(interceptors: interceptors, transport: transport, context: context)
+            let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
+            outcome = await Self.outcome(chain.chain.kickoff(request: request))
+        }
+        #expect(outcome == [#"server {"data":{"hero":{"id":"1","name":"R2-D2"}}}"#])
+        let postflights = store.events().filter { $0.kind == .graphql && $0.phase == .postflight }
+        #expect(postflights.count == hops)
+        #expect(postflights.first?.hop == hops - 1 && postflights.last?.hop == 0)
+    }
+
     @Test("the middleware stack gives the same response and the same ClientError when instrumented")
     func middlewareSameOutcome() async throws {
         struct Failing: ClientMiddleware {

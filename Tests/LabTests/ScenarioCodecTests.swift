@@ -26,6 +26,45 @@ struct ScenarioCodecTests {
 
     static let minimal = #""name":"x","operations":[{"name":"HeroQuery"}]"#
 
+    @Test("counts and sizes beyond the lab's limits are refused with the path of the count")
+    func limits() {
+        func repeated(_ element: String, _ count: Int) -> String { Array(repeating: element, count: count).joined(separator: ",") }
+        #expect(error(#"{\#(Self.minimal),"chain":[\#(repeated(#"{"interceptor":"LoggingInterceptor"}"#, 257))]}"#)
+            == "chain: 257 layers; a chain may have at most 256")
+        #expect(error(#"{"name":"x","chain":[],"operations":[\#(repeated(#"{"name":"HeroQuery"}"#, 101))]}"#)
+            == "operations: 101 operations; a scenario may have at most 100")
+        #expect(error(#"{\#(Self.minimal),"chain":[],"launch":[\#(repeated("0", 1001))]}"#) == "launch: 1001 entries; at most 1000")
+        #expect(error(#"{\#(Self.minimal),"chain":[],"script":[\#(repeated("1", 10_001))]}"#) == "script: 10001 steps; a script may have at most 10000")
+        #expect(error(#"{\#(Self.minimal),"chain":[],"safetyCap":1000000}"#) == "safetyCap: expected a whole number from 1 to 1000, got 1000000")
+        // Launches × 1000 attempts × 3 hops (cache, transport, parser).
+        #expect(error(#"{\#(Self.minimal),"chain":[],"launch":[0,0,0,0,0,0,0],"safetyCap":1000}"#)
+            == "safetyCap: 7 launches × safety cap 1000 × 3 hops allow 21000 hop passes; at most 20000: lower the safety cap, launch fewer operations or shorten the chain")
+        #expect(error(#"{\#(Self.minimal),"chain":[],"launch":[0,0,0,0,0,0],"safetyCap":1000}"#) == "accepted")
+        #expect(error(String(repeating: " ", count: LabLimits.scenarioFileBytes + 1)) == "the file has 1048577 bytes; a scenario file may have at most 1048576")
+    }
+
+    @Test("status codes outside 100...599 and variables that are not an object are refused")
+    func smallerGaps() {
+        let middleware = #""name":"x","operations":[{"name":"getHero","path":"/heroes/2001"}]"#
+        #expect(error(#"{\#(middleware),"chain":[{"middleware":"FaultInjectionMiddleware","failStatus":700}]}"#)
+            == "chain[0].failStatus: expected an HTTP status code (100...599), got 700")
+        #expect(error(#"{\#(middleware),"chain":[{"middleware":"FaultInjectionMiddleware","failStatus":42}]}"#)
+            == "chain[0].failStatus: expected an HTTP status code (100...599), got 42")
+        #expect(error(#"{\#(middleware),"chain":[{"middleware":"FaultInjectionMiddleware","failStatus":503}]}"#) == "accepted")
+        #expect(error(#"{"name":"x","chain":[],"operations":[{"name":"HeroQuery","variables":["id"]}]}"#)
+            == #"operations[0].variables: expected an object of variables such as {"id": "2001"}, got ["id"]"#)
+        #expect(error(#"{"name":"x","chain":[],"operations":[{"name":"HeroQuery","variables":"2001"}]}"#)
+            == #"operations[0].variables: expected an object of variables such as {"id": "2001"}, got "2001""#)
+    }
+
+    @Test("retry-order: the summary counts the attempts that ran, as the safety cap's message does")
+    func retryOrderWording() async throws {
+        let result = await LabSession(scenario: try #require(Catalog.scenario(named: "retry-order"))).runHeadless()
+        let summary = try #require(result.requests.first)
+        #expect(summary.attempts == 20)
+        #expect(summary.error == "LabSafetyCapError: the lab stopped the operation after 20 attempts (safety cap): nothing in the chain limited its retries")
+    }
+
     @Test("bad files are refused with the JSON path and the valid choices")
     func errors() {
         #expect(error("{nope") == "not JSON: not valid JSON at line 1, column 2: expected a string key in object")
@@ -36,7 +75,7 @@ struct ScenarioCodecTests {
             == "chain[0].maxRetries: expected a whole number ≥ 0, got -1")
         #expect(error(#"{\#(Self.minimal),"chain":[{"interceptor":"MaxRetryInterceptor","maxRetries":"3"}]}"#)
             == #"chain[0].maxRetries: expected a whole number ≥ 0, got "3""#)
-        #expect(error(#"{\#(Self.minimal),"chain":[],"safetyCap":0}"#) == "safetyCap: expected a whole number from 1 to 1000000, got 0")
+        #expect(error(#"{\#(Self.minimal),"chain":[],"safetyCap":0}"#) == "safetyCap: expected a whole number from 1 to 1000, got 0")
         #expect(error(#"{\#(Self.minimal),"chain":[{"interceptor":"ResponseCodeInterceptor"},{"interceptor":"AuthInterceptor"}]}"#)
             == "chain[1].interceptor: AuthInterceptor is a GraphQL interceptor and must come before the HTTP interceptors (ResponseCodeInterceptor): the cache step sits between them")
         #expect(error(#"{\#(Self.minimal),"chain":[],"colour":"red"}"#)

@@ -55,4 +55,22 @@ import Timeline
             == "https://lab.local/cb?code=1&access_token=••••f123#top")
         #expect(SecretMasking.masked.url("https://lab.local/graphql") == "https://lab.local/graphql")
     }
+
+    @Test("free text: query pairs under percent-encoded and mixed-case names, JSON fields and bearer credentials are masked")
+    func freeText() {
+        let line = "GET /heroes/2001?access%5Ftoken=abcdef0001&PASS%77ORD=hunter0002&Client_Secret=s3cr3t0003&id=7 HTTP/1.1"
+        #expect(SecretMasking.masked.text(line)
+            == "GET /heroes/2001?access%5Ftoken=••••0001&PASS%77ORD=••••0002&Client_Secret=••••0003&id=7 HTTP/1.1")
+        #expect(SecretMasking.masked.text("refresh failed: pass%2577ord=twice0004 (invalid_grant)") == "refresh failed: pass%2577ord=••••0004 (invalid_grant)")
+        #expect(SecretMasking.masked.text(#"body {"Refresh_Token": "rt-9-abcd", "name": "R2"}"#) == #"body {"Refresh_Token": "••••abcd", "name": "R2"}"#)
+        #expect(SecretMasking.masked.text("sent Authorization: bearer at-1-1 and Basic dXNlcjpwYXNz") == "sent Authorization: bearer ••••-1-1 and Basic ••••YXNz")
+        #expect(SecretMasking.masked.text("a basic test of token_type=Bearer") == "a basic test of token_type=Bearer")
+        #expect(SecretMasking.revealed.text(line) == line)
+    }
+
+    @Test("url masks percent-encoded and double-encoded names as a server decodes them")
+    func encodedQueryNames() {
+        #expect(SecretMasking.masked.url("https://lab.local/cb?access%5Ftoken=abcdef123&pass%2577ord=xyz98765&x=%ZZ")
+            == "https://lab.local/cb?access%5Ftoken=••••f123&pass%2577ord=••••8765&x=%ZZ")
+    }
 }

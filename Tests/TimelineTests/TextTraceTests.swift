@@ -30,4 +30,12 @@ import Timeline
         #expect(text == "  1.500s #12.3   ✕ Evil\\u{202E}Interceptor error +X-\\e[31m \\e]2;PWNED\\x07 (note\\x9B)\n")
         #expect(!text.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{202E}" || $0 == "\u{9B}" })
     }
+
+    @Test("a hop deep in a long chain is indented at most 64 levels, so the trace grows linearly with the chain")
+    func indentationIsCapped() {
+        let deep = TimelineEvent(time: 0, request: 1, attempt: 1, hop: 10_000, name: "Deep", kind: .graphql, phase: .preflight)
+        #expect(TextTrace.line(for: deep, masking: .masked) == "  0.000s #1.1 " + String(repeating: "  ", count: 64) + "↓ Deep preflight")
+        let shallow = TimelineEvent(time: 0, request: 1, attempt: 1, hop: 2, name: "Shallow", kind: .graphql, phase: .preflight)
+        #expect(TextTrace.line(for: shallow, masking: .masked) == "  0.000s #1.1     ↓ Shallow preflight")
+    }
 }

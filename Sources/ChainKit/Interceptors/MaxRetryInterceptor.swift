@@ -45,7 +45,7 @@ public final class MaxRetryInterceptor: GraphQLInterceptor {
         public func delay(forRetry retry: Int) -> Duration {
             let factor = pow(multiplier, Double(retry - 1))
             let seconds = min(baseDelay.seconds * factor, maxDelay.seconds)
-            return .nanoseconds(Int64((seconds * 1e9).rounded()))
+            return .nanoseconds(Int64(saturating: seconds * 1e9))
         }
     }
 

@@ -336,6 +336,10 @@ extension PullStream where Element == GraphQLResponse {
 ///
 /// A class, so the stream layer and its closures share one reference instead of each
 /// holding (and retaining every field of) a copy of the requests.
+///
+/// A chain of arrivals is as long as the chain has GraphQL hops; nothing walks it by
+/// recursion (finding the stream, passing an outcome, reporting it, or releasing it), so
+/// its length costs heap, not stack.
 final class Arrival: PullStreamSource {
     /// The stream the results come from; only the innermost arrival keeps it.
     private let stream: InterceptorResultStream?
@@ -346,7 +350,9 @@ final class Arrival: PullStreamSource {
     /// as it is for a hop that passed the request on unchanged (one reference less to keep).
     private let receivedIfChanged: GraphQLRequest?
     /// The arrivals below this one, which the results cross first.
-    let inner: Arrival?
+    // Written only by init and by deinit, which has the instance to itself; read-only in
+    // between, which is what makes the unchecked access safe.
+    nonisolated(unsafe) private(set) var inner: Arrival?
 
     /// `upstream` is nil exactly when `inner` is not: the innermost arrival holds the stream.
     init(upstream: InterceptorResultStream?, junction: HopJunction, handed: GraphQLRequest, received: GraphQLRequest, inner: Arrival?) {
@@ -357,8 +363,32 @@ final class Arrival: PullStreamSource {
         self.inner = inner
     }
 
+    /// Releases the arrivals below one by one: letting each release the next would nest
+    /// one deinit per hop on the stack.
+    deinit {
+        var below = inner
+        inner = nil
+        while var arrival = below {
+            below = nil
+            guard isKnownUniquelyReferenced(&arrival) else { return }
+            below = arrival.inner
+            arrival.inner = nil
+        }
+    }
+
+    /// This arrival and every one below it, innermost first.
+    var joined: [Arrival] {
+        var arrivals = [self]
+        while let below = arrivals.last!.inner { arrivals.append(below) }
+        return arrivals.reversed()
+    }
+
     /// The stream the results come from, below every arrival joined here.
-    var upstream: InterceptorResultStream { stream ?? inner!.upstream }
+    var upstream: InterceptorResultStream {
+        var arrival = self
+        while arrival.stream == nil, let below = arrival.inner { arrival = below }
+        return arrival.stream!
+    }
 
     var received: GraphQLRequest { receivedIfChanged ?? handed }
 
@@ -372,12 +402,12 @@ final class Arrival: PullStreamSource {
             return try outcome.get()
         }
         var outcome = outcome
-        if let inner {
-            do { outcome = .success(try await inner.pass(outcome)) } catch { outcome = .failure(error) }
+        for arrival in joined {
+            arrival.report(outcome)
+            if arrival.junction.into == nil || arrival.junction.context.passesStraight { continue }
+            do { outcome = .success(try await arrival.stop(outcome)) } catch { outcome = .failure(error) }
         }
-        report(outcome)
-        if junction.into == nil || junction.context.passesStraight { return try outcome.get() }
-        return try await stop(outcome)
+        return try outcome.get()
     }
 
     /// Whether no junction has a stop to wait at now. One operation's junctions share one
@@ -386,8 +416,23 @@ final class Arrival: PullStreamSource {
 
     /// Reports `outcome` at every junction, innermost first.
     func reportAll(_ outcome: Result<GraphQLResponse, any Error>) {
-        inner?.reportAll(outcome)
-        report(outcome)
+        guard inner != nil else { return report(outcome) }
+        var count = 1
+        var arrival = self
+        while let below = arrival.inner {
+            count += 1
+            arrival = below
+        }
+        // The hot path of a free run: the arrivals are listed innermost first in scratch
+        // space (on the stack when small), not in an array on the heap.
+        withUnsafeTemporaryAllocation(of: Unmanaged<Arrival>.self, capacity: count) { buffer in
+            var arrival = self
+            for index in stride(from: count - 1, through: 0, by: -1) {
+                buffer[index] = Unmanaged.passUnretained(arrival)
+                if index > 0 { arrival = arrival.inner! }
+            }
+            for element in buffer { element.takeUnretainedValue().report(outcome) }
+        }
     }
 
     /// Records `outcome` leaving the lower hop.

@@ -28,6 +28,7 @@ public enum LayerRegistry {
         case boolean = "true or false"
         case string = "a string"
         case statusList = "an array of HTTP status codes (100...599)"
+        case statusCode = "an HTTP status code (100...599)"
     }
 
     /// A layer the lab can build.
@@ -63,7 +64,7 @@ public enum LayerRegistry {
         Definition(name: "RetryingMiddleware", place: .middleware,
                    settings: ["statuses": .statusList, "retryErrors": .boolean, "maxAttempts": .positiveInteger, "delaySeconds": .nonNegativeNumber, "bufferBodies": .boolean],
                    summary: "calls next again on chosen statuses or errors"),
-        Definition(name: "FaultInjectionMiddleware", place: .middleware, settings: ["failStatus": .nonNegativeInteger, "failCount": .nonNegativeInteger],
+        Definition(name: "FaultInjectionMiddleware", place: .middleware, settings: ["failStatus": .statusCode, "failCount": .nonNegativeInteger],
                    summary: "answers the first failCount calls with failStatus"),
     ]
 
@@ -82,7 +83,7 @@ public enum LayerRegistry {
         case "MaxRetryInterceptor":
             let retries = layer.int("maxRetries") ?? MaxRetryInterceptor.defaultMaxRetries
             let backoff = layer.number("backoffSeconds").map { seconds in
-                MaxRetryInterceptor.Backoff(baseDelay: .milliseconds(Int64(seconds * 1000)), jitter: layer.bool("jitter") ?? false)
+                MaxRetryInterceptor.Backoff(baseDelay: .milliseconds(Int64(saturating: seconds * 1000)), jitter: layer.bool("jitter") ?? false)
             }
             let jitter = SplitMix(seed: UInt64(environment.request))
             return MaxRetryInterceptor(maxRetries: retries, backoff: backoff, clock: environment.clock, jitterSource: { jitter.next() })
@@ -127,7 +128,7 @@ public enum LayerRegistry {
         case "RetryingMiddleware":
             var signals: Set<RetryingMiddleware.Signal> = Set((layer.ints("statuses") ?? [429, 500, 502, 503, 504]).map { .code($0) })
             if layer.bool("retryErrors") ?? true { signals.insert(.errorThrown) }
-            let delay = layer.number("delaySeconds").map { RetryingMiddleware.Delay.constant(.milliseconds(Int64($0 * 1000))) } ?? .none
+            let delay = layer.number("delaySeconds").map { RetryingMiddleware.Delay.constant(.milliseconds(Int64(saturating: $0 * 1000))) } ?? .none
             return RetryingMiddleware(signals: signals, maxAttempts: max(1, layer.int("maxAttempts") ?? 3), delay: delay, bufferingSinglePassBodies: layer.bool("bufferBodies") ?? true ? 1 << 20 : nil, clock: environment.clock)
         default:
             let middleware = FaultInjectionMiddleware(clock: environment.clock)
@@ -179,14 +180,14 @@ final class SplitMix: Sendable {
 }
 
 extension Scenario.Layer {
-    func int(_ key: String) -> Int? { settings[key]?.numberValue.map { Int($0) } }
+    func int(_ key: String) -> Int? { settings[key]?.numberValue.map { Int(saturating: $0) } }
     func number(_ key: String) -> Double? { settings[key]?.numberValue }
     func string(_ key: String) -> String? { settings[key]?.stringValue }
     func bool(_ key: String) -> Bool? {
         if case .bool(let value) = settings[key] { return value }
         return nil
     }
-    func ints(_ key: String) -> [Int]? { settings[key]?.arrayValue?.compactMap { $0.numberValue.map { Int($0) } } }
+    func ints(_ key: String) -> [Int]? { settings[key]?.arrayValue?.compactMap { $0.numberValue.map { Int(saturating: $0) } } }
 }
 
 /// `AuthenticationMiddleware` as the lab runs it: with no access token at all it attaches

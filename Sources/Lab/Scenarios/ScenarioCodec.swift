@@ -118,6 +118,9 @@ public enum ScenarioCodec {
     /// - Parameter directory: where a `documentFile` is looked for (the scenario file's
     ///   folder); nil: the current directory.
     public static func decode(_ data: Data, relativeTo directory: URL? = nil) throws(ScenarioError) -> Scenario {
+        guard data.count <= LabLimits.scenarioFileBytes else {
+            throw ScenarioError(path: "", reason: "the file has \(data.count) bytes; a scenario file may have at most \(LabLimits.scenarioFileBytes)")
+        }
         let root: JSONValue
         do { root = try JSONValue(parsing: data) } catch { throw ScenarioError(path: "", reason: "not JSON: \(error.description)") }
         guard case .object(let members) = root else { throw ScenarioError(path: "", reason: "expected a JSON object at the top") }
@@ -129,13 +132,17 @@ public enum ScenarioCodec {
         }
         let chain = try decodeChain(members["chain"])
         let operations = try decodeOperations(members["operations"], chain: chain, directory: directory)
-        let launch = try reader.optionalIntegers("launch", minimum: 0) ?? [0]
+        let launch = try reader.optionalIntegers("launch", minimum: 0, maximum: LabLimits.operations - 1, count: LabLimits.launches) ?? [0]
         for (index, operation) in launch.enumerated() where operation >= operations.count {
             throw ScenarioError(path: "launch[\(index)]", reason: "operation \(operation) does not exist; there \(operations.count == 1 ? "is 1 operation" : "are \(operations.count) operations") (0-based)")
         }
         let token = try reader.optionalEnum("token", Scenario.InitialToken.self) ?? .valid
         let strategy = try reader.optionalEnum("refreshStrategy", RefreshStrategy.self) ?? .singleFlight
-        let safetyCap = try reader.optionalInteger("safetyCap", minimum: 1) ?? 20
+        let safetyCap = try reader.optionalInteger("safetyCap", minimum: 1, maximum: LabLimits.safetyCap) ?? 20
+        let passes = launch.count * safetyCap * Recording.hopCount(of: chain)
+        guard passes <= LabLimits.hopPasses else {
+            throw ScenarioError(path: "safetyCap", reason: "\(launch.count) launches × safety cap \(safetyCap) × \(Recording.hopCount(of: chain)) hops allow \(passes) hop passes; at most \(LabLimits.hopPasses): lower the safety cap, launch fewer operations or shorten the chain")
+        }
         return Scenario(
             name: name, summary: try reader.optionalString("summary") ?? "", teaches: try reader.optionalString("teaches") ?? "",
             chain: chain, backend: try decodeBackend(members["backend"]), token: token, refreshStrategy: strategy,
@@ -153,6 +160,9 @@ public enum ScenarioCodec {
     static func decodeChain(_ value: JSONValue?) throws(ScenarioError) -> Scenario.Chain {
         guard let value else { throw ScenarioError(path: "chain", reason: "missing; a chain is an array of {\"interceptor\": NAME} or {\"middleware\": NAME}") }
         guard let entries = value.arrayValue else { throw ScenarioError(path: "chain", reason: "expected an array of layers") }
+        guard entries.count <= LabLimits.chainLength else {
+            throw ScenarioError(path: "chain", reason: "\(entries.count) layers; a chain may have at most \(LabLimits.chainLength)")
+        }
         var graphQL: [Scenario.Layer] = [], http: [Scenario.Layer] = [], middlewares: [Scenario.Layer] = []
         for (index, entry) in entries.enumerated() {
             let path = "chain[\(index)]"
@@ -203,9 +213,14 @@ public enum ScenarioCodec {
         case .nonNegativeNumber: valid = value.numberValue.map { $0 >= 0 && $0 <= 86_400 } ?? false
         case .boolean: if case .bool = value { valid = true } else { valid = false }
         case .string: valid = value.stringValue != nil
-        case .statusList: valid = value.arrayValue.map { $0.allSatisfy { $0.numberValue.map { (100...599).contains($0) && $0.rounded() == $0 } ?? false } } ?? false
+        case .statusList: valid = value.arrayValue.map { $0.count <= 500 && $0.allSatisfy(isStatusCode) } ?? false
+        case .statusCode: valid = isStatusCode(value)
         }
         guard valid else { throw ScenarioError(path: path, reason: "expected \(type.rawValue), got \(VisibleEscapes.escape(value.jsonString))") }
+    }
+
+    static func isStatusCode(_ value: JSONValue) -> Bool {
+        value.numberValue.map { (100...599).contains($0) && $0.rounded() == $0 } ?? false
     }
 
     static func decodeBackend(_ value: JSONValue?) throws(ScenarioError) -> LabBackend.Settings {
@@ -231,6 +246,9 @@ public enum ScenarioCodec {
         guard let entries = value?.arrayValue, !entries.isEmpty else {
             throw ScenarioError(path: "operations", reason: "expected a non-empty array of operations such as {\"name\": \"HeroQuery\"}")
         }
+        guard entries.count <= LabLimits.operations else {
+            throw ScenarioError(path: "operations", reason: "\(entries.count) operations; a scenario may have at most \(LabLimits.operations)")
+        }
         var operations: [Scenario.Operation] = []
         for (index, entry) in entries.enumerated() {
             let path = "operations[\(index)]"
@@ -238,6 +256,9 @@ public enum ScenarioCodec {
             try refuseUnknownKeys(members, known: operationKeys, path: path)
             let reader = Reader(members: members, path: path)
             let name = try reader.string("name")
+            if let variables = members["variables"], variables.objectValue == nil {
+                throw ScenarioError(path: "\(path).variables", reason: "expected an object of variables such as {\"id\": \"2001\"}, got \(VisibleEscapes.escape(variables.jsonString))")
+            }
             var behavior: FetchBehavior?
             if let text = try reader.optionalString("fetchBehavior") {
                 guard let named = FetchBehavior.named.first(where: { $0.name == text }) else {
@@ -324,17 +345,22 @@ public enum ScenarioCodec {
     static func decodeScript(_ value: JSONValue?) throws(ScenarioError) -> [Scenario.ScriptStep] {
         guard let value else { return [] }
         guard let entries = value.arrayValue else { throw ScenarioError(path: "script", reason: "expected an array of request ids or {\"request\": N, \"until\": STOP}") }
+        guard entries.count <= LabLimits.scriptSteps else {
+            throw ScenarioError(path: "script", reason: "\(entries.count) steps; a script may have at most \(LabLimits.scriptSteps)")
+        }
         var steps: [Scenario.ScriptStep] = []
         for (index, entry) in entries.enumerated() {
             let path = "script[\(index)]"
             if let number = entry.numberValue {
-                guard number >= 1, number <= 1_000_000, number.rounded() == number else { throw ScenarioError(path: path, reason: "expected a request id from 1 to 1000000") }
+                guard number >= 1, number <= Double(LabLimits.launches), number.rounded() == number else {
+                    throw ScenarioError(path: path, reason: "expected a request id from 1 to \(LabLimits.launches)")
+                }
                 steps.append(Scenario.ScriptStep(request: Int(number)))
                 continue
             }
             guard case .object(let members) = entry else { throw ScenarioError(path: path, reason: "expected a request id or {\"request\": N, \"until\": STOP}") }
             try refuseUnknownKeys(members, known: ["request", "until"], path: path)
-            let request = try Reader(members: members, path: path).integer("request", minimum: 1)
+            let request = try Reader(members: members, path: path).integer("request", minimum: 1, maximum: LabLimits.launches)
             var until: StopPlace?
             if let stop = members["until"] {
                 do {
@@ -414,17 +440,17 @@ public enum ScenarioCodec {
             return number
         }
 
-        func optionalIntegers(_ key: String, minimum: Int) throws(ScenarioError) -> [Int]? {
+        func optionalIntegers(_ key: String, minimum: Int, maximum: Int, count: Int) throws(ScenarioError) -> [Int]? {
             guard let value = members[key] else { return nil }
             guard let entries = value.arrayValue else { throw ScenarioError(path: at(key), reason: "expected an array of whole numbers") }
+            guard entries.count <= count else { throw ScenarioError(path: at(key), reason: "\(entries.count) entries; at most \(count)") }
             var numbers: [Int] = []
             for (index, entry) in entries.enumerated() {
-                guard let number = entry.numberValue, number.rounded() == number, number >= Double(minimum), number <= 100_000 else {
-                    throw ScenarioError(path: "\(at(key))[\(index)]", reason: "expected a whole number ≥ \(minimum)")
+                guard let number = entry.numberValue, number.rounded() == number, number >= Double(minimum), number <= Double(maximum) else {
+                    throw ScenarioError(path: "\(at(key))[\(index)]", reason: "expected a whole number from \(minimum) to \(maximum), got \(VisibleEscapes.escape(entry.jsonString))")
                 }
                 numbers.append(Int(number))
             }
-            guard numbers.count <= 100_000 else { throw ScenarioError(path: at(key), reason: "at most 100000 launches") }
             return numbers
         }
 

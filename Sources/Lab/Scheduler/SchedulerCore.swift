@@ -415,5 +415,5 @@ extension ParkedStop {
 
 /// `0.25s`, `2s`: seconds without trailing zeros.
 func formatSeconds(_ seconds: Double) -> String {
-    seconds.rounded() == seconds ? "\(Int(seconds))s" : "\(seconds)s"
+    "\(formatNumber(seconds))s"
 }

@@ -100,4 +100,12 @@ struct MaxRetryInterceptorTests {
         #expect(outcome.error as? MaxRetriesError == MaxRetriesError(count: 2, operationName: "HeroQuery"))
         #expect(clock.sleeps == [.milliseconds(750), .milliseconds(2250)])
     }
+
+    @Test("a retry count whose backoff factor overflows to infinity waits the longest delay, or none for a zero base, instead of trapping")
+    func backoffBeyondDoubleRange() {
+        let capped = MaxRetryInterceptor.Backoff(baseDelay: .milliseconds(300), multiplier: 2, maxDelay: .seconds(20), jitter: false)
+        #expect(capped.delay(forRetry: 2_000) == .seconds(20))
+        let zero = MaxRetryInterceptor.Backoff(baseDelay: .zero, multiplier: 2, maxDelay: .seconds(20), jitter: false)
+        #expect(zero.delay(forRetry: 2_000) == .zero)
+    }
 }
