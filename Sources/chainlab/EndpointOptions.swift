@@ -162,7 +162,7 @@ struct EndpointOptions {
         guard case .graphQL = scenario.chain else {
             throw CommandLineError("--operation is for GraphQL chains; scenario '\(VisibleEscapes.escape(scenario.name))' is a middleware chain (give REST operations in a scenario file: method, path, body)")
         }
-        let data = try readFile(operationFile, purpose: "operation file")
+        let data = try readFile(operationFile, purpose: "operation file", limit: LabLimits.scenarioFileBytes)
         guard let text = String(data: data, encoding: .utf8) else {
             throw CommandLineError("\(VisibleEscapes.escape(operationFile)) is not UTF-8 text")
         }
@@ -196,7 +196,7 @@ struct EndpointOptions {
         var data = Data(text.utf8)
         if text.hasPrefix("@") {
             let path = String(text.dropFirst())
-            data = try readFile(path, purpose: "variables file")
+            data = try readFile(path, purpose: "variables file", limit: LabLimits.scenarioFileBytes)
             source = VisibleEscapes.escape(path)
         }
         let value: JSONValue

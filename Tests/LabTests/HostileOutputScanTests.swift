@@ -40,14 +40,18 @@ struct HostileOutputScanTests {
     }
 
     /// Every output `chainlab trace` can write for `result`, masked, by format.
-    static func outputs(_ result: LabSession.RunResult, scenario: String) -> [(format: String, text: String)] {
+    static func outputs(_ result: LabSession.RunResult, scenario: String, anchor: OTLPExport.Anchor) -> [(format: String, text: String)] {
         let text = TextTrace.render(result.events, masking: .masked)
             + result.requests.map { TextTrace.summaryLine(for: $0, masking: .masked) + "\n" }.joined()
         let sends = result.events.filter { $0.kind == .transport && $0.phase == .send }
         return [
             ("text", text),
-            ("json", TraceJSON.encode(TraceDocument(scenario: scenario, requests: result.requests, events: result.events, backend: result.backend), masking: .masked)),
-            ("har", HARExport.archive(events: result.events, masking: .masked)),
+            ("json", TraceJSON.encode(
+                TraceDocument(scenario: scenario, requests: result.requests, events: result.events, backend: result.backendCounters, findings: result.findings),
+                masking: .masked)),
+            ("har", HARExport.archive(events: result.events, masking: .masked, anchor: anchor)),
+            ("otlp", OTLPExport.document(
+                requests: result.requests, events: result.events, options: OTLPExport.Options(anchor: anchor, masking: .masked))),
             ("curl", sends.compactMap { CurlExport.command(for: $0, masking: .masked) }.joined(separator: "\n")),
         ]
     }
@@ -59,7 +63,7 @@ struct HostileOutputScanTests {
         let result = await session.runHeadless()
         await session.shutDown()
         #expect(!result.events.isEmpty)
-        for (format, text) in Self.outputs(result, scenario: scenario.name) {
+        for (format, text) in Self.outputs(result, scenario: scenario.name, anchor: session.otlpAnchor) {
             let raw = text.unicodeScalars.filter { $0 != "\n" && VisibleEscapes.isUnsafe($0) }
             #expect(raw.isEmpty, "\(name) \(format): raw \(raw.map(VisibleEscapes.escaped))")
             for secret in Self.secrets {
@@ -71,8 +75,10 @@ struct HostileOutputScanTests {
     @Test("the logging layers really carried the hostile query, so the scan saw it masked")
     func loggedDetailsAreMasked() async throws {
         let scenario = Self.hostile(try #require(Catalog.scenario(named: "openapi-middleware")))
-        let result = await LabSession(scenario: scenario).runHeadless()
-        let text = Self.outputs(result, scenario: scenario.name)[0].text
+        let session = LabSession(scenario: scenario)
+        let result = await session.runHeadless()
+        await session.shutDown()
+        let text = Self.outputs(result, scenario: scenario.name, anchor: session.otlpAnchor)[0].text
         #expect(text.contains("access_token=••••0001&pass%77ord=••••0002&Client_Secret=••••0003&REFRESH%5Ftoken=••••0004"))
         #expect(text.contains(#"#1 Op\e]0;owned\x07\e[2J\u{202E}\x85\x7F\r: "#))
     }
