@@ -403,6 +403,8 @@ public final class LabSession: Sendable {
             }
         }
         let response: BackendResponse
+        // The grant as sent, so the refresh can be read again after the fact beside its answer.
+        operation?.emit(nil, .send, HopSnapshot(method: "POST", url: tokenURL, headers: headers, body: BodyPreview(Data(form.utf8))), detail: "refresh_token grant")
         do {
             response = try await target.exchange(BackendRequest(method: "POST", target: "/oauth/token", headers: headers, body: Data(form.utf8)), clock: clock)
         } catch {

@@ -68,7 +68,8 @@ struct SchedulerActionTests {
         await session.perform(.resume(request: 1))
         #expect(session.summary(of: 1) == RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 2, results: ["server"]))
         #expect(session.backend.counters["tokenRefreshes"] == 1)
-        #expect(session.events(.send).count == 1)
+        // The transport sent once (the 401 never left); the token manager sent its grant.
+        #expect(session.events(.send).map(\.kind) == [.auth, .transport])
         #expect(session.events(.receive).map(\.status) == [401, 200])
         #expect(session.events(.refresh).map(\.status) == [200])
         #expect(session.events(.injected).map(\.detail) == ["force 401 · pre-flight"])
