@@ -1,6 +1,7 @@
 public import ChainKit
 public import Lab
 public import TerminalUI
+import Timeline
 
 /// The inspector's whole state: a value. Keys, lab changes and resizes become
 /// ``InspectorMessage``s; ``Inspector/update(_:_:)`` changes the state and returns effects;
@@ -28,8 +29,16 @@ public struct InspectorState: Sendable {
     public var focus: Pane = .requests
     /// The selected request's id.
     public var selectedRequest: Int?
-    /// The selected row of the Chain pane: a hop index.
+    /// The selected row of the Chain pane: a hop index, or one past the last hop for the
+    /// token manager's refresh row.
     public var selectedHop = 0
+    /// Which side of the selected hop Detail shows: its pre-flight or its post-flight.
+    public var selectedSide: StopPosition = .pre
+    /// The attempt the Chain pane shows; nil follows the selected request's latest attempt.
+    public var selectedAttempt: Int?
+    /// Commands a person gave at a stop, so the screen can say who forced, edited or failed
+    /// what (anything else injected at a stop came from the scenario's script or a replay).
+    public var personActions: Set<PersonAction> = []
     public var timelineScroll = 0
     public var detailScroll = 0
     public var revealSecrets = false
@@ -73,6 +82,48 @@ public struct InspectorState: Sendable {
 
     /// The hops of the selected request's chain.
     public var hops: [HopInfo] { lab.hops(of: selectedRequest) }
+
+    /// The selected request's events, attempt by attempt and hop by hop, as far as the view
+    /// has seen them.
+    var history: RequestHistory {
+        guard let request = selectedRequest else { return RequestHistory(events: []) }
+        let last = lab.lastSeq
+        return RequestHistory(events: lab.store.events(request: request).filter { $0.seq <= last })
+    }
+
+    /// How many attempts the selected request has made so far.
+    public var attemptCount: Int { selectedRow?.attempt ?? 1 }
+
+    /// The attempt the Chain pane and Detail show.
+    public var shownAttempt: Int { min(selectedAttempt ?? attemptCount, attemptCount) }
+
+    /// Whether the shown attempt is the one the request is making now.
+    public var showsLatestAttempt: Bool { shownAttempt == attemptCount }
+
+    /// Whether the Chain pane has a row for the token manager's refresh: the shown attempt
+    /// refreshed, or the request is waiting at the refresh stop.
+    var hasRefreshRow: Bool {
+        (showsLatestAttempt && selectedStop?.place == .refresh) || !(history.attempt(shownAttempt)?.refresh.isEmpty ?? true)
+    }
+
+    /// The rows of the Chain pane: the hops, then the refresh row when there is one.
+    var chainRowCount: Int { hops.count + (hasRefreshRow ? 1 : 0) }
+
+    /// Whether the refresh row is selected.
+    public var selectsRefresh: Bool { selectedHop == hops.count }
+}
+
+/// A command a person gave at a stop: force 401, force retry, fail or an edit.
+public struct PersonAction: Sendable, Hashable {
+    public var request: Int
+    public var attempt: Int
+    public var place: StopPlace
+
+    public init(request: Int, attempt: Int, place: StopPlace) {
+        self.request = request
+        self.attempt = attempt
+        self.place = place
+    }
 }
 
 /// An overlay that takes the keys until it closes.

@@ -5,6 +5,7 @@ public enum Action: String, Sendable, Hashable, CaseIterable {
     case newOperation, newSeveral, step, continueRequest, continueAll, toggleStepMode, toggleBreakpoint
     case editHeaders, force401, forceRetry, fail, advanceClock, expireTokens, reorderChain
     case export, showCurl, filter, revealSecrets, scenarioInfo
+    case previousAttempt, nextAttempt, preFlight, postFlight
     case nextPane, previousPane, up, down, pageUp, pageDown, home, end, open, back, help, quit
 }
 
@@ -55,6 +56,10 @@ public enum Keymap {
         KeyBinding([.char("/")], .filter, "filter", "filter requests", hint: false),
         KeyBinding([.char("v")], .revealSecrets, "reveal", "reveal or mask secrets (Authorization, cookies, tokens)", hint: false),
         KeyBinding([.char("i")], .scenarioInfo, "about", "what the scenario teaches and what to look for", hint: false),
+        KeyBinding([.char("["), .char("<")], .previousAttempt, "previous attempt", "show the selected request's previous attempt in the Chain pane", hint: false),
+        KeyBinding([.char("]"), .char(">")], .nextAttempt, "next attempt", "show the selected request's next attempt in the Chain pane", hint: false),
+        KeyBinding([.char("h"), .left], .preFlight, "pre-flight", "select the hop's pre-flight: the request it received on the way down", hint: false),
+        KeyBinding([.char("l"), .right], .postFlight, "post-flight", "select the hop's post-flight: the result or error it received on the way up", hint: false),
         KeyBinding([.tab], .nextPane, "next pane", "move to the next pane", hint: false),
         KeyBinding([.backTab], .previousPane, "previous pane", "move to the previous pane", hint: false),
         KeyBinding([.char("k"), .up], .up, "up", "move up", hint: false),

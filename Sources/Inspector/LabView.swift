@@ -26,8 +26,36 @@ public struct RequestRow: Sendable, Hashable {
     public var end: Double
     public var marks: [Mark]
     public var error: String?
+    /// Where the delivered results came from, in order (`server`, `cache`).
+    public var results: [String] = []
 
     public var duration: Double { end - start }
+
+    /// What decided the outcome, short: `cache` for a result from the cache, `invalid_grant`
+    /// when the token endpoint refused the refresh, `MaxRetries(3)`, `noResults`, or the
+    /// status of the last transport exchange when that is what the request ended on.
+    public var cause: String? {
+        switch state {
+        case .succeeded:
+            if results.last == "cache" { return results.count > 1 ? "server+cache" : "cache" }
+            return status.map(String.init)
+        case .failed:
+            return error.map { RequestRow.cause(ofError: $0, status: status) } ?? status.map(String.init)
+        default: return nil
+        }
+    }
+
+    /// The cause named in an error's text.
+    public static func cause(ofError text: String, status: Int?) -> String {
+        if let code = text.firstMatch(of: /token endpoint refused the refresh: HTTP \d{3} ([A-Za-z_]+)/) { return String(code.1) }
+        if let count = text.firstMatch(of: /maximum of (\d+) retries/) { return "MaxRetries(\(count.1))" }
+        if text.contains("(noResults)") { return "noResults" }
+        if text.contains("persistedQueryRetryFailed") { return "persistedQueryRetryFailed" }
+        if let code = text.firstMatch(of: /HTTP (\d{3})/) { return String(code.1) }
+        if let fault = LabFault.allCases.first(where: { text.contains($0.description) }) { return fault.rawValue }
+        let type = text.split(separator: ":").first.map(String.init) ?? text
+        return type.count <= 24 ? type : (status.map(String.init) ?? "error")
+    }
 }
 
 /// What the screen knows about the lab at one moment: a value that `update` stores and
@@ -45,6 +73,9 @@ public struct LabView: Sendable {
     public var clock: Double
     /// Refusals the scheduler reported since the previous view (a forced retry at an HTTP hop…).
     public var newRefusals: [String]
+    /// What the lab backend has counted so far (refreshes, rejections, revoked families,
+    /// requests…), by counter name.
+    public var backend: [String: Int] = [:]
     public var store: TimelineStore
 
     /// An empty view for a store with nothing in it.
@@ -117,6 +148,7 @@ public final class LabViewBuilder {
         view.lastSeq = lastSeq
         view.clock = session.clock.seconds
         view.newRefusals = snapshot.refusals.dropFirst(refusalsSeen).map(\.reason)
+        view.backend = session.backend.counters
         refusalsSeen = snapshot.refusals.count
         let summaries = session.summaries
         for (request, operation) in snapshot.launched.sorted(by: { $0.key < $1.key }) {
@@ -142,7 +174,7 @@ public final class LabViewBuilder {
             view.requests.append(RequestRow(
                 id: request, operation: session.scenario.operations[operation].name,
                 attempt: accumulated.attempt, state: state, status: accumulated.status,
-                start: accumulated.start, end: accumulated.end, marks: marks, error: summary?.error))
+                start: accumulated.start, end: accumulated.end, marks: marks, error: summary?.error, results: summary?.results ?? []))
         }
         return view
     }

@@ -35,12 +35,12 @@ extension Inspector {
         let showDetail = area.height >= 14
         let statusRow = Rect(x: 0, y: area.height - 1, width: area.width, height: 1)
         let body = Rect(x: 0, y: 0, width: area.width, height: area.height - 1)
-        let chainRows = state.hops.count + 3 + (state.selectedStop?.place == .refresh ? 1 : 0)
+        let chainRows = state.chainRowCount + 3
         var constraints: [Constraint] = [.length(min(max(chainRows, 7), showDetail ? body.height / 2 : body.height))]
         if showTimeline { constraints.append(.length(min(max(3, state.visibleRequests.count + 2), max(3, body.height / 5)))) }
         if showDetail { constraints.append(.fill) }
         let rows = Layout.vertical(constraints).split(body)
-        let top = Layout.horizontal([.length(min(34, max(22, area.width / 3))), .fill]).split(rows[0])
+        let top = Layout.horizontal([.length(min(40, max(22, area.width / 3))), .fill]).split(rows[0])
         renderRequests(state, in: top[0], into: &buffer)
         renderChain(state, in: top[1], into: &buffer)
         if showTimeline { renderTimeline(state, in: rows[1], into: &buffer) }
@@ -70,17 +70,24 @@ extension Inspector {
         "\(Int((seconds * 1000).rounded()))ms"
     }
 
-    static func requestLine(_ row: RequestRow) -> Line {
+    /// A request's line in at most `width` columns: the duration goes first when it does not
+    /// fit, then the attempt count, then the operation's name, so the outcome and its cause
+    /// stay readable.
+    static func requestLine(_ row: RequestRow, width: Int = .max) -> Line {
         let (symbol, style) = stateSymbol(row)
-        let status: String = switch row.state {
-        case .succeeded, .failed:
-            [row.status.map(String.init), milliseconds(row.duration), row.attempt > 1 ? "×\(row.attempt)" : nil].compactMap { $0 }.joined(separator: " ")
-        case .paused: "paused"
-        case .blocked: "waits: refresh"
-        case .retrying: "retry \(row.attempt)"
-        case .running: "running"
+        let parts: [String?] = switch row.state {
+        case .succeeded, .failed: [row.cause, milliseconds(row.duration), row.attempt > 1 ? "×\(row.attempt)" : nil]
+        case .paused: ["paused"]
+        case .blocked: ["waits: refresh"]
+        case .retrying: ["retry \(row.attempt)"]
+        case .running: ["running"]
         }
-        return Line([Span(symbol + " ", style: style), Span("#\(row.id) \(row.operation)  "), Span(status, style: .dim)])
+        func line(_ parts: [String?], operation: Bool = true) -> Line {
+            Line([Span(symbol + " ", style: style), Span("#\(row.id) " + (operation ? row.operation + " " : "")), Span(parts.compactMap { $0 }.joined(separator: " "), style: .dim)])
+        }
+        var candidates = [line(parts)]
+        if parts.count == 3 { candidates += [line([parts[0], parts[2]]), line([parts[0]]), line([parts[0]], operation: false)] }
+        return Fitting.cut(candidates.first { $0.width <= width } ?? candidates[candidates.count - 1], to: width)
     }
 
     static func renderRequests(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
@@ -94,116 +101,29 @@ extension Inspector {
             return
         }
         let selected = rows.firstIndex { $0.id == state.selectedRequest }
-        List(rows.map(requestLine), selected: selected, highlightStyle: state.focus == .requests ? .reverse : .bold).render(in: inner, into: &buffer)
-    }
-
-    // MARK: - Chain
-
-    /// What happened at each hop during the selected request's current attempt.
-    struct HopStatus {
-        var pre = Line("·", style: .dim)
-        var post = Line("·", style: .dim)
-    }
-
-    static func hopStatuses(_ state: InspectorState) -> [HopStatus] {
-        var statuses = Array(repeating: HopStatus(), count: state.hops.count)
-        guard let request = state.selectedRequest, let row = state.selectedRow else { return statuses }
-        let events = state.lab.store.events(request: request).filter { $0.attempt == row.attempt }
-        var sendTime: [Int: Double] = [:]
-        for event in events where statuses.indices.contains(event.hop) {
-            switch event.phase {
-            case .preflight:
-                let diff = diffSummary(event.diff)
-                statuses[event.hop].pre = Line([Span("✓", style: good)] + (diff.isEmpty ? [] : [Span(" " + diff, style: added)]))
-            case .cacheHit: statuses[event.hop].pre = Line([Span("hit", style: good)])
-            case .cacheMiss: statuses[event.hop].pre = Line("miss", style: .dim)
-            case .send:
-                sendTime[event.hop] = event.time
-                statuses[event.hop].pre = Line([Span("✓ ", style: good), Span("\(event.method ?? "") \(URLComponents(string: event.url ?? "")?.path ?? "")")])
-            case .receive:
-                let elapsed = sendTime[event.hop].map { " · " + milliseconds(event.time - $0) } ?? ""
-                let ok = event.status.map { (200..<300).contains($0) } ?? false
-                statuses[event.hop].post = Line([Span("\(event.status.map(String.init) ?? "?")", style: ok ? good : bad), Span(elapsed, style: .dim)])
-            case .postflight:
-                if event.kind == .cache { break }
-                let status = event.status.map { " \($0)" } ?? ""
-                statuses[event.hop].post = Line([Span("✓" + status, style: good)] + (event.diff.isEmpty ? [] : [Span(" " + diffSummary(event.diff), style: added)]))
-            case .error:
-                let status = event.error.flatMap(shortError) ?? "error"
-                if event.phase == .error, statuses[event.hop].pre.spans.first?.text == "·" {
-                    statuses[event.hop].pre = Line("✕ " + status, style: bad)
-                } else {
-                    statuses[event.hop].post = Line("✕ " + status, style: bad)
-                }
-            case .retry: statuses[event.hop].post = Line("↻ retry", style: changed)
-            default: break
-            }
-        }
-        if let stop = state.selectedStop, case .hop(let hop, let position) = stop.place, statuses.indices.contains(hop) {
-            let mark = Line(stop.held ? "⏸ held" : "… waiting its turn", style: held)
-            if position == .pre { statuses[hop].pre = mark } else { statuses[hop].post = mark }
-        }
-        return statuses
-    }
-
-    static func shortError(_ text: String) -> String {
-        if let range = text.range(of: #"HTTP \d{3}"#, options: .regularExpression) { return String(text[range]) }
-        return String(text.split(separator: ":").first ?? Substring(text))
-    }
-
-    static func diffSummary(_ diff: HeaderDiff) -> String {
-        (diff.added.map { "+" + $0 } + diff.changed.map { "~" + $0 } + diff.removed.map { "-" + $0 }).joined(separator: " ")
-    }
-
-    static func renderChain(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
-        var title = "Chain"
-        if let row = state.selectedRow { title += " · #\(row.id) \(row.operation) · attempt \(row.attempt)" }
-        if state.lab.stepMode { title += " · step mode" }
-        let frame = block(title, focused: state.focus == .chain, state)
-        frame.render(in: area, into: &buffer)
-        let inner = frame.inner(area)
-        guard !inner.isEmpty else { return }
-        let hops = state.hops
-        let nameWidth = min(max(20, (hops.map { $0.name.count }.max() ?? 0) + 6), max(10, inner.width / 2))
-        let columnWidth = max(8, (inner.width - nameWidth) / 2)
-        func row(_ name: Line, _ pre: Line, _ post: Line, y: Int, style: Style? = nil) {
-            let x = inner.x
-            _ = buffer.set(line: name, at: Position(x: x, y: y), clip: Rect(x: x, y: y, width: nameWidth - 1, height: 1))
-            _ = buffer.set(line: pre, at: Position(x: x + nameWidth, y: y), clip: Rect(x: x + nameWidth, y: y, width: columnWidth - 1, height: 1))
-            _ = buffer.set(line: post, at: Position(x: x + nameWidth + columnWidth, y: y), clip: Rect(x: x + nameWidth + columnWidth, y: y, width: inner.width - nameWidth - columnWidth, height: 1))
-            if let style { buffer.setStyle(style, in: Rect(x: x, y: y, width: inner.width, height: 1)) }
-        }
-        row(Line("hop", style: .bold), Line("pre-flight ↓", style: .bold), Line("post-flight ↑", style: .bold), y: inner.y)
-        let statuses = hopStatuses(state)
-        let visible = inner.height - 1
-        let offset = max(0, min(state.selectedHop - visible + 1, hops.count - visible))
-        for (index, hop) in hops.enumerated().dropFirst(offset).prefix(max(0, visible)) {
-            let pre = state.lab.breakpoints.contains(Scheduler.Breakpoint(hop: hop.index, position: .pre))
-            let post = state.lab.breakpoints.contains(Scheduler.Breakpoint(hop: hop.index, position: .post))
-            var label = hop.name
-            if hop.kind == .cache, case .graphQL = state.lab.chain {
-                let behavior = state.selectedRow.flatMap { _ in state.scenario.operations.first?.fetchBehavior }?.description ?? "CacheFirst"
-                label = "cache (\(behavior))"
-            }
-            if label.count > nameWidth - 5 { label = String(label.prefix(max(1, nameWidth - 6))) + "…" }
-            let name = Line([pre || post ? Span("●", style: bad) : Span(" "), Span(String(format: "%2d ", hop.index + 1), style: .dim), Span(label)])
-            var preLine = statuses[index].pre, postLine = statuses[index].post
-            if pre { preLine.spans.insert(Span("● ", style: bad), at: 0) }
-            if post { postLine.spans.insert(Span("● ", style: bad), at: 0) }
-            let highlight: Style? = index == state.selectedHop ? (state.focus == .chain ? .reverse : .bold) : nil
-            row(name, preLine, postLine, y: inner.y + 1 + index - offset, style: highlight)
-        }
-        if let stop = state.selectedStop, stop.place == .refresh {
-            let y = min(inner.maxY - 1, inner.y + 1 + min(hops.count, max(0, visible)))
-            _ = buffer.set(line: Line([Span(stop.held ? "⏸ held at " : "… waiting at ", style: held), Span("TokenManager refresh", style: .bold), Span(" · POST /oauth/token not sent yet", style: .dim)]), at: Position(x: inner.x + 1, y: y), clip: inner)
-        }
+        List(rows.map { requestLine($0, width: inner.width) }, selected: selected, highlightStyle: state.focus == .requests ? .reverse : .bold).render(in: inner, into: &buffer)
     }
 
     // MARK: - Timeline
 
+    /// The lab backend's counters that explain auth bugs, short: `2 refreshes (1 refused) ·
+    /// 1 family revoked · 2×401 · 3 requests`.
+    static func backendSummary(_ lab: LabView) -> String {
+        let counters = lab.backend
+        func count(_ name: String) -> Int { counters[name] ?? 0 }
+        let refreshes = count("tokenRefreshes"), refused = count("refreshRejected")
+        var parts = ["\(refreshes) refresh\(refreshes == 1 ? "" : "es")" + (refused > 0 ? " (\(refused) refused)" : "")]
+        if count("familiesRevoked") > 0 { parts.append("\(count("familiesRevoked")) family revoked") }
+        if count("unauthorized") > 0 { parts.append("\(count("unauthorized"))×401") }
+        if count("injectedFailures") > 0 { parts.append("\(count("injectedFailures")) injected") }
+        let requests = count("graphqlRequests") + count("restRequests")
+        parts.append("\(requests) request\(requests == 1 ? "" : "s")")
+        return parts.joined(separator: " · ")
+    }
+
     static func renderTimeline(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
         let end = max(state.lab.clock, state.lab.requests.map(\.end).max() ?? 0)
-        let frame = block("Timeline · lab clock \(String(format: "%.3f", end))s", focused: state.focus == .timeline, state)
+        let frame = block("Timeline · lab clock \(String(format: "%.3f", end))s · backend: \(backendSummary(state.lab))", focused: state.focus == .timeline, state)
         frame.render(in: area, into: &buffer)
         let inner = frame.inner(area)
         guard !inner.isEmpty else { return }
@@ -234,71 +154,6 @@ extension Inspector {
                 _ = buffer.set(string: tail, at: Position(x: x0 + 2 + endColumn, y: y), style: row.state == .paused ? held : style)
             }
         }
-    }
-
-    // MARK: - Detail
-
-    /// The snapshot the Detail pane shows and how to title it.
-    static func detailSource(_ state: InspectorState) -> (title: String, snapshot: HopSnapshot, diff: HeaderDiff, pending: Bool)? {
-        guard let request = state.selectedRequest else { return nil }
-        if let stop = state.selectedStop, stop.place == .refresh {
-            return ("TokenManager · refresh stop · request\(stop.held ? " · held" : "")", stop.snapshot, .none, true)
-        }
-        guard state.hops.indices.contains(state.selectedHop) else { return nil }
-        let hop = state.hops[state.selectedHop]
-        let heading = "Hop \(hop.index + 1) \(hop.name)"
-        if let stop = state.selectedStop, case .hop(hop.index, let position) = stop.place {
-            let headers = stop.currentHeaders
-            let snapshot = HopSnapshot(method: stop.snapshot.method, url: stop.snapshot.url, headers: headers, status: stop.pending.responseStatus ?? stop.snapshot.status, error: stop.snapshot.error, body: stop.snapshot.body)
-            let diff = HeaderDiff(from: stop.snapshot.headers ?? HTTPFields(), to: headers)
-            let side = position == .pre ? "pre-flight stop · request" : "post-flight stop · response"
-            return ("\(heading) · \(side)\(stop.held ? " · held" : "")", snapshot, diff, true)
-        }
-        let attempt = state.selectedRow?.attempt ?? 1
-        let events = state.lab.store.events(request: request).filter { $0.attempt == attempt && $0.hop == hop.index && $0.snapshot !== HopSnapshot.empty }
-        guard let event = events.last(where: { [.preflight, .send, .cacheHit].contains($0.phase) }) ?? events.last else { return nil }
-        let phase = switch event.phase {
-        case .preflight: "pre-flight"
-        case .postflight: "post-flight"
-        default: event.phase.rawValue
-        }
-        return ("\(heading) · \(phase) · attempt \(attempt)", event.snapshot, event.diff, false)
-    }
-
-    static func renderDetail(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
-        guard let source = detailSource(state) else {
-            let frame = block("Detail", focused: state.focus == .detail, state)
-            frame.render(in: area, into: &buffer)
-            Paragraph([Line("select a hop the request has reached", style: .dim)]).render(in: frame.inner(area), into: &buffer)
-            return
-        }
-        let frame = block(source.title, focused: state.focus == .detail, state)
-        frame.render(in: area, into: &buffer)
-        let masking: SecretMasking = state.revealSecrets ? .revealed : .masked
-        var lines: [Line] = []
-        let snapshot = source.snapshot
-        if let method = snapshot.method, let url = snapshot.url {
-            lines.append(Line([Span(method + " ", style: .bold), Span(masking.url(url))]))
-        }
-        if let status = snapshot.status {
-            lines.append(Line([Span("status ", style: .dim), Span("\(status)", style: (200..<300).contains(status) ? good : bad)]))
-        }
-        if let error = snapshot.error { lines.append(Line([Span("error ", style: bad), Span(error)])) }
-        if let headers = snapshot.headers {
-            for (name, value) in masking.headers(headers) {
-                let (mark, style): (String, Style) = source.diff.added.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) ? ("+ ", added)
-                    : source.diff.changed.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) ? ("~ ", changed) : ("  ", .plain)
-                lines.append(Line([Span(mark, style: style), Span(name, style: style == .plain ? .bold : style), Span(": " + value)]))
-            }
-            for name in source.diff.removed { lines.append(Line([Span("- ", style: removed), Span(name, style: removed)])) }
-        }
-        if let body = snapshot.body {
-            let cut = body.isTruncated ? ", preview cut" : ""
-            lines.append(Line("body (\(body.byteCount) bytes\(cut))", style: .dim))
-            lines.append(contentsOf: Line.lines(of: masking.body(body.text, contentType: snapshot.headers?["Content-Type"])))
-        }
-        if !state.revealSecrets { lines.append(Line("secrets masked · v to reveal", style: .dim)) }
-        Paragraph(lines, wrap: true, scroll: state.detailScroll).render(in: frame.inner(area), into: &buffer)
     }
 
     // MARK: - Status line

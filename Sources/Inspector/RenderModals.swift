@@ -27,7 +27,7 @@ extension Inspector {
             let open = state.lab.requests.filter { $0.state != .succeeded && $0.state != .failed }.count
             show("Quit?", [Line("\(open) request\(open == 1 ? " is" : "s are") paused or running; quitting cancels \(open == 1 ? "it" : "them")."), Line([Span("y", style: .bold), Span(" quit   "), Span("n", style: .bold), Span(" stay")])])
         case .scenarioInfo:
-            show("\(state.scenario.name) · \(state.scenario.summary)", [Line(state.scenario.teaches), Line(""), Line("any key closes", style: .dim)])
+            show("\(state.scenario.name) · \(state.scenario.summary)", aboutLines(state))
         case .curl(let title, let command):
             show(title, Line.lines(of: command) + [Line(""), Line(state.revealSecrets ? "secrets revealed" : "secrets masked · v to reveal, then y again", style: .dim)], wrap: true)
         case .failPicker(let request):

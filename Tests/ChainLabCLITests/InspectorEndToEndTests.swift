@@ -17,7 +17,7 @@ struct InspectorEndToEndTests {
         try tmux.send("n")
         try await tmux.waitFor("⏸ held")
         for _ in 0..<12 { try tmux.send("s") }
-        let screen = try await tmux.waitFor("✓ #1 HeroQuery  200")
+        let screen = try await tmux.waitFor("✓ #1 HeroQuery 200")
         #expect(screen.contains("transport"))
         #expect(screen.contains("200 · 12ms"))
     }
@@ -38,9 +38,9 @@ struct InspectorEndToEndTests {
         try tmux.send("Enter")
         try await tmux.waitFor("+ X-Demo: from-the-editor")
         try tmux.send("c")
-        try await tmux.waitFor("✓ #1 HeroQuery  200")
-        try tmux.send("Tab", "G", "k")
-        let screen = try await tmux.waitFor("Hop 6 transport · send")
+        try await tmux.waitFor("✓ #1 HeroQuery 200")
+        try tmux.send("Tab", "G", "k", "h")
+        let screen = try await tmux.waitFor("Hop 6 transport · pre-flight · sent")
         #expect(screen.contains("X-Demo: from-the-editor"))
     }
 
@@ -54,7 +54,7 @@ struct InspectorEndToEndTests {
         try tmux.send("4")
         try await tmux.waitFor("401")
         try tmux.send("c")
-        let screen = try await tmux.waitFor("✓ #1 HeroQuery  200")
+        let screen = try await tmux.waitFor("✓ #1 HeroQuery 200")
         #expect(screen.contains("×2"))
         #expect(screen.contains("attempt 2"))
     }
@@ -70,7 +70,7 @@ struct InspectorEndToEndTests {
         for request in [1, 2] {
             try tmux.send(request == 1 ? "g" : "G")
             try await tmux.waitFor("Chain · #\(request) HeroQuery")
-            try await tmux.press("s", until: "held at TokenManager refresh")
+            try await tmux.press("s", until: "TokenManager refresh · stop · request · held")
         }
         try tmux.send(first == 1 ? "g" : "G", "c")
         try await tmux.waitFor("✓ #\(first) HeroQuery")
@@ -82,15 +82,15 @@ struct InspectorEndToEndTests {
     @Test("the refresh race in refresh-storm, released #1 then #2: #1 wins, #2 gets invalid_grant")
     func raceOneThenTwo() async throws {
         let lines = try await race(releasing: 1, then: 2)
-        #expect(lines.contains { $0.contains("✓ #1 HeroQuery  200") && $0.contains("×2") })
-        #expect(lines.contains { $0.contains("✕ #2 HeroQuery  401") })
+        #expect(lines.contains { $0.contains("✓ #1 HeroQuery 200") && $0.contains("×2") })
+        #expect(lines.contains { $0.contains("✕ #2 HeroQuery invalid_grant") })
     }
 
     @Test("the refresh race in refresh-storm, released #2 then #1: #2 wins, #1 gets invalid_grant")
     func raceTwoThenOne() async throws {
         let lines = try await race(releasing: 2, then: 1)
-        #expect(lines.contains { $0.contains("✓ #2 HeroQuery  200") && $0.contains("×2") })
-        #expect(lines.contains { $0.contains("✕ #1 HeroQuery  401") })
+        #expect(lines.contains { $0.contains("✓ #2 HeroQuery 200") && $0.contains("×2") })
+        #expect(lines.contains { $0.contains("✕ #1 HeroQuery invalid_grant") })
     }
 
     @Test("resize to 20x6 shows a short message, and back restores the screen")

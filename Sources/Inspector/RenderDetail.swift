@@ -1,0 +1,166 @@
+import ChainKit
+import Foundation
+import Lab
+public import TerminalUI
+import Timeline
+
+/// The Detail pane: what the selected hop saw on the selected side during the shown attempt —
+/// the request going down, the result, response or error coming up, the cache read, or the
+/// refresh exchange — or what is waiting at the stop the request is held at.
+extension Inspector {
+    /// Detail's title and content.
+    struct DetailContent {
+        var title: String
+        var lines: [Line]
+    }
+
+    static func sideName(_ side: StopPosition) -> String { side == .pre ? "pre-flight" : "post-flight" }
+
+    static func detailContent(_ state: InspectorState) -> DetailContent? {
+        guard state.selectedRequest != nil else { return nil }
+        let history = state.history
+        let attemptText = "attempt \(state.shownAttempt) of \(state.attemptCount)"
+        let masking: SecretMasking = state.revealSecrets ? .revealed : .masked
+        if state.selectsRefresh {
+            return refreshDetail(state, history: history, attemptText: attemptText, masking: masking)
+        }
+        guard state.hops.indices.contains(state.selectedHop) else { return nil }
+        let hop = state.hops[state.selectedHop]
+        let heading = "Hop \(hop.index + 1) \(hop.name) · \(sideName(state.selectedSide))"
+        if state.showsLatestAttempt, let stop = state.selectedStop, stop.place == .hop(hop.index, state.selectedSide) {
+            let headers = stop.currentHeaders
+            let snapshot = HopSnapshot(method: stop.snapshot.method, url: stop.snapshot.url, headers: headers, status: stop.pending.responseStatus ?? stop.snapshot.status, error: stop.snapshot.error, body: stop.snapshot.body)
+            let diff = HeaderDiff(from: stop.snapshot.headers ?? HTTPFields(), to: headers)
+            let what = state.selectedSide == .pre ? "stop · request" : "stop · response"
+            return DetailContent(title: "\(heading) \(what)\(stop.held ? " · held" : "") · \(attemptText)", lines: snapshotLines(snapshot, diff: diff, masking: masking, state))
+        }
+        let attempt = history.attempt(state.shownAttempt)
+        guard let attempt, let event = attempt.main(hop: hop.index, side: state.selectedSide) else {
+            let reached = state.showsLatestAttempt && !(state.selectedRow.map { $0.state == .succeeded || $0.state == .failed } ?? false) ? "has not reached" : "did not reach"
+            return DetailContent(title: "\(heading) · \(attemptText)", lines: [Line("attempt \(state.shownAttempt) \(reached) \(hop.name)'s \(sideName(state.selectedSide))", style: .dim)] + sideHint(state, attempt: attempt))
+        }
+        var lines = eventHeadline(event)
+        for other in attempt.events(hop: hop.index, side: state.selectedSide) {
+            switch other.phase {
+            case .paused: lines.append(Line("⏸ held here (\((other.detail ?? "").components(separatedBy: " · ").first ?? "stop"))", style: held))
+            case .injected, .edited: lines.append(Line([Span(markText(other, state) + " ", style: changed), Span((other.detail ?? "").components(separatedBy: " · ").first ?? "")]))
+            case .log: lines.append(Line([Span("log ", style: .dim), Span(other.detail ?? "")]))
+            default: break
+            }
+        }
+        // A stream can carry several results up (CacheAndNetwork: the cache's, then the
+        // server's): each one is shown, in order.
+        let results = attempt.events(hop: hop.index, side: state.selectedSide).filter { $0.phase == event.phase }
+        if results.count > 1 {
+            for (index, result) in results.enumerated() {
+                lines.append(Line("── \(phaseName(result.phase)) \(index + 1) of \(results.count) ──", style: .dim))
+                lines += snapshotLines(result.snapshot, diff: result.diff, masking: masking, state, secretsNote: index == results.count - 1)
+            }
+        } else {
+            lines += snapshotLines(event.snapshot, diff: event.diff, masking: masking, state)
+        }
+        let phase = [.preflight, .postflight].contains(event.phase) ? "" : " · \(phaseName(event.phase))"
+        return DetailContent(title: "\(heading)\(phase) · \(attemptText)", lines: lines)
+    }
+
+    /// A pointer to the other side of the hop when only one was reached.
+    static func sideHint(_ state: InspectorState, attempt: RequestHistory.Attempt?) -> [Line] {
+        let other: StopPosition = state.selectedSide == .pre ? .post : .pre
+        guard attempt?.reached(hop: state.selectedHop, side: other) == true else { return [] }
+        return [Line("\(other == .pre ? "h" : "l") shows its \(sideName(other))", style: .dim)]
+    }
+
+    static func phaseName(_ phase: Phase) -> String {
+        switch phase {
+        case .preflight: "pre-flight"
+        case .postflight: "post-flight"
+        case .cacheHit: "cache hit"
+        case .cacheMiss: "cache miss"
+        case .send: "sent"
+        case .receive: "received"
+        default: phase.rawValue
+        }
+    }
+
+    /// The first lines for an event: what kind of moment it was.
+    static func eventHeadline(_ event: TimelineEvent) -> [Line] {
+        switch event.phase {
+        case .cacheHit: [Line([Span("cache read: ", style: .dim), Span("hit", style: good), Span(" — the result comes from the cache", style: .dim)])]
+        case .cacheMiss: [Line([Span("cache read: ", style: .dim), Span("miss", style: .bold), Span(" — the request goes on to the network", style: .dim)])]
+        case .retry: [Line("↻ this hop started another attempt", style: changed)]
+        case .error where isRetry(event.error): [Line("a retry on its way up: the chain starts again from the top", style: .dim)]
+        default: []
+        }
+    }
+
+    /// The token manager's refresh: the grant sent and the answer (or what waits at the stop).
+    static func refreshDetail(_ state: InspectorState, history: RequestHistory, attemptText: String, masking: SecretMasking) -> DetailContent {
+        if state.showsLatestAttempt, let stop = state.selectedStop, stop.place == .refresh {
+            return DetailContent(title: "TokenManager refresh · stop · request\(stop.held ? " · held" : "") · \(attemptText)", lines: [Line("POST /oauth/token not sent yet", style: .dim)] + snapshotLines(stop.snapshot, diff: .none, masking: masking, state))
+        }
+        let events = history.attempt(state.shownAttempt)?.refresh ?? []
+        var lines: [Line] = []
+        if state.selectedSide == .pre {
+            if let sent = events.last(where: { $0.phase == .send }) {
+                lines += snapshotLines(sent.snapshot, diff: .none, masking: masking, state)
+            } else {
+                lines.append(Line("no refresh request was sent in this attempt", style: .dim))
+            }
+            for event in events where event.phase == .injected {
+                lines.append(Line([Span(markText(event, state) + " ", style: changed), Span((event.detail ?? "").components(separatedBy: " · ").first ?? "")]))
+            }
+            return DetailContent(title: "TokenManager refresh · request sent · \(attemptText)", lines: lines)
+        }
+        guard let answer = events.last(where: { $0.phase == .refresh }) else {
+            return DetailContent(title: "TokenManager refresh · answer · \(attemptText)", lines: [Line("no answer in this attempt", style: .dim)])
+        }
+        if let code = answer.error, answer.status != 200 {
+            lines.append(Line([Span("the token endpoint refused the refresh: ", style: bad), Span(code, style: bad.patched(with: .bold))]))
+        }
+        lines += snapshotLines(answer.snapshot, diff: .none, masking: masking, state)
+        return DetailContent(title: "TokenManager refresh · answer · \(attemptText)", lines: lines)
+    }
+
+    /// A snapshot as Detail lines: request line, status, error, headers with this hop's
+    /// changes marked, and the body.
+    static func snapshotLines(_ snapshot: HopSnapshot, diff: HeaderDiff, masking: SecretMasking, _ state: InspectorState, secretsNote: Bool = true) -> [Line] {
+        var lines: [Line] = []
+        if let method = snapshot.method, let url = snapshot.url {
+            lines.append(Line([Span(method + " ", style: .bold), Span(masking.url(url))]))
+        }
+        if let status = snapshot.status {
+            lines.append(Line([Span("status ", style: .dim), Span("\(status)", style: (200..<300).contains(status) ? good : bad)]))
+        }
+        if let error = snapshot.error {
+            lines.append(isRetry(error) ? Line("↻ " + error, style: changed) : Line([Span("error ", style: bad), Span(error)]))
+        }
+        if let headers = snapshot.headers {
+            for (name, value) in masking.headers(headers) {
+                let (mark, style): (String, Style) = diff.added.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) ? ("+ ", added)
+                    : diff.changed.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) ? ("~ ", changed) : ("  ", .plain)
+                lines.append(Line([Span(mark, style: style), Span(name, style: style == .plain ? .bold : style), Span(": " + value)]))
+            }
+            for name in diff.removed { lines.append(Line([Span("- ", style: removed), Span(name, style: removed)])) }
+        }
+        if let body = snapshot.body {
+            let cut = body.isTruncated ? ", preview cut" : ""
+            lines.append(Line("body (\(body.byteCount) bytes\(cut))", style: .dim))
+            lines.append(contentsOf: Line.lines(of: masking.body(body.text, contentType: snapshot.headers?["Content-Type"])))
+        }
+        guard secretsNote else { return lines }
+        lines.append(state.revealSecrets ? Line("⚠ secrets revealed · v to mask", style: bad) : Line("secrets masked · v to reveal", style: .dim))
+        return lines
+    }
+
+    static func renderDetail(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
+        guard let content = detailContent(state) else {
+            let frame = block("Detail", focused: state.focus == .detail, state)
+            frame.render(in: area, into: &buffer)
+            Paragraph([Line("select a hop the request has reached", style: .dim)]).render(in: frame.inner(area), into: &buffer)
+            return
+        }
+        let frame = block(content.title, focused: state.focus == .detail, state)
+        frame.render(in: area, into: &buffer)
+        Paragraph(content.lines, wrap: true, scroll: state.detailScroll).render(in: frame.inner(area), into: &buffer)
+    }
+}
