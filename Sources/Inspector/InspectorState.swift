@@ -42,6 +42,8 @@ public struct InspectorState: Sendable {
     public var timelineScroll = 0
     public var detailScroll = 0
     public var revealSecrets = false
+    /// Whether the focused pane fills the screen (`+`).
+    public var maximized = false
     public var filter = ""
     public var modal: Overlay?
     public var notice: Notice?

@@ -31,22 +31,51 @@ extension Inspector {
             Paragraph(lines).render(in: area, into: &buffer)
             return
         }
-        let showTimeline = area.height >= 24
-        let showDetail = area.height >= 14
         let statusRow = Rect(x: 0, y: area.height - 1, width: area.width, height: 1)
         let body = Rect(x: 0, y: 0, width: area.width, height: area.height - 1)
-        let chainRows = state.chainRowCount + 3
-        var constraints: [Constraint] = [.length(min(max(chainRows, 7), showDetail ? body.height / 2 : body.height))]
-        if showTimeline { constraints.append(.length(min(max(3, state.visibleRequests.count + 2), max(3, body.height / 5)))) }
-        if showDetail { constraints.append(.fill) }
-        let rows = Layout.vertical(constraints).split(body)
-        let top = Layout.horizontal([.length(min(40, max(22, area.width / 3))), .fill]).split(rows[0])
-        renderRequests(state, in: top[0], into: &buffer)
-        renderChain(state, in: top[1], into: &buffer)
-        if showTimeline { renderTimeline(state, in: rows[1], into: &buffer) }
-        if showDetail { renderDetail(state, in: rows[rows.count - 1], into: &buffer) }
+        for (pane, rect) in layout(state, body: body) {
+            switch pane {
+            case .requests: renderRequests(state, in: rect, into: &buffer)
+            case .chain: renderChain(state, in: rect, into: &buffer)
+            case .timeline: renderTimeline(state, in: rect, into: &buffer)
+            case .detail: renderDetail(state, in: rect, into: &buffer)
+            }
+        }
         renderStatus(state, in: statusRow, into: &buffer)
         if let modal = state.modal { renderModal(modal, state, in: body, into: &buffer) }
+    }
+
+    /// Terminals at least this wide put Detail beside the Chain pane.
+    static let sideBySideWidth = 150
+
+    /// Where each pane goes. `+` gives the focused pane the whole body. Otherwise the Chain
+    /// pane takes the rows its hops need and Detail the rows its content needs (beside the
+    /// Chain on wide terminals, below the Timeline otherwise); the Timeline takes the rest.
+    static func layout(_ state: InspectorState, body: Rect) -> [(InspectorState.Pane, Rect)] {
+        if state.maximized { return [(state.focus, body)] }
+        let chainRows = max(state.chainRowCount + 3, 7)
+        let requestsWidth = min(40, max(22, body.width / 3))
+        if body.width >= sideBySideWidth {
+            let detailWidth = body.width * 2 / 5
+            let top = min(max(chainRows, detailRows(state, width: detailWidth)), max(chainRows, body.height - 5))
+            let rows = Layout.vertical([.length(min(top, body.height)), .fill]).split(body)
+            let columns = Layout.horizontal([.length(requestsWidth), .fill, .length(detailWidth)]).split(rows[0])
+            var panes: [(InspectorState.Pane, Rect)] = [(.requests, columns[0]), (.chain, columns[1]), (.detail, columns[2])]
+            if rows[1].height >= 3 { panes.append((.timeline, rows[1])) }
+            return panes
+        }
+        let showTimeline = body.height >= 20
+        let showDetail = body.height >= 13
+        let chainHeight = min(chainRows, showDetail ? body.height / 2 : body.height)
+        let rest = body.height - chainHeight
+        let timelineMinimum = showTimeline ? min(max(3, state.visibleRequests.count + 2), 5) : 0
+        let detailHeight = showDetail ? min(max(3, detailRows(state, width: body.width)), rest - timelineMinimum) : 0
+        let rows = Layout.vertical([.length(chainHeight), .fill, .length(detailHeight)]).split(body)
+        let top = Layout.horizontal([.length(requestsWidth), .fill]).split(rows[0])
+        var panes: [(InspectorState.Pane, Rect)] = [(.requests, top[0]), (.chain, top[1])]
+        if showTimeline, rows[1].height >= 3 { panes.append((.timeline, rows[1])) }
+        if showDetail { panes.append((.detail, showTimeline ? rows[2] : Rect(x: body.x, y: rows[1].y, width: body.width, height: rows[1].height + rows[2].height))) }
+        return panes
     }
 
     static func block(_ title: String, focused: Bool, _ state: InspectorState) -> Block {
@@ -174,12 +203,40 @@ extension Inspector {
         }
     }
 
+    /// The status line's hints for `width` columns: navigation, help and quit always; the
+    /// actions that apply now as room allows, the lower-ranked ones dropped first; shown in
+    /// keymap order, navigation last.
+    public static func statusHints(_ state: InspectorState, width: Int) -> [StatusLine.Hint] {
+        func hint(_ binding: KeyBinding) -> StatusLine.Hint {
+            binding.action == .down ? StatusLine.Hint("j/k", "move") : StatusLine.Hint(binding.keys[0].name, binding.name)
+        }
+        func columns(_ hints: [StatusLine.Hint]) -> Int {
+            hints.reduce(0) { $0 + TextWidth.of($1.key) + 1 + TextWidth.of($1.action) } + max(0, hints.count - 1) * 2
+        }
+        let active = activeHints(state)
+        let essential = active.filter { $0.rank == 0 }
+        var chosen = Set(essential.map(\.action))
+        for binding in active.filter({ $0.rank > 0 }).enumerated().sorted(by: { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }).map(\.element) {
+            let candidate = active.filter { chosen.contains($0.action) || $0.action == binding.action }
+            if columns(candidate.map(hint)) <= width { chosen.insert(binding.action) }
+        }
+        let shown = active.filter { chosen.contains($0.action) }
+        return (shown.filter { $0.rank > 0 } + shown.filter { $0.rank == 0 }).map(hint)
+    }
+
     static func renderStatus(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
         if let notice = state.notice {
-            _ = buffer.set(string: " " + notice.text, at: area.origin, style: notice.isError ? bad : accent, clip: area)
+            // Navigation, help and quit stay at the right end unless the notice needs the
+            // whole line (it is gone at the next key).
+            let essential = statusHints(state, width: 0)
+            let width = essential.reduce(0) { $0 + TextWidth.of($1.key) + 1 + TextWidth.of($1.action) } + max(0, essential.count - 1) * 2
+            let room = TextWidth.of(notice.text) + 1 + 2 + width <= area.width ? area.width - width - 2 : area.width
+            _ = buffer.set(line: Fitting.cut(Line(" " + notice.text, style: notice.isError ? bad : accent), to: room), at: area.origin, clip: area)
+            if room < area.width { StatusLine(essential).render(in: Rect(x: area.maxX - width, y: area.y, width: width, height: 1), into: &buffer) }
             return
         }
-        let hints = activeHints(state).map { StatusLine.Hint($0.keys[0].name, $0.name) }
-        StatusLine(hints, trailing: state.scenario.name).render(in: area, into: &buffer)
+        var trailing = state.scenario.name
+        if state.revealSecrets { trailing = "⚠ secrets revealed · " + trailing }
+        StatusLine(statusHints(state, width: area.width), trailing: trailing).render(in: area, into: &buffer)
     }
 }

@@ -31,8 +31,7 @@ extension Inspector {
             let headers = stop.currentHeaders
             let snapshot = HopSnapshot(method: stop.snapshot.method, url: stop.snapshot.url, headers: headers, status: stop.pending.responseStatus ?? stop.snapshot.status, error: stop.snapshot.error, body: stop.snapshot.body)
             let diff = HeaderDiff(from: stop.snapshot.headers ?? HTTPFields(), to: headers)
-            let what = state.selectedSide == .pre ? "stop · request" : "stop · response"
-            return DetailContent(title: "\(heading) \(what)\(stop.held ? " · held" : "") · \(attemptText)", lines: snapshotLines(snapshot, diff: diff, masking: masking, state))
+            return DetailContent(title: "\(heading) stop\(stop.held ? " · held" : "") · \(attemptText)", lines: snapshotLines(snapshot, diff: diff, masking: masking, state))
         }
         let attempt = history.attempt(state.shownAttempt)
         guard let attempt, let event = attempt.main(hop: hop.index, side: state.selectedSide) else {
@@ -96,7 +95,7 @@ extension Inspector {
     /// The token manager's refresh: the grant sent and the answer (or what waits at the stop).
     static func refreshDetail(_ state: InspectorState, history: RequestHistory, attemptText: String, masking: SecretMasking) -> DetailContent {
         if state.showsLatestAttempt, let stop = state.selectedStop, stop.place == .refresh {
-            return DetailContent(title: "TokenManager refresh · stop · request\(stop.held ? " · held" : "") · \(attemptText)", lines: [Line("POST /oauth/token not sent yet", style: .dim)] + snapshotLines(stop.snapshot, diff: .none, masking: masking, state))
+            return DetailContent(title: "TokenManager refresh · stop\(stop.held ? " · held" : "") · \(attemptText)", lines: [Line("POST /oauth/token not sent yet", style: .dim)] + snapshotLines(stop.snapshot, diff: .none, masking: masking, state))
         }
         let events = history.attempt(state.shownAttempt)?.refresh ?? []
         var lines: [Line] = []
@@ -150,6 +149,12 @@ extension Inspector {
         guard secretsNote else { return lines }
         lines.append(state.revealSecrets ? Line("⚠ secrets revealed · v to mask", style: bad) : Line("secrets masked · v to reveal", style: .dim))
         return lines
+    }
+
+    /// The rows Detail needs at `width` columns, borders included.
+    static func detailRows(_ state: InspectorState, width: Int) -> Int {
+        let lines = detailContent(state)?.lines ?? [Line("")]
+        return Paragraph(lines, wrap: true).rowCount(width: max(1, width - 2)) + 2
     }
 
     static func renderDetail(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {

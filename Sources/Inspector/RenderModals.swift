@@ -4,25 +4,55 @@ import Lab
 public import TerminalUI
 
 extension Inspector {
-    /// The help overlay's lines, from the keymap.
+    /// The help overlay's lines: the panes, the symbols, then every key from the keymap.
     public static var helpLines: [Line] {
+        func section(_ title: String) -> Line { Line(title, style: accent.patched(with: .bold)) }
+        func entry(_ term: String, _ text: String, width: Int) -> Line {
+            Line([Span(term.padding(toLength: width, withPad: " ", startingAt: 0), style: .bold), Span(text)])
+        }
+        var lines = [section("Panes")]
+        let panes = [
+            ("Requests", "every operation started, its state and, once finished, its outcome and cause (200, cache, invalid_grant, MaxRetries(3))"),
+            ("Chain", "the selected request's hops for one attempt ([ ] other attempts): each hop's pre-flight ↓ (the request going down) and post-flight ↑ (the result or error coming up); h/l choose the side"),
+            ("Timeline", "each request on the lab clock; the title counts what the lab backend saw"),
+            ("Detail", "what the selected hop saw on the selected side: method, URL, status, headers (+ added, ~ changed, - removed by this hop) and body"),
+        ]
+        lines += panes.map { entry($0.0, $0.1, width: 10) }
+        lines += [Line(""), section("Symbols")]
+        let symbols = [
+            ("⏸", "held at a stop (step mode or a breakpoint): s steps, c continues"),
+            ("… ", "running, or waiting its turn between two stops"),
+            ("✓", "done: a hop passed the request or result on; a request succeeded"),
+            ("✕", "failed: an error at that hop; a request that failed, with its cause"),
+            ("·", "not reached (yet) in this attempt"),
+            ("↻", "a retry: the chain starts again from the top (a new attempt)"),
+            ("⧗", "blocked: waiting for another request's token refresh"),
+            ("miss/hit", "the cache step's read: miss goes on to the network, hit answers from the cache"),
+            ("●", "a breakpoint on that hop (b)"),
+            ("⚡ / ✎", "a forced or injected change, and who made it (you, scenario, server); an edit"),
+        ]
+        lines += symbols.map { entry($0.0, $0.1, width: 10) }
+        lines += [Line(""), section("Keys")]
         let width = Keymap.bindings.map(\.keyNames.count).max() ?? 0
-        return Keymap.bindings.map { binding in
+        lines += Keymap.bindings.map { binding in
             Line([Span(binding.keyNames.padding(toLength: width + 2, withPad: " ", startingAt: 0), style: .bold), Span(binding.name, style: accent), Span(" — " + binding.summary)])
         }
+        return lines
     }
 
     static func renderModal(_ modal: Overlay, _ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
         let wide = min(area.width - 2, 96)
         func show(_ title: String, _ lines: [Line], height: Int? = nil, wrap: Bool = true, scroll: Int = 0) {
-            let paragraph = Paragraph(lines, wrap: wrap, scroll: scroll)
+            var paragraph = Paragraph(lines, wrap: wrap)
             let rows = height ?? min(area.height - 2, paragraph.rowCount(width: wide - 2) + 2)
+            // Scrolling stops at the last line.
+            paragraph.scroll = min(scroll, max(0, paragraph.rowCount(width: wide - 2) - (rows - 2)))
             Modal(title: title, width: wide, height: max(3, rows), symbols: state.symbols, borderStyle: focusStyle, content: paragraph)
                 .render(in: area, into: &buffer)
         }
         switch modal {
         case .help(let scroll):
-            show("Help · keys (j/k scroll, any other key closes)", helpLines, height: area.height - 2, wrap: false, scroll: scroll)
+            show("Help (j/k PgUp/PgDn scroll, any other key closes)", helpLines, height: area.height - 2, wrap: true, scroll: scroll)
         case .confirmQuit:
             let open = state.lab.requests.filter { $0.state != .succeeded && $0.state != .failed }.count
             show("Quit?", [Line("\(open) request\(open == 1 ? " is" : "s are") paused or running; quitting cancels \(open == 1 ? "it" : "them")."), Line([Span("y", style: .bold), Span(" quit   "), Span("n", style: .bold), Span(" stay")])])

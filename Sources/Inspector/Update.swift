@@ -162,6 +162,9 @@ public enum Inspector {
         case .previousAttempt, .nextAttempt:
             showAttempt(by: action == .previousAttempt ? -1 : 1, &state)
             return []
+        case .maximize:
+            state.maximized.toggle()
+            return []
         case .preFlight, .postFlight:
             state.selectedSide = action == .preFlight ? .pre : .post
             state.detailScroll = 0

@@ -70,7 +70,7 @@ struct InspectorEndToEndTests {
         for request in [1, 2] {
             try tmux.send(request == 1 ? "g" : "G")
             try await tmux.waitFor("Chain · #\(request) HeroQuery")
-            try await tmux.press("s", until: "TokenManager refresh · stop · request · held")
+            try await tmux.press("s", until: "TokenManager refresh · stop · held")
         }
         try tmux.send(first == 1 ? "g" : "G", "c")
         try await tmux.waitFor("✓ #\(first) HeroQuery")

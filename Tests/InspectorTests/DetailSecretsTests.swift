@@ -20,7 +20,7 @@ struct DetailSecretsTests {
         #expect(driver.state.selectedHop == 4)
 
         let masked = driver.screen()
-        #expect(masked.contains { $0.contains("Hop 5 ResponseCodeInterceptor · pre-flight stop · request · held") })
+        #expect(masked.contains { $0.contains("Hop 5 ResponseCodeInterceptor · pre-flight stop · held") })
         #expect(masked.contains { $0.contains("  Authorization: Bearer ••••-1-1") })
         #expect(masked.contains { $0.contains("secrets masked · v to reveal") })
         #expect(Self.leaked(masked) == [])
@@ -44,7 +44,7 @@ struct DetailSecretsTests {
         #expect(driver.state.selectedStop?.place == .refresh)
 
         let masked = driver.screen()
-        #expect(masked.contains { $0.contains("TokenManager refresh · stop · request · held · attempt 1 of 1") })
+        #expect(masked.contains { $0.contains("TokenManager refresh · stop · held · attempt 1 of 1") })
         #expect(masked.contains { $0.contains("grant_type=refresh_token&refresh_token=••••-1-1") })
         #expect(Self.leaked(masked) == [])
 
