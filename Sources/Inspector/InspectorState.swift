@@ -51,6 +51,9 @@ public struct InspectorState: Sendable {
     /// Where the selected request was held when the lab last changed, so the selection
     /// follows a request being stepped.
     var followedPlace: StopPlace?
+    /// Whether the selected request left a stop the selection was following: when it
+    /// finishes, the selection moves to where it ended.
+    var followsToEnd = false
 
     public init(scenario: Scenario, lab: LabView, size: Size, symbols: Symbols = .unicode) {
         self.scenario = scenario

@@ -42,14 +42,19 @@ public enum Inspector {
                 state.selectedHop = hop
                 state.selectedSide = position
                 state.selectedAttempt = nil
+                state.followsToEnd = false
             case .refresh:
                 state.selectedHop = state.hops.count
                 state.selectedAttempt = nil
+                state.followsToEnd = false
             default:
-                if state.followedPlace != nil, let row = state.selectedRow, row.state == .succeeded || row.state == .failed {
-                    selectEnd(&state)
-                }
+                // Released from a stop: once it finishes, show where it ended.
+                if state.followedPlace != nil { state.followsToEnd = true }
             }
+        }
+        if state.followsToEnd, let row = state.selectedRow, row.state == .succeeded || row.state == .failed {
+            state.followsToEnd = false
+            selectEnd(&state)
         }
         state.followedPlace = place
         state.selectedHop = min(state.selectedHop, max(0, state.chainRowCount - 1))
@@ -73,6 +78,7 @@ public enum Inspector {
             state.notice = .init(text: "request #\(state.selectedRequest.map(String.init) ?? "?") made \(count) attempt\(count == 1 ? "" : "s"); this is attempt \(state.shownAttempt)", isError: false)
             return
         }
+        state.followsToEnd = false
         state.selectedAttempt = target == count ? nil : target
         state.selectedHop = min(state.selectedHop, max(0, state.chainRowCount - 1))
         state.detailScroll = 0
@@ -166,6 +172,7 @@ public enum Inspector {
             state.maximized.toggle()
             return []
         case .preFlight, .postFlight:
+            state.followsToEnd = false
             state.selectedSide = action == .preFlight ? .pre : .post
             state.detailScroll = 0
             return []
@@ -263,8 +270,10 @@ public enum Inspector {
                 if let row = state.selectedRow, row.state == .succeeded || row.state == .failed { selectEnd(&state) }
             }
             state.followedPlace = state.selectedStop?.place
+            state.followsToEnd = false
             state.detailScroll = 0
         case .chain:
+            state.followsToEnd = false
             state.selectedHop = step(state.selectedHop, count: state.chainRowCount)
             state.detailScroll = 0
         case .timeline:

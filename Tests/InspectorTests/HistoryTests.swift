@@ -121,6 +121,20 @@ struct HistoryTests {
         #expect(screen.contains { $0.contains(#"{"data":{"hero":{"id":"2001","name":"R2-D2"}}}"#) })
     }
 
+    @Test("the end is shown even when the screen saw the request running between its stop and its end")
+    func continueShowsTheEndAfterAMovingView() async {
+        let driver = Driver()
+        await driver.press(.char("n"), .char("s"), .char("s"))
+        // What the app sees when it redraws while #1 is between two stops.
+        var moving = driver.state.lab
+        moving.parked = [:]
+        moving.requests[0].state = .running
+        _ = Inspector.update(&driver.state, .labChanged(moving))
+        #expect(driver.state.selectedHop == 2 && driver.state.selectedSide == .pre)
+        await driver.press(.char("c"))
+        #expect(driver.state.selectedHop == 0 && driver.state.selectedSide == .post)
+    }
+
     @Test("a forced 401 is marked where it happened and by whom; the retry reads as a retry")
     func forcedMarks() async {
         let driver = Driver()
