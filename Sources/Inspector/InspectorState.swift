@@ -44,6 +44,11 @@ public struct InspectorState: Sendable {
     public var revealSecrets = false
     /// Whether the focused pane fills the screen (`+`).
     public var maximized = false
+    /// Whether Detail folds JSON objects and arrays below the top two levels (`f`).
+    public var detailFolded = false
+    /// What Detail searches for (`Ctrl-F`), and which match is shown.
+    public var detailSearch = ""
+    public var detailMatch = 0
     public var filter = ""
     public var modal: Overlay?
     public var notice: Notice?
@@ -142,6 +147,7 @@ public enum Overlay: Sendable, Hashable {
     case failPicker(request: Int)
     case reorder(ChainReorder)
     case filter(TextInput)
+    case search(TextInput)
 }
 
 /// Something that happened: a key, a change in the lab, a new terminal size.

@@ -235,8 +235,14 @@ extension Inspector {
             if room < area.width { StatusLine(essential).render(in: Rect(x: area.maxX - width, y: area.y, width: width, height: 1), into: &buffer) }
             return
         }
-        var trailing = state.scenario.name
-        if state.revealSecrets { trailing = "⚠ secrets revealed · " + trailing }
-        StatusLine(statusHints(state, width: area.width), trailing: trailing).render(in: area, into: &buffer)
+        var line = area
+        if state.revealSecrets {
+            // Whenever secrets are on screen unmasked, the line says so first.
+            let warning = "⚠ secrets revealed  "
+            _ = buffer.set(string: warning, at: area.origin, style: bad, clip: area)
+            let used = TextWidth.of(warning)
+            line = Rect(x: area.x + used, y: area.y, width: max(0, area.width - used), height: 1)
+        }
+        StatusLine(statusHints(state, width: line.width), trailing: state.scenario.name).render(in: line, into: &buffer)
     }
 }

@@ -16,7 +16,14 @@ extension Inspector {
 
     static func sideName(_ side: StopPosition) -> String { side == .pre ? "pre-flight" : "post-flight" }
 
+    /// Detail's content, closed by a line that says whether secrets are masked or revealed.
     static func detailContent(_ state: InspectorState) -> DetailContent? {
+        guard var content = detailSource(state) else { return nil }
+        content.lines.append(state.revealSecrets ? Line("⚠ secrets revealed · v to mask", style: bad) : Line("secrets masked · v to reveal", style: .dim))
+        return content
+    }
+
+    static func detailSource(_ state: InspectorState) -> DetailContent? {
         guard state.selectedRequest != nil else { return nil }
         let history = state.history
         let attemptText = "attempt \(state.shownAttempt) of \(state.attemptCount)"
@@ -53,13 +60,30 @@ extension Inspector {
         if results.count > 1 {
             for (index, result) in results.enumerated() {
                 lines.append(Line("── \(phaseName(result.phase)) \(index + 1) of \(results.count) ──", style: .dim))
-                lines += snapshotLines(result.snapshot, diff: result.diff, masking: masking, state, secretsNote: index == results.count - 1)
+                lines += snapshotLines(result.snapshot, diff: result.diff, masking: masking, state)
             }
         } else {
             lines += snapshotLines(event.snapshot, diff: event.diff, masking: masking, state)
         }
+        if state.selectedSide == .pre, hop.kind == .graphql || hop.kind == .cache {
+            lines += graphQLRequestLines(attempt, masking: masking, state)
+        }
         let phase = [.preflight, .postflight].contains(event.phase) ? "" : " · \(phaseName(event.phase))"
         return DetailContent(title: "\(heading)\(phase) · \(attemptText)", lines: lines)
+    }
+
+    /// The GraphQL request of an attempt, for hops that see it before it becomes HTTP: its
+    /// document and variables, read from the body the network step built from it.
+    static func graphQLRequestLines(_ attempt: RequestHistory.Attempt, masking: SecretMasking, _ state: InspectorState) -> [Line] {
+        let built = attempt.down.keys.sorted().lazy.compactMap { attempt.main(hop: $0, side: .pre) }
+            .first { ($0.kind == .http || $0.kind == .transport) && $0.body != nil }
+        guard let built, let body = built.body else {
+            return [Line("GraphQL request: this attempt did not build an HTTP body (answered before the network)", style: .dim)]
+        }
+        let contentType = built.headers?["Content-Type"]
+        let text = masking.body(body.text, contentType: contentType)
+        let lines = BodyView.graphQL(text, folded: state.detailFolded) ?? BodyView.lines(of: text, contentType: contentType, folded: state.detailFolded)
+        return [Line("GraphQL request (as the network step built it in this attempt)", style: .dim)] + lines
     }
 
     /// A pointer to the other side of the hop when only one was reached.
@@ -122,7 +146,7 @@ extension Inspector {
 
     /// A snapshot as Detail lines: request line, status, error, headers with this hop's
     /// changes marked, and the body.
-    static func snapshotLines(_ snapshot: HopSnapshot, diff: HeaderDiff, masking: SecretMasking, _ state: InspectorState, secretsNote: Bool = true) -> [Line] {
+    static func snapshotLines(_ snapshot: HopSnapshot, diff: HeaderDiff, masking: SecretMasking, _ state: InspectorState) -> [Line] {
         var lines: [Line] = []
         if let method = snapshot.method, let url = snapshot.url {
             lines.append(Line([Span(method + " ", style: .bold), Span(masking.url(url))]))
@@ -134,21 +158,66 @@ extension Inspector {
             lines.append(isRetry(error) ? Line("↻ " + error, style: changed) : Line([Span("error ", style: bad), Span(error)]))
         }
         if let headers = snapshot.headers {
-            for (name, value) in masking.headers(headers) {
+            // An aligned table: this hop's changes marked + added, ~ changed, - removed.
+            let fields = masking.headers(headers)
+            let width = (fields.map { TextWidth.of($0.name) } + diff.removed.map { TextWidth.of($0) }).max() ?? 0
+            for (name, value) in fields {
                 let (mark, style): (String, Style) = diff.added.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) ? ("+ ", added)
                     : diff.changed.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) ? ("~ ", changed) : ("  ", .plain)
-                lines.append(Line([Span(mark, style: style), Span(name, style: style == .plain ? .bold : style), Span(": " + value)]))
+                lines.append(Line([Span(mark, style: style), Span(name.padding(toLength: width, withPad: " ", startingAt: 0), style: style == .plain ? .bold : style), Span("  " + value)]))
             }
-            for name in diff.removed { lines.append(Line([Span("- ", style: removed), Span(name, style: removed)])) }
+            for name in diff.removed { lines.append(Line([Span("- ", style: removed), Span(name.padding(toLength: width, withPad: " ", startingAt: 0), style: removed), Span("  (removed)", style: .dim)])) }
         }
         if let body = snapshot.body {
             let cut = body.isTruncated ? ", preview cut" : ""
-            lines.append(Line("body (\(body.byteCount) bytes\(cut))", style: .dim))
-            lines.append(contentsOf: Line.lines(of: masking.body(body.text, contentType: snapshot.headers?["Content-Type"])))
+            lines.append(Line("body (\(body.byteCount) bytes\(cut))\(state.detailFolded ? " · folded (f unfolds)" : "")", style: .dim))
+            let contentType = snapshot.headers?["Content-Type"]
+            lines.append(contentsOf: BodyView.lines(of: masking.body(body.text, contentType: contentType), contentType: contentType, folded: state.detailFolded))
         }
-        guard secretsNote else { return lines }
-        lines.append(state.revealSecrets ? Line("⚠ secrets revealed · v to mask", style: bad) : Line("secrets masked · v to reveal", style: .dim))
         return lines
+    }
+
+    static let searchCurrent = Style(foreground: .black, background: .yellow)
+    static let searchOther = Style(attributes: [.reverse])
+
+    /// Where `needle` occurs in `lines`, case-insensitively: line index and character range.
+    static func searchMatches(in lines: [Line], for needle: String) -> [(line: Int, range: Range<Int>)] {
+        guard !needle.isEmpty else { return [] }
+        let lowered = Array(needle.lowercased())
+        var matches: [(line: Int, range: Range<Int>)] = []
+        for (index, line) in lines.enumerated() {
+            let text = Array(line.spans.map(\.text).joined().lowercased())
+            var start = 0
+            while start + lowered.count <= text.count {
+                if Array(text[start..<start + lowered.count]) == lowered {
+                    matches.append((index, start..<start + lowered.count))
+                    start += lowered.count
+                } else {
+                    start += 1
+                }
+            }
+        }
+        return matches
+    }
+
+    /// `line` with the characters in `range` laid over with `style`.
+    static func highlighted(_ line: Line, range: Range<Int>, style: Style) -> Line {
+        var spans: [Span] = []
+        var offset = 0
+        for span in line.spans {
+            let characters = Array(span.text)
+            let spanRange = offset..<offset + characters.count
+            offset += characters.count
+            let overlap = spanRange.clamped(to: range)
+            guard !overlap.isEmpty else { spans.append(span); continue }
+            let before = String(characters[0..<(overlap.lowerBound - spanRange.lowerBound)])
+            let inside = String(characters[(overlap.lowerBound - spanRange.lowerBound)..<(overlap.upperBound - spanRange.lowerBound)])
+            let after = String(characters[(overlap.upperBound - spanRange.lowerBound)...])
+            if !before.isEmpty { spans.append(Span(before, style: span.style)) }
+            spans.append(Span(inside, style: span.style.patched(with: style)))
+            if !after.isEmpty { spans.append(Span(after, style: span.style)) }
+        }
+        return Line(spans)
     }
 
     /// The rows Detail needs at `width` columns, borders included.
@@ -166,6 +235,18 @@ extension Inspector {
         }
         let frame = block(content.title, focused: state.focus == .detail, state)
         frame.render(in: area, into: &buffer)
-        Paragraph(content.lines, wrap: true, scroll: state.detailScroll).render(in: frame.inner(area), into: &buffer)
+        let inner = frame.inner(area)
+        var lines = content.lines
+        var scroll = state.detailScroll
+        let matches = searchMatches(in: lines, for: state.detailSearch)
+        if !matches.isEmpty {
+            let current = matches[state.detailMatch % matches.count]
+            for (index, match) in matches.enumerated() {
+                lines[match.line] = highlighted(lines[match.line], range: match.range, style: index == state.detailMatch % matches.count ? searchCurrent : searchOther)
+            }
+            // Scroll so the current match is in view, a row below the top.
+            scroll = max(0, Paragraph(Array(lines[..<current.line]), wrap: true).rowCount(width: inner.width) - 1)
+        }
+        Paragraph(lines, wrap: true, scroll: scroll).render(in: inner, into: &buffer)
     }
 }

@@ -1,6 +1,7 @@
 import ChainKit
 import Foundation
 import Lab
+import Timeline
 public import TerminalUI
 
 extension Inspector {
@@ -67,6 +68,17 @@ extension Inspector {
             buffer.fill(box)
             _ = buffer.set(string: "/", at: box.origin, style: accent, clip: box)
             input.render(in: Rect(x: box.x + 1, y: box.y, width: box.width - 1, height: 1), into: &buffer)
+        case .search(let input):
+            let box = Rect(x: area.x, y: area.maxY - 1, width: area.width, height: 1)
+            buffer.fill(box)
+            let matches = detailContent(state).map { searchMatches(in: $0.lines, for: state.detailSearch).count } ?? 0
+            let label = "search Detail: "
+            _ = buffer.set(string: label, at: box.origin, style: accent, clip: box)
+            let count = state.detailSearch.isEmpty ? "" : matches == 0 ? "no match" : "\(state.detailMatch % matches + 1) of \(matches)"
+            let help = "  \(count) · Enter/↓ next · ↑ previous · Esc clears"
+            let helpWidth = min(TextWidth.of(help), max(0, box.width - label.count - 10))
+            input.render(in: Rect(x: box.x + label.count, y: box.y, width: box.width - label.count - helpWidth, height: 1), into: &buffer)
+            _ = buffer.set(line: Fitting.cut(Line(help, style: .dim), to: helpWidth), at: Position(x: box.maxX - helpWidth, y: box.y), clip: box)
         case .reorder(let reorder):
             var lines = [Line("j/k select · J/K move · Enter apply to new operations · Esc cancel", style: .dim)]
             var names = reorder.names
@@ -108,7 +120,14 @@ extension Inspector {
         for (index, row) in editor.rows.enumerated() where y < inner.maxY - 1 {
             row.name.render(in: Rect(x: inner.x, y: y, width: nameWidth, height: 1), into: &buffer)
             _ = buffer.set(string: ":", at: Position(x: inner.x + nameWidth, y: y), style: .dim, clip: inner)
-            row.value.render(in: Rect(x: inner.x + nameWidth + 2, y: y, width: inner.width - nameWidth - 2, height: 1), into: &buffer)
+            let valueArea = Rect(x: inner.x + nameWidth + 2, y: y, width: inner.width - nameWidth - 2, height: 1)
+            if !editor.revealsSecrets, SecretMasking.isSecretHeader(row.name.text), !row.value.text.isEmpty {
+                // Masked as everywhere on screen; typing still edits the real value.
+                let cursor = row.value.isFocused ? [Span("▏", style: accent)] : []
+                _ = buffer.set(line: Line([Span(SecretMasking.masked.header(name: row.name.text, value: row.value.text), style: .dim)] + cursor), at: valueArea.origin, clip: valueArea)
+            } else {
+                row.value.render(in: valueArea, into: &buffer)
+            }
             if index == editor.row { _ = buffer.set(string: "›", at: Position(x: inner.x - 1, y: y), style: accent) }
             y += 1
             if let error = editor.errors[index], y < inner.maxY - 1 {
@@ -116,6 +135,7 @@ extension Inspector {
                 y += 1
             }
         }
-        _ = buffer.set(string: "Enter apply · Esc cancel · Tab next field · Ctrl-N add row · Ctrl-D delete row", at: Position(x: inner.x, y: inner.maxY - 1), style: .dim, clip: inner)
+        let secrets = editor.revealsSecrets ? Span("⚠ secrets revealed · Ctrl-R masks · ", style: bad) : Span("secrets masked · Ctrl-R reveals · ", style: .dim)
+        _ = buffer.set(line: Fitting.cut(Line([secrets, Span("Enter apply · Esc cancel · Tab next field · Ctrl-N add row · Ctrl-D delete row", style: .dim)]), to: inner.width), at: Position(x: inner.x, y: inner.maxY - 1), clip: inner)
     }
 }

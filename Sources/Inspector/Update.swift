@@ -114,10 +114,12 @@ public enum Inspector {
         case .toggleBreakpoint: return toggleBreakpoint(&state)
         case .editHeaders:
             guard let stop = requireHeld(&state) else { return [] }
-            if stop.capabilities.canEditRequest {
-                state.modal = .editor(HeaderEditor(request: stop.request, target: .request, headers: stop.currentHeaders, status: nil))
-            } else if stop.capabilities.canEditResponse {
-                state.modal = .editor(HeaderEditor(request: stop.request, target: .response, headers: stop.currentHeaders, status: stop.pending.responseStatus ?? stop.snapshot.status))
+            if stop.capabilities.canEditRequest || stop.capabilities.canEditResponse {
+                var editor = stop.capabilities.canEditRequest
+                    ? HeaderEditor(request: stop.request, target: .request, headers: stop.currentHeaders, status: nil)
+                    : HeaderEditor(request: stop.request, target: .response, headers: stop.currentHeaders, status: stop.pending.responseStatus ?? stop.snapshot.status)
+                editor.revealsSecrets = state.revealSecrets
+                state.modal = .editor(editor)
             } else {
                 state.notice = .init(text: "no headers can be edited at \(stop.place) of \(stop.hopName)", isError: true)
             }
@@ -170,6 +172,12 @@ public enum Inspector {
             return []
         case .maximize:
             state.maximized.toggle()
+            return []
+        case .fold:
+            state.detailFolded.toggle()
+            return []
+        case .search:
+            state.modal = .search(TextInput(text: state.detailSearch))
             return []
         case .preFlight, .postFlight:
             state.followsToEnd = false
@@ -335,6 +343,22 @@ public enum Inspector {
             default: nil
             }
             return fault.map { [.command(.fail(request: request, fault: $0))] } ?? []
+        case .search(var input):
+            switch key {
+            case .escape:
+                state.detailSearch = ""
+                state.modal = nil
+            case .enter, .down, .ctrl("n"):
+                state.detailMatch += 1
+            case .up, .ctrl("p"):
+                state.detailMatch = max(0, state.detailMatch - 1)
+            default:
+                _ = input.handle(key)
+                state.detailSearch = input.text
+                state.detailMatch = 0
+                state.modal = .search(input)
+            }
+            return []
         case .filter(var input):
             switch key {
             case .enter: state.modal = nil

@@ -51,7 +51,7 @@ struct HistoryTests {
         await driver.press(.char("h"))
         screen = driver.screen()
         #expect(Self.title(screen, "TokenManager") == "TokenManager refresh · request sent · attempt 1 of 1")
-        #expect(screen.contains { $0.contains("grant_type=refresh_token&refresh_token=••••-1-1") })
+        #expect(screen.contains { $0.contains("refresh_token  ••••-1-1") })
         expectSnapshot(screen, named: "history-storm-refresh-request-120x40")
     }
 
@@ -118,7 +118,7 @@ struct HistoryTests {
         #expect(driver.state.selectedHop == 0 && driver.state.selectedSide == .post)
         let screen = driver.screen()
         #expect(Self.title(screen, "Hop") == "Hop 1 MaxRetryInterceptor · post-flight · attempt 1 of 1")
-        #expect(screen.contains { $0.contains(#"{"data":{"hero":{"id":"2001","name":"R2-D2"}}}"#) })
+        #expect(screen.contains { $0.contains(#"      "name": "R2-D2""#) })
     }
 
     @Test("the end is shown even when the screen saw the request running between its stop and its end")
