@@ -44,6 +44,9 @@ public struct InspectorState: Sendable {
     public var revealSecrets = false
     /// Whether the focused pane fills the screen (`+`).
     public var maximized = false
+    /// How far the waterfall is zoomed in around the selected request: 0 shows the whole
+    /// run, each step halves the time shown (`z` in, `Z` out).
+    public var waterfallZoom = 0
     /// Whether Detail folds JSON objects and arrays below the top two levels (`f`).
     public var detailFolded = false
     /// What Detail searches for (`Ctrl-F`), and which match is shown.
@@ -76,7 +79,7 @@ public struct InspectorState: Sendable {
 
     /// The selected request's row.
     public var selectedRow: RequestRow? {
-        selectedRequest.flatMap { id in lab.requests.first { $0.id == id } }
+        selectedRequest.flatMap { lab.index(of: $0) }.map { lab.requests[$0] }
     }
 
     /// Where the selected request is waiting, if it is.

@@ -5,7 +5,7 @@ public enum Action: String, Sendable, Hashable, CaseIterable {
     case newOperation, newSeveral, step, continueRequest, continueAll, toggleStepMode, toggleBreakpoint
     case editHeaders, force401, forceRetry, fail, advanceClock, expireTokens, reorderChain
     case export, showCurl, filter, revealSecrets, scenarioInfo
-    case previousAttempt, nextAttempt, preFlight, postFlight, maximize, fold, search
+    case previousAttempt, nextAttempt, preFlight, postFlight, maximize, fold, search, zoomIn, zoomOut
     case nextPane, previousPane, up, down, pageUp, pageDown, home, end, open, back, help, quit
 }
 
@@ -66,6 +66,8 @@ public enum Keymap {
         KeyBinding([.char("l"), .right], .postFlight, "post-flight", "select the hop's post-flight: the result or error it received on the way up", hint: false),
         KeyBinding([.char("f")], .fold, "fold", "fold or unfold JSON objects and arrays in Detail below the top two levels", hint: false),
         KeyBinding([.ctrl("f")], .search, "search", "search Detail: type, Enter or Down for the next match, Up the previous, Esc clears", hint: false),
+        KeyBinding([.char("z")], .zoomIn, "zoom in", "zoom the Timeline's waterfall in around the selected request", hint: false),
+        KeyBinding([.char("Z")], .zoomOut, "zoom out", "zoom the Timeline's waterfall out", hint: false),
         KeyBinding([.char("+")], .maximize, "maximize", "maximize the focused pane, or restore the layout", hint: false),
         KeyBinding([.tab], .nextPane, "pane", "move to the next pane", rank: 0),
         KeyBinding([.backTab], .previousPane, "previous pane", "move to the previous pane", hint: false),

@@ -31,6 +31,22 @@ public struct RequestRow: Sendable, Hashable {
 
     public var duration: Double { end - start }
 
+    public init(
+        id: Int, operation: String, attempt: Int, state: State, status: Int? = nil, start: Double, end: Double,
+        marks: [Mark] = [], error: String? = nil, results: [String] = []
+    ) {
+        self.id = id
+        self.operation = operation
+        self.attempt = attempt
+        self.state = state
+        self.status = status
+        self.start = start
+        self.end = end
+        self.marks = marks
+        self.error = error
+        self.results = results
+    }
+
     /// What decided the outcome, short: `cache` for a result from the cache, `invalid_grant`
     /// when the token endpoint refused the refresh, `MaxRetries(3)`, `noResults`, or the
     /// status of the last transport exchange when that is what the request ended on.
@@ -97,6 +113,20 @@ public struct LabView: Sendable {
     /// The hops of `request` (or of the chain new requests get).
     public func hops(of request: Int?) -> [HopInfo] {
         request.flatMap { hops[$0] } ?? chainHops
+    }
+
+    /// The index of request `id` in ``requests``, which are in ascending id order: a binary
+    /// search, since the screen asks for the selected request many times a frame and a run can
+    /// hold thousands (`frame.waterfall.10k`).
+    public func index(of id: Int) -> Int? {
+        var low = 0, high = requests.count - 1
+        while low <= high {
+            let middle = (low + high) / 2
+            let found = requests[middle].id
+            if found == id { return middle }
+            if found < id { low = middle + 1 } else { high = middle - 1 }
+        }
+        return nil
     }
 
     /// Whether any request is paused or still running.

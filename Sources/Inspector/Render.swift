@@ -68,7 +68,8 @@ extension Inspector {
         let showDetail = body.height >= 13
         let chainHeight = min(chainRows, showDetail ? body.height / 2 : body.height)
         let rest = body.height - chainHeight
-        let timelineMinimum = showTimeline ? min(max(3, state.visibleRequests.count + 2), 5) : 0
+        // The Timeline keeps its axis and a few rows; it grows with the requests.
+        let timelineMinimum = showTimeline ? min(max(4, state.visibleRequests.count + 3), 6) : 0
         let detailHeight = showDetail ? min(max(3, detailRows(state, width: body.width)), rest - timelineMinimum) : 0
         let rows = Layout.vertical([.length(chainHeight), .fill, .length(detailHeight)]).split(body)
         let top = Layout.horizontal([.length(requestsWidth), .fill]).split(rows[0])
@@ -129,8 +130,11 @@ extension Inspector {
             Paragraph([Line(state.lab.requests.isEmpty ? "press n to start" : "no request matches", style: .dim)]).render(in: inner, into: &buffer)
             return
         }
-        let selected = rows.firstIndex { $0.id == state.selectedRequest }
-        List(rows.map { requestLine($0, width: inner.width) }, selected: selected, highlightStyle: state.focus == .requests ? .reverse : .bold).render(in: inner, into: &buffer)
+        // Only the rows around the selection are made into lines: a run can hold thousands.
+        let selected = state.filter.isEmpty ? state.selectedRequest.flatMap { state.lab.index(of: $0) } : rows.firstIndex { $0.id == state.selectedRequest }
+        let first = max(0, min((selected ?? 0) - inner.height + 1, rows.count - inner.height))
+        let window = rows[first..<min(rows.count, first + inner.height)]
+        List(window.map { requestLine($0, width: inner.width) }, selected: selected.map { $0 - first }, highlightStyle: state.focus == .requests ? .reverse : .bold).render(in: inner, into: &buffer)
     }
 
     // MARK: - Timeline
@@ -148,41 +152,6 @@ extension Inspector {
         let requests = count("graphqlRequests") + count("restRequests")
         parts.append("\(requests) request\(requests == 1 ? "" : "s")")
         return parts.joined(separator: " · ")
-    }
-
-    static func renderTimeline(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
-        let end = max(state.lab.clock, state.lab.requests.map(\.end).max() ?? 0)
-        let frame = block("Timeline · lab clock \(String(format: "%.3f", end))s · backend: \(backendSummary(state.lab))", focused: state.focus == .timeline, state)
-        frame.render(in: area, into: &buffer)
-        let inner = frame.inner(area)
-        guard !inner.isEmpty else { return }
-        let rows = state.visibleRequests
-        let labelWidth = min(inner.width / 3, (rows.map { "#\($0.id)".count }.max() ?? 2) + 1)
-        // Two columns stay free after the bar for the state mark (⏸, ⧗, ▏).
-        let barWidth = inner.width - labelWidth - 4
-        guard barWidth > 1 else { return }
-        let scale = end > 0 ? Double(barWidth - 1) / end : 0
-        // Follow the newest requests unless the pane is focused and scrolled.
-        let first = state.focus == .timeline ? min(state.timelineScroll, max(0, rows.count - inner.height)) : max(0, rows.count - inner.height)
-        for (offset, row) in rows.dropFirst(first).prefix(inner.height).enumerated() {
-            let y = inner.y + offset
-            _ = buffer.set(string: "#\(row.id)", at: Position(x: inner.x, y: y), style: row.id == state.selectedRequest ? .bold : .dim)
-            let x0 = inner.x + labelWidth
-            _ = buffer.set(string: "▏", at: Position(x: x0, y: y), style: .dim)
-            let startColumn = Int(row.start * scale), endColumn = max(startColumn, Int(row.end * scale))
-            let (_, style) = stateSymbol(row)
-            for column in startColumn...endColumn {
-                _ = buffer.set(string: "▇", at: Position(x: x0 + 1 + column, y: y), style: row.state == .failed ? bad : (row.state == .succeeded ? good : accent))
-            }
-            for mark in row.marks {
-                let column = Int(mark.time * scale)
-                _ = buffer.set(string: mark.kind == .retry ? "↻" : "✕", at: Position(x: x0 + 1 + column, y: y), style: mark.kind == .retry ? changed : bad)
-            }
-            let tail = row.state == .paused ? "⏸" : (row.state == .succeeded ? "▏" : (row.state == .blocked ? "⧗" : ""))
-            if !tail.isEmpty, x0 + 2 + endColumn < inner.maxX {
-                _ = buffer.set(string: tail, at: Position(x: x0 + 2 + endColumn, y: y), style: row.state == .paused ? held : style)
-            }
-        }
     }
 
     // MARK: - Status line

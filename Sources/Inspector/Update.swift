@@ -173,6 +173,9 @@ public enum Inspector {
         case .maximize:
             state.maximized.toggle()
             return []
+        case .zoomIn, .zoomOut:
+            state.waterfallZoom = max(0, min(12, state.waterfallZoom + (action == .zoomIn ? 1 : -1)))
+            return []
         case .fold:
             state.detailFolded.toggle()
             return []
@@ -262,7 +265,7 @@ public enum Inspector {
             return min(max(0, next), count - 1)
         }
         switch state.focus {
-        case .requests:
+        case .requests, .timeline:
             let rows = state.visibleRequests
             let index = rows.firstIndex { $0.id == state.selectedRequest } ?? 0
             state.selectedRequest = rows.isEmpty ? nil : rows[step(index, count: rows.count)].id
@@ -284,8 +287,6 @@ public enum Inspector {
             state.followsToEnd = false
             state.selectedHop = step(state.selectedHop, count: state.chainRowCount)
             state.detailScroll = 0
-        case .timeline:
-            state.timelineScroll = step(state.timelineScroll, count: max(1, state.visibleRequests.count))
         case .detail:
             state.detailScroll = action == .home ? 0 : max(0, step(state.detailScroll, count: 10_000))
         }

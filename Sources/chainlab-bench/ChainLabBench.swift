@@ -40,6 +40,7 @@ struct ChainLabBench {
             rows += try await StoreBenchmarks.run(options.sampling, options.selection)
             rows += try await LabBenchmarks.run(options.sampling, options.selection).map(Row.measured)
             rows += try await ScreenBenchmarks.run(options.sampling, options.selection)
+            rows += try WaterfallBenchmarks.run(options.sampling, options.selection)
             let report = Report(rows: rows, mode: "\(options.mode), \(formatSeconds(Sampler.clock.now - started))")
             print(report.render())
             for line in report.jsonLines { print(line) }
