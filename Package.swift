@@ -18,15 +18,25 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto"),
         .target(
+            name: "Vocabulary",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "VocabularyTests",
+            dependencies: ["Vocabulary"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "ChainKit",
             dependencies: [
+                "Vocabulary",
                 .target(name: "CCrypto", condition: .when(platforms: [.linux, .android, .windows, .openbsd])),
             ],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "chainlab",
-            dependencies: ["ChainKit", "Timeline", "Lab", "TerminalUI", "Inspector"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Lab", "TerminalUI", "Inspector"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -42,12 +52,12 @@ let package = Package(
         ),
         .testTarget(
             name: "ChainKitTests",
-            dependencies: ["ChainKit", "HTTPServer"],
+            dependencies: ["ChainKit", "HTTPServer", "Vocabulary"],
             swiftSettings: strictSettings
         ),
         .target(
             name: "Timeline",
-            dependencies: ["ChainKit"],
+            dependencies: ["Vocabulary", "ChainKit"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -58,7 +68,7 @@ let package = Package(
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw"),
         .target(
             name: "TerminalUI",
-            dependencies: ["CNcursesw", "ChainKit"],
+            dependencies: ["CNcursesw", "Vocabulary"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -69,17 +79,17 @@ let package = Package(
         ),
         .target(
             name: "HTTPServer",
-            dependencies: ["ChainKit"],
+            dependencies: ["Vocabulary"],
             swiftSettings: strictSettings
         ),
         .target(
             name: "Lab",
-            dependencies: ["ChainKit", "Timeline", "HTTPServer"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "HTTPServer"],
             swiftSettings: strictSettings
         ),
         .target(
             name: "Inspector",
-            dependencies: ["ChainKit", "Timeline", "Lab", "TerminalUI"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Lab", "TerminalUI"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -90,7 +100,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LabTests",
-            dependencies: ["Lab"],
+            dependencies: ["Vocabulary", "Lab"],
             swiftSettings: strictSettings
         ),
         .testTarget(

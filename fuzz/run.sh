@@ -22,7 +22,9 @@ case "$seconds" in (*[!0-9]*|"") echo "fuzz/run.sh: SECONDS must be a whole numb
 build=.build-fuzz/fuzz
 mkdir -p "$build/modules" "$build/objects" "$build/bin" fuzz/out
 
-flags=(-O -g -swift-version 6 -sanitize=fuzzer,address
+# One package name for every module, as SwiftPM gives them: ChainKit shares `package`
+# declarations with the modules above it.
+flags=(-O -g -swift-version 6 -sanitize=fuzzer,address -package-name chainlab
        -enable-upcoming-feature ExistentialAny
        -enable-upcoming-feature InternalImportsByDefault
        -enable-upcoming-feature MemberImportVisibility
@@ -31,9 +33,9 @@ flags=(-O -g -swift-version 6 -sanitize=fuzzer,address
 # Which package modules each target links, in dependency order.
 modules_for() {
     case "$1" in
-        FuzzScenario) echo ChainKit Timeline HTTPServer Lab ;;
-        FuzzHeaders) echo ChainKit ;;
-        FuzzHTTPParser) echo ChainKit HTTPServer ;;
+        FuzzScenario) echo Vocabulary ChainKit Timeline HTTPServer Lab ;;
+        FuzzHeaders) echo Vocabulary ChainKit ;;
+        FuzzHTTPParser) echo Vocabulary HTTPServer ;;
         *) echo "fuzz/run.sh: unknown target '$1'; valid: FuzzScenario, FuzzHeaders, FuzzHTTPParser" >&2; return 2 ;;
     esac
 }
@@ -41,9 +43,10 @@ modules_for() {
 # The package modules a module imports (as in Package.swift).
 deps_of() {
     case "$1" in
-        Timeline) echo ChainKit ;;
-        HTTPServer) echo ChainKit ;;
-        Lab) echo ChainKit Timeline HTTPServer ;;
+        ChainKit) echo Vocabulary ;;
+        Timeline) echo Vocabulary ChainKit ;;
+        HTTPServer) echo Vocabulary ;;
+        Lab) echo Vocabulary ChainKit Timeline HTTPServer ;;
         *) echo ;;
     esac
 }

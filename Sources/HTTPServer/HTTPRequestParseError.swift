@@ -1,3 +1,5 @@
+import Vocabulary
+
 /// Why the bytes received are not a request the server accepts, with the status to answer.
 ///
 /// Text taken from the request appears in ``description`` escaped (`\r`, `\xNN`), so an

@@ -1,4 +1,5 @@
 import Foundation
+import Vocabulary
 
 /// An incremental HTTP/1.1 request parser: feed it bytes as they arrive, take complete
 /// requests out.

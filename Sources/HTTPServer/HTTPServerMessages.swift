@@ -1,4 +1,5 @@
 public import Foundation
+import Vocabulary
 
 /// One header line as it travelled on the wire: the name keeps its case, the value has
 /// its surrounding spaces and tabs removed.

@@ -1,5 +1,5 @@
-import ChainKit
 import Foundation
+import Vocabulary
 
 extension HTTPServerResponse {
     /// Why this response cannot be sent as given, or nil when it can.
@@ -30,7 +30,7 @@ extension HTTPServerResponse {
     /// is false for HEAD requests, which get the Content-Length the body would have.
     func wireBytes(includeBody: Bool, closing: Bool) -> [UInt8] {
         let bodyless = status == 204 || status == 304
-        var head = "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(for: status))\r\n"
+        var head = "HTTP/1.1 \(status) \(ReasonPhrase.of(status))\r\n"
         for header in headers
         where !header.hasName("Content-Length") && !header.hasName("Transfer-Encoding") && !header.hasName("Connection") {
             head += "\(header.name): \(header.value)\r\n"

@@ -30,7 +30,11 @@ public enum InspectorApp {
             let text = switch format {
             case .json:
                 TraceJSON.encode(TraceDocument(scenario: session.scenario.name, requests: summaries.keys.sorted().map { summaries[$0]! }, events: events, backend: session.backend.counters), masking: .masked)
-            case .har: HARExport.archive(events: events, masking: .masked)
+            case .har: HARExport.archive(events: events, masking: .masked, anchor: session.otlpAnchor)
+            case .otlp:
+                OTLPExport.document(
+                    requests: summaries.keys.sorted().map { summaries[$0]! }, events: events,
+                    options: OTLPExport.Options(anchor: session.otlpAnchor, masking: .masked))
             }
             do {
                 try AtomicFile.write(text, to: path)
@@ -45,7 +49,13 @@ public enum InspectorApp {
 
     /// Opens the inspector on `session` and returns when the person quits. The lab runs on
     /// its own tasks; this loop only reads from it, so the screen never waits on a request.
-    public static func run(session: LabSession, terminal: any Terminal, idleRedraw: Duration = .milliseconds(50)) async -> Outcome {
+    ///
+    /// With `liveExport`, each operation's trace goes to an OTLP receiver once it ends; what
+    /// that export reports shows in the status line.
+    public static func run(
+        session: LabSession, terminal: any Terminal, idleRedraw: Duration = .milliseconds(50),
+        liveExport: OTLPLiveExport? = nil
+    ) async -> Outcome {
         let builder = LabViewBuilder(session: session)
         var state = InspectorState(scenario: session.scenario, lab: builder.view(), size: terminal.size, symbols: terminal.symbols)
         _ = Inspector.update(&state, .labChanged(builder.view()))
@@ -61,6 +71,11 @@ public enum InspectorApp {
             if labChanged.withLock({ changed in defer { changed = false }; return changed }) || version != schedulerVersion {
                 schedulerVersion = version
                 _ = Inspector.update(&state, .labChanged(builder.view()))
+                liveExport?.poll()
+                needsDraw = true
+            }
+            if let status = liveExport?.takeStatus() {
+                _ = Inspector.update(&state, .otlpExportStatus(text: status.text, isError: status.isError))
                 needsDraw = true
             }
             if needsDraw {

@@ -159,6 +159,8 @@ public enum InspectorMessage: Sendable {
     case resize(Size)
     case labChanged(LabView)
     case exportFinished(path: String, error: String?)
+    /// A line from the background OTLP export (`--otlp-endpoint`) for the status line.
+    case otlpExportStatus(text: String, isError: Bool)
 }
 
 /// What the app must do for an update: talk to the lab, write a file, or stop.
@@ -174,7 +176,22 @@ public enum InspectorEffect: Sendable, Hashable {
 /// The export overlay: a format and a file name.
 public struct ExportPrompt: Sendable, Hashable {
     public enum Format: String, Sendable, Hashable, CaseIterable {
-        case json, har
+        case json, har, otlp
+
+        /// What a file of this format ends with: OTLP documents are JSON that Jaeger's UI opens.
+        public var fileExtension: String {
+            switch self {
+            case .json: "json"
+            case .har: "har"
+            case .otlp: "otlp.json"
+            }
+        }
+
+        /// The next format, as Tab cycles them.
+        public var next: Format {
+            let all = Format.allCases
+            return all[(all.firstIndex(of: self)! + 1) % all.count]
+        }
     }
 
     public var format: Format

@@ -55,7 +55,7 @@ public enum Keymap {
         KeyBinding([.char("t")], .advanceClock, "clock +1s", "advance the lab clock by one second", hint: false),
         KeyBinding([.char("T")], .expireTokens, "expire tokens", "expire every access token on the backend", hint: false),
         KeyBinding([.char("o")], .reorderChain, "reorder", "reorder the chain (applies to new operations)", hint: false),
-        KeyBinding([.char("w")], .export, "export", "export the timeline as JSON or HAR to a file", hint: false),
+        KeyBinding([.char("w")], .export, "export", "export the timeline as JSON, HAR or OTLP traces to a file", hint: false),
         KeyBinding([.char("y")], .showCurl, "curl", "show the curl command for this request at this hop", hint: false),
         KeyBinding([.char("/")], .filter, "filter", "filter requests", hint: false),
         KeyBinding([.char("v")], .revealSecrets, "reveal", "reveal or mask secrets (Authorization, cookies, tokens)", hint: false),

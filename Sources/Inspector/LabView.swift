@@ -67,7 +67,7 @@ public struct RequestRow: Sendable, Hashable {
         if let count = text.firstMatch(of: /maximum of (\d+) retries/) { return "MaxRetries(\(count.1))" }
         if text.contains("(noResults)") { return "noResults" }
         if text.contains("persistedQueryRetryFailed") { return "persistedQueryRetryFailed" }
-        if let code = text.firstMatch(of: /HTTP (\d{3})/) { return String(code.1) }
+        if let code = text.firstMatch(of: /HTTP (\d{3})/) ?? text.firstMatch(of: /Received a (\d{3}) error/) { return String(code.1) }
         if let fault = LabFault.allCases.first(where: { text.contains($0.description) }) { return fault.rawValue }
         let type = text.split(separator: ":").first.map(String.init) ?? text
         return type.count <= 24 ? type : (status.map(String.init) ?? "error")

@@ -98,7 +98,7 @@ extension Inspector {
             box.render(in: area, into: &buffer)
             let inner = box.contentArea(in: area)
             guard inner.height >= 3 else { return }
-            _ = buffer.set(line: Line([Span("format ", style: .dim), Span(prompt.format == .json ? "[JSON] HAR" : "JSON [HAR]", style: .bold), Span("   Tab switches", style: .dim)]), at: inner.origin, clip: inner)
+            _ = buffer.set(line: Line([Span("format ", style: .dim), Span(ExportPrompt.Format.allCases.map { $0 == prompt.format ? "[\($0.rawValue.uppercased())]" : $0.rawValue.uppercased() }.joined(separator: " "), style: .bold), Span("   Tab switches", style: .dim)]), at: inner.origin, clip: inner)
             _ = buffer.set(string: "file   ", at: Position(x: inner.x, y: inner.y + 1), style: .dim, clip: inner)
             prompt.path.render(in: Rect(x: inner.x + 7, y: inner.y + 1, width: inner.width - 7, height: 1), into: &buffer)
             _ = buffer.set(string: "Enter writes (secrets masked) · Esc cancels", at: Position(x: inner.x, y: inner.y + 2), style: .dim, clip: inner)

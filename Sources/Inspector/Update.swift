@@ -3,6 +3,7 @@ public import ChainKit
 public import Lab
 public import TerminalUI
 import Timeline
+import Vocabulary
 
 /// The inspector app: ``update(_:_:)`` and ``render(_:into:)`` over an ``InspectorState``.
 public enum Inspector {
@@ -19,6 +20,9 @@ public enum Inspector {
             return []
         case .exportFinished(let path, let error):
             state.notice = error.map { .init(text: $0, isError: true) } ?? .init(text: "exported to \(path)", isError: false)
+            return []
+        case .otlpExportStatus(let text, let isError):
+            state.notice = .init(text: text, isError: isError)
             return []
         case .key(let key):
             if key == .resize { return [] }
@@ -393,10 +397,11 @@ public enum Inspector {
             switch key {
             case .escape: state.modal = nil
             case .tab:
-                prompt.format = prompt.format == .json ? .har : .json
+                let previous = prompt.format
+                prompt.format = previous.next
                 let path = prompt.path.text
-                for format in ExportPrompt.Format.allCases where path.hasSuffix("." + format.rawValue) {
-                    prompt.path = TextInput(text: String(path.dropLast(format.rawValue.count)) + prompt.format.rawValue)
+                if path.hasSuffix("." + previous.fileExtension) {
+                    prompt.path = TextInput(text: String(path.dropLast(previous.fileExtension.count)) + prompt.format.fileExtension)
                 }
                 state.modal = .export(prompt)
             case .enter:

@@ -46,6 +46,10 @@ public final class LabSession: Sendable {
 
     public let scenario: Scenario
     public let store: TimelineStore
+    /// Where this session's OpenTelemetry traces start and where their ids come from: the
+    /// fixed epoch and ids derived from the scenario on the lab backend; the wall clock and
+    /// random ids against a real endpoint.
+    public let otlpAnchor: OTLPExport.Anchor
     public let clock: VirtualClock
     /// The in-process backend (also present, unused, when the session talks to a real server).
     public let backend: LabBackend
@@ -154,6 +158,7 @@ public final class LabSession: Sendable {
         self.clock = clock
         self.backend = backend
         self.target = target
+        self.otlpAnchor = target.isRemote ? .wallClock() : .lab(scenario: scenario.name)
         self.cache = CacheStore()
         self.baseURL = baseURL
         self.endpoint = baseURL.appendingPathComponent("graphql")
@@ -183,7 +188,11 @@ public final class LabSession: Sendable {
                     if let operation = LabContext.operation { operation.scheduler.block(request: operation.request) }
                 },
                 didAwaitSharedRefresh: {
-                    if let operation = LabContext.operation { _ = await operation.gate(.wake, name: "TokenManager", kind: .auth) }
+                    guard let operation = LabContext.operation else { return }
+                    _ = await operation.gate(.wake, name: "TokenManager", kind: .auth)
+                    // Says which attempt waited for another's refresh (an OTLP span link); at
+                    // its turn, past the gate, so the timeline's order stays determined.
+                    operation.emit(nil, .resumed, detail: "woke after the shared refresh")
                 }),
             refresher: { refreshToken in
                 try await LabSession.refresh(refreshToken, target: target, clock: clock, tokenURL: tokenURL)
@@ -300,8 +309,10 @@ public final class LabSession: Sendable {
         }
         var results: [String] = []
         var failure: (any Error)?
+        var operationType: String?
         switch chain {
         case .graphQL(let graphQL, let http):
+            operationType = Self.graphQLOperation(spec).kind.rawValue
             let interceptors = RequestChain.Interceptors(
                 graphQL: graphQL.map { LayerRegistry.graphQLInterceptor($0, environment) },
                 cache: DefaultCacheInterceptor(store: cache),
@@ -332,17 +343,19 @@ public final class LabSession: Sendable {
         return RequestSummary(
             id: context.request, operation: spec.name,
             outcome: failure == nil && !results.isEmpty ? .success : .failure,
-            attempts: max(context.attempt, 1), error: failure.map(describe), results: results)
+            attempts: max(context.attempt, 1), error: failure.map(describe), results: results, operationType: operationType)
     }
 
     private func run(custom: CustomChain, operation index: Int, context: OperationContext) async -> RequestSummary {
         var results: [String] = []
         var failure: (any Error)?
+        var operationType: String?
         let name = scenario.operations[index].name
         switch custom {
         case .graphQL(let provider, let transport, let requests):
             guard requests.indices.contains(index) else { break }
             let request = requests[index]
+            operationType = request.operation.kind.rawValue
             let instrumented = InstrumentedGraphQLChain(interceptors: .init(provider: provider, operation: request.operation), transport: transport, context: context)
             hopLists.withLock { $0[context.request] = instrumented.hops }
             do {
@@ -365,14 +378,14 @@ public final class LabSession: Sendable {
         }
         return RequestSummary(
             id: context.request, operation: name, outcome: failure == nil && !results.isEmpty ? .success : .failure,
-            attempts: max(context.attempt, 1), error: failure.map(describe), results: results)
+            attempts: max(context.attempt, 1), error: failure.map(describe), results: results, operationType: operationType)
     }
 
     private func graphQLRequest(_ spec: Scenario.Operation) -> GraphQLRequest {
         GraphQLRequest(
             operation: Self.graphQLOperation(spec), graphQLEndpoint: endpoint, fetchBehavior: spec.fetchBehavior,
             apqConfig: AutoPersistQueryConfiguration(autoPersistQueries: spec.autoPersistQueries, useGETForPersistedQueryRetry: spec.useGETForPersistedQueryRetry),
-            useGETForQueries: spec.useGETForQueries)
+            useGETForQueries: spec.useGETForQueries, clientAwareness: spec.clientAwareness)
     }
 
     static func graphQLOperation(_ spec: Scenario.Operation) -> GraphQLOperation {
@@ -402,9 +415,11 @@ public final class LabSession: Sendable {
                 throw fault
             }
         }
+        // The grant as sent, so exports show when the refresh started and what it sent.
+        operation?.emit(
+            nil, .send, HopSnapshot(method: "POST", url: tokenURL, headers: headers, body: BodyPreview(Data(form.utf8))),
+            detail: "refresh_token grant")
         let response: BackendResponse
-        // The grant as sent, so the refresh can be read again after the fact beside its answer.
-        operation?.emit(nil, .send, HopSnapshot(method: "POST", url: tokenURL, headers: headers, body: BodyPreview(Data(form.utf8))), detail: "refresh_token grant")
         do {
             response = try await target.exchange(BackendRequest(method: "POST", target: "/oauth/token", headers: headers, body: Data(form.utf8)), clock: clock)
         } catch {

@@ -1,5 +1,6 @@
 public import ChainKit
 public import Foundation
+import Vocabulary
 
 /// A session's commands saved to a file, so `chainlab trace --replay` reproduces the same
 /// timeline.

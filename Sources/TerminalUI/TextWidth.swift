@@ -1,4 +1,4 @@
-import ChainKit
+import Vocabulary
 
 /// How many terminal columns text takes, the way `Buffer` draws it.
 ///

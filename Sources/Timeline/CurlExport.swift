@@ -1,5 +1,6 @@
 public import ChainKit
 import Foundation
+import Vocabulary
 
 /// A request as a curl command a person can paste into a shell, as seen at any hop.
 ///

@@ -1,20 +1,27 @@
 public import Foundation
 import ChainKit
+import Vocabulary
 
 /// The timeline as a HAR 1.2 archive, for browser dev tools, Charles, Proxyman or mitmproxy.
 ///
 /// Each transport exchange becomes one entry: a transport-kind `send` event paired with the
 /// next transport `receive` or `error` event of the same request and attempt (an exchange
-/// with neither has status 0 and `_error` "no response recorded"). Entries carry custom
-/// fields: `_request`, `_attempt`, `_error`, and `_hops`, the hop events of that request and
-/// attempt (`seq`, `time`, `hop`, `name`, `kind`, `phase`, `status`, `error`, `detail`,
-/// `diff`), so an archive still shows which interceptor added which header.
+/// with neither has status 0 and `_error` "no response recorded"). Each token refresh is an
+/// entry too: the `refresh_token` grant the token manager sent, and its answer. Entries carry
+/// custom fields:
+/// - `_chainlab`: `request`, `attempt`, `exchange` (`transport` or `refresh`), and the
+///   `traceId` and `spanId` of the exchange's CLIENT span in the ``OTLPExport`` of the same
+///   run, so an entry and its span can be matched;
+/// - `_error`;
+/// - `_hops`: the hop events of that request and attempt (`seq`, `time`, `hop`, `name`,
+///   `kind`, `phase`, `status`, `error`, `diff`, `detail`), so an archive still shows which
+///   interceptor added which header.
 ///
-/// Times are lab-clock seconds after ``epoch``, so the same timeline always gives the same
-/// archive.
+/// Times are lab-clock seconds after the anchor's epoch, so the same timeline always gives the
+/// same archive.
 ///
 /// ```swift
-/// let har = HARExport.archive(events: store.events(), masking: .masked)
+/// let har = HARExport.archive(events: store.events(), masking: .masked, anchor: .lab(scenario: "basics"))
 /// try har.write(to: URL(filePath: "basics.har"), atomically: true, encoding: .utf8)
 /// ```
 public enum HARExport {
@@ -23,7 +30,7 @@ public enum HARExport {
 
     /// The archive as JSON text ending in a newline.
     public static func archive(
-        events: [TimelineEvent], masking: SecretMasking, creatorVersion: String = "1.0", epoch: Date = HARExport.epoch
+        events: [TimelineEvent], masking: SecretMasking, anchor: OTLPExport.Anchor, creatorVersion: String = ChainLabVersion.current
     ) -> String {
         var writer = JSONWriter()
         writer.beginObject()
@@ -47,7 +54,7 @@ public enum HARExport {
         }
         for exchange in exchanges {
             writer.newline()
-            write(exchange, hops: hopsByAttempt[AttemptKey(exchange.send)] ?? [], masking: masking, epoch: epoch, into: &writer)
+            write(exchange, hops: hopsByAttempt[AttemptKey(exchange.send)] ?? [], masking: masking, anchor: anchor, into: &writer)
         }
         if !exchanges.isEmpty { writer.newline() }
         writer.endArray()
@@ -65,41 +72,56 @@ public enum HARExport {
     }
 
     private struct Exchange {
+        /// The request as sent (for a refresh whose send was not recorded, its method and URL).
         let send: TimelineEvent
         var answer: TimelineEvent?
+        var isRefresh = false
     }
 
-    /// Sends paired with their answers, in the order they were sent. A middleware that calls
-    /// `next` twice sends twice in one attempt; answers pair with the oldest open send.
+    /// Sends paired with their answers, and token refreshes, in the order they were sent. A
+    /// middleware that calls `next` twice sends twice in one attempt; answers pair with the
+    /// oldest open send. A refresh is the token manager's `send` and the `refresh` event that
+    /// answers it.
     private static func exchanges(in events: [TimelineEvent]) -> [Exchange] {
         var exchanges: [Exchange] = []
         var open: [AttemptKey: [Int]] = [:]
-        for event in events where event.kind == .transport {
-            switch event.phase {
-            case .send:
+        var refreshRequests: [AttemptKey: TimelineEvent] = [:]
+        for event in events {
+            switch (event.kind, event.phase) {
+            case (.transport, .send):
                 open[AttemptKey(event), default: []].append(exchanges.count)
                 exchanges.append(Exchange(send: event))
-            case .receive, .error:
+            case (.transport, .receive), (.transport, .error):
                 guard var waiting = open[AttemptKey(event)], !waiting.isEmpty else { continue }
                 exchanges[waiting.removeFirst()].answer = event
                 open[AttemptKey(event)] = waiting
+            case (.auth, .refresh) where event.request > 0:
+                var request = refreshRequests.removeValue(forKey: AttemptKey(event))
+                    ?? TimelineEvent(
+                        time: event.time, request: event.request, attempt: event.attempt, hop: event.hop, name: event.name,
+                        kind: .auth, phase: .refresh, snapshot: HopSnapshot(method: "POST", url: event.url))
+                if request.seq == 0 { request.seq = event.seq }
+                exchanges.append(Exchange(send: request, answer: event, isRefresh: true))
+            case (.auth, .send) where event.request > 0:
+                refreshRequests[AttemptKey(event)] = event
             default:
                 continue
             }
         }
-        return exchanges
+        return exchanges.sorted { $0.send.seq < $1.send.seq }
     }
 
     private static func write(
-        _ exchange: Exchange, hops: [TimelineEvent], masking: SecretMasking, epoch: Date, into writer: inout JSONWriter
+        _ exchange: Exchange, hops: [TimelineEvent], masking: SecretMasking, anchor: OTLPExport.Anchor, into writer: inout JSONWriter
     ) {
         let send = exchange.send
         let answer = exchange.answer
-        let received = answer?.phase == .receive ? answer : nil
-        let elapsed = max(0, ((answer?.time ?? send.time) - send.time) * 1000)
+        let received = answer?.phase == .receive || (exchange.isRefresh && answer?.status != nil) ? answer : nil
+        // Milliseconds to the microsecond: 0.024 s - 0.012 s is 11.999999999999996 in binary.
+        let elapsed = (max(0, ((answer?.time ?? send.time) - send.time) * 1000) * 1000).rounded() / 1000
         writer.beginObject()
         writer.key("startedDateTime")
-        writer.string(epoch.addingTimeInterval(send.time).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        writer.string(timestamp(anchor.epoch, plus: send.time))
         writer.key("time")
         writer.double(elapsed)
         writer.key("request")
@@ -119,17 +141,41 @@ public enum HARExport {
         writer.key("receive")
         writer.int(0)
         writer.endObject()
-        writer.key("_request")
+        writer.key("_chainlab")
+        writer.beginObject()
+        writer.key("request")
         writer.int(send.request)
-        writer.key("_attempt")
+        writer.key("attempt")
         writer.int(send.attempt)
+        writer.key("exchange")
+        writer.string(exchange.isRefresh ? "refresh" : "transport")
+        writer.key("traceId")
+        writer.string(OTLPTraceBuilder.traceID(anchor, send.request))
+        writer.key("spanId")
+        writer.string(
+            exchange.isRefresh
+                ? OTLPTraceBuilder.refreshSpanID(anchor, answer ?? send) : OTLPTraceBuilder.exchangeSpanID(anchor, send))
+        writer.endObject()
         writer.key("_error")
-        writer.string(answer == nil ? "no response recorded" : answer?.phase == .error ? answer?.error ?? answer?.detail ?? "error" : nil)
+        if exchange.isRefresh {
+            writer.string(answer?.error)
+        } else {
+            writer.string(answer == nil ? "no response recorded" : answer?.phase == .error ? answer?.error ?? answer?.detail ?? "error" : nil)
+        }
         writer.key("_hops")
         writer.beginArray()
-        for hop in hops { writeHop(hop, into: &writer) }
+        for hop in hops { writer.event(hop, fields: [], masking: masking) }
         writer.endArray()
         writer.endObject()
+    }
+
+    /// `2025-01-01T00:00:00.012Z`: the epoch plus lab seconds, rounded to the millisecond in
+    /// integers (a `Date`'s fraction in binary would print 0.012 s as .011).
+    static func timestamp(_ epoch: Date, plus seconds: Double) -> String {
+        let milliseconds = Int64((epoch.timeIntervalSince1970 * 1000).rounded()) + Int64((max(0, seconds) * 1000).rounded())
+        let whole = Date(timeIntervalSince1970: Double(milliseconds / 1000)).formatted(Date.ISO8601FormatStyle())
+        let fraction = String(milliseconds % 1000)
+        return whole.dropLast() + "." + String(repeating: "0", count: 3 - fraction.count) + fraction + "Z"
     }
 
     private static func writeRequest(_ send: TimelineEvent, masking: SecretMasking, into writer: inout JSONWriter) {
@@ -177,7 +223,7 @@ public enum HARExport {
         writer.key("status")
         writer.int(status)
         writer.key("statusText")
-        writer.string(HTTPResponse.reasonPhrase(for: status))
+        writer.string(ReasonPhrase.of(status))
         writer.key("httpVersion")
         writer.string(receive == nil ? "" : "HTTP/1.1")
         writer.key("cookies")
@@ -205,31 +251,6 @@ public enum HARExport {
         writer.int(-1)
         writer.key("bodySize")
         writer.int(receive == nil ? -1 : receive?.body?.byteCount ?? 0)
-        writer.endObject()
-    }
-
-    private static func writeHop(_ hop: TimelineEvent, into writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key("seq")
-        writer.int(hop.seq)
-        writer.key("time")
-        writer.double(hop.time)
-        writer.key("hop")
-        writer.int(hop.hop)
-        writer.key("name")
-        writer.string(hop.name)
-        writer.key("kind")
-        writer.string(hop.kind.rawValue)
-        writer.key("phase")
-        writer.string(hop.phase.rawValue)
-        writer.key("status")
-        writer.int(hop.status)
-        writer.key("error")
-        writer.string(hop.error)
-        writer.key("detail")
-        writer.string(hop.detail)
-        writer.key("diff")
-        writer.diff(hop.diff)
         writer.endObject()
     }
 

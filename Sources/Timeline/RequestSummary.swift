@@ -20,13 +20,19 @@ public struct RequestSummary: Sendable, Hashable {
     public var error: String?
     /// Where each delivered result came from, in order, such as `["cache", "server"]`.
     public var results: [String]
+    /// `query`, `mutation` or `subscription` for a GraphQL operation; `nil` for a REST call.
+    public var operationType: String?
 
-    public init(id: Int, operation: String, outcome: Outcome, attempts: Int, error: String? = nil, results: [String] = []) {
+    public init(
+        id: Int, operation: String, outcome: Outcome, attempts: Int, error: String? = nil, results: [String] = [],
+        operationType: String? = nil
+    ) {
         self.id = id
         self.operation = operation
         self.outcome = outcome
         self.attempts = attempts
         self.error = error
         self.results = results
+        self.operationType = operationType
     }
 }

@@ -1,4 +1,5 @@
 import ChainKit
+import Vocabulary
 
 /// The timeline as text, one line per event, for `chainlab trace --format text` and logs:
 ///

@@ -67,7 +67,7 @@ public enum TraceJSON {
         writer.beginArray()
         for event in document.events {
             writer.newline()
-            write(event, masking: masking, into: &writer)
+            writer.event(event, fields: .all, masking: masking)
         }
         if !document.events.isEmpty { writer.newline() }
         writer.endArray()
@@ -96,53 +96,6 @@ public enum TraceJSON {
         writer.string(request.error)
         writer.key("results")
         writer.strings(request.results)
-        writer.endObject()
-    }
-
-    private static func write(_ event: TimelineEvent, masking: SecretMasking, into writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key("seq")
-        writer.int(event.seq)
-        writer.key("time")
-        writer.double(event.time)
-        writer.key("request")
-        writer.int(event.request)
-        writer.key("attempt")
-        writer.int(event.attempt)
-        writer.key("hop")
-        writer.int(event.hop)
-        writer.key("name")
-        writer.string(event.name)
-        writer.key("kind")
-        writer.string(event.kind.rawValue)
-        writer.key("phase")
-        writer.string(event.phase.rawValue)
-        writer.key("method")
-        writer.string(event.method)
-        writer.key("url")
-        writer.string(event.url.map(masking.url))
-        writer.key("headers")
-        if let headers = event.headers {
-            writer.beginArray()
-            for (name, value) in masking.headers(headers) { writer.strings([name, value]) }
-            writer.endArray()
-        } else {
-            writer.null()
-        }
-        writer.key("status")
-        writer.int(event.status)
-        writer.key("error")
-        writer.string(event.error)
-        writer.key("body")
-        writer.string(event.body.map { masking.body($0.text, contentType: event.headers?["Content-Type"]) })
-        writer.key("bodyBytes")
-        writer.int(event.body?.byteCount)
-        writer.key("bodyTruncated")
-        writer.bool(event.body?.isTruncated)
-        writer.key("diff")
-        writer.diff(event.diff)
-        writer.key("detail")
-        writer.string(event.detail)
         writer.endObject()
     }
 

@@ -2,9 +2,23 @@ import ChainKit
 import Dispatch
 import Foundation
 
-/// `swift run -c release chainlab-bench [--quick] [--only PREFIX]`
+/// `swift run -c release chainlab-bench [--quick] [--only PREFIX] [--figure NAME]`
 @main
 struct ChainLabBench {
+    /// A group of figures: measures those the selection includes, in its own order.
+    typealias Group = @Sendable (Sampling, Selection) async throws -> [Row]
+
+    /// Every group, in the report's order. A new benchmark file adds its group here.
+    static let groups: [Group] = [
+        ChainBenchmarks.run,
+        MiddlewareBenchmarks.run,
+        JSONBenchmarks.run,
+        StoreBenchmarks.run,
+        LabBenchmarks.run,
+        ScreenBenchmarks.run,
+        WaterfallBenchmarks.run,
+    ]
+
     /// A synchronous main that waits for the benchmarks on a semaphore: an `async` main parks
     /// the main thread in `dispatch_main`, which valgrind (3.19) cannot run, and callgrind is
     /// how a missed target is explained.
@@ -35,12 +49,7 @@ struct ChainLabBench {
             }
             let started = Sampler.clock.now
             var rows: [Row] = []
-            rows += try await ChainBenchmarks.run(options.sampling, options.selection).map(Row.measured)
-            rows += try await MiddlewareBenchmarks.run(options.sampling, options.selection).map(Row.measured)
-            rows += try await StoreBenchmarks.run(options.sampling, options.selection)
-            rows += try await LabBenchmarks.run(options.sampling, options.selection).map(Row.measured)
-            rows += try await ScreenBenchmarks.run(options.sampling, options.selection)
-            rows += try WaterfallBenchmarks.run(options.sampling, options.selection)
+            for group in groups { rows += try await group(options.sampling, options.selection) }
             let report = Report(rows: rows, mode: "\(options.mode), \(formatSeconds(Sampler.clock.now - started))")
             print(report.render())
             for line in report.jsonLines { print(line) }

@@ -10,14 +10,21 @@ struct Figure: Sendable {
     var baseline: String?
     /// `value / baseline.value`.
     var ratio: Double?
+    /// The floor of a chain or stack figure (closures built once, no body work), when the
+    /// baseline is not already the floor; nil otherwise.
+    var floor: String?
+    /// `value / floor.value`.
+    var floorRatio: Double?
     var target: Target?
 
-    init(name: String, value: Double, unit: String, baseline: Figure? = nil, target: Target? = nil) {
+    init(name: String, value: Double, unit: String, baseline: Figure? = nil, floor: Figure? = nil, target: Target? = nil) {
         self.name = name
         self.value = value
         self.unit = unit
         self.baseline = baseline?.name
         self.ratio = baseline.map { value / $0.value }
+        self.floor = floor?.name
+        self.floorRatio = floor.map { value / $0.value }
         self.target = target
     }
 
@@ -26,28 +33,34 @@ struct Figure: Sendable {
         guard let target else { return nil }
         switch target {
         case .ratioAtMost(let limit): return ratio.map { $0 <= limit }
+        case .ratioAtLeast(let limit): return ratio.map { $0 >= limit }
         case .atLeast(let limit): return value >= limit
         case .atMost(let limit): return value <= limit
         }
     }
 
-    /// `{"name", "value", "unit", "baseline", "ratio"}` on one line, keys in that order.
+    /// `{"name", "value", "unit", "baseline", "ratio", "floor", "floor_ratio"}` on one line,
+    /// keys in that order.
     var jsonLine: String {
         "{\"name\":\(jsonString(name)),\"value\":\(jsonNumber(value)),\"unit\":\(jsonString(unit)),"
-            + "\"baseline\":\(baseline.map(jsonString) ?? "null"),\"ratio\":\(ratio.map(jsonNumber) ?? "null")}"
+            + "\"baseline\":\(baseline.map(jsonString) ?? "null"),\"ratio\":\(ratio.map(jsonNumber) ?? "null"),"
+            + "\"floor\":\(floor.map(jsonString) ?? "null"),\"floor_ratio\":\(floorRatio.map(jsonNumber) ?? "null")}"
     }
 }
 
-/// What issue 7 asks of a figure.
+/// What an issue asks of a figure.
 enum Target: Sendable {
     /// The ratio against the baseline is at most this.
     case ratioAtMost(Double)
+    /// The ratio against the baseline is at least this (rates: MB/s against Foundation's).
+    case ratioAtLeast(Double)
     case atLeast(Double)
     case atMost(Double)
 
     func description(unit: String) -> String {
         switch self {
         case .ratioAtMost(let limit): "ratio ≤ \(plain(limit))"
+        case .ratioAtLeast(let limit): "ratio ≥ \(plain(limit))"
         case .atLeast(let limit): "≥ \(grouped(limit)) \(unit)"
         case .atMost(let limit): "≤ \(grouped(limit)) \(unit)"
         }

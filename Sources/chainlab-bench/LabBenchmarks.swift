@@ -9,7 +9,7 @@ import Timeline
 enum LabBenchmarks {
     static let concurrent = 64
 
-    static func run(_ sampling: Sampling, _ selection: Selection) async throws -> [Figure] {
+    static func run(_ sampling: Sampling, _ selection: Selection) async throws -> [Row] {
         guard selection.includes("lab.ops_per_s") else { return [] }
         guard var scenario = Catalog.scenario(named: "basics") else { throw BenchFailure("no basics scenario") }
         scenario.launch = Array(repeating: 0, count: concurrent)
@@ -20,6 +20,6 @@ enum LabBenchmarks {
             let succeeded = result.requests.filter { $0.outcome == .success }.count
             guard succeeded == concurrent else { throw BenchFailure("\(succeeded) of \(concurrent) basics operations succeeded") }
         }
-        return [Figure(name: "lab.ops_per_s", value: rate, unit: "ops/s")]
+        return [.measured(Figure(name: "lab.ops_per_s", value: rate, unit: "ops/s"))]
     }
 }

@@ -3,47 +3,69 @@ import Foundation
 import Lab
 import Timeline
 
-/// `middleware.handcomposed.N`, `middleware.bare.N`, `middleware.instrumented.N`: nanoseconds
-/// to send one request through N pass-through middlewares to a ``ClosureTransport`` answering
-/// a fixed small JSON, then read and parse the response body.
+/// The middleware stack's figures: nanoseconds to send one request through N pass-through
+/// middlewares to a ``ClosureTransport`` answering a fixed 70-byte JSON body, every variant
+/// of every depth interleaved in one run (see ``depthFigures(_:depths:_:_:)``).
 ///
-/// - hand-composed: N async closures with the middleware `next` signature, each awaiting the
-///   next and returning its value, over the same transport call (the floor);
-/// - bare: ``MiddlewareStack`` with N middlewares that call `next` unchanged;
-/// - instrumented: ``InstrumentedMiddlewareStack`` over the same middlewares for each
-///   operation, on a free-run scheduler, every event appended to a timeline store.
+/// - `middleware.floor.N`: N async closures with the middleware `next` signature, composed
+///   once, each awaiting the next; the response's body is not read;
+/// - `middleware.bare.N`: ``MiddlewareStack`` with N middlewares that call `next` unchanged;
+/// - `middleware.instrumented.N`: ``InstrumentedMiddlewareStack`` over the same middlewares
+///   for each operation, on a free-run scheduler, every event appended to a timeline store;
+/// - `middleware.handcomposed.N`: the floor plus reading and parsing the body, as earlier
+///   runs measured it;
+/// - `middleware.body.collect`: reading the 70-byte body (its parse is `json.parse.small`);
+/// - `middleware.ns_per_layer`: (bare.10 − bare.0) / 10, and the floor's the same way;
+/// - `instrument.ns_per_event.middleware`: (instrumented.5 − bare.5) / events per operation.
 enum MiddlewareBenchmarks {
     static let depths = [0, 1, 5, 10]
+    static let eventDepth = 5
 
-    static func run(_ sampling: Sampling, _ selection: Selection) async throws -> [Figure] {
+    static func run(_ sampling: Sampling, _ selection: Selection) async throws -> [Row] {
         let fixture = try MiddlewareFixture()
-        var figures: [Figure] = []
+        var subjects: [Subject] = []
         for depth in depths {
-            let subjects = [
-                Subject(name: "middleware.handcomposed.\(depth)", operation: handComposed(depth: depth, fixture)),
+            subjects += [
+                Subject(name: "middleware.handcomposed.\(depth)", operation: handComposed(depth: depth, fixture, readBody: true)),
+                Subject(name: "middleware.floor.\(depth)", operation: handComposed(depth: depth, fixture, readBody: false)),
                 Subject(name: "middleware.bare.\(depth)", operation: bare(depth: depth, fixture)),
                 Subject(name: "middleware.instrumented.\(depth)") { instrumented(depth: depth, fixture, rig: LabRig()) },
-            ].filter { selection.includes($0.name) }
-            guard !subjects.isEmpty else { continue }
-            for subject in subjects { try await subject.prepareBatch()() }
-            let values = try await Sampler.nanosecondsPerOperation(subjects, sampling: sampling)
-            let measured = Dictionary(uniqueKeysWithValues: zip(subjects.map(\.name), values))
-            let floor = measured["middleware.handcomposed.\(depth)"].map {
-                Figure(name: "middleware.handcomposed.\(depth)", value: $0, unit: "ns/op")
-            }
-            let bareFigure = measured["middleware.bare.\(depth)"].map {
-                Figure(name: "middleware.bare.\(depth)", value: $0, unit: "ns/op", baseline: floor,
-                       target: depth == 5 ? .ratioAtMost(1.5) : nil)
-            }
-            let instrumentedFigure = measured["middleware.instrumented.\(depth)"].map {
-                Figure(name: "middleware.instrumented.\(depth)", value: $0, unit: "ns/op", baseline: bareFigure)
-            }
-            figures += [floor, bareFigure, instrumentedFigure].compactMap { $0 }
+            ]
         }
-        return figures
+        let body = HTTPBody(MiddlewareFixture.body)
+        subjects.append(Subject(name: "middleware.body.collect", operation: { _ = try await body.collect(upTo: 1 << 16) }))
+        let family = Family(subjects: subjects, derived: [
+            "middleware.ns_per_layer": ["middleware.bare.0", "middleware.bare.10"],
+            "middleware.floor.ns_per_layer": ["middleware.floor.0", "middleware.floor.10"],
+            "instrument.ns_per_event.middleware": perEventNeeds(prefix: "middleware", depth: eventDepth),
+        ])
+        let measured = try await family.measure(sampling, selection)
+        var figures = depthFigures("middleware", depths: depths, measured, selection)
+        if selection.includes("middleware.body.collect"), let collect = measured["middleware.body.collect"] {
+            figures.append(Figure(name: "middleware.body.collect", value: collect, unit: "ns/op"))
+        }
+        if selection.includes("middleware.ns_per_layer"), let layer = perLayer(measured, "middleware.bare", from: 0, to: 10) {
+            figures.append(Figure(name: "middleware.ns_per_layer", value: layer, unit: "ns/layer", target: .atMost(80)))
+        }
+        if selection.includes("middleware.floor.ns_per_layer"), let layer = perLayer(measured, "middleware.floor", from: 0, to: 10) {
+            figures.append(Figure(name: "middleware.floor.ns_per_layer", value: layer, unit: "ns/layer"))
+        }
+        if ["instrument.ns_per_event.middleware", "instrument.events_per_op.middleware"].contains(where: selection.includes) {
+            // 2 events per middleware and 2 at the transport; counted, not assumed.
+            let events = try await eventsPerOperation(depth: eventDepth, fixture)
+            figures += perEventFigures("middleware", prefix: "middleware", depth: eventDepth, events: events, measured, selection)
+        }
+        return figures.map(Row.measured)
     }
 
-    static func handComposed(depth: Int, _ fixture: MiddlewareFixture) -> Subject.Operation {
+    /// The events one instrumented operation at `depth` records.
+    static func eventsPerOperation(depth: Int, _ fixture: MiddlewareFixture) async throws -> Int {
+        let rig = LabRig()
+        try await instrumented(depth: depth, fixture, rig: rig)()
+        return rig.store.count
+    }
+
+    static func handComposed(depth: Int, _ fixture: MiddlewareFixture, readBody: Bool) -> Subject.Operation {
         let transport = fixture.transport, operationID = fixture.operationID
         var next: MiddlewareNext = { request, body, baseURL in
             try await transport.send(request, body: body, baseURL: baseURL, operationID: operationID)
@@ -54,13 +76,14 @@ enum MiddlewareBenchmarks {
         }
         let top = next
         let request = fixture.request, baseURL = fixture.baseURL
-        return { try await consume(try await top(request, nil, baseURL)) }
+        if readBody { return { try await consumeAndParse(try await top(request, nil, baseURL)) } }
+        return { try expectBody(try await top(request, nil, baseURL)) }
     }
 
     static func bare(depth: Int, _ fixture: MiddlewareFixture) -> Subject.Operation {
         let stack = MiddlewareStack(middlewares: fixture.middlewares(depth: depth), transport: fixture.transport)
         let request = fixture.request, baseURL = fixture.baseURL, operationID = fixture.operationID
-        return { try await consume(try await stack.send(request, body: nil, baseURL: baseURL, operationID: operationID)) }
+        return { try expectBody(try await stack.send(request, body: nil, baseURL: baseURL, operationID: operationID)) }
     }
 
     static func instrumented(depth: Int, _ fixture: MiddlewareFixture, rig: LabRig) -> Subject.Operation {
@@ -69,13 +92,18 @@ enum MiddlewareBenchmarks {
         return {
             try await rig.run { context in
                 let instrumented = InstrumentedMiddlewareStack(middlewares: middlewares, transport: transport, context: context)
-                try await consume(try await instrumented.stack.send(request, body: nil, baseURL: baseURL, operationID: operationID))
+                try expectBody(try await instrumented.stack.send(request, body: nil, baseURL: baseURL, operationID: operationID))
             }
         }
     }
 
+    /// The response must be a 200 with a body; the body is not read.
+    static func expectBody(_ answer: (HTTPResponse, HTTPBody?)) throws {
+        guard answer.0.status == 200, answer.1 != nil else { throw BenchFailure("expected 200 with a body, got \(answer.0.status)") }
+    }
+
     /// Reads and parses the body; the response must be a 200 with a JSON object.
-    static func consume(_ answer: (HTTPResponse, HTTPBody?)) async throws {
+    static func consumeAndParse(_ answer: (HTTPResponse, HTTPBody?)) async throws {
         guard answer.0.status == 200, let body = answer.1 else { throw BenchFailure("expected 200 with a body, got \(answer.0.status)") }
         guard case .object = try JSONValue(parsing: try await body.collect(upTo: 1 << 16)) else {
             throw BenchFailure("the body is not a JSON object")

@@ -1,27 +1,32 @@
-/// Which figures to measure: all of them, or those whose names start with an `--only` prefix.
+/// Which figures to measure: all of them, those whose names start with an `--only` prefix, or
+/// exactly those named with `--figure`.
 struct Selection: Sendable {
     var prefixes: [String]
+    var names: Set<String> = []
 
     func includes(_ name: String) -> Bool {
-        prefixes.isEmpty || prefixes.contains { name.hasPrefix($0) }
+        (prefixes.isEmpty && names.isEmpty) || names.contains(name) || prefixes.contains { name.hasPrefix($0) }
     }
 }
 
 struct Options {
     static let usage = """
-        chainlab-bench — the price of every hop and every event (issue 7)
+        chainlab-bench — the price of every hop and every event
 
-        USAGE: chainlab-bench [--quick] [--only PREFIX]... [--operations N]
+        USAGE: chainlab-bench [--quick] [--only PREFIX]... [--figure NAME]... [--operations N]
 
-          --quick         fewer and shorter batches (under 30 s)
-          --only PREFIX   measure only figures whose names start with PREFIX (repeatable),
-                          e.g. --only chain.instrumented.5 under valgrind --tool=callgrind;
+          --quick         fewer and shorter batches (under a minute)
+          --only PREFIX   measure only figures whose names start with PREFIX (repeatable);
                           a ratio is reported only when its baseline was measured too
+          --figure NAME   measure exactly the figure NAME (repeatable), e.g.
+                          --figure chain.instrumented.5 under valgrind --tool=callgrind;
+                          a derived figure (middleware.ns_per_layer…) measures what it needs
           --operations N  run each subject exactly N times in one batch (for instruction
-                          counts: run twice with different N and take the difference)
+                          counts: run twice with different N and take the difference;
+                          scripts/instructions.sh does that)
 
         Prints a table, then one JSON line per figure:
-          {"name", "value", "unit", "baseline", "ratio"}
+          {"name", "value", "unit", "baseline", "ratio", "floor", "floor_ratio"}
         """
 
     var sampling = Sampling.full
@@ -41,6 +46,9 @@ struct Options {
             case "--only":
                 guard let prefix = rest.popFirst() else { throw BenchFailure("--only needs a prefix") }
                 selection.prefixes.append(prefix)
+            case "--figure":
+                guard let name = rest.popFirst() else { throw BenchFailure("--figure needs a figure name") }
+                selection.names.insert(name)
             case "--operations":
                 guard let count = rest.popFirst().flatMap({ Int($0) }), count > 0 else {
                     throw BenchFailure("--operations needs a positive count")

@@ -7,12 +7,13 @@ struct Report {
     var mode: String
 
     func render() -> String {
-        let header = ["figure", "value", "unit", "baseline", "ratio", "target", ""]
+        let header = ["figure", "value", "unit", "baseline", "ratio", "×floor", "target", ""]
         let cells: [[String]?] = rows.map { row in
             guard case .measured(let figure) = row else { return nil }
             return [
                 figure.name, formatValue(figure.value, unit: figure.unit), figure.unit,
                 figure.baseline ?? "", figure.ratio.map { String(format: "%.2f", $0) } ?? "",
+                figure.floorRatio.map { String(format: "%.2f", $0) } ?? "",
                 figure.target?.description(unit: figure.unit) ?? "",
                 figure.meetsTarget.map { $0 ? "PASS" : "MISS" } ?? "",
             ]
@@ -26,7 +27,7 @@ struct Report {
             let padded = line.enumerated().map { column, cell in
                 let pad = String(repeating: " ", count: widths[column] - cell.count)
                 // Numbers line up on the right.
-                return !header && (column == 1 || column == 4) ? pad + cell : cell + pad
+                return !header && (column == 1 || column == 4 || column == 5) ? pad + cell : cell + pad
             }
             return padded.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
         }

@@ -56,10 +56,10 @@ enum StoreBenchmarks {
         let output = try ChildProcess.run(arguments: [ChildProcess.flag, "store.bytes_per_event"])
         guard let value = Double(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             return .unmeasured(UnmeasuredFigure(
-                name: "store.bytes_per_event", unit: "B/event", target: .atMost(200),
+                name: "store.bytes_per_event", unit: "B/event", target: .atMost(128),
                 reason: "not measured: \(output.trimmingCharacters(in: .whitespacesAndNewlines))"))
         }
-        return .measured(Figure(name: "store.bytes_per_event", value: value, unit: "B/event", target: .atMost(200)))
+        return .measured(Figure(name: "store.bytes_per_event", value: value, unit: "B/event", target: .atMost(128)))
     }
 
     /// Resident memory growth per event over a million typical events, in bytes; in the

@@ -1,6 +1,7 @@
 import ChainKit
 import Foundation
 import Lab
+import Vocabulary
 
 /// Finds the scenario a command names: a built-in by name, or a scenario file.
 enum ScenarioSource {

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Lab
 import Synchronization
+import Vocabulary
 
 /// `chainlab serve`: the lab backend over HTTP/1.1 until SIGINT or SIGTERM.
 struct ServeCommand {

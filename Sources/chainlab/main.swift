@@ -3,6 +3,7 @@ import Foundation
 import Inspector
 import Lab
 import TerminalUI
+import Vocabulary
 
 let usage = """
     chainlab — step through Swift interceptor chains (Apollo iOS RequestChain,

@@ -84,7 +84,6 @@ struct EndpointCommandTests {
         let withoutTime = { (lines: [String]) in lines.dropLast(2).map { $0.hasPrefix(" ") ? String($0.dropFirst("  0.000s ".count)) : $0 } }
         let remoteEvents = withoutTime(lines).map { $0.replacingOccurrences(of: "http://127.0.0.1:\(serve.port)/", with: "https://lab.chainlab.local/") }
         #expect(remoteEvents == withoutTime(localLines))
-        // 31 lines: one per event, the token manager's grant included.
         #expect(lines.dropLast(2).count == 31)
     }
 }

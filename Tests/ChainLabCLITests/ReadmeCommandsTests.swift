@@ -45,7 +45,11 @@ struct ReadmeCommandsTests {
         ("swift run inspect-my-chain", "ReadmeExampleTests (the example compiles with swift build; it opens a terminal screen)"),
         ("scripts/screenshots.sh", "by hand: it needs an X server (Xvfb) and writes screenshots/"),
         ("swift run -c release chainlab-bench", "ReadmeCommandsTests.benchmarkRuns (the same executable, quick)"),
+        ("scripts/instructions.sh", ".ci/run (--check against Benchmarks/instruction-budgets.json)"),
+        ("swift build -c release --product chainlab-bench", ".ci/run (before scripts/instructions.sh)"),
         ("swift run chainlab refresh-storm", "InspectorEndToEndTests.raceOneThenTwo"),
+        ("swift run chainlab refresh-storm-fixed --otlp-endpoint", "OTLPSenderTests.liveExport (the inspector's background export)"),
+        ("swift run chainlab trace refresh-storm --otlp-endpoint", ".ci/run (scripts/ci/check_exports.py sends to OTLP/HTTP receivers)"),
     ]
 
     /// `swift run chainlab ARGS` with ARGS that a test can run to completion here.
@@ -53,7 +57,10 @@ struct ReadmeCommandsTests {
         guard command.hasPrefix("swift run chainlab ") else { return nil }
         let arguments = command.dropFirst("swift run chainlab ".count).split(separator: " ").map(String.init)
         // --endpoint needs a running server: EndpointCommandTests runs those.
-        guard let first = arguments.first, ["trace", "scenarios", "keys"].contains(first), !arguments.contains("--endpoint") else { return nil }
+        // --otlp-endpoint needs a receiver: .ci/run runs those against small ones.
+        guard let first = arguments.first, ["trace", "scenarios", "keys"].contains(first), !arguments.contains("--endpoint"),
+            !arguments.contains("--otlp-endpoint")
+        else { return nil }
         return arguments
     }
 

@@ -51,14 +51,28 @@ struct TraceCommandTests {
         #expect(try String(contentsOfFile: original, encoding: .utf8) == String(contentsOfFile: replayed, encoding: .utf8))
     }
 
+    @Test("--format otlp prints the same OTLP/JSON bytes every time, with the service name asked for")
+    func otlpFormat() throws {
+        let first = try chainlab("trace", "refresh-storm-fixed", "--format", "otlp", "--service-name", "ios-app")
+        let second = try chainlab("trace", "refresh-storm-fixed", "--format", "otlp", "--service-name", "ios-app")
+        #expect(first.status == 0)
+        #expect(first.stdout == second.stdout)
+        #expect(first.stdout.hasPrefix(#"{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"ios-app"}}"#))
+        #expect(first.stdout.components(separatedBy: #""name":"POST /oauth/token""#).count == 2)
+    }
+
     @Test("bad input: a clear message naming the valid choices, exit 2", arguments: [
         (["trace", "nope"], "chainlab: unknown scenario 'nope'; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, graphql-errors-200, empty-401, openapi-middleware, hostile-server, or --scenario-file FILE\n"),
-        (["trace", "basics", "--format", "xml"], "chainlab: unknown format 'xml'; valid formats: text, json, har, curl\n"),
-        (["trace", "basics", "--bogus"], "chainlab: unknown option '--bogus' for trace; valid: --format, --output, --include-secrets, --record, --replay, --scenario-file, --endpoint\n"),
+        (["trace", "basics", "--format", "xml"], "chainlab: unknown format 'xml'; valid formats: text, json, har, curl, otlp\n"),
+        (["trace", "basics", "--bogus"], "chainlab: unknown option '--bogus' for trace; valid: --format, --output, --include-secrets, --record, --replay, --scenario-file, --endpoint, --otlp-endpoint, --otlp-header, --service-name\n"),
         (["trace", "--scenario-file", "/nonexistent.json"], "chainlab: cannot read scenario file /nonexistent.json: no such file or not readable\n"),
         (["trace", "basics", "--output", "/nonexistent-folder/out.txt"], "chainlab: cannot write /nonexistent-folder/out.txt: the folder /nonexistent-folder does not exist\n"),
         (["scenarios", "--show", "nope"], "chainlab: unknown scenario 'nope'; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, graphql-errors-200, empty-401, openapi-middleware, hostile-server, or --scenario-file FILE\n"),
-        (["--bogus"], "chainlab: unknown option '--bogus'; valid: --scenario-file, --endpoint, --record, --no-step, or a command: trace, scenarios, serve, keys, help\n"),
+        (["trace", "basics", "--otlp-endpoint", "localhost:4318"], "chainlab: --otlp-endpoint needs an http:// or https:// URL such as http://127.0.0.1:4318, got 'localhost:4318'\n"),
+        (["trace", "basics", "--otlp-header", "X-Key: 1"], "chainlab: --otlp-header needs --otlp-endpoint\n"),
+        (["trace", "basics", "--otlp-endpoint", "http://127.0.0.1:4318", "--otlp-header", "X-Key"], "chainlab: --otlp-header needs 'Name: value', got 'X-Key'\n"),
+        (["trace", "basics", "--service-name", ""], "chainlab: --service-name needs a non-empty name\n"),
+        (["--bogus"], "chainlab: unknown option '--bogus'; valid: --scenario-file, --endpoint, --record, --no-step, --otlp-endpoint, --otlp-header, --service-name, or a command: trace, scenarios, serve, keys, help\n"),
     ])
     func badInput(arguments: [String], message: String) throws {
         let result = try runProcess(try builtChainlab().path, arguments)

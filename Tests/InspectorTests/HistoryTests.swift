@@ -178,6 +178,7 @@ struct HistoryTests {
         ("TokenEndpointError: token endpoint refused the refresh: HTTP 400 invalid_grant (reused)", 401, "invalid_grant"),
         ("MaxRetriesError: HeroQuery hit the maximum of 3 retries (MaxRetriesError)", 401, "MaxRetries(3)"),
         ("ResponseCodeError: HTTP 503 from https://lab.chainlab.local/graphql (ResponseCodeError)", 503, "503"),
+        ("ResponseCodeError: Received a 401 error.", 401, "401"),
         ("RequestChainError: the request chain finished without a result (noResults)", 401, "noResults"),
         ("LabFault: the request timed out (injected)", nil, "timeout"),
     ] as [(String, Int?, String)])

@@ -176,6 +176,45 @@ struct UpdateTests {
         #expect(driver.state.modal == nil)
     }
 
+    @Test("w offers OTLP as the third format: Tab goes JSON, HAR, OTLP and back, renaming the file")
+    func exportFormatsCycle() async {
+        let driver = Driver()
+        await driver.press(.char("w"), .tab, .tab)
+        guard case .export(let otlp) = driver.state.modal else { Issue.record("no export overlay"); return }
+        #expect(otlp.format == .otlp)
+        #expect(otlp.path.text == "chainlab-basics.otlp.json")
+        #expect(driver.screen().contains { $0.contains("format JSON HAR [OTLP]   Tab switches") })
+        var state = driver.state
+        #expect(Inspector.update(&state, .key(.enter)) == [.export(format: .otlp, path: "chainlab-basics.otlp.json")])
+        await driver.press(.tab)
+        guard case .export(let json) = driver.state.modal else { Issue.record("no export overlay"); return }
+        #expect(json.format == .json)
+        #expect(json.path.text == "chainlab-basics.json")
+    }
+
+    @Test("the OTLP export of the inspector writes one trace per finished operation")
+    func exportOTLP() async throws {
+        let driver = Driver()
+        await driver.press(.char("n"), .char("c"))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("chainlab-\(UUID().uuidString).otlp.json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var state = driver.state
+        _ = InspectorApp.perform(.export(format: .otlp, path: path), session: driver.session, state: &state)
+        #expect(state.notice == .init(text: "exported to \(path)", isError: false))
+        let document = try JSONValue(parsing: try #require(FileManager.default.contents(atPath: path)))
+        let spans = try #require(document["resourceSpans"]?[0]?["scopeSpans"]?[0]?["spans"]?.arrayValue)
+        #expect(spans.first?["name"] == "HeroQuery")
+        #expect(Set(spans.compactMap { $0["traceId"]?.stringValue }).count == 1)
+        #expect(!String(decoding: FileManager.default.contents(atPath: path)!, as: UTF8.self).contains("at-1-1"))
+    }
+
+    @Test("a line from the background OTLP export shows in the status line")
+    func otlpStatus() async {
+        let driver = Driver()
+        _ = Inspector.update(&driver.state, .otlpExportStatus(text: "OTLP export of #1 failed, retrying", isError: true))
+        #expect(driver.state.notice == .init(text: "OTLP export of #1 failed, retrying", isError: true))
+    }
+
     @Test("an export to a folder that does not exist says so and writes nothing")
     func exportFailure() async {
         let driver = Driver()

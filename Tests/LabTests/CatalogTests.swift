@@ -23,7 +23,7 @@ struct CatalogTests {
     @Test("token-expiry: 1 refresh, success in 2 attempts")
     func tokenExpiry() async throws {
         let result = try await run("token-expiry")
-        #expect(result.requests == [RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 2, results: ["server"])])
+        #expect(result.requests == [RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 2, results: ["server"], operationType: "query")])
         #expect(result.backend["tokenRefreshes"] == 1)
         #expect(result.backend["refreshRejected"] == 0)
     }
@@ -55,7 +55,7 @@ struct CatalogTests {
         let result = try await run("stale-token")
         #expect(result.requests == [RequestSummary(
             id: 1, operation: "HeroQuery", outcome: .failure, attempts: 5,
-            error: "MaxRetriesError: HeroQuery hit the maximum of 3 retries (MaxRetriesError)")])
+            error: "MaxRetriesError: HeroQuery hit the maximum of 3 retries (MaxRetriesError)", operationType: "query")])
         let sent = result.events.filter { $0.phase == .send }.compactMap { $0.headers?["Authorization"] }
         #expect(sent == Array(repeating: "Bearer at-1-1", count: 4))
         #expect(result.backend["tokenRefreshes"] == 4)
@@ -66,14 +66,14 @@ struct CatalogTests {
         let result = try await run("retry-order")
         #expect(result.requests == [RequestSummary(
             id: 1, operation: "HeroQuery", outcome: .failure, attempts: 21,
-            error: "LabSafetyCapError: the lab stopped the operation after 20 attempts (safety cap): nothing in the chain limited its retries")])
+            error: "LabSafetyCapError: the lab stopped the operation after 20 attempts (safety cap): nothing in the chain limited its retries", operationType: "query")])
         #expect(result.events.filter { $0.phase == .send }.count == 3)
     }
 
     @Test("apq: PersistedQueryNotFound then a retry with the query: 2 attempts, success")
     func apq() async throws {
         let result = try await run("apq")
-        #expect(result.requests == [RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 2, results: ["server"])])
+        #expect(result.requests == [RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 2, results: ["server"], operationType: "query")])
         let bodies = result.events.filter { $0.phase == .send }.compactMap { $0.body?.text }
         #expect(bodies.count == 2)
         #expect(bodies[0].contains("\"query\"") == false)
@@ -84,7 +84,7 @@ struct CatalogTests {
     @Test("cache-fallback: the network fails and the cache answers")
     func cacheFallback() async throws {
         let result = try await run("cache-fallback")
-        #expect(result.requests == [RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 1, results: ["cache"])])
+        #expect(result.requests == [RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 1, results: ["cache"], operationType: "query")])
         #expect(result.events.filter { $0.phase == .receive }.map(\.status) == [503])
         #expect(result.events.filter { $0.phase == .cacheHit }.count == 1)
     }
@@ -92,7 +92,7 @@ struct CatalogTests {
     @Test("graphql-errors-200: Auth reads the UNAUTHENTICATED error: 1 refresh, success")
     func graphQLErrors200() async throws {
         let result = try await run("graphql-errors-200")
-        #expect(result.requests == [RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 2, results: ["server"])])
+        #expect(result.requests == [RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 2, results: ["server"], operationType: "query")])
         #expect(result.events.filter { $0.phase == .receive }.map(\.status) == [200, 200])
         #expect(result.backend["tokenRefreshes"] == 1)
     }
@@ -102,7 +102,7 @@ struct CatalogTests {
         let result = try await run("empty-401")
         #expect(result.requests == [RequestSummary(
             id: 1, operation: "HeroQuery", outcome: .failure, attempts: 1,
-            error: "RequestChainError: the request chain finished without a result (noResults)")])
+            error: "RequestChainError: the request chain finished without a result (noResults)", operationType: "query")])
         #expect(result.backend["tokenRefreshes"] == 0)
     }
 

@@ -2,6 +2,7 @@ import ChainKit
 import Foundation
 import Lab
 import Testing
+import Vocabulary
 
 /// Inputs that fuzz/targets/FuzzScenario.swift found breaking the scenario decoder, kept so
 /// they stay fixed. Each test names the crash file libFuzzer wrote.

@@ -9,7 +9,7 @@ struct LabSessionTests {
     func basics() async throws {
         let session = LabSession(scenario: try #require(Catalog.scenario(named: "basics")))
         let result = await session.runHeadless()
-        #expect(result.requests == [RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 1, error: nil, results: ["server"])])
+        #expect(result.requests == [RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 1, error: nil, results: ["server"], operationType: "query")])
         for line in TextTrace.lines(result.events, masking: .masked) { print(line) }
     }
 }

@@ -64,4 +64,27 @@ struct ScenarioCodecTests {
         #expect(result.requests.map(\.outcome) == [.success, .success])
         #expect(result.backend["tokenRefreshes"] == 1)
     }
+
+    /// Client awareness as Apollo iOS 2.4 sends it (`ClientAwarenessMetadata`), configured per operation.
+    @Test("an operation's clientAwareness reaches the wire as the two headers and extensions.clientLibrary")
+    func clientAwareness() async throws {
+        let json = #"""
+        {"name": "aware", "chain": [{"interceptor": "AuthInterceptor"}, {"interceptor": "ResponseCodeInterceptor"}],
+         "operations": [{"name": "HeroQuery", "fetchBehavior": "NetworkOnly", "clientAwareness": {"name": "MyApp", "version": "3.1"}}]}
+        """#
+        let scenario = try ScenarioCodec.decode(Data(json.utf8))
+        #expect(scenario.operations[0].clientAwareness == ClientAwarenessMetadata(clientApplicationName: "MyApp", clientApplicationVersion: "3.1"))
+        #expect(try ScenarioCodec.decode(Data(ScenarioCodec.encode(scenario).utf8)) == scenario)
+        let result = await LabSession(scenario: scenario).runHeadless()
+        #expect(result.requests.map(\.outcome) == [.success])
+        let send = try #require(result.events.first { $0.phase == .send })
+        #expect(send.headers?["apollographql-client-name"] == "MyApp")
+        #expect(send.headers?["apollographql-client-version"] == "3.1")
+        let body = try JSONValue(parsing: Data(try #require(send.body?.text).utf8))
+        #expect(body["extensions"] == ["clientLibrary": ["name": "apollo-ios", "version": "2.4.0"]])
+        #expect(error(#"{"name":"x","chain":[],"operations":[{"name":"HeroQuery","clientAwareness":{"name":"a\nb"}}]}"#)
+            == #"operations[0].clientAwareness.name: header "apollographql-client-name" has an invalid value: LF (\n) at offset 1; CR, LF and NUL are not allowed"#)
+        #expect(error(#"{"name":"x","chain":[],"operations":[{"name":"HeroQuery","clientAwareness":{"app":"x"}}]}"#)
+            == "operations[0].clientAwareness.app: unknown key; known: name, version, library")
+    }
 }

@@ -6,9 +6,9 @@ import Timeline
 
 /// Every export of a `token-expiry` run hides its credentials unless revealed. The run's
 /// events carry `Authorization: Bearer at-1-1` and `Bearer at-1-2` and the token endpoint's
-/// answer (`access_token` at-1-2, `refresh_token` rt-1-2); the refresh request's form body
-/// (`refresh_token=rt-1-1`) exists only at the refresh stop, so it is exported here as the
-/// event a person would share from there.
+/// answer (`access_token` at-1-2, `refresh_token` rt-1-2) and the token manager's grant as
+/// sent (`refresh_token=rt-1-1`); the same form body at the refresh stop is exported here as
+/// the event a person would share from there.
 @Suite("Secrets in every export")
 struct SecretsInExportsTests {
     static let secrets = ["at-1-1", "rt-1-1", "at-1-2", "rt-1-2"]
@@ -67,17 +67,18 @@ struct SecretsInExportsTests {
 
     @Test func harMasksTheAuthorizationOfEveryExchange() async throws {
         let events = try await Self.runEvents()
-        let masked = HARExport.archive(events: events, masking: .masked)
+        let masked = HARExport.archive(events: events, masking: .masked, anchor: .lab(scenario: "token-expiry"))
 
         #expect(Self.leaked(masked) == [])
         let har = try JSONValue(parsing: Data(masked.utf8))
         let authorizations = try #require(har["log"]?["entries"]?.arrayValue).map { entry in
             entry["request"]?["headers"]?.arrayValue?.first { $0["name"]?.stringValue == "Authorization" }?["value"]?.stringValue
         }
-        #expect(authorizations == ["Bearer ••••-1-1", "Bearer ••••-1-2"])
+        // The refresh entry between the two exchanges sends no Authorization.
+        #expect(authorizations == ["Bearer ••••-1-1", nil, "Bearer ••••-1-2"])
 
-        let revealed = HARExport.archive(events: events, masking: .revealed)
-        #expect(Self.leaked(revealed) == ["at-1-1", "at-1-2"])
+        let revealed = HARExport.archive(events: events, masking: .revealed, anchor: .lab(scenario: "token-expiry"))
+        #expect(Self.leaked(revealed) == Self.secrets)
         #expect(!revealed.contains(SecretMasking.bullets))
     }
 

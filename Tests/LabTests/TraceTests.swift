@@ -57,7 +57,7 @@ struct TraceTests {
     @Test("the HAR of a run parses back with one entry per transport exchange")
     func harOfARun() async throws {
         let result = await LabSession(scenario: try #require(Catalog.scenario(named: "basics"))).runHeadless()
-        let har = try JSONValue(parsing: HARExport.archive(events: result.events, masking: .masked))
+        let har = try JSONValue(parsing: HARExport.archive(events: result.events, masking: .masked, anchor: .lab(scenario: "basics")))
         let entries = try #require(har["log"]?["entries"]?.arrayValue)
         #expect(har["log"]?["version"] == "1.2")
         #expect(entries.count == 1)

@@ -8,7 +8,7 @@ import Timeline
     let text: String
 
     init() throws {
-        text = HARExport.archive(events: Fixtures.retriedRequest, masking: .masked)
+        text = HARExport.archive(events: Fixtures.retriedRequest, masking: .masked, anchor: .lab(scenario: "fixture"))
         har = try JSONValue(parsing: text)
     }
 
@@ -27,8 +27,10 @@ import Timeline
 
     @Test func oneEntryPerTransportExchange() {
         #expect(entries.count == 3)
-        #expect(entries.map { $0["_request"] } == [1, 1, 2])
-        #expect(entries.map { $0["_attempt"] } == [1, 2, 1])
+        #expect(entries.map { $0["_chainlab"]?["request"] } == [1, 1, 2])
+        #expect(entries.map { $0["_chainlab"]?["attempt"] } == [1, 2, 1])
+        #expect(entries.map { $0["_chainlab"]?["exchange"] } == ["transport", "transport", "transport"])
+        #expect(entries.allSatisfy { $0["_request"] == nil && $0["_attempt"] == nil })
         #expect(entries.map { $0["response"]?["status"] } == [401, 200, 0])
         #expect(entries.map { $0["_error"] } == [.null, .null, "timed out after 30s"])
         #expect(entries.map { $0["startedDateTime"] } == [
@@ -90,10 +92,45 @@ import Timeline
         #expect(entries[0]["_hops"]?[1] == expected)
     }
 
+    @Test func idsMatchTheOTLPSpansOfTheSameTimeline() throws {
+        let anchor = OTLPExport.Anchor.lab(scenario: "fixture")
+        let otlp = try JSONValue(parsing: OTLPExport.document(
+            requests: [
+                RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 2, operationType: "query"),
+                RequestSummary(id: 2, operation: "HeroQuery", outcome: .failure, attempts: 1, error: "timed out", operationType: "query"),
+            ],
+            events: Fixtures.retriedRequest, options: OTLPExport.Options(anchor: anchor, masking: .masked)))
+        let clientSpans = (otlp["resourceSpans"]?[0]?["scopeSpans"]?[0]?["spans"]?.arrayValue ?? []).filter { $0["kind"] == 3 }
+        #expect(clientSpans.count == 3)
+        #expect(entries.map { $0["_chainlab"]?["spanId"] } == clientSpans.map { $0["spanId"] })
+        #expect(entries.map { $0["_chainlab"]?["traceId"] } == clientSpans.map { $0["traceId"] })
+        #expect(entries[0]["_chainlab"]?["traceId"] != entries[2]["_chainlab"]?["traceId"])
+    }
+
+    @Test func aRefreshIsAnEntryWithItsGrantAndAnswer() throws {
+        let form = HopSnapshot(
+            method: "POST", url: "https://lab.local/oauth/token",
+            headers: Fixtures.fields([("Content-Type", "application/x-www-form-urlencoded")]),
+            body: BodyPreview(Data("grant_type=refresh_token&refresh_token=rt-abcdef".utf8)))
+        let events = Fixtures.stored([
+            Fixtures.event(0.5, hop: TimelineEvent.noHop, "TokenManager", .auth, .send, form),
+            Fixtures.event(0.75, hop: TimelineEvent.noHop, "TokenManager", .auth, .refresh,
+                           HopSnapshot(method: "POST", url: "https://lab.local/oauth/token", status: 400, error: "invalid_grant")),
+        ])
+        let har = try JSONValue(parsing: HARExport.archive(events: events, masking: .masked, anchor: .lab(scenario: "fixture")))
+        let entry = try #require(har["log"]?["entries"]?[0])
+        #expect(entry["request"]?["url"] == "https://lab.local/oauth/token")
+        #expect(entry["request"]?["postData"]?["text"] == "grant_type=refresh_token&refresh_token=••••cdef")
+        #expect(entry["response"]?["status"] == 400)
+        #expect(entry["_error"] == "invalid_grant")
+        #expect(entry["_chainlab"]?["exchange"] == "refresh")
+        #expect(entry["time"] == 250)
+    }
+
     @Test func revealedKeepsSecretsAndOutputIsDeterministic() {
-        let revealed = HARExport.archive(events: Fixtures.retriedRequest, masking: .revealed)
+        let revealed = HARExport.archive(events: Fixtures.retriedRequest, masking: .revealed, anchor: .lab(scenario: "fixture"))
         #expect(revealed.contains(#"{"name":"Authorization","value":"Bearer abcdefa1f3"}"#))
         #expect(!revealed.contains("••••"))
-        #expect(HARExport.archive(events: Fixtures.retriedRequest, masking: .masked) == text)
+        #expect(HARExport.archive(events: Fixtures.retriedRequest, masking: .masked, anchor: .lab(scenario: "fixture")) == text)
     }
 }

@@ -1,4 +1,5 @@
 import ChainKit
+import Vocabulary
 
 /// libFuzzer entry point for the header validator (`HTTPField(name:value:)`, `HTTPFields`).
 ///

@@ -1,6 +1,7 @@
 import ChainKit
 import Foundation
 import Lab
+import Vocabulary
 
 /// libFuzzer entry point for `ScenarioCodec.decode(_:)`.
 ///

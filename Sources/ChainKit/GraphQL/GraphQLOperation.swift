@@ -11,10 +11,16 @@ public struct GraphQLOperation: Sendable, Hashable {
 
     public var name: String
     public var kind: Kind
-    /// The full document text, e.g. `query HeroQuery { hero { id name } }`.
+    /// The full document text, e.g. `query HeroQuery { hero { id name } }`; empty for a
+    /// persisted-only operation.
     public var document: String
-    /// Variables as a JSON object (nil when the operation takes none).
+    /// Variables as a JSON object (nil when the operation takes none: the request body then
+    /// has no `variables` member).
     public var variables: [String: JSONValue]?
+    /// The server-side identifier of a persisted-only operation (Apollo's `.persistedOnly`
+    /// operations, generated with an `operationIdentifier` and no definition); nil when the
+    /// operation carries its document.
+    public private(set) var persistedOnlyIdentifier: String?
 
     public init(name: String, kind: Kind, document: String, variables: [String: JSONValue]? = nil) {
         self.name = name
@@ -23,8 +29,21 @@ public struct GraphQLOperation: Sendable, Hashable {
         self.variables = variables
     }
 
-    /// The SHA-256 hex of the document, as automatic persisted queries send it.
-    public var documentHash: String { SHA256Digest.hex(of: document) }
+    /// A persisted-only operation: the server knows it by `identifier`, and the app has no
+    /// document to send. It needs automatic persisted queries on; when the server does not
+    /// know the identifier, ``AutomaticPersistedQueryInterceptor`` cannot retry with the text
+    /// and fails with ``AutomaticPersistedQueryError/persistedQueryNotFoundForPersistedOnlyQuery(operationName:)``.
+    public init(name: String, kind: Kind, persistedOnlyIdentifier identifier: String, variables: [String: JSONValue]? = nil) {
+        self.init(name: name, kind: kind, document: "", variables: variables)
+        self.persistedOnlyIdentifier = identifier
+    }
+
+    /// Whether the operation has no document, only a server-side identifier.
+    public var isPersistedOnly: Bool { persistedOnlyIdentifier != nil }
+
+    /// The hash automatic persisted queries send: the SHA-256 hex of the document, or the
+    /// identifier of a persisted-only operation.
+    public var documentHash: String { persistedOnlyIdentifier ?? SHA256Digest.hex(of: document) }
 
     /// A stable key for the cache: the name and the variables in canonical JSON.
     public var cacheKey: String {
@@ -125,11 +144,14 @@ public struct GraphQLRequest: Sendable, Hashable {
         let useGETForQueries: Bool
         let isPersistedQueryRetry: Bool
         let requestTimeout: Double?
+        let clientAwareness: ClientAwarenessMetadata?
+        let requestBodyCreator: any JSONRequestBodyCreator
 
         init(
             operation: GraphQLOperation, graphQLEndpoint: URL, additionalHeaders: HTTPFields, fetchBehavior: FetchBehavior,
             writeResultsToCache: Bool, apqConfig: AutoPersistQueryConfiguration, useGETForQueries: Bool,
-            isPersistedQueryRetry: Bool, requestTimeout: Double?
+            isPersistedQueryRetry: Bool, requestTimeout: Double?, clientAwareness: ClientAwarenessMetadata?,
+            requestBodyCreator: any JSONRequestBodyCreator
         ) {
             self.operation = operation
             self.graphQLEndpoint = graphQLEndpoint
@@ -140,6 +162,8 @@ public struct GraphQLRequest: Sendable, Hashable {
             self.useGETForQueries = useGETForQueries
             self.isPersistedQueryRetry = isPersistedQueryRetry
             self.requestTimeout = requestTimeout
+            self.clientAwareness = clientAwareness
+            self.requestBodyCreator = requestBodyCreator
         }
     }
 
@@ -196,6 +220,20 @@ public struct GraphQLRequest: Sendable, Hashable {
         set { replace(requestTimeout: newValue) }
     }
 
+    /// What the client that sends this request reports about itself; nil (the default) is a
+    /// request sent without a client, which reports nothing.
+    public var clientAwareness: ClientAwarenessMetadata? {
+        get { fields.clientAwareness }
+        set { replace(clientAwareness: newValue) }
+    }
+
+    /// What makes the JSON body; ``DefaultRequestBodyCreator`` unless the app brings its own.
+    /// Two requests are equal only if their creators are of the same type, as upstream.
+    public var requestBodyCreator: any JSONRequestBodyCreator {
+        get { fields.requestBodyCreator }
+        set { replace(requestBodyCreator: newValue) }
+    }
+
     public init(
         operation: GraphQLOperation,
         graphQLEndpoint: URL,
@@ -205,20 +243,24 @@ public struct GraphQLRequest: Sendable, Hashable {
         apqConfig: AutoPersistQueryConfiguration = AutoPersistQueryConfiguration(),
         useGETForQueries: Bool = false,
         isPersistedQueryRetry: Bool = false,
-        requestTimeout: Double? = nil
+        requestTimeout: Double? = nil,
+        clientAwareness: ClientAwarenessMetadata? = nil,
+        requestBodyCreator: any JSONRequestBodyCreator = DefaultRequestBodyCreator()
     ) {
         fields = Fields(
             operation: operation, graphQLEndpoint: graphQLEndpoint, additionalHeaders: additionalHeaders,
             fetchBehavior: fetchBehavior ?? (operation.kind == .query ? .CacheFirst : .NetworkOnly),
             writeResultsToCache: writeResultsToCache, apqConfig: apqConfig, useGETForQueries: useGETForQueries,
-            isPersistedQueryRetry: isPersistedQueryRetry, requestTimeout: requestTimeout)
+            isPersistedQueryRetry: isPersistedQueryRetry, requestTimeout: requestTimeout, clientAwareness: clientAwareness,
+            requestBodyCreator: requestBodyCreator)
     }
 
     /// A new box with the given fields changed and the others kept.
     private mutating func replace(
         operation: GraphQLOperation? = nil, graphQLEndpoint: URL? = nil, additionalHeaders: HTTPFields? = nil,
         fetchBehavior: FetchBehavior? = nil, writeResultsToCache: Bool? = nil, apqConfig: AutoPersistQueryConfiguration? = nil,
-        useGETForQueries: Bool? = nil, isPersistedQueryRetry: Bool? = nil, requestTimeout: Double?? = nil
+        useGETForQueries: Bool? = nil, isPersistedQueryRetry: Bool? = nil, requestTimeout: Double?? = nil,
+        clientAwareness: ClientAwarenessMetadata?? = nil, requestBodyCreator: (any JSONRequestBodyCreator)? = nil
     ) {
         let old = fields
         fields = Fields(
@@ -227,13 +269,14 @@ public struct GraphQLRequest: Sendable, Hashable {
             writeResultsToCache: writeResultsToCache ?? old.writeResultsToCache, apqConfig: apqConfig ?? old.apqConfig,
             useGETForQueries: useGETForQueries ?? old.useGETForQueries,
             isPersistedQueryRetry: isPersistedQueryRetry ?? old.isPersistedQueryRetry,
-            requestTimeout: requestTimeout ?? old.requestTimeout)
+            requestTimeout: requestTimeout ?? old.requestTimeout, clientAwareness: clientAwareness ?? old.clientAwareness,
+            requestBodyCreator: requestBodyCreator ?? old.requestBodyCreator)
     }
 
     /// Whether `other` is this very value (a copy of it, never changed since): true means
     /// equal, without comparing the fields. A hop that passed the request on unchanged handed
     /// down an identical one.
-    @inlinable public func isIdentical(to other: GraphQLRequest) -> Bool { fields === other.fields }
+    @inlinable package func isIdentical(to other: GraphQLRequest) -> Bool { fields === other.fields }
 
     public static func == (lhs: GraphQLRequest, rhs: GraphQLRequest) -> Bool {
         let l = lhs.fields, r = rhs.fields
@@ -242,7 +285,8 @@ public struct GraphQLRequest: Sendable, Hashable {
                 && l.additionalHeaders == r.additionalHeaders && l.fetchBehavior == r.fetchBehavior
                 && l.writeResultsToCache == r.writeResultsToCache && l.apqConfig == r.apqConfig
                 && l.useGETForQueries == r.useGETForQueries && l.isPersistedQueryRetry == r.isPersistedQueryRetry
-                && l.requestTimeout == r.requestTimeout)
+                && l.requestTimeout == r.requestTimeout && l.clientAwareness == r.clientAwareness
+                && type(of: l.requestBodyCreator) == type(of: r.requestBodyCreator))
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -255,5 +299,7 @@ public struct GraphQLRequest: Sendable, Hashable {
         hasher.combine(fields.useGETForQueries)
         hasher.combine(fields.isPersistedQueryRetry)
         hasher.combine(fields.requestTimeout)
+        hasher.combine(fields.clientAwareness)
+        hasher.combine(ObjectIdentifier(type(of: fields.requestBodyCreator)))
     }
 }

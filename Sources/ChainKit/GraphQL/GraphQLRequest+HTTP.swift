@@ -4,24 +4,33 @@ import Foundation
 public enum GraphQLHTTPRequestError: Error, Equatable, CustomStringConvertible {
     /// The GET URL could not be built from the endpoint and the body's parameters.
     case serializedQueryParamsMessageError(endpoint: String)
+    /// The body must carry the query text, but the operation is persisted-only and has none
+    /// (upstream stops the app with a precondition failure here).
+    case noQueryDocument(operationName: String)
 
     public var description: String {
         switch self {
         case .serializedQueryParamsMessageError(let endpoint):
             "could not build a GET URL for the GraphQL endpoint \(endpoint)"
+        case .noQueryDocument(let name):
+            "\(name) is a persisted-only operation: it has no query text to send (turn automatic persisted queries on)"
         }
     }
 }
 
 extension GraphQLRequest {
-    /// Whether this attempt goes out as GET, following Apollo iOS exactly: mutations and
-    /// subscriptions always POST; a persisted-query retry uses `useGETForPersistedQueryRetry`;
-    /// any other query uses GET when `useGETForQueries` is set, or when APQ is on and
-    /// `useGETForPersistedQueryRetry` is set.
+    /// The `Accept` value Apollo iOS 2.4 sends for queries and mutations: multipart results
+    /// for `@defer` first, then single JSON responses.
+    public static let deferAccept = "multipart/mixed;deferSpec=20220824,application/graphql-response+json,application/json"
+    /// The `Accept` value for subscriptions over HTTP (multipart subscription events).
+    public static let subscriptionAccept = "multipart/mixed;subscriptionSpec=1.0,application/graphql-response+json,application/json"
+
+    /// Whether this attempt goes out as GET, following Apollo iOS 2.0.6 and later: mutations
+    /// and subscriptions always POST; a persisted-query retry uses
+    /// `useGETForPersistedQueryRetry`; any other query uses `useGETForQueries`.
     public var usesGET: Bool {
         guard operation.kind == .query else { return false }
-        if isPersistedQueryRetry { return apqConfig.useGETForPersistedQueryRetry }
-        return useGETForQueries || (apqConfig.autoPersistQueries && apqConfig.useGETForPersistedQueryRetry)
+        return isPersistedQueryRetry ? apqConfig.useGETForPersistedQueryRetry : useGETForQueries
     }
 
     /// Whether the body carries the query text: always, except on an APQ first attempt.
@@ -32,34 +41,48 @@ extension GraphQLRequest {
         }
     }
 
-    /// The GraphQL request body: `operationName`, `variables`, `query` (unless APQ leaves it
-    /// out) and `extensions.persistedQuery` when APQ is on.
+    /// Whether the body carries `extensions.persistedQuery`: queries and mutations under
+    /// APQ (the retry included); never subscriptions.
+    public var sendsPersistedQueryHash: Bool {
+        operation.kind != .subscription && apqConfig.autoPersistQueries
+    }
+
+    /// The GraphQL request body, as the request's ``requestBodyCreator`` makes it.
     public var body: [String: JSONValue] {
-        var body: [String: JSONValue] = ["operationName": .string(operation.name)]
-        body["variables"] = .object(operation.variables ?? [:])
-        if sendsQueryDocument { body["query"] = .string(operation.document) }
-        if apqConfig.autoPersistQueries && operation.kind != .subscription {
-            body["extensions"] = ["persistedQuery": ["version": 1, "sha256Hash": .string(operation.documentHash)]]
+        requestBodyCreator.requestBody(
+            for: operation, sendQueryDocument: sendsQueryDocument, autoPersistQuery: sendsPersistedQueryHash,
+            clientAwareness: clientAwareness)
+    }
+
+    /// The headers Apollo iOS 2.4 sends: client awareness, `Content-Type` (POST only),
+    /// `Accept`, then ``additionalHeaders`` (which replace defaults of the same name), and
+    /// `Apollo-Require-Preflight: true` on a GET. Throws when a client-awareness value is not
+    /// a valid header value.
+    public func makeHeaderFields() throws(HeaderValidationError) -> HTTPFields {
+        var headers = HTTPFields()
+        for header in clientAwareness?.headers ?? [] {
+            try headers.append(header.name, header.value)
         }
-        return body
+        let get = usesGET
+        // GET requests carry no content, so no Content-Type.
+        if !get { headers.append(unchecked: "Content-Type", "application/json") }
+        headers.append(unchecked: "Accept", operation.kind == .subscription ? Self.subscriptionAccept : Self.deferAccept)
+        for field in additionalHeaders { headers.remove(field.name) }
+        for field in additionalHeaders { headers.append(field) }
+        // Apollo Server's CSRF prevention accepts a GET that carries this header.
+        if get { headers.append(unchecked: "Apollo-Require-Preflight", "true") }
+        return headers
     }
 
     /// The HTTP request for this attempt (Apollo's `toURLRequest()`).
     public func makeNetworkRequest() throws -> NetworkRequest {
-        let get = usesGET
-        var headers = HTTPFields()
-        headers.append(unchecked: "X-APOLLO-OPERATION-NAME", operation.name)
-        headers.append(unchecked: "X-APOLLO-OPERATION-TYPE", operation.kind.rawValue)
-        headers.append(unchecked: "Accept", "application/graphql-response+json,application/json")
-        // GET requests carry no content, so no Content-Type.
-        if !get { headers.append(unchecked: "Content-Type", "application/json") }
-        // Additional headers replace defaults of the same name and keep their own order.
-        for field in additionalHeaders { headers.remove(field.name) }
-        for field in additionalHeaders { headers.append(field) }
-
-        guard get else {
+        if sendsQueryDocument && operation.isPersistedOnly {
+            throw GraphQLHTTPRequestError.noQueryDocument(operationName: operation.name)
+        }
+        let headerFields = try makeHeaderFields()
+        guard usesGET else {
             return NetworkRequest(
-                method: .post, url: graphQLEndpoint, headerFields: headers,
+                method: .post, url: graphQLEndpoint, headerFields: headerFields,
                 body: JSONValue.object(body).encoded, timeoutInterval: requestTimeout)
         }
         guard var components = URLComponents(url: graphQLEndpoint, resolvingAgainstBaseURL: false) else {
@@ -74,7 +97,7 @@ extension GraphQLRequest {
         guard let url = components.url else {
             throw GraphQLHTTPRequestError.serializedQueryParamsMessageError(endpoint: graphQLEndpoint.absoluteString)
         }
-        return NetworkRequest(method: .get, url: url, headerFields: headers, body: nil, timeoutInterval: requestTimeout)
+        return NetworkRequest(method: .get, url: url, headerFields: headerFields, body: nil, timeoutInterval: requestTimeout)
     }
 
     private static let queryAllowed: Set<UInt8> = Set(
@@ -92,6 +115,35 @@ extension GraphQLRequest {
             }
         }
         return out
+    }
+}
+
+/// Makes the JSON body of a GraphQL request (Apollo's `JSONRequestBodyCreator`). ChainKit
+/// hands over the client awareness explicitly, where upstream reads it from the client's
+/// context.
+public protocol JSONRequestBodyCreator: Sendable {
+    func requestBody(
+        for operation: GraphQLOperation, sendQueryDocument: Bool, autoPersistQuery: Bool, clientAwareness: ClientAwarenessMetadata?
+    ) -> [String: JSONValue]
+}
+
+/// Apollo's `DefaultRequestBodyCreator`: `operationName`, `variables` only when the operation
+/// has variables, `query` when asked, `extensions.persistedQuery` under APQ, and
+/// `extensions.clientLibrary` when the client reports its library.
+public struct DefaultRequestBodyCreator: JSONRequestBodyCreator {
+    public init() {}
+
+    public func requestBody(
+        for operation: GraphQLOperation, sendQueryDocument: Bool, autoPersistQuery: Bool, clientAwareness: ClientAwarenessMetadata?
+    ) -> [String: JSONValue] {
+        var body: [String: JSONValue] = ["operationName": .string(operation.name)]
+        if let variables = operation.variables { body["variables"] = .object(variables) }
+        if sendQueryDocument { body["query"] = .string(operation.document) }
+        if autoPersistQuery {
+            body["extensions"] = ["persistedQuery": ["sha256Hash": .string(operation.documentHash), "version": 1]]
+        }
+        clientAwareness?.applyExtension(to: &body)
+        return body
     }
 }
 

@@ -1,28 +1,34 @@
 public import Foundation
 
-/// One error from a GraphQL response's `errors` array.
-public struct GraphQLError: Sendable, Hashable, CustomStringConvertible {
-    public var message: String
+/// One error from a GraphQL response's `errors` array (Apollo's `GraphQLError`): any JSON
+/// object, kept whole; `message` is nil when the server sent none.
+public struct GraphQLError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The error's `message`; nil when it has none or it is not a string.
+    public var message: String?
     /// `extensions`, where servers put a `code` such as `UNAUTHENTICATED`.
     public var extensions: [String: JSONValue]
     /// The whole error object as the server sent it.
     public var raw: JSONValue
 
-    public init(message: String, extensions: [String: JSONValue] = [:]) {
+    public init(message: String?, extensions: [String: JSONValue] = [:]) {
         self.message = message
         self.extensions = extensions
-        var object: [String: JSONValue] = ["message": .string(message)]
+        var object: [String: JSONValue] = [:]
+        if let message { object["message"] = .string(message) }
         if !extensions.isEmpty { object["extensions"] = .object(extensions) }
         self.raw = .object(object)
     }
 
-    /// Reads an error object; nil when it has no string `message`.
+    /// Reads an error object; nil when `json` is not an object.
     public init?(json: JSONValue) {
-        guard let message = json["message"]?.stringValue else { return nil }
-        self.message = message
+        guard json.objectValue != nil else { return nil }
+        self.message = json["message"]?.stringValue
         self.extensions = json["extensions"]?.objectValue ?? [:]
         self.raw = json
     }
+
+    /// A member of the error object, as the server sent it.
+    public subscript(key: String) -> JSONValue? { raw[key] }
 
     /// `extensions.code`, when present.
     public var code: String? { extensions["code"]?.stringValue }
@@ -30,7 +36,11 @@ public struct GraphQLError: Sendable, Hashable, CustomStringConvertible {
     /// Whether the server says the request was not authenticated.
     public var isUnauthenticated: Bool { code == "UNAUTHENTICATED" }
 
-    public var description: String { code.map { "\(message) (\($0))" } ?? message }
+    /// The message (upstream's "GraphQL Error" when there is none), with the code when present.
+    public var description: String {
+        let message = self.message ?? "GraphQL Error"
+        return code.map { "\(message) (\($0))" } ?? message
+    }
 }
 
 /// A result of a GraphQL operation, from the server or from the cache.
@@ -46,12 +56,12 @@ public struct GraphQLResponse: Sendable, Hashable {
     @usableFromInline final class Fields: Sendable {
         @usableFromInline let source: Source
         let data: JSONValue?
-        let errors: [GraphQLError]
+        let errors: [GraphQLError]?
         let extensions: [String: JSONValue]?
         /// The body these fields were read from; nil when they were not read from a body.
         let body: Data?
 
-        init(source: Source, data: JSONValue?, errors: [GraphQLError], extensions: [String: JSONValue]?, body: Data? = nil) {
+        init(source: Source, data: JSONValue?, errors: [GraphQLError]?, extensions: [String: JSONValue]?, body: Data? = nil) {
             self.source = source
             self.data = data
             self.errors = errors
@@ -74,7 +84,9 @@ public struct GraphQLResponse: Sendable, Hashable {
         set { fields = Fields(source: source, data: newValue, errors: errors, extensions: extensions) }
     }
 
-    public var errors: [GraphQLError] {
+    /// The `errors` array; nil when the response had no `errors` member (an empty array is
+    /// kept as an empty array).
+    public var errors: [GraphQLError]? {
         get { fields.errors }
         set { fields = Fields(source: source, data: data, errors: newValue, extensions: extensions) }
     }
@@ -84,18 +96,18 @@ public struct GraphQLResponse: Sendable, Hashable {
         set { fields = Fields(source: source, data: data, errors: errors, extensions: newValue) }
     }
 
-    public init(source: Source, data: JSONValue?, errors: [GraphQLError] = [], extensions: [String: JSONValue]? = nil) {
+    public init(source: Source, data: JSONValue?, errors: [GraphQLError]? = nil, extensions: [String: JSONValue]? = nil) {
         fields = Fields(source: source, data: data, errors: errors, extensions: extensions)
     }
 
     /// Whether `other` is this very value (a copy of it, never changed since): true means
     /// equal, without comparing the JSON.
-    @inlinable public func isIdentical(to other: GraphQLResponse) -> Bool { fields === other.fields }
+    @inlinable package func isIdentical(to other: GraphQLResponse) -> Bool { fields === other.fields }
 
     /// The body this response was read from (``init(parsing:source:)``), as long as no field
     /// has changed since; nil for a response made or changed in code. A preview of the result
     /// can show these bytes as they came instead of encoding the JSON again.
-    public var body: Data? { fields.body }
+    package var body: Data? { fields.body }
 
     @inlinable public static func == (lhs: GraphQLResponse, rhs: GraphQLResponse) -> Bool {
         lhs.isIdentical(to: rhs) || haveEqualFields(lhs, rhs)
@@ -125,18 +137,18 @@ public struct GraphQLResponse: Sendable, Hashable {
         }
         fields = Fields(
             source: source, data: members["data"].flatMap { $0 == .null ? nil : $0 },
-            errors: members["errors"]?.arrayValue?.compactMap(GraphQLError.init(json:)) ?? [],
+            errors: members["errors"]?.arrayValue?.compactMap(GraphQLError.init(json:)),
             extensions: members["extensions"]?.objectValue, body: body)
     }
 
     /// Whether ``json`` encodes to at most about `limit` bytes (see
     /// ``JSONValue/isSmall(limit:)``), without building it. A response read from a body
     /// answers from that body's size: compact JSON of the same values is about as long.
-    public func isSmall(limit: Int) -> Bool {
+    package func isSmall(limit: Int) -> Bool {
         if let body = fields.body { return body.count <= limit }
         var budget = limit - 2
         if let data, !data.fits(&budget) { return false }
-        for error in errors where !error.raw.fits(&budget) { return false }
+        for error in errors ?? [] where !error.raw.fits(&budget) { return false }
         if let extensions, !JSONValue.object(extensions).fits(&budget) { return false }
         return budget >= 0
     }
@@ -145,7 +157,7 @@ public struct GraphQLResponse: Sendable, Hashable {
     public var json: JSONValue {
         var object: [String: JSONValue] = [:]
         if let data { object["data"] = data }
-        if !errors.isEmpty { object["errors"] = .array(errors.map(\.raw)) }
+        if let errors { object["errors"] = .array(errors.map(\.raw)) }
         if let extensions { object["extensions"] = .object(extensions) }
         return .object(object)
     }

@@ -55,6 +55,20 @@ public protocol ResponseParsingInterceptor: Sendable {
 ///
 /// Each call gives fresh instances; a ``RequestChain`` asks once per operation and reuses
 /// them across that operation's retries, which is how ``MaxRetryInterceptor`` counts.
+///
+/// As upstream, every requirement but one has a default, so a provider overrides only what
+/// it changes: GraphQL interceptors `[MaxRetryInterceptor(), AutomaticPersistedQueryInterceptor()]`,
+/// HTTP interceptors `[ResponseCodeInterceptor()]`, and `JSONResponseParsingInterceptor`.
+/// The cache interceptor has no default because ChainKit's cache store lives in it (upstream
+/// hands its `ApolloStore` to the cache interceptor from the transport):
+///
+/// ```swift
+/// struct TracingProvider: InterceptorProvider {
+///     let store: CacheStore
+///     func cacheInterceptor(for operation: GraphQLOperation) -> any CacheInterceptor { DefaultCacheInterceptor(store: store) }
+///     func httpInterceptors(for operation: GraphQLOperation) -> [any HTTPInterceptor] { [TraceHeader(), ResponseCodeInterceptor()] }
+/// }
+/// ```
 public protocol InterceptorProvider: Sendable {
     func graphQLInterceptors(for operation: GraphQLOperation) -> [any GraphQLInterceptor]
     func cacheInterceptor(for operation: GraphQLOperation) -> any CacheInterceptor
@@ -62,8 +76,24 @@ public protocol InterceptorProvider: Sendable {
     func responseParser(for operation: GraphQLOperation) -> any ResponseParsingInterceptor
 }
 
-/// Apollo's default provider: `MaxRetryInterceptor` then `AutomaticPersistedQueryInterceptor`,
-/// the default cache, `ResponseCodeInterceptor`, and JSON parsing.
+extension InterceptorProvider {
+    /// Upstream's default: `MaxRetryInterceptor` then `AutomaticPersistedQueryInterceptor`.
+    public func graphQLInterceptors(for operation: GraphQLOperation) -> [any GraphQLInterceptor] {
+        [MaxRetryInterceptor(), AutomaticPersistedQueryInterceptor()]
+    }
+
+    /// Upstream's default: `ResponseCodeInterceptor`.
+    public func httpInterceptors(for operation: GraphQLOperation) -> [any HTTPInterceptor] {
+        [ResponseCodeInterceptor()]
+    }
+
+    /// Upstream's default: `JSONResponseParsingInterceptor`.
+    public func responseParser(for operation: GraphQLOperation) -> any ResponseParsingInterceptor {
+        JSONResponseParsingInterceptor()
+    }
+}
+
+/// Apollo's default provider: the defaults above, over the default cache.
 public struct DefaultInterceptorProvider: InterceptorProvider {
     public let store: CacheStore
 
@@ -71,19 +101,7 @@ public struct DefaultInterceptorProvider: InterceptorProvider {
         self.store = store
     }
 
-    public func graphQLInterceptors(for operation: GraphQLOperation) -> [any GraphQLInterceptor] {
-        [MaxRetryInterceptor(), AutomaticPersistedQueryInterceptor()]
-    }
-
     public func cacheInterceptor(for operation: GraphQLOperation) -> any CacheInterceptor {
         DefaultCacheInterceptor(store: store)
-    }
-
-    public func httpInterceptors(for operation: GraphQLOperation) -> [any HTTPInterceptor] {
-        [ResponseCodeInterceptor()]
-    }
-
-    public func responseParser(for operation: GraphQLOperation) -> any ResponseParsingInterceptor {
-        JSONResponseParsingInterceptor()
     }
 }

@@ -1,3 +1,5 @@
+import Vocabulary
+
 /// One header line: a validated name and value.
 ///
 /// The name must be an RFC 9110 token and the value must not contain CR, LF or NUL.
@@ -35,7 +37,7 @@ public struct HTTPField: Sendable, Hashable {
     /// Checks that `name` is an RFC 9110 `token` (§5.6.2).
     public static func validate(name: String) throws(HeaderValidationError) {
         guard !name.isEmpty else { throw .emptyName }
-        for (offset, scalar) in name.unicodeScalars.enumerated() where !isTokenCharacter(scalar) {
+        for (offset, scalar) in name.unicodeScalars.enumerated() where !HTTPSyntax.isTokenCharacter(scalar) {
             throw .invalidName(name: name, character: scalar, offset: offset)
         }
     }
@@ -44,14 +46,6 @@ public struct HTTPField: Sendable, Hashable {
     public static func validate(value: String, forName name: String) throws(HeaderValidationError) {
         for (offset, scalar) in value.unicodeScalars.enumerated() where scalar == "\r" || scalar == "\n" || scalar == "\0" {
             throw .invalidValue(name: name, character: scalar, offset: offset)
-        }
-    }
-
-    static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar {
-        case "a"..."z", "A"..."Z", "0"..."9": true
-        case "!", "#", "$", "%", "&", "'", "*", "+", "-", ".", "^", "_", "`", "|", "~": true
-        default: false
         }
     }
 }

@@ -25,7 +25,7 @@ public final class AuthInterceptor: GraphQLInterceptor {
         let manager = self.manager
         return await next(authorized)
             .map { response in
-                guard response.source == .server, response.errors.contains(where: \.isUnauthenticated) else { return response }
+                guard response.source == .server, (response.errors ?? []).contains(where: \.isUnauthenticated) else { return response }
                 try await manager.renew(afterRejectionOf: token)
                 throw RequestChain.Retry(request: request)
             }

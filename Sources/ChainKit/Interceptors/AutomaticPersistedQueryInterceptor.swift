@@ -1,22 +1,30 @@
-/// Errors of automatic persisted queries.
+/// Errors of automatic persisted queries (Apollo's `AutomaticPersistedQueryInterceptor.APQError`).
 public enum AutomaticPersistedQueryError: Error, Equatable, CustomStringConvertible {
+    /// The server answered `PersistedQueryNotFound` for an operation that has no document to
+    /// send instead (``GraphQLOperation/isPersistedOnly``), so there is nothing to retry with.
+    case persistedQueryNotFoundForPersistedOnlyQuery(operationName: String)
     /// The server still did not know the query after the retry that sent its text.
     case persistedQueryRetryFailed(operationName: String)
 
     public var description: String {
         switch self {
+        case .persistedQueryNotFoundForPersistedOnlyQuery(let name):
+            "The Persisted Query for operation \"\(name)\" was not found. The operation is a persisted-only operation and cannot be automatically persisted if it is not recognized by the server."
         case .persistedQueryRetryFailed(let name):
-            "persisted query retry failed for \(name): the server answered PersistedQueryNotFound twice"
+            "Persisted query retry failed for operation \"\(name)\"."
         }
     }
 }
 
 /// Automatic persisted queries (Apollo's `AutomaticPersistedQueryInterceptor`).
 ///
-/// When APQ is on, the first attempt sends only the query's hash. If the first server
-/// result's first error says `PersistedQueryNotFound`, it throws ``RequestChain/Retry`` with
+/// When APQ is on, the first attempt sends only the query's hash. If any error of the first
+/// server result says `PersistedQueryNotFound`, it throws ``RequestChain/Retry`` with
 /// `isPersistedQueryRetry` set (the body now carries the query text) and `NetworkOnly`; a
-/// second miss is ``AutomaticPersistedQueryError/persistedQueryRetryFailed(operationName:)``.
+/// miss on that retry is ``AutomaticPersistedQueryError/persistedQueryRetryFailed(operationName:)``,
+/// and a miss for a persisted-only operation, which has no text to send, is
+/// ``AutomaticPersistedQueryError/persistedQueryNotFoundForPersistedOnlyQuery(operationName:)``.
+/// Later results of the same attempt (incremental parts, subscription events) pass untouched.
 public struct AutomaticPersistedQueryInterceptor: GraphQLInterceptor {
     public static let notFoundMessage = "PersistedQueryNotFound"
 
@@ -24,12 +32,19 @@ public struct AutomaticPersistedQueryInterceptor: GraphQLInterceptor {
 
     public func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
         guard request.apqConfig.autoPersistQueries else { return await next(request) }
+        let isInitialServerResult = Locked(true)
         return await next(request).map { response in
             guard response.source == .server,
-                response.errors.first?.message == AutomaticPersistedQueryInterceptor.notFoundMessage
+                isInitialServerResult.withLock({ first in defer { first = false }; return first }),
+                let errors = response.errors,
+                errors.contains(where: { $0.message == AutomaticPersistedQueryInterceptor.notFoundMessage })
             else { return response }
+            let name = request.operation.name
             guard !request.isPersistedQueryRetry else {
-                throw AutomaticPersistedQueryError.persistedQueryRetryFailed(operationName: request.operation.name)
+                throw AutomaticPersistedQueryError.persistedQueryRetryFailed(operationName: name)
+            }
+            guard !request.operation.isPersistedOnly else {
+                throw AutomaticPersistedQueryError.persistedQueryNotFoundForPersistedOnlyQuery(operationName: name)
             }
             var retry = request
             retry.isPersistedQueryRetry = true

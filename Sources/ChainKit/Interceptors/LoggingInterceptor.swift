@@ -18,7 +18,7 @@ public struct LoggingInterceptor: GraphQLInterceptor {
         log("→ \(name) (\(request.fetchBehavior))")
         return await next(request)
             .map { response in
-                log("← \(name) result from \(response.source.rawValue)" + (response.errors.isEmpty ? "" : " with \(response.errors.count) error(s)"))
+                log("← \(name) result from \(response.source.rawValue)" + (response.errors?.isEmpty == false ? " with \(response.errors!.count) error(s)" : ""))
                 return response
             }
             .mapErrors { error in

@@ -1,27 +1,38 @@
 public import Foundation
 
-/// A non-2xx HTTP response, with its body and the GraphQL error in it when there is one.
+/// A non-2xx HTTP response (Apollo's `ResponseCodeInterceptor.ResponseCodeError`): the
+/// response it came with and the body chunk that carried it.
 public struct ResponseCodeError: Error, CustomStringConvertible {
-    public let status: Int
-    public let headerFields: HTTPFields
-    public let url: URL
+    /// The response head (its chunk stream is not read again).
+    public let response: NetworkResponse
     /// The body chunk that carried the failure, byte for byte.
-    public let body: Data
-    /// The first GraphQL error when the body is a GraphQL JSON response; nil otherwise.
-    public let graphQLError: GraphQLError?
+    public let chunk: Data
 
+    public init(response: NetworkResponse, chunk: Data) {
+        self.response = response
+        self.chunk = chunk
+    }
+
+    /// A failure with a response made from its parts (the lab's forced 401).
     public init(status: Int, headerFields: HTTPFields, url: URL, body: Data) {
-        self.status = status
-        self.headerFields = headerFields
-        self.url = url
-        self.body = body
-        self.graphQLError = (try? JSONValue(parsing: body))?["errors"]?[0].flatMap(GraphQLError.init(json:))
+        self.init(response: NetworkResponse(status: status, headerFields: headerFields, url: url, chunks: PullStream([])), chunk: body)
     }
 
-    public var description: String {
-        let detail = graphQLError.map { ": \($0)" } ?? ""
-        return "HTTP \(status) from \(url.absoluteString) (ResponseCodeError)\(detail)"
+    public var status: Int { response.status }
+    public var headerFields: HTTPFields { response.headerFields }
+    public var url: URL { response.url }
+    /// The same bytes as ``chunk``.
+    public var body: Data { chunk }
+
+    /// The whole chunk read as one error object, as upstream reads it: a GraphQL response
+    /// body becomes an error whose `message` is nil and whose members are `data`, `errors`…
+    /// (read them with the subscript); nil when the chunk is not a JSON object.
+    public var graphQLError: GraphQLError? {
+        (try? JSONValue(parsing: chunk)).flatMap(GraphQLError.init(json:))
     }
+
+    /// Upstream's description.
+    public var description: String { "Received a \(status) error." }
 }
 
 /// Fails every body chunk of a non-2xx response with ``ResponseCodeError``
@@ -36,7 +47,7 @@ public struct ResponseCodeInterceptor: HTTPInterceptor {
         let response = try await next(request)
         guard !response.isSuccess else { return response }
         return response.mapChunks { head, chunk in
-            throw ResponseCodeError(status: head.status, headerFields: head.headerFields, url: head.url, body: chunk)
+            throw ResponseCodeError(response: head, chunk: chunk)
         }
     }
 }

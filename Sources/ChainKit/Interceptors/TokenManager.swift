@@ -46,11 +46,11 @@ public actor TokenManager {
     /// Observers for the moments an operation waits on a refresh another operation started
     /// (``RefreshStrategy/singleFlight`` only). A scheduler that runs operations one at a
     /// time uses them to know the waiting operation cannot move until that refresh ends.
-    public struct Hooks: Sendable {
-        public var willAwaitSharedRefresh: @Sendable () async -> Void
-        public var didAwaitSharedRefresh: @Sendable () async -> Void
+    package struct Hooks: Sendable {
+        package var willAwaitSharedRefresh: @Sendable () async -> Void
+        package var didAwaitSharedRefresh: @Sendable () async -> Void
 
-        public init(
+        package init(
             willAwaitSharedRefresh: @escaping @Sendable () async -> Void = {},
             didAwaitSharedRefresh: @escaping @Sendable () async -> Void = {}
         ) {
@@ -67,7 +67,12 @@ public actor TokenManager {
     /// Refresh calls made so far, successful or not.
     public private(set) var refreshCount = 0
 
-    public init(tokens: TokenPair, strategy: RefreshStrategy, hooks: Hooks = Hooks(), refresher: @escaping Refresher) {
+    public init(tokens: TokenPair, strategy: RefreshStrategy, refresher: @escaping Refresher) {
+        self.init(tokens: tokens, strategy: strategy, hooks: Hooks(), refresher: refresher)
+    }
+
+    /// A manager that tells `hooks` when an operation waits on another's refresh.
+    package init(tokens: TokenPair, strategy: RefreshStrategy, hooks: Hooks, refresher: @escaping Refresher) {
         self.tokens = tokens
         self.strategy = strategy
         self.hooks = hooks

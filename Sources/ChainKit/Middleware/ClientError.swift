@@ -9,40 +9,46 @@ public import Foundation
 ///
 /// ```
 /// Client error - cause description: 'Transport threw an error.', underlying error: the
-/// connection was reset by the peer (injected fault), operationID: listPets, request: GET /pets
+/// connection was reset by the peer (injected fault), operationID: listPets, operationInput:
+/// GET /pets [Accept: application/json], body: <nil>, request: GET /pets
 /// [Accept: application/json], requestBody: <nil>, baseURL: https://api.example.com,
 /// response: <nil>, responseBody: <nil>
 /// ```
 public struct ClientError: Error, CustomStringConvertible, LocalizedError {
     /// The operation the call was made for.
     public var operationID: String
-    /// The request as it was given to ``MiddlewareStack/send(_:body:baseURL:operationID:)``,
-    /// before any middleware changed it.
+    /// The operation's input as the caller gave it (``HTTPOperationInput`` for a raw request).
+    public var operationInput: any Sendable
+    /// The request as the serializer made it, before any middleware changed it; nil when the
+    /// serializer failed.
     public var request: HTTPRequest?
     /// The request body as it was given to the stack.
     public var requestBody: HTTPBody?
     /// The base URL as it was given to the stack.
     public var baseURL: URL?
-    /// The response, when the failure happened after one arrived; the stack leaves it nil.
+    /// The response, when the deserializer failed on it; nil for earlier phases.
     public var response: HTTPResponse?
-    /// The response body, when the failure happened after one arrived; the stack leaves it nil.
+    /// The response body the deserializer failed on; nil for earlier phases.
     public var responseBody: HTTPBody?
-    /// Which layer failed: `Middleware of type 'X' threw an error.` or `Transport threw an error.`
+    /// Which phase failed: `Middleware of type 'X' threw an error.`, `Transport threw an
+    /// error.`, or `Unknown` for the serializer and the deserializer.
     public var causeDescription: String
     /// The error the failing layer threw.
     public var underlyingError: any Error
 
     public init(
         operationID: String,
-        request: HTTPRequest?,
-        requestBody: HTTPBody?,
-        baseURL: URL?,
+        operationInput: any Sendable,
+        request: HTTPRequest? = nil,
+        requestBody: HTTPBody? = nil,
+        baseURL: URL? = nil,
         response: HTTPResponse? = nil,
         responseBody: HTTPBody? = nil,
         causeDescription: String,
         underlyingError: any Error
     ) {
         self.operationID = operationID
+        self.operationInput = operationInput
         self.request = request
         self.requestBody = requestBody
         self.baseURL = baseURL
@@ -56,6 +62,7 @@ public struct ClientError: Error, CustomStringConvertible, LocalizedError {
         "Client error - cause description: '\(causeDescription)', "
             + "underlying error: \(underlyingError), "
             + "operationID: \(operationID), "
+            + "operationInput: \(String(describing: operationInput)), "
             + "request: \(request.map(Self.describe) ?? "<nil>"), "
             + "requestBody: \(requestBody.map(Self.describe) ?? "<nil>"), "
             + "baseURL: \(baseURL?.absoluteString ?? "<nil>"), "
@@ -63,7 +70,10 @@ public struct ClientError: Error, CustomStringConvertible, LocalizedError {
             + "responseBody: \(responseBody.map(Self.describe) ?? "<nil>")"
     }
 
-    public var errorDescription: String? { description }
+    /// Upstream's localized description.
+    public var errorDescription: String? {
+        "Client encountered an error invoking the operation \"\(operationID)\", caused by \"\(causeDescription)\", underlying error: \(underlyingError)."
+    }
 
     /// Header values that must not end up in logs through an error message.
     private static let secretFieldNames = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"]
@@ -76,7 +86,7 @@ public struct ClientError: Error, CustomStringConvertible, LocalizedError {
         return "[" + lines.joined(separator: "; ") + "]"
     }
 
-    private static func describe(_ request: HTTPRequest) -> String {
+    static func describe(_ request: HTTPRequest) -> String {
         "\(request.method) \(request.path) \(describe(request.headerFields))"
     }
 
@@ -84,7 +94,7 @@ public struct ClientError: Error, CustomStringConvertible, LocalizedError {
         "\(response.status) \(describe(response.headerFields))"
     }
 
-    private static func describe(_ body: HTTPBody) -> String {
+    static func describe(_ body: HTTPBody) -> String {
         let length = switch body.length {
         case .known(let count): count == 1 ? "1 byte" : "\(count) bytes"
         case .unknown: "unknown length"

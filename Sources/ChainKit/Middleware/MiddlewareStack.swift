@@ -19,8 +19,15 @@ public import Foundation
 /// to `next`; the operation ID stays fixed. A layer may call `next` several times (a retry)
 /// or not at all (a cached or injected response).
 ///
-/// Every error is thrown as a ``ClientError`` that names the layer where it started, with
-/// the request, body and base URL exactly as they were given to ``send(_:body:baseURL:operationID:)``:
+/// A call has swift-openapi-runtime's four phases, each failing with its own
+/// ``ClientError``: the serializer turns the operation's input into a request (a failure
+/// there has no request yet; cause `Unknown`), the middlewares and the transport send it
+/// (`Middleware of type 'X' threw an error.` / `Transport threw an error.`, with the request,
+/// body and base URL as the serializer made them), and the deserializer turns the response
+/// into the output (cause `Unknown`, with the response and its body too). A ``ClientError``
+/// thrown by any phase passes through unchanged, as `UniversalClient`'s `wrappingErrors` lets it.
+/// The lab's stacks send raw requests: ``send(_:body:baseURL:operationID:)`` uses identity
+/// phases, and the input is the request and body (``HTTPOperationInput``).
 ///
 /// ```swift
 /// let stack = MiddlewareStack(middlewares: [RetryingMiddleware()], transport: transport)
@@ -30,6 +37,11 @@ public import Foundation
 ///     print(error.causeDescription) // "Transport threw an error."
 /// }
 /// ```
+///
+/// The layers are not folded into nested closures: each `next` is made when a layer calls
+/// down and names only the call and the index below, so a stack of any depth is built and
+/// released without recursion (a 100,000-middleware stack neither nests 100,000 closures nor
+/// releases them one inside the other).
 public struct MiddlewareStack: Sendable {
     public let middlewares: [any ClientMiddleware]
     public let transport: any ClientTransport
@@ -45,7 +57,7 @@ public struct MiddlewareStack: Sendable {
     }
 
     /// Sends `request` through every middleware and the transport and returns the response
-    /// as the outermost middleware returned it.
+    /// as the outermost middleware returned it (identity serializer and deserializer).
     ///
     /// - Throws: ``ClientError``, always; its `underlyingError` is what the failing layer threw.
     public func send(
@@ -54,41 +66,111 @@ public struct MiddlewareStack: Sendable {
         baseURL: URL,
         operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        // The context is captured once, here, so an error reports what the caller sent rather
-        // than what some middleware had turned it into by the time it failed.
-        @Sendable func wrap(_ error: any Error, cause: String) -> any Error {
-            if error is ClientError { return error }
-            return ClientError(
-                operationID: operationID,
-                request: request,
-                requestBody: body,
-                baseURL: baseURL,
-                causeDescription: cause,
-                underlyingError: error
-            )
+        try await send(
+            input: HTTPOperationInput(request: request, body: body), forOperation: operationID, baseURL: baseURL,
+            serializer: { ($0.request, $0.body) }, deserializer: { ($0, $1) })
+    }
+
+    /// Runs one operation through the four phases (`UniversalClient.send`): `serializer`,
+    /// the middlewares, the transport, `deserializer`.
+    ///
+    /// - Throws: ``ClientError``, always, filled with what was known when the phase failed.
+    public func send<Input: Sendable, Output: Sendable>(
+        input: Input,
+        forOperation operationID: String,
+        baseURL: URL,
+        serializer: @Sendable (Input) throws -> (HTTPRequest, HTTPBody?),
+        deserializer: @Sendable (HTTPResponse, HTTPBody?) async throws -> Output
+    ) async throws -> Output {
+        let request: HTTPRequest, requestBody: HTTPBody?
+        do {
+            (request, requestBody) = try serializer(input)
+        } catch let error as ClientError {
+            throw error
+        } catch {
+            throw ClientError(operationID: operationID, operationInput: input, causeDescription: "Unknown", underlyingError: error)
+        }
+        // The context is captured once, here, so an error reports what the serializer made
+        // rather than what some middleware had turned it into by the time it failed.
+        let call = Call(
+            middlewares: middlewares, transport: transport, operationID: operationID, input: input,
+            request: request, requestBody: requestBody, baseURL: baseURL)
+        let (response, responseBody) = try await call.run(at: 0, request, requestBody, baseURL)
+        do {
+            return try await deserializer(response, responseBody)
+        } catch let error as ClientError {
+            throw error
+        } catch {
+            throw ClientError(
+                operationID: operationID, operationInput: input, request: request, requestBody: requestBody,
+                baseURL: baseURL, response: response, responseBody: responseBody, causeDescription: "Unknown",
+                underlyingError: error)
+        }
+    }
+
+    /// One call's layers and context; `next` for a layer is made on demand and names only
+    /// this call and the index below it.
+    private final class Call: Sendable {
+        let middlewares: [any ClientMiddleware]
+        let transport: any ClientTransport
+        let operationID: String
+        let input: any Sendable
+        let request: HTTPRequest
+        let requestBody: HTTPBody?
+        let baseURL: URL
+
+        init(
+            middlewares: [any ClientMiddleware], transport: any ClientTransport, operationID: String, input: any Sendable,
+            request: HTTPRequest, requestBody: HTTPBody?, baseURL: URL
+        ) {
+            self.middlewares = middlewares
+            self.transport = transport
+            self.operationID = operationID
+            self.input = input
+            self.request = request
+            self.requestBody = requestBody
+            self.baseURL = baseURL
         }
 
-        let transport = self.transport
-        var next: MiddlewareNext = { request, body, baseURL in
-            do {
-                return try await transport.send(request, body: body, baseURL: baseURL, operationID: operationID)
-            } catch {
-                throw wrap(error, cause: "Transport threw an error.")
-            }
-        }
-        // Folding from the bottom up makes middlewares[0] the outermost closure.
-        for middleware in middlewares.reversed() {
-            let inner = next
-            next = { request, body, baseURL in
+        func run(at index: Int, _ request: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL) async throws -> (HTTPResponse, HTTPBody?) {
+            guard index < middlewares.count else {
                 do {
-                    return try await middleware.intercept(
-                        request, body: body, baseURL: baseURL, operationID: operationID, next: inner
-                    )
+                    return try await transport.send(request, body: body, baseURL: baseURL, operationID: operationID)
                 } catch {
-                    throw wrap(error, cause: "Middleware of type '\(middleware.layerName)' threw an error.")
+                    throw wrap(error, cause: "Transport threw an error.")
                 }
             }
+            let middleware = middlewares[index]
+            do {
+                return try await middleware.intercept(
+                    request, body: body, baseURL: baseURL, operationID: operationID,
+                    next: { [self] request, body, baseURL in try await run(at: index + 1, request, body, baseURL) })
+            } catch {
+                throw wrap(error, cause: "Middleware of type '\(middleware.layerName)' threw an error.")
+            }
         }
-        return try await next(request, body, baseURL)
+
+        private func wrap(_ error: any Error, cause: String) -> any Error {
+            if error is ClientError { return error }
+            return ClientError(
+                operationID: operationID, operationInput: input, request: request, requestBody: requestBody,
+                baseURL: baseURL, causeDescription: cause, underlyingError: error)
+        }
+    }
+}
+
+/// The input of an operation sent without a serializer: the request and body themselves.
+/// Its description masks credentials as ``ClientError``'s does.
+public struct HTTPOperationInput: Sendable, CustomStringConvertible {
+    public var request: HTTPRequest
+    public var body: HTTPBody?
+
+    public init(request: HTTPRequest, body: HTTPBody?) {
+        self.request = request
+        self.body = body
+    }
+
+    public var description: String {
+        "\(ClientError.describe(request)), body: \(body.map(ClientError.describe) ?? "<nil>")"
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import Vocabulary
 
 /// A JSON document as a value: what GraphQL variables, results and errors are made of.
 ///
@@ -12,14 +13,15 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    /// Parses a JSON document (RFC 8259; any top-level value). See ``JSONParser``.
-    public init(parsing data: Data) throws(JSONParser.Error) {
-        self = try JSONParser.parse(Array(data))
+    /// Parses a JSON document (RFC 8259; any top-level value unless `options` expect one).
+    /// See ``JSONParser``.
+    public init(parsing data: Data, options: JSONParser.Options = JSONParser.Options()) throws(JSONParser.Error) {
+        self = try JSONParser.parse(data, options: options)
     }
 
     /// Parses a JSON document from a string.
-    public init(parsing text: String) throws(JSONParser.Error) {
-        self = try JSONParser.parse(Array(text.utf8))
+    public init(parsing text: String, options: JSONParser.Options = JSONParser.Options()) throws(JSONParser.Error) {
+        self = try JSONParser.parse(text, options: options)
     }
 
     /// Which characters of strings are written as `\u` escapes.
@@ -47,7 +49,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     /// Whether the encoded value is at most about `limit` bytes, found by a walk that stops as
     /// soon as the estimate passes the limit: cheap for small values, bounded for huge ones.
     /// Strings count their UTF-8 bytes plus quotes (escapes are not counted).
-    public func isSmall(limit: Int) -> Bool {
+    package func isSmall(limit: Int) -> Bool {
         var budget = limit
         return fits(&budget)
     }

@@ -21,7 +21,7 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
 
     /// The source of a stream made with ``init(source:)``, so the layer that made it can
     /// recognise the stream when it comes back unchanged (nil for every other stream).
-    public var annotation: (any AnyObject & Sendable)? {
+    package var annotation: (any AnyObject & Sendable)? {
         if case .object(let source) = source { source } else { nil }
     }
 
@@ -34,7 +34,7 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
     /// A stream whose iterations `source` makes, carrying `source` as its annotation. A layer
     /// that is an object anyway costs no closures this way (a closure over a generic element
     /// type is wrapped, and allocated, once more when it is stored).
-    public init(source: any PullStreamSource<Element>) {
+    package init(source: any PullStreamSource<Element>) {
         self.source = .object(source)
     }
 
@@ -146,14 +146,14 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
 }
 
 /// What makes the iterations of a ``PullStream`` built with ``PullStream/init(source:)``.
-public protocol PullStreamSource<Element>: AnyObject, Sendable {
+package protocol PullStreamSource<Element>: AnyObject, Sendable {
     associatedtype Element: Sendable
     /// A fresh iteration.
     func makeIterator() -> any PullStreamIterator<Element>
 }
 
 /// One iteration of a ``PullStreamSource``; only the iterating task uses it.
-public protocol PullStreamIterator<Element>: AnyObject {
+package protocol PullStreamIterator<Element>: AnyObject {
     associatedtype Element: Sendable
     /// The next element, or nil at the end.
     func next() async throws -> Element?

@@ -22,7 +22,7 @@ extension HopSnapshot {
         } else {
             body = small ? BodyPreview(deferred: { result.json.encoded }) : BodyPreview(result.json.encoded)
         }
-        self.init(error: result.errors.first?.description, body: body)
+        self.init(error: result.errors?.first?.description, body: body)
     }
 
     /// An error passing a hop.

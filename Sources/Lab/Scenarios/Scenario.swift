@@ -60,13 +60,16 @@ public struct Scenario: Sendable, Hashable {
         public var useGETForQueries: Bool
         public var useGETForPersistedQueryRetry: Bool
         public var variables: [String: JSONValue]?
+        /// What the client reports about itself (GraphQL only); nil sends no client awareness.
+        public var clientAwareness: ClientAwarenessMetadata?
         /// For middleware chains: method and path.
         public var method: String?
         public var path: String?
 
         public init(
             name: String, fetchBehavior: FetchBehavior? = nil, autoPersistQueries: Bool = false, useGETForQueries: Bool = false,
-            useGETForPersistedQueryRetry: Bool = false, variables: [String: JSONValue]? = nil, method: String? = nil, path: String? = nil
+            useGETForPersistedQueryRetry: Bool = false, variables: [String: JSONValue]? = nil,
+            clientAwareness: ClientAwarenessMetadata? = nil, method: String? = nil, path: String? = nil
         ) {
             self.name = name
             self.fetchBehavior = fetchBehavior
@@ -74,6 +77,7 @@ public struct Scenario: Sendable, Hashable {
             self.useGETForQueries = useGETForQueries
             self.useGETForPersistedQueryRetry = useGETForPersistedQueryRetry
             self.variables = variables
+            self.clientAwareness = clientAwareness
             self.method = method
             self.path = path
         }

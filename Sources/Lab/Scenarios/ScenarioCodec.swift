@@ -1,5 +1,6 @@
 import ChainKit
 public import Foundation
+import Vocabulary
 
 /// Why a scenario file was refused: the JSON path of the problem and what is valid there.
 ///
@@ -40,7 +41,8 @@ public struct ScenarioError: Error, Sendable, Hashable, CustomStringConvertible 
 public enum ScenarioCodec {
     static let topLevelKeys = ["name", "summary", "teaches", "chain", "backend", "token", "refreshStrategy", "operations", "launch", "script", "prefillCache", "safetyCap"]
     static let backendKeys = ["tokenTTL", "authFailureMode", "requireAuth", "rotateRefreshTokens", "reuseDetection", "serverErrorStatus", "failNext", "failNextStatus", "latency", "hostile"]
-    static let operationKeys = ["name", "fetchBehavior", "autoPersistQueries", "useGETForQueries", "useGETForPersistedQueryRetry", "variables", "method", "path"]
+    static let operationKeys = ["name", "fetchBehavior", "autoPersistQueries", "useGETForQueries", "useGETForPersistedQueryRetry", "variables", "clientAwareness", "method", "path"]
+    static let clientAwarenessKeys = ["name", "version", "library"]
     static let graphQLOperationNames = ["HeroQuery", "HeroDetailsQuery", "RenameHero"]
 
     // MARK: - Encoding
@@ -91,6 +93,12 @@ public enum ScenarioCodec {
         if operation.useGETForQueries { object["useGETForQueries"] = true }
         if operation.useGETForPersistedQueryRetry { object["useGETForPersistedQueryRetry"] = true }
         if let variables = operation.variables { object["variables"] = .object(variables) }
+        if let awareness = operation.clientAwareness {
+            var members: [String: JSONValue] = ["library": .bool(awareness.includeApolloLibraryAwareness)]
+            if let name = awareness.clientApplicationName { members["name"] = .string(name) }
+            if let version = awareness.clientApplicationVersion { members["version"] = .string(version) }
+            object["clientAwareness"] = .object(members)
+        }
         if let method = operation.method { object["method"] = .string(method) }
         if let path = operation.path { object["path"] = .string(path) }
         return .object(object)
@@ -239,6 +247,7 @@ public enum ScenarioCodec {
                 useGETForQueries: try reader.optionalBool("useGETForQueries") ?? false,
                 useGETForPersistedQueryRetry: try reader.optionalBool("useGETForPersistedQueryRetry") ?? false,
                 variables: members["variables"]?.objectValue,
+                clientAwareness: try clientAwareness(members["clientAwareness"], path: "\(path).clientAwareness"),
                 method: try reader.optionalString("method"), path: try reader.optionalString("path"))
             switch chain {
             case .graphQL:
@@ -287,6 +296,27 @@ public enum ScenarioCodec {
     }
 
     /// Typed access to an object's members with errors that name the path.
+    /// `{"name", "version", "library"}`: the client-awareness headers (valid header values)
+    /// and whether the body names the library (default true).
+    static func clientAwareness(_ value: JSONValue?, path: String) throws(ScenarioError) -> ClientAwarenessMetadata? {
+        guard let value else { return nil }
+        guard case .object(let members) = value else { throw ScenarioError(path: path, reason: "expected an object") }
+        try refuseUnknownKeys(members, known: clientAwarenessKeys, path: path)
+        let reader = Reader(members: members, path: path)
+        let name = try reader.optionalString("name"), version = try reader.optionalString("version")
+        for (key, header, text) in [("name", "apollographql-client-name", name), ("version", "apollographql-client-version", version)] {
+            guard let text else { continue }
+            do {
+                try HTTPField.validate(value: text, forName: header)
+            } catch {
+                throw ScenarioError(path: reader.at(key), reason: error.description)
+            }
+        }
+        return ClientAwarenessMetadata(
+            clientApplicationName: name, clientApplicationVersion: version,
+            includeApolloLibraryAwareness: try reader.optionalBool("library") ?? true)
+    }
+
     struct Reader {
         let members: [String: JSONValue]
         let path: String

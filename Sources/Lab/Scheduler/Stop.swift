@@ -104,7 +104,7 @@ public struct StopCapabilities: Sendable, Hashable {
         self.retryRefusal = retryRefusal
     }
 
-    static let none = StopCapabilities(retryRefusal: "nothing can be retried here")
+    package static let none = StopCapabilities(retryRefusal: "nothing can be retried here")
 }
 
 /// An operation waiting at a stop, as a controller sees it.
@@ -127,5 +127,23 @@ public struct ParkedStop: Sendable, Hashable {
     public var currentHeaders: HTTPFields {
         if case .hop(_, .post) = place { return pending.responseHeaders ?? snapshot.headers ?? HTTPFields() }
         return pending.requestHeaders ?? snapshot.headers ?? HTTPFields()
+    }
+}
+
+extension ParkedStop {
+    /// A stop with nothing pending, as a hop describes it to the scheduler.
+    package init(
+        request: Int, attempt: Int = 1, place: StopPlace, hopName: String = "", hopKind: HopKind = .graphql,
+        snapshot: HopSnapshot = .empty, capabilities: StopCapabilities = .none, held: Bool = false
+    ) {
+        self.request = request
+        self.attempt = attempt
+        self.place = place
+        self.hopName = hopName
+        self.hopKind = hopKind
+        self.snapshot = snapshot
+        self.capabilities = capabilities
+        self.held = held
+        self.pending = Release()
     }
 }

@@ -37,8 +37,8 @@ struct AutomaticPersistedQueriesTests {
         #expect(outcome.responses.map(\.data) == [heroData])
         let persisted: JSONValue = ["persistedQuery": ["version": 1, "sha256Hash": .string(heroQuery.documentHash)]]
         #expect(bodies.value == [
-            ["operationName": "HeroQuery", "variables": [:], "extensions": persisted],
-            ["operationName": "HeroQuery", "variables": [:], "extensions": persisted, "query": .string(heroQuery.document)],
+            ["operationName": "HeroQuery", "extensions": persisted],
+            ["operationName": "HeroQuery", "extensions": persisted, "query": .string(heroQuery.document)],
         ])
     }
 
@@ -69,35 +69,123 @@ struct AutomaticPersistedQueriesTests {
         #expect(seen.value == [.CacheFirst, .NetworkOnly])
     }
 
-    /// Upstream's rule: the first attempt uses GET when `useGETForQueries`, or when APQ is on
-    /// and `useGETForPersistedQueryRetry` is set; the retry uses `useGETForPersistedQueryRetry`.
+    /// Apollo iOS 2.0.6 and later (`JSONRequest.toURLRequest()`): the first attempt uses GET
+    /// only when `useGETForQueries`; the persisted-query retry uses `useGETForPersistedQueryRetry`.
+    /// Mirrors apollo-ios-dev `AutomaticPersistedQueriesTests.testAPQsRespectQueriesMethod_GetWhenTrue`,
+    /// `testAPQsRespectQueriesMethod_PostWhenFalse`, `testUseGETForQueriesAPQsRequest` and
+    /// `testNotUseGETForQueriesAPQsRequest`, extended to the retry.
     @Test("GET/POST matrix of useGETForQueries × useGETForPersistedQueryRetry for queries", arguments: [
         (false, false, "POST", "POST"),
         (true, false, "GET", "POST"),
-        (false, true, "GET", "GET"),
+        (false, true, "POST", "GET"),
         (true, true, "GET", "GET"),
     ])
     func methodMatrix(getForQueries: Bool, getForRetry: Bool, firstMethod: String, retryMethod: String) async throws {
-        let methods = Locked<[String]>([])
-        let urls = Locked<[URL]>([])
+        let requests = Locked<[NetworkRequest]>([])
         let transport = InMemoryGraphQLTransport { request in
-            let count = methods.withLock { $0.append(request.method.rawValue); return $0.count }
-            urls.withLock { $0.append(request.url) }
+            let count = requests.withLock { $0.append(request); return $0.count }
             return NetworkResponse(status: 200, url: request.url, body: Data((count == 1 ? Self.notFound : heroBody).utf8))
         }
         let outcome = await run(makeChain(graphQL: provider(), transport: transport)
             .kickoff(request: apqRequest(useGETForQueries: getForQueries, useGETForRetry: getForRetry)))
         #expect(outcome.error == nil)
-        #expect(methods.value == [firstMethod, retryMethod])
-        if firstMethod == "GET" {
-            let query = try #require(URLComponents(url: urls.value[0], resolvingAgainstBaseURL: false)?.queryItems)
-            #expect(query.map(\.name) == ["extensions", "operationName", "variables"])
-            #expect(query.first { $0.name == "extensions" }?.value == #"{"persistedQuery":{"sha256Hash":"\#(heroQuery.documentHash)","version":1}}"#)
+        let sent = requests.value
+        #expect(sent.map(\.method.rawValue) == [firstMethod, retryMethod])
+        let persisted = #"{"persistedQuery":{"sha256Hash":"\#(heroQuery.documentHash)","version":1}}"#
+        for (index, request) in sent.enumerated() {
+            if request.method == .get {
+                let query = try #require(URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems)
+                let expected = index == 0 ? ["extensions", "operationName"] : ["extensions", "operationName", "query"]
+                #expect(query.map(\.name) == expected)
+                #expect(query.first { $0.name == "extensions" }?.value == persisted)
+                #expect(query.first { $0.name == "query" }?.value == (index == 0 ? nil : heroQuery.document))
+                #expect(request.body == nil)
+                #expect(request.headerFields["Apollo-Require-Preflight"] == "true")
+                #expect(request.headerFields["Content-Type"] == nil)
+            } else {
+                let body = try bodyJSON(request)
+                #expect(body["extensions"]?.jsonString == persisted)
+                #expect(body["query"] == (index == 0 ? nil : .string(heroQuery.document)))
+                #expect(request.headerFields["Apollo-Require-Preflight"] == nil)
+                #expect(request.headerFields["Content-Type"] == "application/json")
+            }
         }
-        if retryMethod == "GET" {
-            let query = try #require(URLComponents(url: urls.value[1], resolvingAgainstBaseURL: false)?.queryItems)
-            #expect(query.first { $0.name == "query" }?.value == heroQuery.document)
+    }
+
+    /// Mirrors apollo-ios-dev `AutomaticPersistedQueriesTests.testAPQsRespectQueriesMethod_GetWhenTrue_withVariable`.
+    @Test("a GET with variables carries them as sorted JSON in the URL")
+    func getWithVariables() throws {
+        let operation = GraphQLOperation(name: "HeroName", kind: .query, document: "query HeroName($episode: Episode) { hero(episode: $episode) { name } }", variables: ["episode": "EMPIRE"])
+        let sent = try apqRequest(operation, useGETForQueries: true, useGETForRetry: true).makeNetworkRequest()
+        let query = try #require(URLComponents(url: sent.url, resolvingAgainstBaseURL: false)?.queryItems)
+        #expect(sent.method == .get)
+        #expect(query.map(\.name) == ["extensions", "operationName", "variables"])
+        #expect(query.first { $0.name == "variables" }?.value == #"{"episode":"EMPIRE"}"#)
+    }
+
+    /// Mirrors apollo-ios-dev `AutomaticPersistedQueriesTests.testMutationRequestBodyForAPQs`.
+    @Test("a mutation under APQ sends its hash and variables, no query text, as POST")
+    func mutationBody() throws {
+        let sent = try apqRequest(heroMutation, useGETForQueries: true, useGETForRetry: true).makeNetworkRequest()
+        #expect(sent.method == .post)
+        #expect(try bodyJSON(sent) == [
+            "operationName": "RenameHero", "variables": ["name": "Luke"],
+            "extensions": ["persistedQuery": ["sha256Hash": .string(heroMutation.documentHash), "version": 1]],
+        ])
+    }
+
+    /// Upstream checks every error of the first server result, not only the first one
+    /// (`AutomaticPersistedQueryInterceptor.intercept`: `errorMessages.contains`).
+    @Test("PersistedQueryNotFound in any error of the first result triggers the retry")
+    func notFoundAmongOtherErrors() async throws {
+        let calls = Locked(0)
+        let transport = InMemoryGraphQLTransport { request in
+            let call = calls.withLock { $0 += 1; return $0 }
+            let first = #"{"errors":[{"message":"deprecated field"},{"extensions":{"code":"X"}},{"message":"PersistedQueryNotFound"}]}"#
+            return NetworkResponse(status: 200, url: request.url, body: Data((call == 1 ? first : heroBody).utf8))
         }
+        let outcome = await run(makeChain(graphQL: provider(), transport: transport).kickoff(request: apqRequest()))
+        #expect(outcome.error == nil)
+        #expect(calls.value == 2)
+        #expect(outcome.responses.map(\.data) == [heroData])
+    }
+
+    /// Upstream throws `APQError.persistedQueryNotFoundForPersistedOnlyQuery` when the
+    /// operation has no definition to retry with.
+    @Test("a persisted-only operation gets the dedicated error instead of a retry")
+    func persistedOnly() async throws {
+        let calls = Locked(0)
+        let transport = InMemoryGraphQLTransport { request in
+            calls.withLock { $0 += 1 }
+            return NetworkResponse(status: 200, url: request.url, body: Data(Self.notFound.utf8))
+        }
+        let operation = GraphQLOperation(name: "HeroQuery", kind: .query, persistedOnlyIdentifier: "abc123")
+        let outcome = await run(makeChain(graphQL: provider(), transport: transport).kickoff(request: apqRequest(operation)))
+        let error = try #require(outcome.error as? AutomaticPersistedQueryError)
+        #expect(error == .persistedQueryNotFoundForPersistedOnlyQuery(operationName: "HeroQuery"))
+        #expect(error.description == #"The Persisted Query for operation "HeroQuery" was not found. The operation is a persisted-only operation and cannot be automatically persisted if it is not recognized by the server."#)
+        #expect(calls.value == 1)
+    }
+
+    @Test("a persisted-only operation sends its identifier as the hash, and refuses to go out without APQ")
+    func persistedOnlyBody() throws {
+        let operation = GraphQLOperation(name: "HeroQuery", kind: .query, persistedOnlyIdentifier: "abc123")
+        #expect(try bodyJSON(try apqRequest(operation).makeNetworkRequest())
+            == ["operationName": "HeroQuery", "extensions": ["persistedQuery": ["sha256Hash": "abc123", "version": 1]]])
+        #expect(throws: GraphQLHTTPRequestError.noQueryDocument(operationName: "HeroQuery")) {
+            try request(operation).makeNetworkRequest()
+        }
+    }
+
+    @Test("only the first server result is checked: a later one passes untouched")
+    func laterResultsPass() async throws {
+        let transport = InMemoryGraphQLTransport { request in
+            NetworkResponse(status: 200, url: request.url, chunks: PullStream([Data(heroBody.utf8), Data(Self.notFound.utf8)]))
+        }
+        let outcome = await run(makeChain(graphQL: provider(), transport: transport).kickoff(request: apqRequest()))
+        #expect(outcome.error == nil)
+        #expect(outcome.responses.count == 2)
+        #expect(outcome.responses.last?.errors?.map(\.message) == ["PersistedQueryNotFound"])
     }
 
     @Test("mutations always POST, even with every GET flag on")
@@ -118,17 +206,6 @@ struct AutomaticPersistedQueriesTests {
     @Test("without APQ the query text is sent and no extensions")
     func withoutAPQ() throws {
         let body = try bodyJSON(try request().makeNetworkRequest())
-        #expect(body == ["operationName": "HeroQuery", "variables": [:], "query": .string(heroQuery.document)])
-    }
-
-    @Test("GET requests carry no Content-Type; POST requests do; additional headers replace defaults")
-    func defaultHeaders() throws {
-        var post = request()
-        try post.additionalHeaders.set("accept", "application/json")
-        let postRequest = try post.makeNetworkRequest()
-        #expect(postRequest.headerFields.map(\.name) == ["X-APOLLO-OPERATION-NAME", "X-APOLLO-OPERATION-TYPE", "Content-Type", "accept"])
-        var get = request()
-        get.useGETForQueries = true
-        #expect(try get.makeNetworkRequest().headerFields.contains("Content-Type") == false)
+        #expect(body == ["operationName": "HeroQuery", "query": .string(heroQuery.document)])
     }
 }

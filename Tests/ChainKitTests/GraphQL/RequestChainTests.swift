@@ -262,4 +262,28 @@ struct RequestChainTests {
         #expect(first.responses.map(\.source) == [.server])
         #expect(second.responses.map(\.source) == [.cache])
     }
+
+    /// Upstream's `InterceptorProvider` protocol extension (Sources/Apollo/RequestChain/Interceptors/InterceptorProvider.swift):
+    /// a provider that overrides only its HTTP interceptors keeps the default GraphQL
+    /// interceptors and parser.
+    @Test("a provider overriding only what it changes gets upstream's defaults for the rest")
+    func providerDefaults() async throws {
+        struct HeaderProvider: InterceptorProvider {
+            let store: CacheStore
+            func cacheInterceptor(for operation: GraphQLOperation) -> any CacheInterceptor { DefaultCacheInterceptor(store: store) }
+            func httpInterceptors(for operation: GraphQLOperation) -> [any HTTPInterceptor] { [] }
+        }
+        let provider = HeaderProvider(store: CacheStore())
+        let interceptors = RequestChain.Interceptors(provider: provider, operation: heroQuery)
+        #expect(interceptors.graphQL.map { "\(type(of: $0))" } == ["MaxRetryInterceptor", "AutomaticPersistedQueryInterceptor"])
+        #expect(interceptors.http.isEmpty)
+        #expect(interceptors.parser is JSONResponseParsingInterceptor)
+        #expect(DefaultInterceptorProvider(store: CacheStore()).httpInterceptors(for: heroQuery).map { "\(type(of: $0))" } == ["ResponseCodeInterceptor"])
+        // Without ResponseCodeInterceptor a 401's body reaches the parser as a result.
+        let transport = RequestChainNetworkTransport(
+            interceptorProvider: provider, transport: InMemoryGraphQLTransport.respond(status: 401, body: heroBody))
+        let outcome = await run(transport.send(request()))
+        #expect(outcome.error == nil)
+        #expect(outcome.responses.map(\.data) == [heroData])
+    }
 }

@@ -105,6 +105,7 @@ private struct ErrorObservingMiddleware: ClientMiddleware {
     @Test func clientErrorThrownByMiddlewarePassesThroughUnchanged() async throws {
         let inner = ClientError(
             operationID: "nested",
+            operationInput: "inner input",
             request: nil,
             requestBody: nil,
             baseURL: nil,
@@ -125,6 +126,7 @@ private struct ErrorObservingMiddleware: ClientMiddleware {
         let request = HTTPRequest(method: .post, path: "/pets?limit=2", headerFields: try HTTPFields(["Accept": "application/json"]))
         let error = ClientError(
             operationID: "createPet",
+            operationInput: "input",
             request: request,
             requestBody: HTTPBody("{}"),
             baseURL: URL(string: "https://api.example.com/v1")!,
@@ -134,11 +136,14 @@ private struct ErrorObservingMiddleware: ClientMiddleware {
 
         #expect(error.description == """
             Client error - cause description: 'Middleware of type 'FailingMiddleware' threw an error.', \
-            underlying error: marker boom, operationID: createPet, \
+            underlying error: marker boom, operationID: createPet, operationInput: input, \
             request: POST /pets?limit=2 [Accept: application/json], requestBody: HTTPBody(2 bytes, replayable), \
             baseURL: https://api.example.com/v1, response: <nil>, responseBody: <nil>
             """)
-        #expect(error.localizedDescription == error.description)
+        #expect(error.localizedDescription == """
+            Client encountered an error invoking the operation "createPet", caused by \
+            "Middleware of type 'FailingMiddleware' threw an error.", underlying error: marker boom.
+            """)
     }
 
     @Test func descriptionRedactsCredentials() throws {
@@ -149,6 +154,7 @@ private struct ErrorObservingMiddleware: ClientMiddleware {
         )
         let error = ClientError(
             operationID: "me",
+            operationInput: HTTPOperationInput(request: request, body: nil),
             request: request,
             requestBody: StackFixture.singlePassBody("x"),
             baseURL: nil,
@@ -159,7 +165,8 @@ private struct ErrorObservingMiddleware: ClientMiddleware {
 
         #expect(error.description == """
             Client error - cause description: 'Transport threw an error.', underlying error: marker x, \
-            operationID: me, request: GET /me [authorization: <redacted>; Cookie: <redacted>; X-Trace: 7], \
+            operationID: me, operationInput: GET /me [authorization: <redacted>; Cookie: <redacted>; X-Trace: 7], body: <nil>, \
+            request: GET /me [authorization: <redacted>; Cookie: <redacted>; X-Trace: 7], \
             requestBody: HTTPBody(1 byte, single-pass), baseURL: <nil>, \
             response: 401 [Set-Cookie: <redacted>], responseBody: <nil>
             """)

@@ -134,4 +134,53 @@ private final class BaseURLRewritingMiddleware: ClientMiddleware {
 
         #expect(stack.layerNames == ["LoggingTestMiddleware", "HeaderAddingMiddleware", "LoggingTestMiddleware", "ClosureTransport"])
     }
+
+    /// The layers are not nested closures: building, running and releasing a stack costs no
+    /// native stack in its depth. Folded closures would release 100,000 contexts one inside
+    /// the other and overflow the thread's stack when the call ends.
+    @Test func aHundredThousandMiddlewaresRunAndAreReleasedWithoutRecursion() async throws {
+        let counters = StackCounters()
+        do {
+            let counter = CountingMiddleware(counters: counters)
+            let stack = MiddlewareStack(middlewares: Array(repeating: counter, count: 100_000), transport: ClosureTransport.status(204))
+            let (response, _) = try await stack.send(
+                StackFixture.request, body: nil, baseURL: StackFixture.baseURL, operationID: StackFixture.operationID)
+            #expect(response.status == 204)
+            let failing = MiddlewareStack(middlewares: stack.middlewares, transport: ClosureTransport.failing(with: MarkerError(name: "deep")))
+            do {
+                _ = try await failing.send(StackFixture.request, body: nil, baseURL: StackFixture.baseURL, operationID: StackFixture.operationID)
+                Issue.record("expected the transport's failure")
+            } catch let error as ClientError {
+                #expect(error.causeDescription == "Transport threw an error.")
+                #expect(error.underlyingError as? MarkerError == MarkerError(name: "deep"))
+            }
+        }
+        #expect(counters.passes.load(ordering: .relaxed) == 200_000)
+        #expect(counters.released.load(ordering: .relaxed) == 1)
+    }
+}
+
+private final class StackCounters: Sendable {
+    let passes = Atomic<Int>(0)
+    let released = Atomic<Int>(0)
+}
+
+/// Counts the passes through it, and says when it is released.
+private final class CountingMiddleware: ClientMiddleware {
+    let counters: StackCounters
+
+    init(counters: StackCounters) { self.counters = counters }
+
+    deinit { counters.released.add(1, ordering: .relaxed) }
+
+    func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        next: MiddlewareNext
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        counters.passes.add(1, ordering: .relaxed)
+        return try await next(request, body, baseURL)
+    }
 }

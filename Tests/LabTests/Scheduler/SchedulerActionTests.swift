@@ -20,7 +20,7 @@ struct SchedulerActionTests {
             .hop(0, .pre), .hop(1, .pre), .hop(2, .pre), .hop(3, .pre), .hop(4, .pre), .hop(5, .pre),
             .hop(5, .post), .hop(4, .post), .hop(6, .pre), .hop(2, .post), .hop(1, .post), .hop(0, .post),
         ])
-        #expect(session.summary(of: 1) == RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 1, results: ["server"]))
+        #expect(session.summary(of: 1) == RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 1, results: ["server"], operationType: "query"))
         #expect(session.events(.receive).map(\.status) == [200])
         #expect(session.events(.paused).count == 12)
         #expect(session.events(.resumed).count == 12)
@@ -66,10 +66,9 @@ struct SchedulerActionTests {
         await session.step(1, until: .hop(BasicsHop.transport, .pre))
         await session.perform(.force401(request: 1))
         await session.perform(.resume(request: 1))
-        #expect(session.summary(of: 1) == RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 2, results: ["server"]))
+        #expect(session.summary(of: 1) == RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 2, results: ["server"], operationType: "query"))
         #expect(session.backend.counters["tokenRefreshes"] == 1)
-        // The transport sent once (the 401 never left); the token manager sent its grant.
-        #expect(session.events(.send).map(\.kind) == [.auth, .transport])
+        #expect(session.events(.send).map(\.name) == ["TokenManager", "transport"])
         #expect(session.events(.receive).map(\.status) == [401, 200])
         #expect(session.events(.refresh).map(\.status) == [200])
         #expect(session.events(.injected).map(\.detail) == ["force 401 · pre-flight"])
@@ -160,7 +159,7 @@ struct SchedulerActionTests {
         await session.perform(.fail(request: 1, fault: .timeout))
         await session.perform(.resume(request: 1))
         #expect(session.summary(of: 1) == RequestSummary(
-            id: 1, operation: "HeroQuery", outcome: .failure, attempts: 1, error: "LabFault: the request timed out (injected)"))
+            id: 1, operation: "HeroQuery", outcome: .failure, attempts: 1, error: "LabFault: the request timed out (injected)", operationType: "query"))
         #expect(session.events(.send).isEmpty)
     }
 
@@ -173,7 +172,7 @@ struct SchedulerActionTests {
         await session.perform(.editResponse(request: 1, status: 500, headers: nil))
         await session.perform(.resume(request: 1))
         #expect(session.summary(of: 1)?.outcome == .failure)
-        #expect(session.summary(of: 1)?.error?.hasPrefix("ResponseCodeError: HTTP 500") == true)
+        #expect(session.summary(of: 1)?.error?.hasPrefix("ResponseCodeError: Received a 500 error.") == true)
         #expect(session.events(.edited).map(\.status) == [500])
     }
 

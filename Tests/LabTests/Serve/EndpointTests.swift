@@ -30,7 +30,7 @@ struct EndpointTests {
     @Test func basicsSucceedsInOneAttemptBothWays() async throws {
         let (local, remote, served) = try await bothRuns("basics")
 
-        let expected = [RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 1, results: ["server"])]
+        let expected = [RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 1, results: ["server"], operationType: "query")]
         #expect(local.requests == expected)
         #expect(remote.requests == expected)
         #expect(remote.unfinished == [])
@@ -46,7 +46,7 @@ struct EndpointTests {
     @Test func tokenExpiryRefreshesOnceAndSucceedsInTwoAttemptsBothWays() async throws {
         let (local, remote, served) = try await bothRuns("token-expiry")
 
-        let expected = [RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 2, results: ["server"])]
+        let expected = [RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 2, results: ["server"], operationType: "query")]
         #expect(local.requests == expected)
         #expect(remote.requests == expected)
         #expect(remote.unfinished == [])

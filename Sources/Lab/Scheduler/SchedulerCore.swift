@@ -1,0 +1,417 @@
+package import Timeline
+
+/// The scheduler's decisions as a value: every input (a command, an arrival at a stop, a
+/// finish, a dispatch round) changes the state and returns what must happen as
+/// ``Effect``s. No locks, tasks or clocks: ``Scheduler`` keeps one core under its lock and
+/// carries the effects out; tests drive a core directly and state the exact effects.
+///
+/// `Waiter` is what lets a parked operation go: the scheduler's continuation, or a plain
+/// label in a test, so effects compare.
+///
+/// ```
+///  arrive ─▶ .pass                       (nothing to wait for: one predicate,
+///         ─▶ .wait(held:) ─▶ park(…)      mayPassWithoutTurn, decides)
+///  dispatch(now:) ─▶ [Effect] + again    (one command, script step, replay entry or turn)
+/// ```
+package struct SchedulerCore<Waiter> {
+    /// What the scheduler's surroundings must do after an input.
+    package enum Effect {
+        /// Append this event to the timeline.
+        case record(TimelineEvent)
+        /// Let the parked operation behind `Waiter` go with this release.
+        case resume(Waiter, Release)
+        /// Start request `request` for operation number `operation`.
+        case launch(operation: Int, request: Int)
+        case advanceClock(Double)
+        case expireTokens
+        /// Everybody waiting for the scheduler to settle may go on.
+        case settled
+    }
+
+    /// What an operation arriving at a stop does.
+    package enum Arrival: Hashable, Sendable {
+        /// Go on at once: it may pass without waiting its turn.
+        case pass
+        /// Park (``park(_:waiter:)``) and wait: for a person when `held`, else for its turn.
+        case wait(held: Bool)
+        /// The session is ending: fail with ``LabFault/sessionEnded``.
+        case sessionEnded
+    }
+
+    struct Parked {
+        var stop: ParkedStop
+        var waiter: Waiter
+    }
+
+    var nextRequest = 1
+    package private(set) var launched: [Int: Int] = [:]
+    /// Every launched request's mode; change it through ``setMode(_:of:)``.
+    package private(set) var modes: [Int: Scheduler.RunMode] = [:]
+    /// The requests whose mode is ``Scheduler/RunMode/step``: in a free run none, which a stop
+    /// can tell without hashing.
+    var stepping: Set<Int> = []
+    package private(set) var defaultMode: Scheduler.RunMode
+    package private(set) var breakpoints: Set<Scheduler.Breakpoint> = []
+    var parked: [Int: Parked] = [:]
+    package private(set) var running: Set<Int> = []
+    package private(set) var blocked: Set<Int> = []
+    var waking: Set<Int> = []
+    package private(set) var finished: Set<Int> = []
+    package private(set) var commands: [LabCommand] = []
+    var script: [Scenario.ScriptStep]
+    package private(set) var replay: [RecordedCommand]?
+    var replayIndex = 0
+    /// Unheld waiting requests in the order they take turns (round robin: a request that
+    /// moved goes to the back when it stops again).
+    var ready: [Int] = []
+    var readyStart = 0
+    /// Requests back from waiting on a shared refresh; they join `ready` in id order at
+    /// the next turn, since they wake up in whatever order the threads run.
+    var woken: Set<Int> = []
+    /// Token refreshes between `refreshStarted` and `refreshEnded`.
+    var refreshesInFlight = 0
+    /// The commands that took effect, in order (kept only when `recordsLog`).
+    package private(set) var log: [RecordedCommand] = []
+    let recordsLog: Bool
+    /// How many are waiting for the scheduler to settle.
+    var settleWaiters = 0
+    package private(set) var refusals: [CommandRefusal] = []
+    package private(set) var shuttingDown = false
+    /// Bumped on every change a controller can see.
+    package private(set) var version = 0
+
+    package init(defaultMode: Scheduler.RunMode = .run, script: [Scenario.ScriptStep] = [], replay: [RecordedCommand]? = nil, recordsLog: Bool = true) {
+        self.defaultMode = defaultMode
+        self.script = script
+        self.replay = replay
+        self.recordsLog = recordsLog
+    }
+
+    /// The stops waiting now, by request id.
+    package var parkedStops: [ParkedStop] { parked.values.map(\.stop).sorted { $0.request < $1.request } }
+
+    var isQuiescent: Bool { running.isEmpty && waking.isEmpty }
+
+    var hasReady: Bool { readyStart < ready.count || !woken.isEmpty }
+
+    /// Whether dispatching would do nothing: no command, script step or replay entry to
+    /// carry out, nobody waiting for a turn, and nobody waiting for the scheduler to settle.
+    package var isIdle: Bool {
+        commands.isEmpty && script.isEmpty && replay == nil && !hasReady && settleWaiters == 0 && parked.isEmpty
+    }
+
+    // MARK: - Who may pass
+
+    /// The one rule for passing a stop without waiting for a turn: `request` is the only one
+    /// running, and nothing is queued, scripted, replayed, ready or waking that a turn would
+    /// serve first. (Whether it is held at that stop is ``shouldHold(request:place:)``.)
+    package func mayPassWithoutTurn(_ request: Int) -> Bool {
+        !shuttingDown && running.count == 1 && running.first == request
+            && commands.isEmpty && replay == nil && script.isEmpty && waking.isEmpty && !hasReady
+    }
+
+    /// The request that may pass every stop without the lock, or 0: one that
+    /// ``mayPassWithoutTurn(_:)``, is held nowhere (no breakpoint, not stepping) and whose
+    /// passes need no log entry. ``Scheduler`` publishes it after every change.
+    package var soloLane: Int {
+        guard !recordsLog, breakpoints.isEmpty, running.count == 1, let only = running.first, !isStepping(only),
+            mayPassWithoutTurn(only)
+        else { return 0 }
+        return only
+    }
+
+    func isStepping(_ request: Int) -> Bool { !stepping.isEmpty && stepping.contains(request) }
+
+    /// Whether `request` is held for a person at `place`: it steps, or a breakpoint matches.
+    package func shouldHold(request: Int, place: StopPlace) -> Bool {
+        guard place.isHoldable else { return false }
+        if isStepping(request) { return true }
+        guard case .hop(let hop, let position) = place else { return false }
+        return breakpoints.contains(Scheduler.Breakpoint(hop: hop, position: position))
+            || breakpoints.contains(Scheduler.Breakpoint(hop: hop, position: position, request: request))
+    }
+
+    /// Why a held request is held: `step` or `breakpoint`.
+    package func holdReason(request: Int) -> String {
+        modes[request] == .step ? "step" : "breakpoint"
+    }
+
+    // MARK: - Controller side
+
+    /// Queues a command; it takes effect at a dispatch round.
+    package mutating func submit(_ command: LabCommand) {
+        commands.append(command)
+    }
+
+    package mutating func setDefaultMode(_ mode: Scheduler.RunMode) {
+        defaultMode = mode
+        version += 1
+    }
+
+    package mutating func setBreakpoint(_ breakpoint: Scheduler.Breakpoint, enabled: Bool) {
+        if enabled { breakpoints.insert(breakpoint) } else { breakpoints.remove(breakpoint) }
+        version += 1
+    }
+
+    /// Somebody waits for the scheduler to settle: a dispatch round that finds nothing to do
+    /// answers with ``Effect/settled``.
+    package mutating func awaitSettled() {
+        settleWaiters += 1
+    }
+
+    /// Fails every parked operation, in request order, and every later arrival.
+    package mutating func shutDown() -> [Effect] {
+        shuttingDown = true
+        commands.removeAll()
+        let released = parked.values.sorted { $0.stop.request < $1.stop.request }
+        for id in parked.keys { running.insert(id) }
+        parked.removeAll()
+        ready.removeAll()
+        readyStart = 0
+        woken.removeAll()
+        return released.map { .resume($0.waiter, Release(disposition: .fail(.sessionEnded))) }
+    }
+
+    // MARK: - Operation side
+
+    /// `request` reached a stop at `place`. A pass that is logged is logged here.
+    package mutating func arrive(request: Int, place: StopPlace) -> Arrival {
+        if shuttingDown { return .sessionEnded }
+        let held = shouldHold(request: request, place: place)
+        guard !held, mayPassWithoutTurn(request) else { return .wait(held: held) }
+        if recordsLog { log.append(RecordedCommand(command: .pass(request: request), place: place)) }
+        return .pass
+    }
+
+    /// The operation waits at `stop` until an effect resumes `waiter`.
+    package mutating func park(_ stop: ParkedStop, waiter: Waiter) {
+        running.remove(stop.request)
+        waking.remove(stop.request)
+        blocked.remove(stop.request)
+        parked[stop.request] = Parked(stop: stop, waiter: waiter)
+        if stop.place == .wake {
+            woken.insert(stop.request)
+        } else if !stop.held {
+            ready.append(stop.request)
+        }
+    }
+
+    /// The operation finished; it no longer takes turns. Returns whether a dispatch round
+    /// has anything to do.
+    package mutating func finish(request: Int) -> Bool {
+        running.remove(request)
+        // Most often empty: skip hashing for nothing.
+        if !waking.isEmpty { waking.remove(request) }
+        if !blocked.isEmpty { blocked.remove(request) }
+        finished.insert(request)
+        return !isIdle
+    }
+
+    /// The operation waits for a refresh another operation started.
+    package mutating func block(request: Int) {
+        running.remove(request)
+        // A refresh that already ended wakes the request at once; the turn waits for it.
+        if refreshesInFlight > 0 { blocked.insert(request) } else { waking.insert(request) }
+    }
+
+    package mutating func refreshStarted() {
+        refreshesInFlight += 1
+    }
+
+    /// The requests blocked on the refresh will arrive at ``StopPlace/wake``.
+    package mutating func refreshEnded() {
+        refreshesInFlight = max(0, refreshesInFlight - 1)
+        guard refreshesInFlight == 0 else { return }
+        waking.formUnion(blocked)
+        blocked.removeAll()
+    }
+
+    // MARK: - Dispatch
+
+    /// One dispatch round, when no operation runs between two stops: the next replay entry,
+    /// else the next queued command, else the next script step or turn. `again`: whether
+    /// another round may find more to do.
+    package mutating func dispatch(now: Double) -> (effects: [Effect], again: Bool) {
+        let result = dispatchOne(now: now)
+        if !result.effects.isEmpty { version += 1 }
+        return result
+    }
+
+    private mutating func dispatchOne(now: Double) -> (effects: [Effect], again: Bool) {
+        guard isQuiescent else { return ([], false) }
+        if let replay {
+            if replayIndex < replay.count {
+                let entry = replay[replayIndex]
+                replayIndex += 1
+                if let request = entry.command.request, let place = entry.place, parked[request]?.stop.place != place {
+                    let found = parked[request].map { "at \($0.stop.place)" } ?? "not waiting at a stop"
+                    refusals.append(CommandRefusal(
+                        command: entry.command,
+                        reason: "replay diverged at step \(replayIndex): expected request #\(request) at \(place), found it \(found)"))
+                    self.replay = nil
+                    return ([], true)
+                }
+                return execute(entry.command, now: now)
+            }
+            self.replay = nil
+        }
+        if !commands.isEmpty {
+            return execute(commands.removeFirst(), now: now)
+        }
+        guard hasReady else {
+            let waiters = settleWaiters
+            settleWaiters = 0
+            return (waiters == 0 ? [] : [.settled], false)
+        }
+        while let step = script.first {
+            guard let waiting = parked[step.request], !waiting.stop.held, waiting.stop.place != step.until else {
+                // Finished, held, waiting on another request, or already where the step leads.
+                script.removeFirst()
+                continue
+            }
+            if step.until == nil { script.removeFirst() }
+            return execute(.pass(request: step.request), now: now)
+        }
+        let pick = popReady()!
+        return execute(.pass(request: pick), now: now, popped: true)
+    }
+
+    private mutating func popReady() -> Int? {
+        if !woken.isEmpty {
+            ready.append(contentsOf: woken.sorted())
+            woken.removeAll()
+        }
+        guard readyStart < ready.count else { return nil }
+        let id = ready[readyStart]
+        readyStart += 1
+        if readyStart > 1024, readyStart * 2 > ready.count {
+            ready.removeFirst(readyStart)
+            readyStart = 0
+        }
+        return id
+    }
+
+    private mutating func removeReady(_ id: Int) {
+        if woken.remove(id) != nil { return }
+        if let index = ready[readyStart...].firstIndex(of: id) { ready.remove(at: index) }
+    }
+
+    private mutating func setMode(_ mode: Scheduler.RunMode, of request: Int) {
+        modes[request] = mode
+        if mode == .step {
+            stepping.insert(request)
+        } else if !stepping.isEmpty {
+            stepping.remove(request)
+        }
+    }
+
+    /// Carries out one command; `popped` says the request was already taken off the ready queue.
+    private mutating func execute(_ command: LabCommand, now: Double, popped: Bool = false) -> (effects: [Effect], again: Bool) {
+        func refuse(_ reason: String) -> ([Effect], Bool) {
+            refusals.append(CommandRefusal(command: command, reason: reason))
+            return ([], true)
+        }
+        func logged(_ place: StopPlace?) {
+            if recordsLog { log.append(RecordedCommand(command: command, place: place)) }
+        }
+        switch command {
+        case .launch(let operation):
+            let request = nextRequest
+            nextRequest += 1
+            launched[request] = operation
+            setMode(defaultMode, of: request)
+            running.insert(request)
+            logged(nil)
+            // Nothing more to dispatch until the new operation stops: the scheduler is not
+            // quiescent while it runs.
+            return ([.launch(operation: operation, request: request)], false)
+        case .advanceClock(let seconds):
+            logged(nil)
+            return ([.advanceClock(seconds)], true)
+        case .expireTokens:
+            logged(nil)
+            let event = TimelineEvent(time: now, request: 0, attempt: 0, hop: TimelineEvent.noHop, name: "LabBackend", kind: .auth, phase: .injected, detail: "expire all access tokens")
+            return ([.expireTokens, .record(event)], true)
+        case .resumeAll:
+            logged(nil)
+            for id in parked.keys.sorted() where parked[id]!.stop.held {
+                setMode(.run, of: id)
+                parked[id]!.stop.held = false
+                ready.append(id)
+            }
+            return ([], true)
+        case .editRequestHeaders(let request, let headers):
+            guard let waiting = parked[request], waiting.stop.held else { return refuse("request #\(request) is not held at a stop") }
+            guard waiting.stop.capabilities.canEditRequest else { return refuse("request headers cannot be edited at \(waiting.stop.place) of \(waiting.stop.hopName)") }
+            let diff = HeaderDiff(from: waiting.stop.currentHeaders, to: headers)
+            parked[request]!.stop.pending.requestHeaders = headers
+            logged(waiting.stop.place)
+            let snapshot = HopSnapshot(method: waiting.stop.snapshot.method, url: waiting.stop.snapshot.url, headers: headers)
+            return ([.record(waiting.stop.event(time: now, phase: .edited, snapshot: snapshot, diff: diff, detail: "request headers edited"))], true)
+        case .editResponse(let request, let status, let headers):
+            guard let waiting = parked[request], waiting.stop.held else { return refuse("request #\(request) is not held at a stop") }
+            guard waiting.stop.capabilities.canEditResponse else { return refuse("the response cannot be edited at \(waiting.stop.place) of \(waiting.stop.hopName)") }
+            let diff = headers.map { HeaderDiff(from: waiting.stop.currentHeaders, to: $0) } ?? .none
+            if let status { parked[request]!.stop.pending.responseStatus = status }
+            if let headers { parked[request]!.stop.pending.responseHeaders = headers }
+            logged(waiting.stop.place)
+            let snapshot = HopSnapshot(headers: headers ?? waiting.stop.currentHeaders, status: status ?? waiting.stop.snapshot.status)
+            return ([.record(waiting.stop.event(time: now, phase: .edited, snapshot: snapshot, diff: diff, detail: "response edited"))], true)
+        case .delay(let request, let seconds):
+            guard let waiting = parked[request] else { return refuse("request #\(request) is not waiting at a stop") }
+            logged(waiting.stop.place)
+            return ([.advanceClock(seconds), .record(waiting.stop.event(time: now + seconds, phase: .injected, detail: "delay \(formatSeconds(seconds))"))], true)
+        case .step(let request), .resume(let request), .pass(let request), .force401(let request), .forceRetry(let request), .fail(let request, _):
+            guard let waiting = parked[request] else { return refuse("request #\(request) is not waiting at a stop") }
+            var release = waiting.stop.pending
+            var effects: [Effect] = []
+            switch command {
+            case .force401:
+                guard waiting.stop.capabilities.canForce401 else { return refuse("a 401 cannot be forced at \(waiting.stop.place) of \(waiting.stop.hopName)") }
+                release.disposition = .force401
+                effects.append(.record(waiting.stop.event(time: now, phase: .injected, detail: "force 401")))
+            case .forceRetry:
+                if let refusal = waiting.stop.capabilities.retryRefusal { return refuse(refusal) }
+                release.disposition = .forceRetry
+                effects.append(.record(waiting.stop.event(time: now, phase: .injected, detail: "force retry")))
+            case .fail(_, let fault):
+                guard waiting.stop.place.isHoldable else { return refuse("request #\(request) cannot fail at \(waiting.stop.place)") }
+                release.disposition = .fail(fault)
+                effects.append(.record(waiting.stop.event(time: now, phase: .injected, detail: "fail: \(fault.rawValue)")))
+            case .step: setMode(.step, of: request)
+            case .resume: setMode(.run, of: request)
+            default: break
+            }
+            if waiting.stop.held {
+                let how = modes[request] == .step ? "step" : "continue"
+                effects.insert(.record(waiting.stop.event(time: now, phase: .resumed, detail: how)), at: 0)
+            }
+            parked[request] = nil
+            if !waiting.stop.held && !popped { removeReady(request) }
+            running.insert(request)
+            logged(waiting.stop.place)
+            effects.append(.resume(waiting.waiter, release))
+            return (effects, true)
+        }
+    }
+}
+
+extension SchedulerCore.Effect: Equatable where Waiter: Equatable {}
+
+extension ParkedStop {
+    /// The event a stop publishes: named after its hop, its detail ending in the stop's side.
+    package func event(time: Double, phase: Phase, snapshot: HopSnapshot = .empty, diff: HeaderDiff = .none, detail: String?) -> TimelineEvent {
+        let hop: Int
+        if case .hop(let index, _) = place { hop = index } else { hop = TimelineEvent.noHop }
+        let position: String
+        if case .hop(_, let side) = place { position = side == .pre ? "pre-flight" : "post-flight" } else { position = place.description }
+        return TimelineEvent(
+            time: time, request: request, attempt: attempt, hop: hop, name: hopName, kind: hopKind,
+            phase: phase, snapshot: snapshot, diff: diff, detail: detail.map { "\($0) · \(position)" })
+    }
+}
+
+/// `0.25s`, `2s`: seconds without trailing zeros.
+func formatSeconds(_ seconds: Double) -> String {
+    seconds.rounded() == seconds ? "\(Int(seconds))s" : "\(seconds)s"
+}

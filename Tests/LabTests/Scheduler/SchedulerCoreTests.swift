@@ -1,0 +1,211 @@
+import ChainKit
+import Lab
+import Testing
+import Timeline
+
+/// The scheduler's decisions without tasks: each test feeds a `SchedulerCore` inputs and
+/// states the exact effects. Waiters are labels, so a resume says whom it lets go.
+@Suite("Scheduler core")
+struct SchedulerCoreTests {
+    typealias Core = SchedulerCore<String>
+
+    /// A core whose request 1 was launched and runs.
+    static func running(recordsLog: Bool = true, defaultMode: Scheduler.RunMode = .run) -> Core {
+        var core = Core(defaultMode: defaultMode, recordsLog: recordsLog)
+        core.submit(.launch(operation: 0))
+        _ = core.dispatch(now: 0)
+        return core
+    }
+
+    /// A core with requests 1…`count` launched, each waiting at its launch stop (waiter
+    /// "launch N"), as new tasks do before their first hop.
+    static func parkedAtLaunch(_ count: Int) -> Core {
+        var core = Core()
+        for request in 1...count {
+            core.submit(.launch(operation: 0))
+            _ = core.dispatch(now: 0)
+            core.park(ParkedStop(request: request, place: .launch), waiter: "launch \(request)")
+        }
+        return core
+    }
+
+    static func pre(_ hop: Int) -> StopPlace { .hop(hop, .pre) }
+
+    @Test("a launch starts the next request and ends the round; the log records it")
+    func launch() {
+        var core = Core()
+        core.submit(.launch(operation: 2))
+        let round = core.dispatch(now: 0)
+        #expect(round.effects == [.launch(operation: 2, request: 1)])
+        #expect(round.again == false)
+        #expect(core.running == [1])
+        #expect(core.launched == [1: 2])
+        #expect(core.log == [RecordedCommand(command: .launch(operation: 2), place: nil)])
+        #expect(core.version == 1)
+    }
+
+    @Test("while a request runs, a round does nothing: commands wait until it stops")
+    func commandsWaitForQuiescence() {
+        var core = Self.running()
+        core.submit(.launch(operation: 0))
+        #expect(core.dispatch(now: 0).effects == [])
+        #expect(core.commands == [.launch(operation: 0)])
+    }
+
+    @Test("one rule for passing without a turn: the lone runner passes, logged; the lane also needs it held nowhere and unlogged")
+    func mayPassWithoutTurn() {
+        var logged = Self.running()
+        #expect(logged.mayPassWithoutTurn(1))
+        #expect(!logged.mayPassWithoutTurn(2))
+        #expect(logged.arrive(request: 1, place: Self.pre(0)) == .pass)
+        #expect(logged.log.last == RecordedCommand(command: .pass(request: 1), place: Self.pre(0)))
+        #expect(logged.soloLane == 0)
+
+        var free = Self.running(recordsLog: false)
+        #expect(free.soloLane == 1)
+        // A breakpoint elsewhere: stops it does not match still pass, but not in the lane.
+        free.setBreakpoint(Scheduler.Breakpoint(hop: 3, position: .post), enabled: true)
+        #expect(free.soloLane == 0)
+        #expect(free.arrive(request: 1, place: Self.pre(0)) == .pass)
+        #expect(free.arrive(request: 1, place: .hop(3, .post)) == .wait(held: true))
+        free.setBreakpoint(Scheduler.Breakpoint(hop: 3, position: .post), enabled: false)
+        #expect(free.soloLane == 1)
+        // A queued command is served first.
+        free.submit(.advanceClock(seconds: 1))
+        #expect(!free.mayPassWithoutTurn(1))
+        #expect(free.soloLane == 0)
+        #expect(free.arrive(request: 1, place: Self.pre(0)) == .wait(held: false))
+
+        // Another request waiting for its turn is served first.
+        var two = Self.parkedAtLaunch(2)
+        #expect(two.dispatch(now: 0).effects == [.resume("launch 1", .proceed)])
+        #expect(!two.mayPassWithoutTurn(1))
+        #expect(two.arrive(request: 1, place: Self.pre(0)) == .wait(held: false))
+
+        let stepping = Self.running(recordsLog: false, defaultMode: .step)
+        #expect(stepping.mayPassWithoutTurn(1))
+        #expect(stepping.soloLane == 0)
+        var steppingCopy = stepping
+        // Launch and wake are never held, so a stepping request passes them alone.
+        #expect(steppingCopy.arrive(request: 1, place: .launch) == .pass)
+        #expect(steppingCopy.arrive(request: 1, place: Self.pre(0)) == .wait(held: true))
+    }
+
+    @Test("requests waiting their turn move in round-robin order, one per round")
+    func roundRobin() {
+        var core = Self.parkedAtLaunch(2)
+        #expect(core.dispatch(now: 0) == ([.resume("launch 1", .proceed)], true))
+        #expect(core.running == [1])
+        #expect(core.dispatch(now: 0) == ([], false))
+        core.park(ParkedStop(request: 1, place: Self.pre(0)), waiter: "one")
+        #expect(core.dispatch(now: 0).effects == [.resume("launch 2", .proceed)])
+        core.park(ParkedStop(request: 2, place: Self.pre(0)), waiter: "two")
+        #expect(core.dispatch(now: 0).effects == [.resume("one", .proceed)])
+        #expect(core.log.suffix(3) == [
+            RecordedCommand(command: .pass(request: 1), place: .launch),
+            RecordedCommand(command: .pass(request: 2), place: .launch),
+            RecordedCommand(command: .pass(request: 1), place: Self.pre(0)),
+        ])
+    }
+
+    @Test("a held request waits for a command; settling is answered once nothing can move")
+    func heldThenStepped() {
+        var core = Self.running(defaultMode: .step)
+        #expect(core.arrive(request: 1, place: Self.pre(0)) == .wait(held: true))
+        core.park(ParkedStop(request: 1, place: Self.pre(0), hopName: "MaxRetryInterceptor", held: true), waiter: "w")
+        core.awaitSettled()
+        #expect(core.dispatch(now: 0) == ([.settled], false))
+        #expect(core.dispatch(now: 0) == ([], false))
+
+        core.submit(.step(request: 1))
+        let resumed = TimelineEvent(
+            time: 2, request: 1, attempt: 1, hop: 0, name: "MaxRetryInterceptor", kind: .graphql, phase: .resumed,
+            detail: "step · pre-flight")
+        #expect(core.dispatch(now: 2) == ([.record(resumed), .resume("w", .proceed)], true))
+        #expect(core.running == [1])
+        #expect(core.parkedStops == [])
+    }
+
+    @Test("force 401 where the stop cannot: refused with the reason; where it can: injected and released with it")
+    func force401() {
+        var core = Self.running(defaultMode: .step)
+        core.park(ParkedStop(request: 1, place: Self.pre(4), hopName: "transport", hopKind: .transport, held: true), waiter: "w")
+        core.submit(.force401(request: 1))
+        #expect(core.dispatch(now: 0) == ([], true))
+        #expect(core.refusals.map(\.reason) == ["a 401 cannot be forced at hop 5 pre of transport"])
+
+        var able = Self.running(defaultMode: .step)
+        able.park(
+            ParkedStop(request: 1, place: Self.pre(4), hopName: "transport", hopKind: .transport, capabilities: StopCapabilities(canForce401: true), held: true),
+            waiter: "w")
+        able.submit(.force401(request: 1))
+        let event = { (phase: Phase, detail: String) in
+            TimelineEvent(time: 0, request: 1, attempt: 1, hop: 4, name: "transport", kind: .transport, phase: phase, detail: detail)
+        }
+        #expect(able.dispatch(now: 0) == ([
+            .record(event(.resumed, "step · pre-flight")), .record(event(.injected, "force 401 · pre-flight")),
+            .resume("w", Release(disposition: .force401)),
+        ], true))
+    }
+
+    @Test("an edit is recorded with its difference and released with the request")
+    func editThenResume() throws {
+        var core = Self.running(defaultMode: .step)
+        let before = try HTTPFields(["Accept": "application/json"])
+        let after = try HTTPFields(["Accept": "application/json", "Authorization": "Bearer x"])
+        core.park(
+            ParkedStop(
+                request: 1, place: Self.pre(1), hopName: "AuthInterceptor", snapshot: HopSnapshot(headers: before),
+                capabilities: StopCapabilities(canEditRequest: true), held: true),
+            waiter: "w")
+        core.submit(.editRequestHeaders(request: 1, headers: after))
+        core.submit(.resume(request: 1))
+        let edited = TimelineEvent(
+            time: 0, request: 1, attempt: 1, hop: 1, name: "AuthInterceptor", kind: .graphql, phase: .edited,
+            snapshot: HopSnapshot(headers: after), diff: HeaderDiff(added: ["Authorization"]), detail: "request headers edited · pre-flight")
+        #expect(core.dispatch(now: 0) == ([.record(edited)], true))
+        let resumed = TimelineEvent(
+            time: 0, request: 1, attempt: 1, hop: 1, name: "AuthInterceptor", kind: .graphql, phase: .resumed,
+            detail: "continue · pre-flight")
+        #expect(core.dispatch(now: 0) == ([.record(resumed), .resume("w", Release(requestHeaders: after))], true))
+        #expect(core.modes[1] == .run)
+    }
+
+    @Test("a request blocked on a shared refresh gives up its turn, wakes when the refresh ends and moves after it")
+    func blockedUntilRefreshEnds() {
+        var core = Self.parkedAtLaunch(2)
+        _ = core.dispatch(now: 0)
+        core.refreshStarted()
+        core.park(ParkedStop(request: 1, place: .refresh), waiter: "one")
+        #expect(core.dispatch(now: 0).effects == [.resume("launch 2", .proceed)])
+        core.block(request: 2)
+        #expect(core.blocked == [2])
+        #expect(core.dispatch(now: 0).effects == [.resume("one", .proceed)])
+        core.refreshEnded()
+        #expect(core.blocked == [])
+        // Request 2 is waking: nobody moves until it arrives.
+        let dispatchHasWork = core.finish(request: 1)
+        #expect(!dispatchHasWork)
+        #expect(core.dispatch(now: 0) == ([], false))
+        core.park(ParkedStop(request: 2, place: .wake), waiter: "two")
+        #expect(core.dispatch(now: 0).effects == [.resume("two", .proceed)])
+    }
+
+    @Test("a replay that finds its request elsewhere stops replaying and says where it was")
+    func replayDiverges() {
+        var core = Core(replay: [RecordedCommand(command: .pass(request: 1), place: Self.pre(0))])
+        #expect(core.dispatch(now: 0) == ([], true))
+        #expect(core.replay == nil)
+        #expect(core.refusals.map(\.reason) == ["replay diverged at step 1: expected request #1 at hop 1 pre, found it not waiting at a stop"])
+    }
+
+    @Test("shutting down fails every parked request in id order, and every later arrival")
+    func shutDown() {
+        var core = Self.parkedAtLaunch(2)
+        let ended = Release(disposition: .fail(.sessionEnded))
+        #expect(core.shutDown() == [.resume("launch 1", ended), .resume("launch 2", ended)])
+        #expect(core.running == [1, 2])
+        #expect(core.arrive(request: 1, place: Self.pre(1)) == .sessionEnded)
+        #expect(!core.mayPassWithoutTurn(1))
+    }
+}

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Instructions per operation of chainlab-bench figures, counted by callgrind: the stable
+# measure on a busy machine, where timings are not.
+#
+#   scripts/instructions.sh [--check] [--write | --json] [--bench PATH] [FIGURE…]
+#
+# Each figure runs under `valgrind --tool=callgrind` twice, at two operation counts (after
+# one warm-up operation), and the difference is divided by the difference in operations: the
+# run's fixed costs (start-up, the Swift runtime's first conformance look-ups) cancel out.
+# Derived figures are worked out from measured ones:
+#   middleware.per_layer             (middleware.bare.10 − middleware.bare.0) / 10
+#   chain.per_hop                    (chain.bare.10 − chain.bare.0) / 10
+#   instrument.per_event.middleware  (middleware.instrumented.5 − middleware.bare.5) / events
+#   instrument.per_event.graphql     (chain.instrumented.5 − chain.bare.5) / events
+# (events: what one instrumented operation records, `instrument.events_per_op.*`).
+#
+# Without FIGUREs, every figure in Benchmarks/instruction-budgets.json is counted.
+#   --check   exit 1 when a figure exceeds its budget by more than the file's tolerance (5%)
+#   --json    print the counts in the budget file's format
+#   --write   write them into the budget file (the tolerance and operation counts are kept)
+#   --bench   the chainlab-bench binary (default .build/release/chainlab-bench; build it with
+#             `swift build -c release --product chainlab-bench`)
+set -euo pipefail
+case " $* " in *" -h "*|*" --help "*) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "instructions.sh: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
+exec python3 - "$@" <<'PY'
+import concurrent.futures, json, os, re, subprocess, sys
+
+BUDGETS = "Benchmarks/instruction-budgets.json"
+DERIVED = {
+    "middleware.per_layer": (("middleware.bare.10", "middleware.bare.0"), 10),
+    "chain.per_hop": (("chain.bare.10", "chain.bare.0"), 10),
+    "instrument.per_event.middleware": (("middleware.instrumented.5", "middleware.bare.5"), "instrument.events_per_op.middleware"),
+    "instrument.per_event.graphql": (("chain.instrumented.5", "chain.bare.5"), "instrument.events_per_op.graphql"),
+}
+# The bench's names for the derived figures, in nanoseconds.
+ALIASES = {
+    "middleware.ns_per_layer": "middleware.per_layer", "chain.ns_per_hop": "chain.per_hop",
+    "instrument.ns_per_event.middleware": "instrument.per_event.middleware",
+    "instrument.ns_per_event.graphql": "instrument.per_event.graphql",
+}
+
+def fail(message, status=2):
+    print(f"instructions.sh: {message}", file=sys.stderr)
+    sys.exit(status)
+
+args = sys.argv[1:]
+check = write = as_json = False
+bench = ".build/release/chainlab-bench"
+wanted = []
+while args:
+    arg = args.pop(0)
+    if arg == "--check": check = True
+    elif arg == "--write": write = True
+    elif arg == "--json": as_json = True
+    elif arg == "--bench":
+        if not args: fail("--bench needs a path")
+        bench = args.pop(0)
+    elif arg.startswith("-"): fail(f"unknown option {arg}")
+    else: wanted.append(ALIASES.get(arg, arg))
+if not os.access(bench, os.X_OK):
+    fail(f"{bench} is not an executable; build it with `swift build -c release --product chainlab-bench`")
+try:
+    config = json.load(open(BUDGETS))
+except (OSError, ValueError) as error:
+    fail(f"cannot read {BUDGETS}: {error}")
+budgets = config["figures"]
+operations = config["operations"]
+tolerance = config["tolerance"]
+figures = wanted or list(budgets)
+
+base = []
+for figure in figures:
+    for name in (DERIVED[figure][0] if figure in DERIVED else [figure]):
+        if name not in base: base.append(name)
+
+env = dict(os.environ, SWIFT_BACKTRACE="enable=no")
+
+def instructions(figure, count):
+    run = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", bench, "--figure", figure, "--operations", str(count)],
+        capture_output=True, text=True, env=env)
+    collected = re.search(r"Collected\s*:\s*(\d+)", run.stderr)
+    if run.returncode != 0 or not collected:
+        fail(f"{figure} at {count} operations failed (status {run.returncode}):\n{run.stdout}{run.stderr[-2000:]}", 1)
+    if not any(line.startswith("{") and f'"name":"{figure}"' in line for line in run.stdout.splitlines()):
+        fail(f"the bench does not know the figure {figure}")
+    return int(collected.group(1))
+
+def counts_for(figure):
+    return operations.get(figure, operations["default"])
+
+def events_per_operation(figure):
+    run = subprocess.run([bench, "--figure", figure, "--operations", "1"], capture_output=True, text=True, env=env)
+    for line in run.stdout.splitlines():
+        if line.startswith("{") and f'"name":"{figure}"' in line:
+            return json.loads(line)["value"]
+    fail(f"the bench did not report {figure}:\n{run.stdout}{run.stderr}", 1)
+
+# Every run on its own core; valgrind runs one thread at a time.
+runs = [(name, count) for name in base for count in counts_for(name)]
+with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+    collected = dict(zip(runs, pool.map(lambda run: instructions(*run), runs)))
+measured = {}
+for name in base:
+    low, high = counts_for(name)
+    measured[name] = (collected[(name, high)] - collected[(name, low)]) / (high - low)
+results = {}
+for figure in figures:
+    if figure in DERIVED:
+        (minuend, subtrahend), divisor = DERIVED[figure]
+        divisor = divisor if isinstance(divisor, int) else events_per_operation(divisor)
+        results[figure] = (measured[minuend] - measured[subtrahend]) / divisor
+    else:
+        results[figure] = measured[figure]
+
+if as_json or write:
+    updated = dict(config, figures={**budgets, **{name: round(value) for name, value in results.items()}})
+    # Two-space indentation, with each operation pair on one line.
+    text = re.sub(r"\[\s+(\d+),\s+(\d+)\s+\]", r"[\1, \2]", json.dumps(updated, indent=2)) + "\n"
+    if write:
+        open(BUDGETS, "w").write(text)
+        print(f"wrote {len(results)} figures to {BUDGETS}", file=sys.stderr)
+    else:
+        print(text, end="")
+    sys.exit(0)
+
+over = []
+width = max(len(name) for name in results)
+print(f"{'figure'.ljust(width)}  {'instructions/op':>15}  {'budget':>10}  ratio")
+for name, value in results.items():
+    budget = budgets.get(name)
+    ratio = value / budget if budget else None
+    verdict = "" if ratio is None else ("OVER" if ratio > 1 + tolerance else ("lower the budget" if ratio < 1 - tolerance else "ok"))
+    if verdict == "OVER": over.append(name)
+    print(f"{name.ljust(width)}  {value:>15,.0f}  {'' if budget is None else format(budget, ','):>10}  {'' if ratio is None else format(ratio, '.3f')}  {verdict}".rstrip())
+if check and over:
+    print(f"over budget by more than {tolerance:.0%}: {', '.join(over)}", file=sys.stderr)
+    sys.exit(1)
+PY
