@@ -232,12 +232,35 @@ keys n n
 wait_for "#2 HeroQuery"
 keys g
 wait_for "Chain · #1 HeroQuery"
-press_until s "held at TokenManager refresh"
+press_until s "TokenManager refresh · stop · held"
 keys G
 wait_for "Chain · #2 HeroQuery"
-press_until s "held at TokenManager refresh"
-wait_for "TokenManager · refresh stop"
+press_until s "TokenManager refresh · stop · held"
 capture refresh-storm
+
+# After the race: #1 released first succeeded, #2 failed with invalid_grant; #2's refresh
+# row selected, Detail showing the token endpoint's answer after the fact.
+shot=storm-after
+keys g c
+wait_for "✓ #1 HeroQuery 200"
+keys G c
+wait_for "✕ #2 HeroQuery invalid_grant"
+keys Tab G
+wait_for "TokenManager refresh · answer"
+capture storm-after
+
+# An 80x24 terminal: token-expiry finished, its first attempt shown again ([): the 401,
+# the refresh row and its 200, the retry.
+shot=attempts-80x24
+open_terminal "$chainlab token-expiry" 80 24
+wait_for "press n to start"
+keys n
+wait_for "⏸ #1 HeroQuery"
+keys c
+wait_for "attempt 2 of 2"
+keys '['
+wait_for "attempt 1 of 2"
+capture attempts-80x24
 
 # The help overlay over basics stepped to the transport.
 shot=help
@@ -247,7 +270,7 @@ keys n
 wait_for "⏸ #1 HeroQuery"
 press_until s "Hop 6 transport · pre-flight stop"
 keys '?'
-wait_for "Help · keys"
+wait_for "Help (j/k"
 capture help
 
 # `chainlab trace token-expiry` in the terminal, sized so no line wraps.

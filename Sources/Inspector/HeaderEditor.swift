@@ -27,6 +27,9 @@ public struct HeaderEditor: Sendable, Hashable {
     public var column = 1
     /// Validation errors by row.
     public var errors: [Int: String] = [:]
+    /// Whether secret values (Authorization, Cookie…) are shown; masked until revealed, as
+    /// everywhere on screen (`v` before opening the editor, `Ctrl-R` inside it).
+    public var revealsSecrets = false
 
     public init(request: Int, target: Target, headers: HTTPFields, status: Int?) {
         self.request = request
@@ -66,6 +69,7 @@ public struct HeaderEditor: Sendable, Hashable {
         case .enter:
             if let command = validated() { return .confirmed(command) }
             return .editing
+        case .ctrl("r"): revealsSecrets.toggle()
         case .up: row = max(0, row - 1)
         case .down: row = min(rows.count - 1, row + 1)
         case .tab:

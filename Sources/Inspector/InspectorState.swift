@@ -1,6 +1,7 @@
 public import ChainKit
 public import Lab
 public import TerminalUI
+import Timeline
 
 /// The inspector's whole state: a value. Keys, lab changes and resizes become
 /// ``InspectorMessage``s; ``Inspector/update(_:_:)`` changes the state and returns effects;
@@ -28,11 +29,29 @@ public struct InspectorState: Sendable {
     public var focus: Pane = .requests
     /// The selected request's id.
     public var selectedRequest: Int?
-    /// The selected row of the Chain pane: a hop index.
+    /// The selected row of the Chain pane: a hop index, or one past the last hop for the
+    /// token manager's refresh row.
     public var selectedHop = 0
+    /// Which side of the selected hop Detail shows: its pre-flight or its post-flight.
+    public var selectedSide: StopPosition = .pre
+    /// The attempt the Chain pane shows; nil follows the selected request's latest attempt.
+    public var selectedAttempt: Int?
+    /// Commands a person gave at a stop, so the screen can say who forced, edited or failed
+    /// what (anything else injected at a stop came from the scenario's script or a replay).
+    public var personActions: Set<PersonAction> = []
     public var timelineScroll = 0
     public var detailScroll = 0
     public var revealSecrets = false
+    /// Whether the focused pane fills the screen (`+`).
+    public var maximized = false
+    /// How far the waterfall is zoomed in around the selected request: 0 shows the whole
+    /// run, each step halves the time shown (`z` in, `Z` out).
+    public var waterfallZoom = 0
+    /// Whether Detail folds JSON objects and arrays below the top two levels (`f`).
+    public var detailFolded = false
+    /// What Detail searches for (`Ctrl-F`), and which match is shown.
+    public var detailSearch = ""
+    public var detailMatch = 0
     public var filter = ""
     public var modal: Overlay?
     public var notice: Notice?
@@ -40,6 +59,9 @@ public struct InspectorState: Sendable {
     /// Where the selected request was held when the lab last changed, so the selection
     /// follows a request being stepped.
     var followedPlace: StopPlace?
+    /// Whether the selected request left a stop the selection was following: when it
+    /// finishes, the selection moves to where it ended.
+    var followsToEnd = false
 
     public init(scenario: Scenario, lab: LabView, size: Size, symbols: Symbols = .unicode) {
         self.scenario = scenario
@@ -57,7 +79,7 @@ public struct InspectorState: Sendable {
 
     /// The selected request's row.
     public var selectedRow: RequestRow? {
-        selectedRequest.flatMap { id in lab.requests.first { $0.id == id } }
+        selectedRequest.flatMap { lab.index(of: $0) }.map { lab.requests[$0] }
     }
 
     /// Where the selected request is waiting, if it is.
@@ -73,6 +95,48 @@ public struct InspectorState: Sendable {
 
     /// The hops of the selected request's chain.
     public var hops: [HopInfo] { lab.hops(of: selectedRequest) }
+
+    /// The selected request's events, attempt by attempt and hop by hop, as far as the view
+    /// has seen them.
+    var history: RequestHistory {
+        guard let request = selectedRequest else { return RequestHistory(events: []) }
+        let last = lab.lastSeq
+        return RequestHistory(events: lab.store.events(request: request).filter { $0.seq <= last })
+    }
+
+    /// How many attempts the selected request has made so far.
+    public var attemptCount: Int { selectedRow?.attempt ?? 1 }
+
+    /// The attempt the Chain pane and Detail show.
+    public var shownAttempt: Int { min(selectedAttempt ?? attemptCount, attemptCount) }
+
+    /// Whether the shown attempt is the one the request is making now.
+    public var showsLatestAttempt: Bool { shownAttempt == attemptCount }
+
+    /// Whether the Chain pane has a row for the token manager's refresh: the shown attempt
+    /// refreshed, or the request is waiting at the refresh stop.
+    var hasRefreshRow: Bool {
+        (showsLatestAttempt && selectedStop?.place == .refresh) || !(history.attempt(shownAttempt)?.refresh.isEmpty ?? true)
+    }
+
+    /// The rows of the Chain pane: the hops, then the refresh row when there is one.
+    var chainRowCount: Int { hops.count + (hasRefreshRow ? 1 : 0) }
+
+    /// Whether the refresh row is selected.
+    public var selectsRefresh: Bool { selectedHop == hops.count }
+}
+
+/// A command a person gave at a stop: force 401, force retry, fail or an edit.
+public struct PersonAction: Sendable, Hashable {
+    public var request: Int
+    public var attempt: Int
+    public var place: StopPlace
+
+    public init(request: Int, attempt: Int, place: StopPlace) {
+        self.request = request
+        self.attempt = attempt
+        self.place = place
+    }
 }
 
 /// An overlay that takes the keys until it closes.
@@ -87,6 +151,7 @@ public enum Overlay: Sendable, Hashable {
     case reorder(ChainReorder)
     case filter(TextInput)
     case findings(FindingsList)
+    case search(TextInput)
 }
 
 /// Something that happened: a key, a change in the lab, a new terminal size.

@@ -5,6 +5,7 @@ public enum Action: String, Sendable, Hashable, CaseIterable {
     case newOperation, newSeveral, step, continueRequest, continueAll, toggleStepMode, toggleBreakpoint
     case editHeaders, force401, forceRetry, fail, advanceClock, expireTokens, reorderChain
     case export, showCurl, filter, revealSecrets, scenarioInfo, lintFindings, runFindings
+    case previousAttempt, nextAttempt, preFlight, postFlight, maximize, fold, search, zoomIn, zoomOut
     case nextPane, previousPane, up, down, pageUp, pageDown, home, end, open, back, help, quit
 }
 
@@ -19,13 +20,17 @@ public struct KeyBinding: Sendable, Hashable {
     public var summary: String
     /// Whether the status line shows it (movement keys are left to the help overlay).
     public var isHint: Bool
+    /// Which hints the status line drops first when it is narrow: the highest rank first.
+    /// Rank 0 is never dropped (navigation, help and quit).
+    public var rank: Int
 
-    public init(_ keys: [Key], _ action: Action, _ name: String, _ summary: String, hint: Bool = true) {
+    public init(_ keys: [Key], _ action: Action, _ name: String, _ summary: String, hint: Bool = true, rank: Int = 2) {
         self.keys = keys
         self.action = action
         self.name = name
         self.summary = summary
         self.isHint = hint
+        self.rank = rank
     }
 
     /// The keys as the help overlay writes them: `j/Down`.
@@ -38,8 +43,8 @@ public enum Keymap {
     public static let bindings: [KeyBinding] = [
         KeyBinding([.char("n")], .newOperation, "new", "start an operation of the scenario"),
         KeyBinding([.char("N")], .newSeveral, "new ×5", "start five operations at once", hint: false),
-        KeyBinding([.char("s")], .step, "step", "step the selected request one hop"),
-        KeyBinding([.char("c")], .continueRequest, "continue", "continue the selected request to the next breakpoint, or to the end"),
+        KeyBinding([.char("s")], .step, "step", "step the selected request one hop", rank: 1),
+        KeyBinding([.char("c")], .continueRequest, "continue", "continue the selected request to the next breakpoint, or to the end", rank: 1),
         KeyBinding([.char("C")], .continueAll, "continue all", "continue every held request to its next breakpoint, or to the end"),
         KeyBinding([.char("B")], .toggleStepMode, "step mode", "step mode on/off: new operations stop before every hop (on at start)", hint: false),
         KeyBinding([.char("b")], .toggleBreakpoint, "breakpoint", "breakpoint on the selected hop: pre, post, both, none"),
@@ -47,7 +52,7 @@ public enum Keymap {
         KeyBinding([.char("4")], .force401, "force 401", "force a 401 here"),
         KeyBinding([.char("r")], .forceRetry, "force retry", "force a retry from here"),
         KeyBinding([.char("x")], .fail, "fail", "fail here: timeout, cancellation or transport error"),
-        KeyBinding([.char("+")], .advanceClock, "clock +1s", "advance the lab clock by one second", hint: false),
+        KeyBinding([.char("t")], .advanceClock, "clock +1s", "advance the lab clock by one second", hint: false),
         KeyBinding([.char("T")], .expireTokens, "expire tokens", "expire every access token on the backend", hint: false),
         KeyBinding([.char("o")], .reorderChain, "reorder", "reorder the chain (applies to new operations)", hint: false),
         KeyBinding([.char("w")], .export, "export", "export the timeline as JSON, HAR or OTLP traces to a file", hint: false),
@@ -57,18 +62,27 @@ public enum Keymap {
         KeyBinding([.char("L")], .lintFindings, "lint", "lint findings of the chain (⚠ marks their hops); Enter jumps to the hop", hint: false),
         KeyBinding([.char("F")], .runFindings, "findings", "what the recorded events prove; Enter opens the events each cites", hint: false),
         KeyBinding([.char("i")], .scenarioInfo, "about", "what the scenario teaches and what to look for", hint: false),
-        KeyBinding([.tab], .nextPane, "next pane", "move to the next pane", hint: false),
+        KeyBinding([.char("["), .char("<")], .previousAttempt, "previous attempt", "show the selected request's previous attempt in the Chain pane", hint: false),
+        KeyBinding([.char("]"), .char(">")], .nextAttempt, "next attempt", "show the selected request's next attempt in the Chain pane", hint: false),
+        KeyBinding([.char("h"), .left], .preFlight, "pre-flight", "select the hop's pre-flight: the request it received on the way down", hint: false),
+        KeyBinding([.char("l"), .right], .postFlight, "post-flight", "select the hop's post-flight: the result or error it received on the way up", hint: false),
+        KeyBinding([.char("f")], .fold, "fold", "fold or unfold JSON objects and arrays in Detail below the top two levels", hint: false),
+        KeyBinding([.ctrl("f")], .search, "search", "search Detail: type, Enter or Down for the next match, Up the previous, Esc clears", hint: false),
+        KeyBinding([.char("z")], .zoomIn, "zoom in", "zoom the Timeline's waterfall in around the selected request", hint: false),
+        KeyBinding([.char("Z")], .zoomOut, "zoom out", "zoom the Timeline's waterfall out", hint: false),
+        KeyBinding([.char("+")], .maximize, "maximize", "maximize the focused pane, or restore the layout", hint: false),
+        KeyBinding([.tab], .nextPane, "pane", "move to the next pane", rank: 0),
         KeyBinding([.backTab], .previousPane, "previous pane", "move to the previous pane", hint: false),
         KeyBinding([.char("k"), .up], .up, "up", "move up", hint: false),
-        KeyBinding([.char("j"), .down], .down, "down", "move down", hint: false),
+        KeyBinding([.char("j"), .down], .down, "down", "move down", rank: 0),
         KeyBinding([.pageUp], .pageUp, "page up", "move a page up", hint: false),
         KeyBinding([.pageDown], .pageDown, "page down", "move a page down", hint: false),
         KeyBinding([.home, .char("g")], .home, "first", "move to the first row", hint: false),
         KeyBinding([.end, .char("G")], .end, "last", "move to the last row", hint: false),
-        KeyBinding([.enter], .open, "open", "open the selected item in the next pane", hint: false),
+        KeyBinding([.enter], .open, "open", "open the selected item in the next pane", rank: 0),
         KeyBinding([.escape], .back, "back", "close the overlay, or go back a pane", hint: false),
-        KeyBinding([.char("?")], .help, "help", "show this help"),
-        KeyBinding([.char("q")], .quit, "quit", "quit (asks y/n while requests are paused or running)"),
+        KeyBinding([.char("?")], .help, "help", "show this help: the panes, the symbols and every key", rank: 0),
+        KeyBinding([.char("q")], .quit, "quit", "quit (asks y/n while requests are paused or running)", rank: 0),
     ]
 
     /// The action bound to `key`, if any.

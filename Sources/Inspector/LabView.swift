@@ -26,8 +26,52 @@ public struct RequestRow: Sendable, Hashable {
     public var end: Double
     public var marks: [Mark]
     public var error: String?
+    /// Where the delivered results came from, in order (`server`, `cache`).
+    public var results: [String] = []
 
     public var duration: Double { end - start }
+
+    public init(
+        id: Int, operation: String, attempt: Int, state: State, status: Int? = nil, start: Double, end: Double,
+        marks: [Mark] = [], error: String? = nil, results: [String] = []
+    ) {
+        self.id = id
+        self.operation = operation
+        self.attempt = attempt
+        self.state = state
+        self.status = status
+        self.start = start
+        self.end = end
+        self.marks = marks
+        self.error = error
+        self.results = results
+    }
+
+    /// What decided the outcome, short: `cache` for a result from the cache, `invalid_grant`
+    /// when the token endpoint refused the refresh, `MaxRetries(3)`, `noResults`, or the
+    /// status of the last transport exchange when that is what the request ended on.
+    public var cause: String? {
+        switch state {
+        case .succeeded:
+            if results.last == "cache" { return results.count > 1 ? "server+cache" : "cache" }
+            return status.map(String.init)
+        case .failed:
+            return error.map { RequestRow.cause(ofError: $0, status: status) } ?? status.map(String.init)
+        default: return nil
+        }
+    }
+
+    /// The cause named in an error's text.
+    public static func cause(ofError text: String, status: Int?) -> String {
+        if let code = text.firstMatch(of: /token endpoint refused the refresh: HTTP \d{3} ([A-Za-z_]+)/) { return String(code.1) }
+        if let count = text.firstMatch(of: /maximum of (\d+) retries/) { return "MaxRetries(\(count.1))" }
+        if text.contains("(noResults)") { return "noResults" }
+        if text.contains("persistedQueryRetryFailed") { return "persistedQueryRetryFailed" }
+        if let code = text.firstMatch(of: /HTTP (\d{3})/) ?? text.firstMatch(of: /Received a (\d{3}) error/) { return String(code.1) }
+        if let fault = LabFault.allCases.first(where: { text.contains($0.description) }) { return fault.rawValue }
+        let type = text.split(separator: ":").first.map(String.init) ?? text
+        return type.count <= 24 ? type : (status.map(String.init) ?? "error")
+    }
 }
 
 /// What the screen knows about the lab at one moment: a value that `update` stores and
@@ -45,6 +89,9 @@ public struct LabView: Sendable {
     public var clock: Double
     /// Refusals the scheduler reported since the previous view (a forced retry at an HTTP hop…).
     public var newRefusals: [String]
+    /// What the lab backend has counted so far (refreshes, rejections, revoked families,
+    /// requests…), by counter name.
+    public var backend: [String: Int] = [:]
     public var store: TimelineStore
     /// Whether the server has the lab's controls (expiring tokens); false on a plain server.
     public var hasLabControls = true
@@ -73,6 +120,20 @@ public struct LabView: Sendable {
     /// The hops of `request` (or of the chain new requests get).
     public func hops(of request: Int?) -> [HopInfo] {
         request.flatMap { hops[$0] } ?? chainHops
+    }
+
+    /// The index of request `id` in ``requests``, which are in ascending id order: a binary
+    /// search, since the screen asks for the selected request many times a frame and a run can
+    /// hold thousands (`frame.waterfall.10k`).
+    public func index(of id: Int) -> Int? {
+        var low = 0, high = requests.count - 1
+        while low <= high {
+            let middle = (low + high) / 2
+            let found = requests[middle].id
+            if found == id { return middle }
+            if found < id { low = middle + 1 } else { high = middle - 1 }
+        }
+        return nil
     }
 
     /// Whether any request is paused or still running.
@@ -131,6 +192,7 @@ public final class LabViewBuilder {
         view.clock = session.clock.seconds
         view.hasLabControls = session.hasLabControls
         view.newRefusals = snapshot.refusals.dropFirst(refusalsSeen).map(\.reason)
+        view.backend = session.backend.counters
         refusalsSeen = snapshot.refusals.count
         let summaries = session.summaries
         view.summaries = summaries.keys.sorted().map { summaries[$0]! }
@@ -162,7 +224,7 @@ public final class LabViewBuilder {
             view.requests.append(RequestRow(
                 id: request, operation: session.scenario.operations[operation].name,
                 attempt: accumulated.attempt, state: state, status: accumulated.status,
-                start: accumulated.start, end: accumulated.end, marks: marks, error: summary?.error))
+                start: accumulated.start, end: accumulated.end, marks: marks, error: summary?.error, results: summary?.results ?? []))
         }
         return view
     }

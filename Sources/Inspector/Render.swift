@@ -31,22 +31,52 @@ extension Inspector {
             Paragraph(lines).render(in: area, into: &buffer)
             return
         }
-        let showTimeline = area.height >= 24
-        let showDetail = area.height >= 14
         let statusRow = Rect(x: 0, y: area.height - 1, width: area.width, height: 1)
         let body = Rect(x: 0, y: 0, width: area.width, height: area.height - 1)
-        let chainRows = state.hops.count + 3 + (state.selectedStop?.place == .refresh ? 1 : 0)
-        var constraints: [Constraint] = [.length(min(max(chainRows, 7), showDetail ? body.height / 2 : body.height))]
-        if showTimeline { constraints.append(.length(min(max(3, state.visibleRequests.count + 2), max(3, body.height / 5)))) }
-        if showDetail { constraints.append(.fill) }
-        let rows = Layout.vertical(constraints).split(body)
-        let top = Layout.horizontal([.length(min(34, max(22, area.width / 3))), .fill]).split(rows[0])
-        renderRequests(state, in: top[0], into: &buffer)
-        renderChain(state, in: top[1], into: &buffer)
-        if showTimeline { renderTimeline(state, in: rows[1], into: &buffer) }
-        if showDetail { renderDetail(state, in: rows[rows.count - 1], into: &buffer) }
+        for (pane, rect) in layout(state, body: body) {
+            switch pane {
+            case .requests: renderRequests(state, in: rect, into: &buffer)
+            case .chain: renderChain(state, in: rect, into: &buffer)
+            case .timeline: renderTimeline(state, in: rect, into: &buffer)
+            case .detail: renderDetail(state, in: rect, into: &buffer)
+            }
+        }
         renderStatus(state, in: statusRow, into: &buffer)
         if let modal = state.modal { renderModal(modal, state, in: body, into: &buffer) }
+    }
+
+    /// Terminals at least this wide put Detail beside the Chain pane.
+    static let sideBySideWidth = 150
+
+    /// Where each pane goes. `+` gives the focused pane the whole body. Otherwise the Chain
+    /// pane takes the rows its hops need and Detail the rows its content needs (beside the
+    /// Chain on wide terminals, below the Timeline otherwise); the Timeline takes the rest.
+    static func layout(_ state: InspectorState, body: Rect) -> [(InspectorState.Pane, Rect)] {
+        if state.maximized { return [(state.focus, body)] }
+        let chainRows = max(state.chainRowCount + 3, 7)
+        let requestsWidth = min(40, max(22, body.width / 3))
+        if body.width >= sideBySideWidth {
+            let detailWidth = body.width * 2 / 5
+            let top = min(max(chainRows, detailRows(state, width: detailWidth)), max(chainRows, body.height - 5))
+            let rows = Layout.vertical([.length(min(top, body.height)), .fill]).split(body)
+            let columns = Layout.horizontal([.length(requestsWidth), .fill, .length(detailWidth)]).split(rows[0])
+            var panes: [(InspectorState.Pane, Rect)] = [(.requests, columns[0]), (.chain, columns[1]), (.detail, columns[2])]
+            if rows[1].height >= 3 { panes.append((.timeline, rows[1])) }
+            return panes
+        }
+        let showTimeline = body.height >= 20
+        let showDetail = body.height >= 13
+        let chainHeight = min(chainRows, showDetail ? body.height / 2 : body.height)
+        let rest = body.height - chainHeight
+        // The Timeline keeps its axis and a few rows; it grows with the requests.
+        let timelineMinimum = showTimeline ? min(max(4, state.visibleRequests.count + 3), 6) : 0
+        let detailHeight = showDetail ? min(max(3, detailRows(state, width: body.width)), rest - timelineMinimum) : 0
+        let rows = Layout.vertical([.length(chainHeight), .fill, .length(detailHeight)]).split(body)
+        let top = Layout.horizontal([.length(requestsWidth), .fill]).split(rows[0])
+        var panes: [(InspectorState.Pane, Rect)] = [(.requests, top[0]), (.chain, top[1])]
+        if showTimeline, rows[1].height >= 3 { panes.append((.timeline, rows[1])) }
+        if showDetail { panes.append((.detail, showTimeline ? rows[2] : Rect(x: body.x, y: rows[1].y, width: body.width, height: rows[1].height + rows[2].height))) }
+        return panes
     }
 
     static func block(_ title: String, focused: Bool, _ state: InspectorState) -> Block {
@@ -70,17 +100,24 @@ extension Inspector {
         "\(Int(saturating: seconds * 1000))ms"
     }
 
-    static func requestLine(_ row: RequestRow) -> Line {
+    /// A request's line in at most `width` columns: the duration goes first when it does not
+    /// fit, then the attempt count, then the operation's name, so the outcome and its cause
+    /// stay readable.
+    static func requestLine(_ row: RequestRow, width: Int = .max) -> Line {
         let (symbol, style) = stateSymbol(row)
-        let status: String = switch row.state {
-        case .succeeded, .failed:
-            [row.status.map(String.init), milliseconds(row.duration), row.attempt > 1 ? "×\(row.attempt)" : nil].compactMap { $0 }.joined(separator: " ")
-        case .paused: "paused"
-        case .blocked: "waits: refresh"
-        case .retrying: "retry \(row.attempt)"
-        case .running: "running"
+        let parts: [String?] = switch row.state {
+        case .succeeded, .failed: [row.cause, milliseconds(row.duration), row.attempt > 1 ? "×\(row.attempt)" : nil]
+        case .paused: ["paused"]
+        case .blocked: ["waits: refresh"]
+        case .retrying: ["retry \(row.attempt)"]
+        case .running: ["running"]
         }
-        return Line([Span(symbol + " ", style: style), Span("#\(row.id) \(row.operation)  "), Span(status, style: .dim)])
+        func line(_ parts: [String?], operation: Bool = true) -> Line {
+            Line([Span(symbol + " ", style: style), Span("#\(row.id) " + (operation ? row.operation + " " : "")), Span(parts.compactMap { $0 }.joined(separator: " "), style: .dim)])
+        }
+        var candidates = [line(parts)]
+        if parts.count == 3 { candidates += [line([parts[0], parts[2]]), line([parts[0]]), line([parts[0]], operation: false)] }
+        return Fitting.cut(candidates.first { $0.width <= width } ?? candidates[candidates.count - 1], to: width)
     }
 
     static func renderRequests(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
@@ -93,214 +130,28 @@ extension Inspector {
             Paragraph([Line(state.lab.requests.isEmpty ? "press n to start" : "no request matches", style: .dim)]).render(in: inner, into: &buffer)
             return
         }
-        let selected = rows.firstIndex { $0.id == state.selectedRequest }
-        List(rows.map(requestLine), selected: selected, highlightStyle: state.focus == .requests ? .reverse : .bold).render(in: inner, into: &buffer)
-    }
-
-    // MARK: - Chain
-
-    /// What happened at each hop during the selected request's current attempt.
-    struct HopStatus {
-        var pre = Line("·", style: .dim)
-        var post = Line("·", style: .dim)
-    }
-
-    static func hopStatuses(_ state: InspectorState) -> [HopStatus] {
-        var statuses = Array(repeating: HopStatus(), count: state.hops.count)
-        guard let request = state.selectedRequest, let row = state.selectedRow else { return statuses }
-        let events = state.lab.store.events(request: request).filter { $0.attempt == row.attempt }
-        var sendTime: [Int: Double] = [:]
-        for event in events where statuses.indices.contains(event.hop) {
-            switch event.phase {
-            case .preflight:
-                let diff = diffSummary(event.diff)
-                statuses[event.hop].pre = Line([Span("✓", style: good)] + (diff.isEmpty ? [] : [Span(" " + diff, style: added)]))
-            case .cacheHit: statuses[event.hop].pre = Line([Span("hit", style: good)])
-            case .cacheMiss: statuses[event.hop].pre = Line("miss", style: .dim)
-            case .send:
-                sendTime[event.hop] = event.time
-                statuses[event.hop].pre = Line([Span("✓ ", style: good), Span("\(event.method ?? "") \(URLComponents(string: event.url ?? "")?.path ?? "")")])
-            case .receive:
-                let elapsed = sendTime[event.hop].map { " · " + milliseconds(event.time - $0) } ?? ""
-                let ok = event.status.map { (200..<300).contains($0) } ?? false
-                statuses[event.hop].post = Line([Span("\(event.status.map(String.init) ?? "?")", style: ok ? good : bad), Span(elapsed, style: .dim)])
-            case .postflight:
-                if event.kind == .cache { break }
-                let status = event.status.map { " \($0)" } ?? ""
-                statuses[event.hop].post = Line([Span("✓" + status, style: good)] + (event.diff.isEmpty ? [] : [Span(" " + diffSummary(event.diff), style: added)]))
-            case .error:
-                let status = event.error.flatMap(shortError) ?? "error"
-                if event.phase == .error, statuses[event.hop].pre.spans.first?.text == "·" {
-                    statuses[event.hop].pre = Line("✕ " + status, style: bad)
-                } else {
-                    statuses[event.hop].post = Line("✕ " + status, style: bad)
-                }
-            case .retry: statuses[event.hop].post = Line("↻ retry", style: changed)
-            default: break
-            }
-        }
-        if let stop = state.selectedStop, case .hop(let hop, let position) = stop.place, statuses.indices.contains(hop) {
-            let mark = Line(stop.held ? "⏸ held" : "… waiting its turn", style: held)
-            if position == .pre { statuses[hop].pre = mark } else { statuses[hop].post = mark }
-        }
-        return statuses
-    }
-
-    static func shortError(_ text: String) -> String {
-        if let range = text.range(of: #"HTTP \d{3}"#, options: .regularExpression) { return String(text[range]) }
-        return String(text.split(separator: ":").first ?? Substring(text))
-    }
-
-    static func diffSummary(_ diff: HeaderDiff) -> String {
-        (diff.added.map { "+" + $0 } + diff.changed.map { "~" + $0 } + diff.removed.map { "-" + $0 }).joined(separator: " ")
-    }
-
-    static func renderChain(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
-        var title = "Chain"
-        if let row = state.selectedRow { title += " · #\(row.id) \(row.operation) · attempt \(row.attempt)" }
-        if state.lab.stepMode { title += " · step mode" }
-        let frame = block(title, focused: state.focus == .chain, state)
-        frame.render(in: area, into: &buffer)
-        let inner = frame.inner(area)
-        guard !inner.isEmpty else { return }
-        let hops = state.hops
-        let nameWidth = min(max(20, (hops.map { $0.name.count }.max() ?? 0) + 6), max(10, inner.width / 2))
-        let columnWidth = max(8, (inner.width - nameWidth) / 2)
-        func row(_ name: Line, _ pre: Line, _ post: Line, y: Int, style: Style? = nil) {
-            let x = inner.x
-            _ = buffer.set(line: name, at: Position(x: x, y: y), clip: Rect(x: x, y: y, width: nameWidth - 1, height: 1))
-            _ = buffer.set(line: pre, at: Position(x: x + nameWidth, y: y), clip: Rect(x: x + nameWidth, y: y, width: columnWidth - 1, height: 1))
-            _ = buffer.set(line: post, at: Position(x: x + nameWidth + columnWidth, y: y), clip: Rect(x: x + nameWidth + columnWidth, y: y, width: inner.width - nameWidth - columnWidth, height: 1))
-            if let style { buffer.setStyle(style, in: Rect(x: x, y: y, width: inner.width, height: 1)) }
-        }
-        row(Line("hop", style: .bold), Line("pre-flight ↓", style: .bold), Line("post-flight ↑", style: .bold), y: inner.y)
-        let statuses = hopStatuses(state)
-        let visible = inner.height - 1
-        let offset = max(0, min(state.selectedHop - visible + 1, hops.count - visible))
-        for (index, hop) in hops.enumerated().dropFirst(offset).prefix(max(0, visible)) {
-            let pre = state.lab.breakpoints.contains(Scheduler.Breakpoint(hop: hop.index, position: .pre))
-            let post = state.lab.breakpoints.contains(Scheduler.Breakpoint(hop: hop.index, position: .post))
-            var label = hop.name
-            if hop.kind == .cache, case .graphQL = state.lab.chain {
-                let behavior = state.selectedRow.flatMap { _ in state.scenario.operations.first?.fetchBehavior }?.description ?? "CacheFirst"
-                label = "cache (\(behavior))"
-            }
-            if label.count > nameWidth - 5 { label = String(label.prefix(max(1, nameWidth - 6))) + "…" }
-            let name = Line([pre || post ? Span("●", style: bad) : Span(" "), Span(String(format: "%2d ", hop.index + 1), style: .dim), lintMark(hop.index, state), Span(label)])
-            var preLine = statuses[index].pre, postLine = statuses[index].post
-            if pre { preLine.spans.insert(Span("● ", style: bad), at: 0) }
-            if post { postLine.spans.insert(Span("● ", style: bad), at: 0) }
-            let highlight: Style? = index == state.selectedHop ? (state.focus == .chain ? .reverse : .bold) : nil
-            row(name, preLine, postLine, y: inner.y + 1 + index - offset, style: highlight)
-        }
-        if let stop = state.selectedStop, stop.place == .refresh {
-            let y = min(inner.maxY - 1, inner.y + 1 + min(hops.count, max(0, visible)))
-            _ = buffer.set(line: Line([Span(stop.held ? "⏸ held at " : "… waiting at ", style: held), Span("TokenManager refresh", style: .bold), Span(" · POST /oauth/token not sent yet", style: .dim)]), at: Position(x: inner.x + 1, y: y), clip: inner)
-        }
+        // Only the rows around the selection are made into lines: a run can hold thousands.
+        let selected = state.filter.isEmpty ? state.selectedRequest.flatMap { state.lab.index(of: $0) } : rows.firstIndex { $0.id == state.selectedRequest }
+        let first = max(0, min((selected ?? 0) - inner.height + 1, rows.count - inner.height))
+        let window = rows[first..<min(rows.count, first + inner.height)]
+        List(window.map { requestLine($0, width: inner.width) }, selected: selected.map { $0 - first }, highlightStyle: state.focus == .requests ? .reverse : .bold).render(in: inner, into: &buffer)
     }
 
     // MARK: - Timeline
 
-    static func renderTimeline(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
-        let end = max(state.lab.clock, state.lab.requests.map(\.end).max() ?? 0)
-        let frame = block("Timeline · lab clock \(String(format: "%.3f", end))s", focused: state.focus == .timeline, state)
-        frame.render(in: area, into: &buffer)
-        let inner = frame.inner(area)
-        guard !inner.isEmpty else { return }
-        let rows = state.visibleRequests
-        let labelWidth = min(inner.width / 3, (rows.map { "#\($0.id)".count }.max() ?? 2) + 1)
-        // Two columns stay free after the bar for the state mark (⏸, ⧗, ▏).
-        let barWidth = inner.width - labelWidth - 4
-        guard barWidth > 1 else { return }
-        let scale = end > 0 ? Double(barWidth - 1) / end : 0
-        // Follow the newest requests unless the pane is focused and scrolled.
-        let first = state.focus == .timeline ? min(state.timelineScroll, max(0, rows.count - inner.height)) : max(0, rows.count - inner.height)
-        for (offset, row) in rows.dropFirst(first).prefix(inner.height).enumerated() {
-            let y = inner.y + offset
-            _ = buffer.set(string: "#\(row.id)", at: Position(x: inner.x, y: y), style: row.id == state.selectedRequest ? .bold : .dim)
-            let x0 = inner.x + labelWidth
-            _ = buffer.set(string: "▏", at: Position(x: x0, y: y), style: .dim)
-            let startColumn = Int(saturating: (row.start * scale).rounded(.down)), endColumn = max(startColumn, Int(saturating: (row.end * scale).rounded(.down)))
-            let (_, style) = stateSymbol(row)
-            for column in startColumn...endColumn {
-                _ = buffer.set(string: "▇", at: Position(x: x0 + 1 + column, y: y), style: row.state == .failed ? bad : (row.state == .succeeded ? good : accent))
-            }
-            for mark in row.marks {
-                let column = Int(saturating: (mark.time * scale).rounded(.down))
-                _ = buffer.set(string: mark.kind == .retry ? "↻" : "✕", at: Position(x: x0 + 1 + column, y: y), style: mark.kind == .retry ? changed : bad)
-            }
-            let tail = row.state == .paused ? "⏸" : (row.state == .succeeded ? "▏" : (row.state == .blocked ? "⧗" : ""))
-            if !tail.isEmpty, x0 + 2 + endColumn < inner.maxX {
-                _ = buffer.set(string: tail, at: Position(x: x0 + 2 + endColumn, y: y), style: row.state == .paused ? held : style)
-            }
-        }
-    }
-
-    // MARK: - Detail
-
-    /// The snapshot the Detail pane shows and how to title it.
-    static func detailSource(_ state: InspectorState) -> (title: String, snapshot: HopSnapshot, diff: HeaderDiff, pending: Bool)? {
-        guard let request = state.selectedRequest else { return nil }
-        if let stop = state.selectedStop, stop.place == .refresh {
-            return ("TokenManager · refresh stop · request\(stop.held ? " · held" : "")", stop.snapshot, .none, true)
-        }
-        guard state.hops.indices.contains(state.selectedHop) else { return nil }
-        let hop = state.hops[state.selectedHop]
-        let heading = "Hop \(hop.index + 1) \(hop.name)"
-        if let stop = state.selectedStop, case .hop(hop.index, let position) = stop.place {
-            let headers = stop.currentHeaders
-            let snapshot = HopSnapshot(method: stop.snapshot.method, url: stop.snapshot.url, headers: headers, status: stop.pending.responseStatus ?? stop.snapshot.status, error: stop.snapshot.error, body: stop.snapshot.body)
-            let diff = HeaderDiff(from: stop.snapshot.headers ?? HTTPFields(), to: headers)
-            let side = position == .pre ? "pre-flight stop · request" : "post-flight stop · response"
-            return ("\(heading) · \(side)\(stop.held ? " · held" : "")", snapshot, diff, true)
-        }
-        let attempt = state.selectedRow?.attempt ?? 1
-        let events = state.lab.store.events(request: request).filter { $0.attempt == attempt && $0.hop == hop.index && $0.snapshot !== HopSnapshot.empty }
-        guard let event = events.last(where: { [.preflight, .send, .cacheHit].contains($0.phase) }) ?? events.last else { return nil }
-        let phase = switch event.phase {
-        case .preflight: "pre-flight"
-        case .postflight: "post-flight"
-        default: event.phase.rawValue
-        }
-        return ("\(heading) · \(phase) · attempt \(attempt)", event.snapshot, event.diff, false)
-    }
-
-    static func renderDetail(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
-        guard let source = detailSource(state) else {
-            let frame = block("Detail", focused: state.focus == .detail, state)
-            frame.render(in: area, into: &buffer)
-            Paragraph([Line("select a hop the request has reached", style: .dim)] + lintDetailLines(state), wrap: true).render(in: frame.inner(area), into: &buffer)
-            return
-        }
-        let frame = block(source.title, focused: state.focus == .detail, state)
-        frame.render(in: area, into: &buffer)
-        let masking: SecretMasking = state.revealSecrets ? .revealed : .masked
-        var lines: [Line] = []
-        let snapshot = source.snapshot
-        if let method = snapshot.method, let url = snapshot.url {
-            lines.append(Line([Span(method + " ", style: .bold), Span(masking.url(url))]))
-        }
-        if let status = snapshot.status {
-            lines.append(Line([Span("status ", style: .dim), Span("\(status)", style: (200..<300).contains(status) ? good : bad)]))
-        }
-        if let error = snapshot.error { lines.append(Line([Span("error ", style: bad), Span(masking.text(error))])) }
-        if let headers = snapshot.headers {
-            for (name, value) in masking.headers(headers) {
-                let (mark, style): (String, Style) = source.diff.added.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) ? ("+ ", added)
-                    : source.diff.changed.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) ? ("~ ", changed) : ("  ", .plain)
-                lines.append(Line([Span(mark, style: style), Span(name, style: style == .plain ? .bold : style), Span(": " + value)]))
-            }
-            for name in source.diff.removed { lines.append(Line([Span("- ", style: removed), Span(name, style: removed)])) }
-        }
-        if let body = snapshot.body {
-            let cut = body.isTruncated ? ", preview cut" : ""
-            lines.append(Line("body (\(body.byteCount) bytes\(cut))", style: .dim))
-            let shown = masking.body(body.text, contentType: snapshot.headers?["Content-Type"])
-            lines.append(contentsOf: Line.lines(of: body.isTruncated ? shown : JSONIndent.pretty(shown) ?? shown))
-        }
-        if !state.revealSecrets { lines.append(Line("secrets masked · v to reveal", style: .dim)) }
-        lines += lintDetailLines(state)
-        Paragraph(lines, wrap: true, scroll: state.detailScroll).render(in: frame.inner(area), into: &buffer)
+    /// The lab backend's counters that explain auth bugs, short: `2 refreshes (1 refused) ·
+    /// 1 family revoked · 2×401 · 3 requests`.
+    static func backendSummary(_ lab: LabView) -> String {
+        let counters = lab.backend
+        func count(_ name: String) -> Int { counters[name] ?? 0 }
+        let refreshes = count("tokenRefreshes"), refused = count("refreshRejected")
+        var parts = ["\(refreshes) refresh\(refreshes == 1 ? "" : "es")" + (refused > 0 ? " (\(refused) refused)" : "")]
+        if count("familiesRevoked") > 0 { parts.append("\(count("familiesRevoked")) family revoked") }
+        if count("unauthorized") > 0 { parts.append("\(count("unauthorized"))×401") }
+        if count("injectedFailures") > 0 { parts.append("\(count("injectedFailures")) injected") }
+        let requests = count("graphqlRequests") + count("restRequests")
+        parts.append("\(requests) request\(requests == 1 ? "" : "s")")
+        return parts.joined(separator: " · ")
     }
 
     // MARK: - Status line
@@ -321,13 +172,47 @@ extension Inspector {
         }
     }
 
+    /// The status line's hints for `width` columns: navigation, help and quit always; the
+    /// actions that apply now as room allows, the lower-ranked ones dropped first; shown in
+    /// keymap order, navigation last.
+    public static func statusHints(_ state: InspectorState, width: Int) -> [StatusLine.Hint] {
+        func hint(_ binding: KeyBinding) -> StatusLine.Hint {
+            binding.action == .down ? StatusLine.Hint("j/k", "move") : StatusLine.Hint(binding.keys[0].name, binding.name)
+        }
+        func columns(_ hints: [StatusLine.Hint]) -> Int {
+            hints.reduce(0) { $0 + TextWidth.of($1.key) + 1 + TextWidth.of($1.action) } + max(0, hints.count - 1) * 2
+        }
+        let active = activeHints(state)
+        let essential = active.filter { $0.rank == 0 }
+        var chosen = Set(essential.map(\.action))
+        for binding in active.filter({ $0.rank > 0 }).enumerated().sorted(by: { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }).map(\.element) {
+            let candidate = active.filter { chosen.contains($0.action) || $0.action == binding.action }
+            if columns(candidate.map(hint)) <= width { chosen.insert(binding.action) }
+        }
+        let shown = active.filter { chosen.contains($0.action) }
+        return (shown.filter { $0.rank > 0 } + shown.filter { $0.rank == 0 }).map(hint)
+    }
+
     static func renderStatus(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
         if let notice = state.notice {
-            _ = buffer.set(string: " " + notice.text, at: area.origin, style: notice.isError ? bad : accent, clip: area)
+            // Navigation, help and quit stay at the right end unless the notice needs the
+            // whole line (it is gone at the next key).
+            let essential = statusHints(state, width: 0)
+            let width = essential.reduce(0) { $0 + TextWidth.of($1.key) + 1 + TextWidth.of($1.action) } + max(0, essential.count - 1) * 2
+            let room = TextWidth.of(notice.text) + 1 + 2 + width <= area.width ? area.width - width - 2 : area.width
+            _ = buffer.set(line: Fitting.cut(Line(" " + notice.text, style: notice.isError ? bad : accent), to: room), at: area.origin, clip: area)
+            if room < area.width { StatusLine(essential).render(in: Rect(x: area.maxX - width, y: area.y, width: width, height: 1), into: &buffer) }
             return
         }
-        let hints = activeHints(state).map { StatusLine.Hint($0.keys[0].name, $0.name) }
+        var line = area
+        if state.revealSecrets {
+            // Whenever secrets are on screen unmasked, the line says so first.
+            let warning = "⚠ secrets revealed  "
+            _ = buffer.set(string: warning, at: area.origin, style: bad, clip: area)
+            let used = TextWidth.of(warning)
+            line = Rect(x: area.x + used, y: area.y, width: max(0, area.width - used), height: 1)
+        }
         let findings = findingsSummary(state)
-        StatusLine(hints, trailing: findings.isEmpty ? state.scenario.name : findings + " · " + state.scenario.name).render(in: area, into: &buffer)
+        StatusLine(statusHints(state, width: line.width), trailing: findings.isEmpty ? state.scenario.name : findings + " · " + state.scenario.name).render(in: line, into: &buffer)
     }
 }

@@ -1,33 +1,64 @@
 import ChainKit
 import Foundation
 import Lab
+import Timeline
 public import TerminalUI
 
 extension Inspector {
-    /// The help overlay's lines, from the keymap.
+    /// The help overlay's lines: the panes, the symbols, then every key from the keymap.
     public static var helpLines: [Line] {
+        func section(_ title: String) -> Line { Line(title, style: accent.patched(with: .bold)) }
+        func entry(_ term: String, _ text: String, width: Int) -> Line {
+            Line([Span(term.padding(toLength: width, withPad: " ", startingAt: 0), style: .bold), Span(text)])
+        }
+        var lines = [section("Panes")]
+        let panes = [
+            ("Requests", "every operation started, its state and, once finished, its outcome and cause (200, cache, invalid_grant, MaxRetries(3))"),
+            ("Chain", "the selected request's hops for one attempt ([ ] other attempts): each hop's pre-flight ↓ (the request going down) and post-flight ↑ (the result or error coming up); h/l choose the side"),
+            ("Timeline", "each request on the lab clock; the title counts what the lab backend saw"),
+            ("Detail", "what the selected hop saw on the selected side: method, URL, status, headers (+ added, ~ changed, - removed by this hop) and body"),
+        ]
+        lines += panes.map { entry($0.0, $0.1, width: 10) }
+        lines += [Line(""), section("Symbols")]
+        let symbols = [
+            ("⏸", "held at a stop (step mode or a breakpoint): s steps, c continues"),
+            ("… ", "running, or waiting its turn between two stops"),
+            ("✓", "done: a hop passed the request or result on; a request succeeded"),
+            ("✕", "failed: an error at that hop; a request that failed, with its cause"),
+            ("·", "not reached (yet) in this attempt"),
+            ("↻", "a retry: the chain starts again from the top (a new attempt)"),
+            ("⧗", "blocked: waiting for another request's token refresh"),
+            ("miss/hit", "the cache step's read: miss goes on to the network, hit answers from the cache"),
+            ("●", "a breakpoint on that hop (b)"),
+            ("⚡ / ✎", "a forced or injected change, and who made it (you, scenario, server); an edit"),
+        ]
+        lines += symbols.map { entry($0.0, $0.1, width: 10) }
+        lines += [Line(""), section("Keys")]
         let width = Keymap.bindings.map(\.keyNames.count).max() ?? 0
-        return Keymap.bindings.map { binding in
+        lines += Keymap.bindings.map { binding in
             Line([Span(binding.keyNames.padding(toLength: width + 2, withPad: " ", startingAt: 0), style: .bold), Span(binding.name, style: accent), Span(" — " + binding.summary)])
         }
+        return lines
     }
 
     static func renderModal(_ modal: Overlay, _ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
         let wide = min(area.width - 2, 96)
         func show(_ title: String, _ lines: [Line], height: Int? = nil, wrap: Bool = true, scroll: Int = 0) {
-            let paragraph = Paragraph(lines, wrap: wrap, scroll: scroll)
+            var paragraph = Paragraph(lines, wrap: wrap)
             let rows = height ?? min(area.height - 2, paragraph.rowCount(width: wide - 2) + 2)
+            // Scrolling stops at the last line.
+            paragraph.scroll = min(scroll, max(0, paragraph.rowCount(width: wide - 2) - (rows - 2)))
             Modal(title: title, width: wide, height: max(3, rows), symbols: state.symbols, borderStyle: focusStyle, content: paragraph)
                 .render(in: area, into: &buffer)
         }
         switch modal {
         case .help(let scroll):
-            show("Help · keys (j/k scroll, any other key closes)", helpLines, height: area.height - 2, wrap: false, scroll: scroll)
+            show("Help (j/k PgUp/PgDn scroll, any other key closes)", helpLines, height: area.height - 2, wrap: true, scroll: scroll)
         case .confirmQuit:
             let open = state.lab.requests.filter { $0.state != .succeeded && $0.state != .failed }.count
             show("Quit?", [Line("\(open) request\(open == 1 ? " is" : "s are") paused or running; quitting cancels \(open == 1 ? "it" : "them")."), Line([Span("y", style: .bold), Span(" quit   "), Span("n", style: .bold), Span(" stay")])])
         case .scenarioInfo:
-            show("\(state.scenario.name) · \(state.scenario.summary)", [Line(state.scenario.teaches), Line(""), Line("any key closes", style: .dim)])
+            show("\(state.scenario.name) · \(state.scenario.summary)", aboutLines(state))
         case .curl(let title, let command):
             show(title, Line.lines(of: command) + [Line(""), Line(state.revealSecrets ? "secrets revealed" : "secrets masked · v to reveal, then y again", style: .dim)], wrap: true)
         case .failPicker(let request):
@@ -37,6 +68,17 @@ extension Inspector {
             buffer.fill(box)
             _ = buffer.set(string: "/", at: box.origin, style: accent, clip: box)
             input.render(in: Rect(x: box.x + 1, y: box.y, width: box.width - 1, height: 1), into: &buffer)
+        case .search(let input):
+            let box = Rect(x: area.x, y: area.maxY - 1, width: area.width, height: 1)
+            buffer.fill(box)
+            let matches = detailContent(state).map { searchMatches(in: $0.lines, for: state.detailSearch).count } ?? 0
+            let label = "search Detail: "
+            _ = buffer.set(string: label, at: box.origin, style: accent, clip: box)
+            let count = state.detailSearch.isEmpty ? "" : matches == 0 ? "no match" : "\(state.detailMatch % matches + 1) of \(matches)"
+            let help = "  \(count) · Enter/↓ next · ↑ previous · Esc clears"
+            let helpWidth = min(TextWidth.of(help), max(0, box.width - label.count - 10))
+            input.render(in: Rect(x: box.x + label.count, y: box.y, width: box.width - label.count - helpWidth, height: 1), into: &buffer)
+            _ = buffer.set(line: Fitting.cut(Line(help, style: .dim), to: helpWidth), at: Position(x: box.maxX - helpWidth, y: box.y), clip: box)
         case .reorder(let reorder):
             var lines = [Line("j/k select · J/K move · Enter apply to new operations · Esc cancel", style: .dim)]
             var names = reorder.names
@@ -80,7 +122,14 @@ extension Inspector {
         for (index, row) in editor.rows.enumerated() where y < inner.maxY - 1 {
             row.name.render(in: Rect(x: inner.x, y: y, width: nameWidth, height: 1), into: &buffer)
             _ = buffer.set(string: ":", at: Position(x: inner.x + nameWidth, y: y), style: .dim, clip: inner)
-            row.value.render(in: Rect(x: inner.x + nameWidth + 2, y: y, width: inner.width - nameWidth - 2, height: 1), into: &buffer)
+            let valueArea = Rect(x: inner.x + nameWidth + 2, y: y, width: inner.width - nameWidth - 2, height: 1)
+            if !editor.revealsSecrets, SecretMasking.isSecretHeader(row.name.text), !row.value.text.isEmpty {
+                // Masked as everywhere on screen; typing still edits the real value.
+                let cursor = row.value.isFocused ? [Span("▏", style: accent)] : []
+                _ = buffer.set(line: Line([Span(SecretMasking.masked.header(name: row.name.text, value: row.value.text), style: .dim)] + cursor), at: valueArea.origin, clip: valueArea)
+            } else {
+                row.value.render(in: valueArea, into: &buffer)
+            }
             if index == editor.row { _ = buffer.set(string: "›", at: Position(x: inner.x - 1, y: y), style: accent) }
             y += 1
             if let error = editor.errors[index], y < inner.maxY - 1 {
@@ -88,6 +137,7 @@ extension Inspector {
                 y += 1
             }
         }
-        _ = buffer.set(string: "Enter apply · Esc cancel · Tab next field · Ctrl-N add row · Ctrl-D delete row", at: Position(x: inner.x, y: inner.maxY - 1), style: .dim, clip: inner)
+        let secrets = editor.revealsSecrets ? Span("⚠ secrets revealed · Ctrl-R masks · ", style: bad) : Span("secrets masked · Ctrl-R reveals · ", style: .dim)
+        _ = buffer.set(line: Fitting.cut(Line([secrets, Span("Enter apply · Esc cancel · Tab next field · Ctrl-N add row · Ctrl-D delete row", style: .dim)]), to: inner.width), at: Position(x: inner.x, y: inner.maxY - 1), clip: inner)
     }
 }

@@ -34,17 +34,63 @@ public enum Inspector {
     }
 
     /// Keeps a request selected, and keeps the Chain pane on the stop the selected request
-    /// is held at while it is being stepped.
+    /// is held at while it is being stepped, and on where it ended once it finishes.
     static func followSelection(_ state: inout InspectorState) {
         if state.selectedRequest == nil || !state.lab.requests.contains(where: { $0.id == state.selectedRequest }) {
             state.selectedRequest = state.visibleRequests.first?.id
         }
         let place = state.selectedStop?.place
-        if place != state.followedPlace, case .hop(let hop, _) = place {
-            state.selectedHop = hop
+        if place != state.followedPlace {
+            switch place {
+            case .hop(let hop, let position):
+                state.selectedHop = hop
+                state.selectedSide = position
+                state.selectedAttempt = nil
+                state.followsToEnd = false
+            case .refresh:
+                state.selectedHop = state.hops.count
+                state.selectedAttempt = nil
+                state.followsToEnd = false
+            default:
+                // Released from a stop: once it finishes, show where it ended.
+                if state.followedPlace != nil { state.followsToEnd = true }
+            }
+        }
+        if state.followsToEnd, let row = state.selectedRow, row.state == .succeeded || row.state == .failed {
+            state.followsToEnd = false
+            selectEnd(&state)
         }
         state.followedPlace = place
-        state.selectedHop = min(state.selectedHop, max(0, state.hops.count - 1))
+        state.selectedHop = min(state.selectedHop, max(0, state.chainRowCount - 1))
+    }
+
+    /// Selects where the selected request ended: its result or error at the top of its last
+    /// attempt.
+    static func selectEnd(_ state: inout InspectorState) {
+        state.selectedAttempt = nil
+        guard let end = state.history.end else { return }
+        state.selectedHop = end.hop
+        state.selectedSide = end.side
+        state.detailScroll = 0
+    }
+
+    /// Shows another attempt of the selected request, keeping the selected hop.
+    static func showAttempt(by offset: Int, _ state: inout InspectorState) {
+        let count = state.attemptCount
+        let target = state.shownAttempt + offset
+        guard (1...count).contains(target) else {
+            state.notice = .init(text: "request #\(state.selectedRequest.map(String.init) ?? "?") made \(count) attempt\(count == 1 ? "" : "s"); this is attempt \(state.shownAttempt)", isError: false)
+            return
+        }
+        state.followsToEnd = false
+        state.selectedAttempt = target == count ? nil : target
+        state.selectedHop = min(state.selectedHop, max(0, state.chainRowCount - 1))
+        state.detailScroll = 0
+    }
+
+    /// Records that a person gave a command at the selected request's stop.
+    static func noteByPerson(_ stop: ParkedStop, _ state: inout InspectorState) {
+        state.personActions.insert(PersonAction(request: stop.request, attempt: stop.attempt, place: stop.place))
     }
 
     static func perform(_ action: Action, _ state: inout InspectorState) -> [InspectorEffect] {
@@ -72,10 +118,12 @@ public enum Inspector {
         case .toggleBreakpoint: return toggleBreakpoint(&state)
         case .editHeaders:
             guard let stop = requireHeld(&state) else { return [] }
-            if stop.capabilities.canEditRequest {
-                state.modal = .editor(HeaderEditor(request: stop.request, target: .request, headers: stop.currentHeaders, status: nil))
-            } else if stop.capabilities.canEditResponse {
-                state.modal = .editor(HeaderEditor(request: stop.request, target: .response, headers: stop.currentHeaders, status: stop.pending.responseStatus ?? stop.snapshot.status))
+            if stop.capabilities.canEditRequest || stop.capabilities.canEditResponse {
+                var editor = stop.capabilities.canEditRequest
+                    ? HeaderEditor(request: stop.request, target: .request, headers: stop.currentHeaders, status: nil)
+                    : HeaderEditor(request: stop.request, target: .response, headers: stop.currentHeaders, status: stop.pending.responseStatus ?? stop.snapshot.status)
+                editor.revealsSecrets = state.revealSecrets
+                state.modal = .editor(editor)
             } else {
                 state.notice = .init(text: "no headers can be edited at \(stop.place) of \(stop.hopName)", isError: true)
             }
@@ -86,6 +134,7 @@ public enum Inspector {
                 state.notice = .init(text: "a 401 cannot be forced at \(stop.place) of \(stop.hopName): force it at the transport or at a post-flight stop", isError: true)
                 return []
             }
+            noteByPerson(stop, &state)
             return [.command(.force401(request: stop.request))]
         case .forceRetry:
             guard let stop = requireHeld(&state) else { return [] }
@@ -93,6 +142,7 @@ public enum Inspector {
                 state.notice = .init(text: refusal, isError: true)
                 return []
             }
+            noteByPerson(stop, &state)
             return [.command(.forceRetry(request: stop.request))]
         case .fail:
             guard let stop = requireHeld(&state) else { return [] }
@@ -127,6 +177,26 @@ public enum Inspector {
             return []
         case .lintFindings, .runFindings:
             state.modal = .findings(FindingsList(kind: action == .lintFindings ? .lint : .run))
+            return []
+        case .previousAttempt, .nextAttempt:
+            showAttempt(by: action == .previousAttempt ? -1 : 1, &state)
+            return []
+        case .maximize:
+            state.maximized.toggle()
+            return []
+        case .zoomIn, .zoomOut:
+            state.waterfallZoom = max(0, min(12, state.waterfallZoom + (action == .zoomIn ? 1 : -1)))
+            return []
+        case .fold:
+            state.detailFolded.toggle()
+            return []
+        case .search:
+            state.modal = .search(TextInput(text: state.detailSearch))
+            return []
+        case .preFlight, .postFlight:
+            state.followsToEnd = false
+            state.selectedSide = action == .preFlight ? .pre : .post
+            state.detailScroll = 0
             return []
         case .nextPane, .previousPane:
             let panes = InspectorState.Pane.allCases
@@ -206,17 +276,28 @@ public enum Inspector {
             return min(max(0, next), count - 1)
         }
         switch state.focus {
-        case .requests:
+        case .requests, .timeline:
             let rows = state.visibleRequests
             let index = rows.firstIndex { $0.id == state.selectedRequest } ?? 0
             state.selectedRequest = rows.isEmpty ? nil : rows[step(index, count: rows.count)].id
-            state.selectedHop = state.selectedStop.flatMap { if case .hop(let hop, _) = $0.place { hop } else { nil } } ?? 0
+            state.selectedAttempt = nil
+            switch state.selectedStop?.place {
+            case .hop(let hop, let position):
+                state.selectedHop = hop
+                state.selectedSide = position
+            case .refresh: state.selectedHop = state.hops.count
+            default:
+                state.selectedHop = 0
+                state.selectedSide = .pre
+                if let row = state.selectedRow, row.state == .succeeded || row.state == .failed { selectEnd(&state) }
+            }
+            state.followedPlace = state.selectedStop?.place
+            state.followsToEnd = false
             state.detailScroll = 0
         case .chain:
-            state.selectedHop = step(state.selectedHop, count: state.hops.count)
+            state.followsToEnd = false
+            state.selectedHop = step(state.selectedHop, count: state.chainRowCount)
             state.detailScroll = 0
-        case .timeline:
-            state.timelineScroll = step(state.timelineScroll, count: max(1, state.visibleRequests.count))
         case .detail:
             state.detailScroll = action == .home ? 0 : max(0, step(state.detailScroll, count: 10_000))
         }
@@ -228,7 +309,7 @@ public enum Inspector {
             return
         }
         let masking: SecretMasking = state.revealSecrets ? .revealed : .masked
-        let attempt = state.selectedRow?.attempt ?? 1
+        let attempt = state.shownAttempt
         let events = state.lab.store.events(request: request).filter { $0.attempt == attempt }
         let hop = state.selectedHop
         // The request as the selected hop handed it on; for hops that see only the GraphQL
@@ -268,6 +349,7 @@ public enum Inspector {
             }
         case .failPicker(let request):
             state.modal = nil
+            if let stop = state.lab.parked[request], [Key.char("t"), .char("c"), .char("e")].contains(key) { noteByPerson(stop, &state) }
             let fault: LabFault? = switch key {
             case .char("t"): .timeout
             case .char("c"): .cancellation
@@ -275,6 +357,22 @@ public enum Inspector {
             default: nil
             }
             return fault.map { [.command(.fail(request: request, fault: $0))] } ?? []
+        case .search(var input):
+            switch key {
+            case .escape:
+                state.detailSearch = ""
+                state.modal = nil
+            case .enter, .down, .ctrl("n"):
+                state.detailMatch += 1
+            case .up, .ctrl("p"):
+                state.detailMatch = max(0, state.detailMatch - 1)
+            default:
+                _ = input.handle(key)
+                state.detailSearch = input.text
+                state.detailMatch = 0
+                state.modal = .search(input)
+            }
+            return []
         case .filter(var input):
             switch key {
             case .enter: state.modal = nil
@@ -330,6 +428,7 @@ public enum Inspector {
             case .cancelled: state.modal = nil
             case .confirmed(let command):
                 state.modal = nil
+                if let stop = state.lab.parked[editor.request] { noteByPerson(stop, &state) }
                 return [.command(command)]
             }
             return []

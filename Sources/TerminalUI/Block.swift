@@ -68,7 +68,19 @@ public struct Block: Widget, Hashable, Sendable {
         }
         if let title, borders.contains(.top) {
             let titleArea = Rect(x: area.x + (hasLeft ? 1 : 0), y: area.y, width: area.width - (hasLeft ? 1 : 0) - (hasRight ? 1 : 0), height: 1)
-            buffer.set(string: " " + title + " ", at: titleArea.origin, style: titleStyle, clip: titleArea)
+            // A title too long for the edge ends in `…` instead of being cut off mid-word.
+            var text = " " + title + " "
+            if TextWidth.of(text) > titleArea.width, titleArea.width > 2 {
+                var kept = "", used = 0
+                for character in text {
+                    let width = TextWidth.of(String(character))
+                    guard used + width <= titleArea.width - 1 else { break }
+                    kept.append(character)
+                    used += width
+                }
+                text = kept + "…"
+            }
+            buffer.set(string: text, at: titleArea.origin, style: titleStyle, clip: titleArea)
         }
     }
 

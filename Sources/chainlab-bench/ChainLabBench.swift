@@ -16,6 +16,7 @@ struct ChainLabBench {
         StoreBenchmarks.run,
         LabBenchmarks.run,
         ScreenBenchmarks.run,
+        WaterfallBenchmarks.run,
     ]
 
     /// A synchronous main that waits for the benchmarks on a semaphore: an `async` main parks

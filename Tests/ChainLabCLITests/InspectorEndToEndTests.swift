@@ -17,7 +17,7 @@ struct InspectorEndToEndTests {
         try tmux.send("n")
         try await tmux.waitFor("⏸ held")
         for _ in 0..<12 { try tmux.send("s") }
-        let screen = try await tmux.waitFor("✓ #1 HeroQuery  200")
+        let screen = try await tmux.waitFor("✓ #1 HeroQuery 200")
         #expect(screen.contains("transport"))
         #expect(screen.contains("200 · 12ms"))
     }
@@ -36,12 +36,12 @@ struct InspectorEndToEndTests {
         try tmux.send("Tab")
         try tmux.type("from-the-editor")
         try tmux.send("Enter")
-        try await tmux.waitFor("+ X-Demo: from-the-editor")
+        try await tmux.waitFor("+ X-Demo from-the-editor in Detail") { $0.replacing(/\ {2,}/, with: " ").contains("+ X-Demo from-the-editor") }
         try tmux.send("c")
-        try await tmux.waitFor("✓ #1 HeroQuery  200")
-        try tmux.send("Tab", "G", "k")
-        let screen = try await tmux.waitFor("Hop 6 transport · send")
-        #expect(screen.contains("X-Demo: from-the-editor"))
+        try await tmux.waitFor("✓ #1 HeroQuery 200")
+        try tmux.send("Tab", "G", "k", "h")
+        let screen = try await tmux.waitFor("Hop 6 transport · pre-flight · sent")
+        #expect(screen.replacing(/\ {2,}/, with: " ").contains("X-Demo from-the-editor"))
     }
 
     @Test("a 401 forced at the transport: Auth refreshes and retries")
@@ -54,7 +54,7 @@ struct InspectorEndToEndTests {
         try tmux.send("4")
         try await tmux.waitFor("401")
         try tmux.send("c")
-        let screen = try await tmux.waitFor("✓ #1 HeroQuery  200")
+        let screen = try await tmux.waitFor("✓ #1 HeroQuery 200")
         #expect(screen.contains("×2"))
         #expect(screen.contains("attempt 2"))
     }
@@ -63,34 +63,67 @@ struct InspectorEndToEndTests {
     /// refresh token, then releases them in the order given. The first refresh sent wins
     /// and its request succeeds on attempt 2; the second presents a used refresh token,
     /// gets invalid_grant (the backend revokes the family) and its request fails.
-    func race(releasing first: Int, then second: Int) async throws -> [Substring] {
+    func race(releasing first: Int, then second: Int) async throws -> (TmuxSession, [Substring]) {
         let tmux = try await open("refresh-storm")
         try tmux.send("n", "n")
         try await tmux.waitFor("#2 HeroQuery")
         for request in [1, 2] {
             try tmux.send(request == 1 ? "g" : "G")
             try await tmux.waitFor("Chain · #\(request) HeroQuery")
-            try await tmux.press("s", until: "held at TokenManager refresh")
+            try await tmux.press("s", until: "TokenManager refresh · stop · held")
         }
         try tmux.send(first == 1 ? "g" : "G", "c")
         try await tmux.waitFor("✓ #\(first) HeroQuery")
         try tmux.send(second == 1 ? "g" : "G", "c")
         let screen = try await tmux.waitFor("✕ #\(second) HeroQuery")
-        return screen.split(separator: "\n")
+        return (tmux, screen.split(separator: "\n"))
     }
 
-    @Test("the refresh race in refresh-storm, released #1 then #2: #1 wins, #2 gets invalid_grant")
+    @Test("the refresh race in refresh-storm, released #1 then #2: #1 wins, #2 gets invalid_grant, readable after the fact")
     func raceOneThenTwo() async throws {
-        let lines = try await race(releasing: 1, then: 2)
-        #expect(lines.contains { $0.contains("✓ #1 HeroQuery  200") && $0.contains("×2") })
-        #expect(lines.contains { $0.contains("✕ #2 HeroQuery  401") })
+        let (tmux, lines) = try await race(releasing: 1, then: 2)
+        #expect(lines.contains { $0.contains("✓ #1 HeroQuery 200") && $0.contains("×2") })
+        #expect(lines.contains { $0.contains("✕ #2 HeroQuery invalid_grant") })
+        // Finished, #2 still shows the refusal that explains it: its refresh row and answer.
+        try tmux.send("Tab", "G")
+        let screen = try await tmux.waitFor("TokenManager refresh · answer · attempt 1 of 1")
+        #expect(screen.contains("✕ 400 invalid_grant"))
+        #expect(screen.contains("the token endpoint refused the refresh: invalid_grant"))
     }
 
     @Test("the refresh race in refresh-storm, released #2 then #1: #2 wins, #1 gets invalid_grant")
     func raceTwoThenOne() async throws {
-        let lines = try await race(releasing: 2, then: 1)
-        #expect(lines.contains { $0.contains("✓ #2 HeroQuery  200") && $0.contains("×2") })
-        #expect(lines.contains { $0.contains("✕ #1 HeroQuery  401") })
+        let (_, lines) = try await race(releasing: 2, then: 1)
+        #expect(lines.contains { $0.contains("✓ #2 HeroQuery 200") && $0.contains("×2") })
+        #expect(lines.contains { $0.contains("✕ #1 HeroQuery invalid_grant") })
+    }
+
+    @Test("[ and ] show a finished request's earlier attempt, and back")
+    func attemptNavigation() async throws {
+        let tmux = try await open("token-expiry")
+        try tmux.send("n")
+        try await tmux.waitFor("⏸ held")
+        try tmux.send("c")
+        try await tmux.waitFor("attempt 2 of 2")
+        try tmux.send("[")
+        var screen = try await tmux.waitFor("attempt 1 of 2")
+        #expect(screen.contains("401 · 12ms"))
+        #expect(screen.contains("↻ TokenManager refresh"))
+        try tmux.send("]")
+        screen = try await tmux.waitFor("attempt 2 of 2")
+        #expect(screen.contains("200 · 12ms"))
+    }
+
+    @Test("+ maximizes the focused pane and restores the layout")
+    func maximize() async throws {
+        let tmux = try await open(width: 80, height: 24)
+        try tmux.send("n")
+        try await tmux.waitFor("⏸ held")
+        try tmux.send("Tab", "+")
+        let screen = try await tmux.waitFor("maximized Chain pane") { $0.hasPrefix("┌ Chain") && !$0.contains("Requests") }
+        #expect(screen.contains("1 MaxRetryInterceptor"))
+        try tmux.send("+")
+        try await tmux.waitFor("restored layout") { $0.hasPrefix("┌ Requests") && $0.contains("Timeline") }
     }
 
     @Test("resize to 20x6 shows a short message, and back restores the screen")

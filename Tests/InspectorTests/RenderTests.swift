@@ -30,7 +30,7 @@ struct RenderTests {
         driver.state.selectedHop = 1
         let screen = driver.screen()
         #expect(screen.contains { $0.contains("Hop 2 AuthInterceptor · pre-flight · attempt 1") })
-        #expect(screen.contains { $0.contains("+ Authorization: Bearer ••••-1-1") })
+        #expect(screen.contains { $0.replacing(/\ {2,}/, with: " ").contains("+ Authorization Bearer ••••-1-1") })
         expectSnapshot(screen, named: "paused-hop-diff")
     }
 
@@ -72,5 +72,33 @@ struct RenderTests {
         #expect(!screen.contains("\u{1B}"))
         #expect(!screen.contains("\u{202E}"))
         #expect(!screen.contains("\u{07}"))
+    }
+
+    @Test("the help overlay at 80x24 wraps, and scrolls to the last key")
+    func help80x24() async {
+        let driver = Driver(size: Size(width: 80, height: 24))
+        await driver.press(.char("?"))
+        expectSnapshot(driver.screen(), named: "help-80x24")
+        await driver.press(.pageDown, .pageDown, .pageDown, .pageDown, .pageDown, .pageDown, .pageDown, .pageDown)
+        let screen = driver.screen()
+        #expect(screen[20] == "┌│q          quit — quit (asks y/n while requests are paused or running)      │┐")
+        #expect(screen[21] == "│└────────────────────────────────────────────────────────────────────────────┘│")
+    }
+
+    @Test("at 160x48 Detail sits beside the Chain and takes only the rows it needs")
+    func sideBySide160x48() async {
+        let driver = await pausedAtCache(size: Size(width: 160, height: 48))
+        let screen = driver.screen()
+        #expect(screen[0].contains("┐┌ Hop 4 cache · pre-flight stop · held · attempt 1 of 1"))
+        expectSnapshot(screen, named: "main-160x48")
+    }
+
+    @Test("+ maximizes the focused pane at 80x24 and 160x48")
+    func maximized() async {
+        for size in [Size(width: 80, height: 24), Size(width: 160, height: 48)] {
+            let driver = await pausedAtCache(size: size)
+            await driver.press(.tab, .char("+"))
+            expectSnapshot(driver.screen(), named: "maximized-chain-\(size.width)x\(size.height)")
+        }
     }
 }

@@ -140,10 +140,10 @@ struct UpdateTests {
         #expect(driver.state.lab.requests.first?.error == "LabFault: the request timed out (injected)")
     }
 
-    @Test("+ advances the lab clock and T expires tokens")
+    @Test("t advances the lab clock and T expires tokens")
     func clockAndTokens() async {
         let driver = Driver()
-        #expect(await driver.press(.char("+")) == [.command(.advanceClock(seconds: 1))])
+        #expect(await driver.press(.char("t")) == [.command(.advanceClock(seconds: 1))])
         #expect(driver.state.lab.clock == 1)
         #expect(await driver.press(.char("T")) == [.command(.expireTokens)])
         await driver.press(.char("B"), .char("n"))
@@ -303,5 +303,39 @@ struct UpdateTests {
         #expect(driver.state.modal == nil)
         await driver.press(.char("q"))
         #expect(await driver.press(.char("y")) == [.quit])
+    }
+
+    @Test("+ maximizes the focused pane and restores the layout")
+    func maximize() async {
+        let driver = Driver(size: Size(width: 80, height: 24))
+        await driver.press(.char("n"), .tab)
+        #expect(await driver.press(.char("+")) == [])
+        #expect(driver.state.maximized)
+        var screen = driver.screen()
+        #expect(screen[0].hasPrefix("┌ Chain · #1 HeroQuery · attempt 1 of 1 · step mode"))
+        #expect(!screen.contains { $0.contains("Requests") || $0.contains("Timeline") })
+        #expect(screen[22].hasSuffix("┘"))
+        await driver.press(.tab)
+        screen = driver.screen()
+        #expect(screen[0].hasPrefix("┌ Timeline"), "Tab moves to the next pane, which takes the screen")
+        await driver.press(.char("+"))
+        #expect(!driver.state.maximized)
+        #expect(driver.screen()[0].hasPrefix("┌ Requests"))
+    }
+
+    @Test("the status line keeps navigation, help and quit at every width, dropping other hints first")
+    func statusLine() async {
+        let driver = Driver(size: Size(width: 80, height: 24))
+        await driver.press(.char("n"))
+        let keys = { (width: Int) in Inspector.statusHints(driver.state, width: width).map(\.key) }
+        #expect(keys(200) == ["n", "s", "c", "C", "b", "e", "r", "x", "Tab", "j/k", "Enter", "?", "q"])
+        #expect(keys(80) == ["n", "s", "c", "Tab", "j/k", "Enter", "?", "q"])
+        #expect(keys(40) == ["Tab", "j/k", "Enter", "?", "q"])
+        #expect(driver.screen()[23] == "n new  s step  c continue  Tab pane  j/k move  Enter open  ? help  q quit       ")
+        await driver.press(.char("]"))
+        #expect(driver.screen()[23] == " request #1 made 1 attempt; this is attempt 1".padding(toLength: 80, withPad: " ", startingAt: 0), "a notice too long to share the line takes it")
+        driver.state.size = Size(width: 120, height: 40)
+        let notice = " request #1 made 1 attempt; this is attempt 1", hints = "Tab pane  j/k move  Enter open  ? help  q quit"
+        #expect(driver.screen()[39] == notice + String(repeating: " ", count: 120 - notice.count - hints.count) + hints)
     }
 }

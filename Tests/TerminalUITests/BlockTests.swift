@@ -10,9 +10,9 @@ import TerminalUI
         ])
     }
 
-    @Test func aLongTitleIsCutBeforeTheCorner() {
+    @Test func aLongTitleEndsInAnEllipsisBeforeTheCorner() {
         expectLines(TextSnapshot.render(Block(title: "Requests"), width: 8, height: 2), [
-            "┌ Reque┐",
+            "┌ Requ…┐",
             "└──────┘",
         ])
     }

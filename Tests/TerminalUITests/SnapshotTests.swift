@@ -43,7 +43,7 @@ import TerminalUI
             #expect(lines.count == height)
         }
         expectLines(screen(width: 20, height: 6, symbols: .unicode), [
-            "┌ Reque┐┌ Chain · #┐",
+            "┌ Requ…┐┌ Chain · …┐",
             "│✓ #1 H││hop       │",
             "│⏸ #2 H││MaxRetry  │",
             "│↻ #3 H││Auth      │",

@@ -1,0 +1,95 @@
+import Foundation
+import Inspector
+import Lab
+import TerminalUI
+import Testing
+
+@Suite("The Timeline's waterfall")
+struct WaterfallTests {
+    /// refresh-storm-fixed with #1 refreshing while #2 waits for that refresh, both finished.
+    static func sharedRefresh(size: Size) async -> Driver {
+        let driver = Driver("refresh-storm-fixed", size: size)
+        await driver.press(.char("n"), .char("n"), .char("g"))
+        await driver.step(until: .refresh)
+        await driver.press(.char("G"))
+        for _ in 0..<11 { await driver.press(.char("s")) }
+        await driver.press(.char("g"), .char("c"), .char("G"), .char("c"))
+        return driver
+    }
+
+    static func timeline(_ screen: [String]) -> [String] {
+        guard let top = screen.firstIndex(where: { $0.hasPrefix("┌ Timeline") }) else { return [] }
+        return Array(screen[(top + 1)...].prefix { !$0.hasPrefix("└") })
+    }
+
+    @Test("segments say what each attempt was doing; ↻ marks the retry; the axis has round ticks and a scale")
+    func segments() async {
+        let driver = await Self.sharedRefresh(size: Size(width: 120, height: 40))
+        let rows = Self.timeline(driver.screen())
+        #expect(rows[0] == "│    ┬0ms       ┬5ms        ┬10ms      ┬15ms       ┬20ms      ┬25ms       ┬30ms      ┬35ms       ┬40ms    1 col ≈ 0.4ms│")
+        #expect(rows[1] == "│#1 ▏███████████████████████████░░░░░░░░░░░░░░░░░░░░░░░░░░░░▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓↻████████████████████████████▏ │")
+        #expect(rows[2] == "│#2 ▏░░░░░░░░░░░░░░░░░░░░░░░░░░░████████████████████████████░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░↻▏ │")
+        expectSnapshot(driver.screen(), named: "waterfall-shared-refresh-120x40")
+    }
+
+    @Test("a waterfall with a retry and a shared refresh at 80x24 and 160x48")
+    func snapshots() async {
+        for size in [Size(width: 80, height: 24), Size(width: 160, height: 48)] {
+            let driver = await Self.sharedRefresh(size: size)
+            await driver.press(.tab, .tab)
+            expectSnapshot(driver.screen(), named: "waterfall-\(size.width)x\(size.height)")
+        }
+    }
+
+    @Test("a refresh another request waited for is joined to the waiter's row")
+    func joinedRefresh() async {
+        // #1 refreshes while #3 waits for it; #2, held at its first hop, lies between them.
+        let driver = Driver("refresh-storm-fixed", size: Size(width: 120, height: 40))
+        await driver.press(.char("n"), .char("n"), .char("n"), .char("g"))
+        await driver.step(until: .refresh)
+        await driver.press(.char("G"))
+        for _ in 0..<11 { await driver.press(.char("s")) }
+        await driver.press(.char("g"), .char("c"), .char("G"), .char("c"))
+        #expect(driver.state.lab.requests.map(\.state) == [.succeeded, .paused, .succeeded])
+        let rows = Self.timeline(driver.screen())
+        #expect(rows[2] == "│#2 ▏─⏸                                                                                 ┆                              │")
+        #expect(rows[3].contains("░↻▏"), "#3 waited until the refresh ended, then retried")
+    }
+
+    @Test("z zooms in around the selected request, Z zooms out; the title says how far")
+    func zoom() async {
+        let driver = await Self.sharedRefresh(size: Size(width: 120, height: 40))
+        #expect(await driver.press(.char("z")) == [])
+        #expect(driver.state.waterfallZoom == 1)
+        let rows = Self.timeline(driver.screen())
+        #expect(driver.screen().contains { $0.hasPrefix("┌ Timeline · lab clock 0.048s · zoom ×2 · backend") })
+        #expect(rows[0].contains("1 col ≈ 0.2ms"))
+        await driver.press(.char("Z"), .char("Z"))
+        #expect(driver.state.waterfallZoom == 0)
+    }
+
+    @Test("the waterfall keeps the selected request in view among many")
+    func scrolling() async {
+        let driver = Driver(size: Size(width: 100, height: 30), stepMode: false)
+        for _ in 0..<6 { await driver.press(.char("N")) }
+        #expect(driver.state.lab.requests.count == 30)
+        await driver.press(.tab, .tab, .char("g"))
+        #expect(driver.state.focus == .timeline && driver.state.selectedRequest == 1)
+        #expect(Self.timeline(driver.screen())[1].hasPrefix("│#1 "))
+        await driver.press(.char("G"))
+        #expect(driver.state.selectedRequest == 30)
+        #expect(Self.timeline(driver.screen()).contains { $0.hasPrefix("│#30 ") })
+    }
+
+    @Test("finding a request by binary search gives what a linear search gives")
+    func indexOfRequest() async {
+        let driver = Driver(stepMode: false)
+        await driver.press(.char("N"))
+        var lab = driver.state.lab
+        lab.requests.remove(at: 2)
+        for id in 0...6 {
+            #expect(lab.index(of: id) == lab.requests.firstIndex { $0.id == id })
+        }
+        #expect(lab.index(of: 3) == nil && lab.index(of: 5) == 3)
+    }
+}
