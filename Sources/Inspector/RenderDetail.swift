@@ -221,9 +221,14 @@ extension Inspector {
         return Line(spans)
     }
 
+    /// Detail before a request is selected: a hint, and the rules that name the selected hop.
+    static func emptyDetailLines(_ state: InspectorState) -> [Line] {
+        [Line("select a hop the request has reached", style: .dim)] + lintDetailLines(state)
+    }
+
     /// The rows Detail needs at `width` columns, borders included.
     static func detailRows(_ state: InspectorState, width: Int) -> Int {
-        let lines = detailContent(state)?.lines ?? [Line("")]
+        let lines = detailContent(state)?.lines ?? emptyDetailLines(state)
         return Paragraph(lines, wrap: true).rowCount(width: max(1, width - 2)) + 2
     }
 
@@ -231,7 +236,7 @@ extension Inspector {
         guard let content = detailContent(state) else {
             let frame = block("Detail", focused: state.focus == .detail, state)
             frame.render(in: area, into: &buffer)
-            Paragraph([Line("select a hop the request has reached", style: .dim)] + lintDetailLines(state), wrap: true).render(in: frame.inner(area), into: &buffer)
+            Paragraph(emptyDetailLines(state), wrap: true).render(in: frame.inner(area), into: &buffer)
             return
         }
         let frame = block(content.title, focused: state.focus == .detail, state)

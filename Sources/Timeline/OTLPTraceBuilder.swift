@@ -87,7 +87,7 @@ struct OTLPTraceBuilder {
             ("chainlab.attempts", .int(request.attempts)),
             ("chainlab.results", .strings(request.results)),
         ]
-        if request.outcome == .failure { operation.status = .error(request.error ?? "the operation failed") }
+        if request.outcome == .failure { operation.status = .error(masking.text(request.error ?? "the operation failed")) }
         // A middleware chain records its one pass from the top as attempt 0 (its retries happen
         // inside it); only what precedes its first hop belongs to the operation itself.
         let isMiddleware = events.contains { $0.kind == .middleware }
@@ -222,7 +222,7 @@ struct OTLPTraceBuilder {
             span.events.append(spanEvent(event, in: all))
         }
         if let failure = pass.last(where: { $0.phase == .error }) {
-            span.status = .error(failure.error ?? failure.detail ?? "error")
+            span.status = .error(masking.text(failure.error ?? failure.detail ?? "error"))
         }
         return span
     }
@@ -276,11 +276,11 @@ struct OTLPTraceBuilder {
             attributes.append(("http.response.status_code", .int(code)))
             if code >= 400 {
                 attributes.append(("error.type", .string(String(code))))
-                status = .error(answer?.error ?? "\(code) \(ReasonPhrase.of(code))")
+                status = .error(answer?.error.map(masking.text) ?? "\(code) \(ReasonPhrase.of(code))")
             }
         } else if let answer, answer.phase == .error || answer.error != nil {
             attributes.append(("error.type", .string("_OTHER")))
-            status = .error(answer.error ?? answer.detail ?? "error")
+            status = .error(masking.text(answer.error ?? answer.detail ?? "error"))
         }
         var span = OTLPSpan(
             traceID: parent.traceID, spanID: spanID, parentSpanID: parent.spanID,
@@ -307,9 +307,9 @@ struct OTLPTraceBuilder {
     private func spanEvent(_ event: TimelineEvent, in all: [TimelineEvent]) -> OTLPSpan.Event {
         var attributes: [(String, OTLPValue)] = [("chainlab.seq", .int(event.seq))]
         if event.hop == TimelineEvent.noHop || event.kind == .auth { attributes.append(("chainlab.hop.name", .string(event.name))) }
-        if let detail = event.detail { attributes.append(("chainlab.detail", .string(detail))) }
+        if let detail = event.detail { attributes.append(("chainlab.detail", .string(masking.text(detail)))) }
         if let status = event.status { attributes.append(("http.response.status_code", .int(status))) }
-        if let error = event.error { attributes.append(("chainlab.error", .string(error))) }
+        if let error = event.error { attributes.append(("chainlab.error", .string(masking.text(error)))) }
         let diff = event.diff
         if !diff.isEmpty {
             if !diff.added.isEmpty { attributes.append(("chainlab.headers.added", .strings(diff.added))) }

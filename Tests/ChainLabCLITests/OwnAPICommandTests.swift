@@ -59,7 +59,7 @@ struct OwnAPICommandTests {
 
         let json = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token", "--format", "json"])
         #expect(json.status == 0)
-        #expect(json.stdout.hasSuffix(#"],"backend":null}"# + "\n"))
+        #expect(json.stdout.hasSuffix(#"],"backend":null,"findings":[]}"# + "\n"))
     }
 
     @Test func operationVariablesHeadersAndTokenReachTheServerAndSecretsStayMasked() async throws {

@@ -147,7 +147,7 @@ extension RunFindings {
                 event.phase == .error && event.error?.hasPrefix("MaxRetriesError") == true
                     && retried.contains(event.attempt)
             }
-            var message = "#\(summary.id) retried without bound: \(triggers.count) retries until the lab's safety cap stopped it after \(summary.attempts - 1) attempts; "
+            var message = "#\(summary.id) retried without bound: \(triggers.count) retries until the lab's safety cap stopped it after \(summary.attempts) attempts; "
                 + describe(triggers)
             if !limits.isEmpty {
                 message += "; \(limits.count) of them turned MaxRetriesError into another retry (\(seqs(limits.map(\.seq))))"
