@@ -27,7 +27,7 @@ extension Inspector {
         if onScreen[state.scenario.name] != nil {
             lines += [Line(""), Line("Why: " + state.scenario.teaches, style: .dim)]
         }
-        lines += [Line(""), Line([Span("Lab backend now ", style: .bold), Span("(also in the Timeline title): ", style: .dim), Span(backendSummary(state.lab))])]
+        lines += [Line(""), Line([Span("Lab backend now ", style: .bold), Span("(also in the Timeline title): ", style: .dim), Span(state.lab.hasLabControls ? backendSummary(state.lab) : "not a ChainLab lab (no counters)")])]
         let counters = state.lab.backend.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " · ")
         if !counters.isEmpty { lines.append(Line(counters, style: .dim)) }
         lines += [Line(""), Line("any key closes", style: .dim)]

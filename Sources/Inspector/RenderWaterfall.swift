@@ -105,7 +105,7 @@ extension Inspector {
     static func renderTimeline(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
         let window = waterfallWindow(state)
         let zoom = state.waterfallZoom > 0 ? " · zoom ×\(1 << state.waterfallZoom)" : ""
-        let frame = block("Timeline · lab clock \(String(format: "%.3f", state.lab.clock))s\(zoom) · backend: \(backendSummary(state.lab))", focused: state.focus == .timeline, state)
+        let frame = block("Timeline · lab clock \(String(format: "%.3f", state.lab.clock))s\(zoom) · backend: \(state.lab.hasLabControls ? backendSummary(state.lab) : "not a ChainLab lab")", focused: state.focus == .timeline, state)
         frame.render(in: area, into: &buffer)
         let inner = frame.inner(area)
         guard inner.height >= 2 else { return }

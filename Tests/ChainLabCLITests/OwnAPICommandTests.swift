@@ -161,7 +161,7 @@ struct OwnAPICommandTests {
             ["trace", "token-expiry", "--endpoint", servers.graphQLURL, "--token", "old", "--oauth-token-url", servers.tokenURL,
              "--client-id", "app", "--client-secret-env", "SECRET", "--refresh-token-env", "REFRESH"],
             environment: ["SECRET": "wrong", "REFRESH": "refresh-0"])
-        #expect(result.stdout.contains("TokenManager refresh 401 invalid_client (refresh_token grant)"))
+        #expect(result.stdout.contains("TokenManager refresh 401 invalid_client (refresh_token grant, refresh token 1)"))
         #expect(result.stdout.contains("#1 HeroQuery: failure after 1 attempt — TokenEndpointError: token endpoint refused the refresh: HTTP 401 invalid_client (unknown client or wrong secret)"))
     }
 
@@ -466,7 +466,8 @@ extension InspectorEndToEndTests {
         try session.send("T")
         try await session.waitFor("this server has no lab controls: tokens cannot be expired from here")
         try session.send("n")
-        try await session.waitFor("✓ #1 HeroQuery  200")
+        try await session.waitFor("✓ #1 HeroQuery 200")
+        #expect(try session.screen().contains("backend: not a ChainLab lab"))
         #expect(servers.graphQLExchanges.map { "\($0.method) \($0.target)" } == ["GET /_lab/state", "POST /graphql"])
     }
 }

@@ -80,7 +80,7 @@ struct ScenarioDocumentTests {
         (#"{"name": "A", "documentFile": "/nonexistent.graphql"}"#, "operations[0].documentFile: cannot read /nonexistent.graphql: no such file, not readable, or larger than 1048576 bytes"),
         (#"{"name": "A", "document": "{ a }", "documentFile": "x"}"#, "operations[0].documentFile: give \"document\" or \"documentFile\", not both"),
         (#"{"name": "A", "document": "{ me { id } }"}"#, "operations[0].name: the query is anonymous; name it (query Name { … }): every request carries its operationName"),
-        (#"{"name": "HeroQuery", "variables": [1]}"#, "operations[0].variables: expected a JSON object such as {\"id\": \"2001\"}, got [1]"),
+        (#"{"name": "HeroQuery", "variables": [1]}"#, "operations[0].variables: expected an object of variables such as {\"id\": \"2001\"}, got [1]"),
     ])
     func badOperationsAreRefusedWithTheirPath(operation: String, message: String) {
         let json = #"{"name": "mine", "chain": [{"interceptor": "AuthInterceptor"}], "operations": ["# + operation + "]}"
