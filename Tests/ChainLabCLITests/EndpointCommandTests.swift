@@ -14,36 +14,46 @@ func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async 
     }
 }
 
+/// Starts `chainlab ARGUMENTS` and reads its first line, which must start with `prefix`
+/// followed by the port it listens on (the pipe closes early only if the process exits).
+func launchServe(_ arguments: [String], announcing prefix: String) async throws -> (process: Process, output: Pipe, port: UInt16, line: String) {
+    let process = Process()
+    process.executableURL = try builtChainlab()
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let line = try await firstLine(of: output)
+    guard line.hasPrefix(prefix), let port = UInt16(line.dropFirst(prefix.count).prefix { $0.isNumber }) else {
+        process.terminate()
+        throw CLITestError(message: "chainlab \(arguments.joined(separator: " ")) did not announce a port; stdout: \(line.debugDescription)")
+    }
+    return (process, output, port, line)
+}
+
+/// The first line `output` carries, read on a thread of its own.
+func firstLine(of output: Pipe) async throws -> String {
+    try await onOwnThread { () -> String in
+        var data = Data()
+        while !data.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            data.append(chunk)
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
 /// A running `chainlab serve --port 0` and the port it announced.
 private final class ServeProcess: Sendable {
     let process: Process
     let port: UInt16
 
     init() async throws {
-        let process = Process()
-        process.executableURL = try builtChainlab()
-        process.arguments = ["serve", "--port", "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let (process, _, port, _) = try await launchServe(["serve", "--port", "0"], announcing: "chainlab serve: listening on http://127.0.0.1:")
         self.process = process
-        // The first line is the listening line; the pipe closes early only if serve exits.
-        let line = try await onOwnThread { () -> String in
-            var data = Data()
-            while !data.contains(UInt8(ascii: "\n")) {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                data.append(chunk)
-            }
-            return String(decoding: data, as: UTF8.self)
-        }
-        let prefix = "chainlab serve: listening on http://127.0.0.1:"
-        guard line.hasPrefix(prefix), let port = UInt16(line.dropFirst(prefix.count).prefix { $0.isNumber }) else {
-            process.terminate()
-            throw CLITestError(message: "chainlab serve did not announce a port; stdout: \(line.debugDescription)")
-        }
         self.port = port
     }
 

@@ -288,30 +288,10 @@ private final class ProxyProcess: Sendable {
     private let output: Pipe
 
     init(upstream: String) async throws {
-        let process = Process()
-        process.executableURL = try builtChainlab()
-        process.arguments = ["serve", "--upstream", upstream, "--port", "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let (process, output, port, line) = try await launchServe(
+            ["serve", "--upstream", upstream, "--port", "0"], announcing: "chainlab serve: proxying http://127.0.0.1:")
         self.process = process
         self.output = output
-        let line = try await onOwnThread { () -> String in
-            var data = Data()
-            while !data.contains(UInt8(ascii: "\n")) {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                data.append(chunk)
-            }
-            return String(decoding: data, as: UTF8.self)
-        }
-        let prefix = "chainlab serve: proxying http://127.0.0.1:"
-        guard line.hasPrefix(prefix), let port = UInt16(line.dropFirst(prefix.count).prefix { $0.isNumber }) else {
-            process.terminate()
-            throw CLITestError(message: "chainlab serve --upstream did not announce a port; stdout: \(line.debugDescription)")
-        }
         #expect(line == "chainlab serve: proxying http://127.0.0.1:\(port) to \(upstream) (control at /_lab/: fail-next, unauthorized-next, latency, state, har)\n")
         self.port = port
     }
