@@ -1,5 +1,6 @@
 public import ChainKit
 import Foundation
+import Vocabulary
 
 /// Whether exports hide credentials. Every exporter takes one; `.masked` is what a trace
 /// shared in a bug report should use.
@@ -191,7 +192,7 @@ public enum SecretMasking: Sendable, Hashable {
         var index = 0
         while index < utf8.count {
             if utf8[index] == UInt8(ascii: "%"), index + 2 < utf8.count,
-                let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2]) {
+                let high = HTTPSyntax.hexDigitValue(utf8[index + 1]), let low = HTTPSyntax.hexDigitValue(utf8[index + 2]) {
                 bytes.append(high << 4 | low)
                 index += 3
             } else {
@@ -200,15 +201,6 @@ public enum SecretMasking: Sendable, Hashable {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// `Bearer abcdefa1f3` → `Bearer ••••a1f3`; a value without a space is all credential.

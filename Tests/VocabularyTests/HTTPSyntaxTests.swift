@@ -24,4 +24,10 @@ struct HTTPSyntaxTests {
         #expect(HTTPSyntax.visible([0x1B, 0x5D, 0x00, 0x7F, 0xC3, 0xA9]) == #"\e]\x00\x7F\xC3\xA9"#)
         #expect(HTTPSyntax.visible(Array(repeating: UInt8(ascii: "a"), count: 5), limit: 3) == "aaa…")
     }
+
+    @Test("hex digits in either case have their value; any other byte has none (RFC 3986 §2.1)")
+    func hexDigits() {
+        #expect(Array("09afAF".utf8).map(HTTPSyntax.hexDigitValue) == [0, 9, 10, 15, 10, 15])
+        #expect(Array("gG/:@`".utf8).map(HTTPSyntax.hexDigitValue) == [nil, nil, nil, nil, nil, nil])
+    }
 }

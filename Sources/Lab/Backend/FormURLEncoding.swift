@@ -1,4 +1,5 @@
 import Foundation
+import Vocabulary
 
 /// Reading `application/x-www-form-urlencoded` text, as OAuth token requests (RFC 6749
 /// §4.3.2, §6) and GraphQL GET query strings carry their parameters.
@@ -38,7 +39,7 @@ enum FormURLEncoding {
             switch byte {
             case UInt8(ascii: "+") where plusIsSpace: bytes.append(UInt8(ascii: " "))
             case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                guard let high = iterator.next().flatMap(HTTPSyntax.hexDigitValue), let low = iterator.next().flatMap(HTTPSyntax.hexDigitValue) else {
                     return nil
                 }
                 bytes.append(high << 4 | low)
@@ -46,14 +47,5 @@ enum FormURLEncoding {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
