@@ -191,7 +191,7 @@ public final class LabSession: Sendable {
         self.backend = backend
         self.target = target
         self.otlpAnchor = target.isRemote ? .wallClock() : .lab(scenario: scenario.name)
-        self.cache = CacheStore()
+        self.cache = CacheStore(schema: LabOperations.cacheSchema)
         self.baseURL = baseURL
         self.endpoint = remote?.graphQLEndpoint ?? baseURL.appendingPathComponent("graphql")
         self.graphQLTransport = transports.graphQL
@@ -250,7 +250,7 @@ public final class LabSession: Sendable {
             })
         }
         if scenario.prefillCache, let first = scenario.operations.first {
-            cache.write(GraphQLResponse(source: .server, data: ["hero": ["id": "2001", "name": "R2-D2 (cached)"]]), for: Self.graphQLOperation(first))
+            _ = try? cache.write(data: ["hero": ["id": "2001", "name": "R2-D2 (cached)"]], for: Self.graphQLOperation(first))
         }
         launcher.withLock { $0 = { [weak self] operation, request in self?.start(operation: operation, request: request) } }
     }
@@ -382,7 +382,7 @@ public final class LabSession: Sendable {
                 graphQL: graphQL.map { LayerRegistry.graphQLInterceptor($0, environment) },
                 cache: DefaultCacheInterceptor(store: cache),
                 http: http.map { LayerRegistry.httpInterceptor($0) },
-                parser: JSONResponseParsingInterceptor())
+                parser: JSONResponseParsingInterceptor(cacheSchema: cache.schema))
             let instrumented = InstrumentedGraphQLChain(interceptors: interceptors, transport: graphQLTransport, context: context)
             hopLists.withLock { $0[context.request] = instrumented.hops }
             do {

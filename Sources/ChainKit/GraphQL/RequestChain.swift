@@ -16,7 +16,7 @@
 ///                        ◀── HTTP post-flight ◀───┘                   │
 ///                        ─▶ response parser ──────────────────────────┘
 ///      network error + cacheRead == .onNetworkFailure ─▶ cache read instead
-///  at the top: server results are written to the cache (writeResultsToCache)
+///  at the top: the parser's records of server results are written to the cache (writeResultsToCache)
 /// ```
 ///
 /// Worked example with interceptors `[A, B]` and a cache miss under `CacheFirst`: A's
@@ -214,7 +214,7 @@ public struct RequestChain: Sendable {
     }
 
     private func writeToCacheIfNecessary(_ response: GraphQLResponse, for request: GraphQLRequest) async throws {
-        guard request.writeResultsToCache, response.source == .server, response.data != nil else { return }
+        guard request.writeResultsToCache, response.source == .server, response.cacheRecords != nil else { return }
         try await parts.interceptors.cache.writeCacheData(request: request, response: response)
     }
 }

@@ -150,9 +150,10 @@ final class InstrumentedCacheInterceptor: CacheInterceptor {
         }
     }
 
+    /// Records the write with what was written: the parser's records, key → fields.
     func writeCacheData(request: GraphQLRequest, response: GraphQLResponse) async throws {
         try await base.writeCacheData(request: request, response: response)
-        context.emit(hop, .postflight, context.snapshot(result: response), detail: "cache write")
+        context.emit(hop, .postflight, context.snapshot(cacheRecords: response.cacheRecords ?? RecordSet()), detail: "cache write")
     }
 }
 
