@@ -133,11 +133,11 @@ extension Inspector {
         var list = list
         if let open = list.openEvent, entries.indices.contains(list.selected) {
             let cited = entries[list.selected].cited
-            switch key {
-            case .char("n"), .char("j"), .down: list.openEvent = min(open + 1, max(0, cited.count - 1))
-            case .char("p"), .char("k"), .up: list.openEvent = max(0, open - 1)
-            case .escape: list.openEvent = nil
-            case .enter:
+            switch OverlayKeymap.action(for: key, in: .findingEvent) {
+            case .next: list.openEvent = min(open + 1, max(0, cited.count - 1))
+            case .previous: list.openEvent = max(0, open - 1)
+            case .back: list.openEvent = nil
+            case .jump:
                 state.modal = nil
                 if cited.indices.contains(open) { go(to: cited[open].request, hop: cited[open].hop, &state) }
                 return []
@@ -146,10 +146,10 @@ extension Inspector {
             state.modal = .findings(list)
             return []
         }
-        switch key {
-        case .down, .char("j"): list.selected = min(list.selected + 1, max(0, entries.count - 1))
-        case .up, .char("k"): list.selected = max(0, list.selected - 1)
-        case .enter:
+        switch OverlayKeymap.action(for: key, in: .findings) {
+        case .selectDown: list.selected = min(list.selected + 1, max(0, entries.count - 1))
+        case .selectUp: list.selected = max(0, list.selected - 1)
+        case .open:
             guard entries.indices.contains(list.selected) else {
                 state.modal = nil
                 return []

@@ -85,23 +85,16 @@ public enum Keymap {
         KeyBinding([.char("q")], .quit, "quit", "quit (asks y/n while requests are paused or running)", rank: 0),
     ]
 
-    /// The action bound to `key`, if any.
+    /// The action bound to `key` in the standard table, if any.
     public static func action(for key: Key) -> Action? {
         bindings.first { $0.keys.contains(key) }?.action
     }
 
-    /// The binding of `action`.
+    /// The binding of `action` in the standard table.
     public static func binding(_ action: Action) -> KeyBinding {
         bindings.first { $0.action == action }!
     }
 
-    /// The README's key table, in Markdown.
-    public static var markdownTable: String {
-        var lines = ["| key | action | what it does |", "| --- | --- | --- |"]
-        for binding in bindings {
-            let keys = binding.keys.map { "`\($0.name == "|" ? "\\|" : $0.name)`" }.joined(separator: " ")
-            lines.append("| \(keys) | \(binding.name) | \(binding.summary) |")
-        }
-        return lines.joined(separator: "\n") + "\n"
-    }
+    /// The README's key table, in Markdown: the standard keys, then each overlay's.
+    public static var markdownTable: String { KeyBindings.standard.markdownTable }
 }

@@ -5,8 +5,12 @@ import Timeline
 public import TerminalUI
 
 extension Inspector {
-    /// The help overlay's lines: the panes, the symbols, then every key from the keymap.
-    public static var helpLines: [Line] {
+    /// The help overlay's lines with the standard keys, as `chainlab keys` prints them.
+    public static var helpLines: [Line] { helpLines(keys: .standard) }
+
+    /// The help overlay's lines: the panes, the symbols, every key in force and each
+    /// overlay's keys. With a state, a key that does nothing there says why.
+    public static func helpLines(keys: KeyBindings, state: InspectorState? = nil) -> [Line] {
         func section(_ title: String) -> Line { Line(title, style: accent.patched(with: .bold)) }
         func entry(_ term: String, _ text: String, width: Int) -> Line {
             Line([Span(term.padding(toLength: width, withPad: " ", startingAt: 0), style: .bold), Span(text)])
@@ -34,9 +38,18 @@ extension Inspector {
         ]
         lines += symbols.map { entry($0.0, $0.1, width: 10) }
         lines += [Line(""), section("Keys")]
-        let width = Keymap.bindings.map(\.keyNames.count).max() ?? 0
-        lines += Keymap.bindings.map { binding in
-            Line([Span(binding.keyNames.padding(toLength: width + 2, withPad: " ", startingAt: 0), style: .bold), Span(binding.name, style: accent), Span(" — " + binding.summary)])
+        let width = keys.bindings.map(\.keyNames.count).max() ?? 0
+        lines += keys.bindings.map { binding in
+            var spans = [Span(binding.keyNames.padding(toLength: width + 2, withPad: " ", startingAt: 0), style: .bold), Span(binding.name, style: accent), Span(" — " + binding.summary)]
+            if let state, let reason = keys.disabledReason(binding.action, in: state) { spans.append(Span(" (not now: \(reason.text))", style: .dim)) }
+            return Line(spans)
+        }
+        for overlay in OverlayKeymap.Overlay.allCases {
+            lines += [Line(""), section(overlay.title)]
+            let rows = OverlayKeymap.bindings(overlay)
+            let names = rows.map { $0.keys.isEmpty ? "other keys" : $0.keys.map(\.name).joined(separator: "/") }
+            let width = names.map(\.count).max() ?? 0
+            lines += zip(names, rows).map { entry($0, $1.summary, width: width + 2) }
         }
         return lines
     }
@@ -53,7 +66,7 @@ extension Inspector {
         }
         switch modal {
         case .help(let scroll):
-            show("Help (j/k PgUp/PgDn scroll, any other key closes)", helpLines, height: area.height - 2, wrap: true, scroll: scroll)
+            show("Help (j/k PgUp/PgDn scroll, any other key closes)", helpLines(keys: state.keys, state: state), height: area.height - 2, wrap: true, scroll: scroll)
         case .confirmQuit:
             let open = state.lab.requests.filter { $0.state != .succeeded && $0.state != .failed }.count
             show("Quit?", [Line("\(open) request\(open == 1 ? " is" : "s are") paused or running; quitting cancels \(open == 1 ? "it" : "them")."), Line([Span("y", style: .bold), Span(" quit   "), Span("n", style: .bold), Span(" stay")])])
