@@ -22,12 +22,19 @@ public struct Palette: Hashable, Sendable {
     /// When set, `dim` text is drawn in this colour instead: dimming is the terminal's
     /// choice and may fall below a contrast the palette promises.
     public var dimForeground: Color?
+    /// When set, text on a background of its own (a highlight) is drawn in this colour:
+    /// the palette's text colours are chosen for its own background, not for highlights.
+    public var foregroundOnHighlight: Color?
 
-    public init(colors: [Color: Color] = [:], foreground: Color = .default, background: Color = .default, dimForeground: Color? = nil) {
+    public init(
+        colors: [Color: Color] = [:], foreground: Color = .default, background: Color = .default,
+        dimForeground: Color? = nil, foregroundOnHighlight: Color? = nil
+    ) {
         self.colors = colors
         self.foreground = foreground
         self.background = background
         self.dimForeground = dimForeground
+        self.foregroundOnHighlight = foregroundOnHighlight
     }
 
     /// The terminal's own colours.
@@ -43,7 +50,8 @@ public struct Palette: Hashable, Sendable {
     ])
 
     /// White on black, every colour bright enough for at least 7:1 (WCAG AAA), dim text
-    /// in a light grey instead of the terminal's dimming.
+    /// in a light grey instead of the terminal's dimming, highlights in black on their
+    /// (bright) colour.
     public static let highContrast = Palette(
         colors: [
             .black: .indexed(250), .red: .indexed(210), .green: .indexed(46), .yellow: .indexed(226), .blue: .indexed(117),
@@ -51,7 +59,7 @@ public struct Palette: Hashable, Sendable {
             .brightBlack: .indexed(250), .brightRed: .indexed(210), .brightGreen: .indexed(46), .brightYellow: .indexed(226),
             .brightBlue: .indexed(117), .brightMagenta: .indexed(213), .brightCyan: .indexed(51), .brightWhite: .indexed(231),
         ],
-        foreground: .indexed(231), background: .indexed(16), dimForeground: .indexed(250)
+        foreground: .indexed(231), background: .indexed(16), dimForeground: .indexed(250), foregroundOnHighlight: .indexed(16)
     )
 
     /// Whether the palette changes nothing.
@@ -64,7 +72,11 @@ public struct Palette: Hashable, Sendable {
             result.attributes.remove(.dim)
             if style.foreground == .default { result.foreground = dimForeground }
         }
-        result.foreground = result.foreground == .default ? foreground : colors[result.foreground] ?? result.foreground
+        if let foregroundOnHighlight, style.background != .default {
+            result.foreground = foregroundOnHighlight
+        } else {
+            result.foreground = result.foreground == .default ? foreground : colors[result.foreground] ?? result.foreground
+        }
         result.background = result.background == .default ? background : colors[result.background] ?? result.background
         return result
     }

@@ -139,6 +139,10 @@ import TerminalUI
         #expect(Palette.highContrast.apply(.dim) == Style(foreground: .indexed(250), background: .indexed(16)))
         #expect(Palette.highContrast.apply(Style(foreground: .red, attributes: .reverse)) == Style(foreground: .indexed(210), background: .indexed(16), attributes: .reverse))
         #expect(Palette.terminal.apply(Style(foreground: .red)) == Style(foreground: .red))
+        // A highlight (Detail's current search match) stays readable in high contrast.
+        let match = Palette.highContrast.apply(Style(foreground: .black, background: .yellow))
+        #expect(match == Style(foreground: .indexed(16), background: .indexed(226)))
+        #expect((match.foreground.contrastRatio(with: match.background) ?? 0) >= 7)
     }
 
     @Test("ASCII display: borders, arrows and symbols become ASCII, a wide character ? and a space")
