@@ -50,7 +50,8 @@ struct SettingsCommandTests {
 struct MouseEndToEndTests {
     func open(_ arguments: String = "") async throws -> TmuxSession {
         let session = try TmuxSession("\(try builtChainlab().path) \(arguments)")
-        try await session.waitFor("Requests")
+        // The first frame can be slow while the whole suite runs on a busy machine.
+        try await session.waitFor("Requests", timeout: .seconds(30))
         return session
     }
 
