@@ -93,7 +93,7 @@ extension Inspector {
             return renderCitedEvent(entries[list.selected].cited, open, state, in: area, into: &buffer)
         }
         let what = list.kind == .lint ? "Lint findings of the chain" : "Findings of the run"
-        var lines = [Line(list.kind == .lint ? "j/k select · Enter jump to the hop · Esc close" : "j/k select · Enter open the events it cites · Esc close", style: .dim)]
+        var lines = [Line(OverlayKeymap.hints(.findings), style: .dim)]
         if entries.isEmpty { lines.append(Line(list.kind == .lint ? "no lint rule applies to this chain" : "the events prove no finding yet", style: .dim)) }
         for (index, entry) in entries.enumerated() {
             lines.append(contentsOf: index == list.selected ? entry.lines.map { Line($0.spans.map { Span($0.text, style: .reverse) }) } : entry.lines)
@@ -109,7 +109,7 @@ extension Inspector {
         let event = cited[index]
         let masking: SecretMasking = state.revealSecrets ? .revealed : .masked
         var lines = [
-            Line("n/j next · p/k previous · Enter go to #\(event.request) at this hop · Esc back to the list", style: .dim),
+            Line(OverlayKeymap.hints(.findingEvent), style: .dim),
             Line(TextTrace.line(for: event, masking: masking)),
         ]
         if let method = event.method, let url = event.url { lines.append(Line([Span(method + " ", style: .bold), Span(masking.url(url))])) }
