@@ -14,7 +14,9 @@ import Darwin
 /// default colours. Box drawing is Unicode when the locale's codeset is UTF-8 and ASCII
 /// otherwise (`symbols`), when ASCII is not asked for; then every symbol outside ASCII is
 /// replaced too (`Display`). Colours go through the display's palette; a palette with its
-/// own background paints the whole screen. Each `draw` writes only the cells that changed
+/// own background paints the whole screen, as every cell of a frame is written in it
+/// (`assume_default_colors` would not do: it tells curses what the terminal's defaults
+/// are, and curses then writes "default" for those colours). Each `draw` writes only the cells that changed
 /// since the last frame; after a resize the next frame is written whole.
 ///
 /// With `mouse`, the terminal reports clicks, drags and the wheel (xterm modes 1000, 1002
@@ -102,13 +104,6 @@ public final class NcursesBackend: Terminal {
             if use_default_colors() != OK {
                 defaultForeground = Int16(COLOR_WHITE)
                 defaultBackground = Int16(COLOR_BLACK)
-            }
-            let themed = (shown.palette.foreground.paletteIndex, shown.palette.background.paletteIndex)
-            if let foreground = themed.0, let background = themed.1, max(foreground, background) < Int(cn_colors()) {
-                // The palette's own colours stand for "default", and fill the screen.
-                assume_default_colors(Int32(foreground), Int32(background))
-                defaultForeground = Int16(foreground)
-                defaultBackground = Int16(background)
             }
             colorPairs = [:]
         } else {
