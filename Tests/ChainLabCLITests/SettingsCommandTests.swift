@@ -77,10 +77,11 @@ struct MouseEndToEndTests {
         let lines = screen.components(separatedBy: "\n")
         let row = try #require(lines.firstIndex { $0.contains("⏸ #2 HeroQuery") })
         try click(tmux, x: 4, y: row)
-        try await tmux.waitFor("Chain · #2 HeroQuery")
-        let hints = try #require(lines.last { $0.contains("? help") })
+        // The hint line as it is now, with #2 selected.
+        let now = try await tmux.waitFor("Chain · #2 HeroQuery").components(separatedBy: "\n")
+        let hints = try #require(now.last { $0.contains("? help") })
         let help = try #require(hints.range(of: "? help"))
-        try click(tmux, x: hints.distance(from: hints.startIndex, to: help.lowerBound), y: lines.lastIndex(of: hints)!)
+        try click(tmux, x: hints.distance(from: hints.startIndex, to: help.lowerBound), y: now.lastIndex(of: hints)!)
         try await tmux.waitFor("Help (j/k")
     }
 
