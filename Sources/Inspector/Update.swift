@@ -184,6 +184,12 @@ public enum Inspector {
         case .maximize:
             state.maximized.toggle()
             return []
+        case .sequenceDiagram, .allRequests:
+            toggleSequence(action, &state)
+            return []
+        case .mark, .compareMarked, .compareAttempts, .compareHop, .compareRequests:
+            performCompare(action, &state)
+            return []
         case .zoomIn, .zoomOut:
             state.waterfallZoom = max(0, min(12, state.waterfallZoom + (action == .zoomIn ? 1 : -1)))
             return []
@@ -294,6 +300,8 @@ public enum Inspector {
             state.followedPlace = state.selectedStop?.place
             state.followsToEnd = false
             state.detailScroll = 0
+        case .chain where state.chainView != .hops:
+            moveInSequence(action, &state)
         case .chain:
             state.followsToEnd = false
             state.selectedHop = step(state.selectedHop, count: state.chainRowCount)
@@ -330,6 +338,9 @@ public enum Inspector {
         switch modal {
         case .findings(let list):
             return handleFindingsKey(list, key, &state)
+        case .compare(let comparison):
+            handleCompareKey(comparison, key, &state)
+            return []
         case .help(let scroll):
             switch key {
             case .down, .char("j"): state.modal = .help(scroll: scroll + 1)
