@@ -202,8 +202,8 @@ extension Inspector {
 
         // The header: hop numbers (names when the columns are wide), the refresh column.
         for (column, hop) in hops.enumerated() {
-            let label = width >= 6 ? Fitting.hopName(hop.kind == .cache ? "cache" : hop.name, width: width - 1) : "\(hop.index + 1)"
-            let x = width >= 6 ? inner.x + gutter + column * width : center(column) - (label.count - 1) / 2
+            let label = width >= 10 ? Fitting.hopName(hop.kind == .cache ? "cache" : hop.name, width: width - 1) : "\(hop.index + 1)"
+            let x = width >= 10 ? inner.x + gutter + column * width : center(column) - (label.count - 1) / 2
             _ = buffer.set(string: label, at: Position(x: x, y: inner.y), style: .bold, clip: Rect(x: x, y: inner.y, width: max(0, min(width, inner.maxX - x)), height: 1))
         }
         let refreshLabel = width >= 8 ? "refresh" : "↻"
