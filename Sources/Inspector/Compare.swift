@@ -2,20 +2,20 @@ import ChainKit
 import Foundation
 import Lab
 public import TerminalUI
-import Timeline
+public import Timeline
 import Vocabulary
 
 /// Two events side by side: `m` marks one, `=` compares it with the selected one; `a`
 /// compares the selected hop with the same hop of the previous attempt, `d` what the hop
 /// received with what it passed on, `#` the selected request with another at the same hop.
 public struct Comparison: Sendable, Hashable {
-    /// The events' sequence numbers: the older one on the left.
-    public var left: Int
-    public var right: Int
+    /// The two events: the older one on the left.
+    public var left: TimelineEvent
+    public var right: TimelineEvent
     /// How far the overlay is scrolled.
     public var scroll = 0
 
-    public init(left: Int, right: Int) {
+    public init(left: TimelineEvent, right: TimelineEvent) {
         self.left = left
         self.right = right
     }
@@ -30,8 +30,7 @@ extension Inspector {
     }
 
     static func event(request: Int, attempt: Int, hop: Int, side: StopPosition, _ state: InspectorState) -> TimelineEvent? {
-        let last = state.lab.lastSeq
-        let history = RequestHistory(events: state.lab.store.events(request: request).filter { $0.seq <= last })
+        let history = RequestHistory(events: state.lab.timeline.events(request: request))
         guard let shown = history.attempt(attempt) else { return nil }
         if hop >= state.hops.count { return shown.refresh.last { $0.phase == (side == .pre ? .send : .refresh) } }
         return shown.main(hop: hop, side: side)
@@ -50,14 +49,14 @@ extension Inspector {
             return say("nothing to compare here: select a hop and side the request reached")
         }
         func open(_ other: TimelineEvent) {
-            state.modal = .compare(Comparison(left: min(other.seq, selected.seq), right: max(other.seq, selected.seq)))
+            state.modal = .compare(other.seq < selected.seq ? Comparison(left: other, right: selected) : Comparison(left: selected, right: other))
         }
         switch action {
         case .mark:
-            state.markedSeq = selected.seq
+            state.marked = selected
             say("marked \(eventLabel(selected)) · select another event and press = to compare", error: false)
         case .compareMarked:
-            guard let marked = state.markedSeq.flatMap({ state.lab.store.event(seq: $0) }) else { return say("no event is marked: m marks the selected one") }
+            guard let marked = state.marked else { return say("no event is marked: m marks the selected one") }
             guard marked.seq != selected.seq else { return say("this is the marked event: select another one to compare with it") }
             open(marked)
         case .compareAttempts:
@@ -78,7 +77,7 @@ extension Inspector {
             open(received)
         case .compareRequests:
             let ids = state.lab.requests.map(\.id)
-            let marked = state.markedSeq.flatMap { state.lab.store.event(seq: $0) }?.request
+            let marked = state.marked?.request
             let index = ids.firstIndex(of: selected.request) ?? 0
             var other: Int?
             if let marked, marked != selected.request {
@@ -192,7 +191,7 @@ extension Inspector {
         for name in Set((left.headers.map(Array.init) ?? []).map(\.name)).sorted() where SecretMasking.isSecretHeader(name) {
             guard let a = left.headers?[name], a == right.headers?[name] else { continue }
             let refreshed = left.seq < right.seq
-                ? state.lab.store.events(request: right.request).first { $0.kind == .auth && $0.phase == .refresh && $0.status == 200 && $0.seq > left.seq && $0.seq < right.seq }
+                ? state.lab.timeline.events(request: right.request).first { $0.kind == .auth && $0.phase == .refresh && $0.status == 200 && $0.seq > left.seq && $0.seq < right.seq }
                 : nil
             if let refreshed {
                 notes.append(Line("⚠ \(name) did not change, though a refresh succeeded between them (at \(clockLabel(refreshed.time))): B still sends the token A sent", style: bad))
@@ -217,7 +216,7 @@ extension Inspector {
     }
 
     static func renderCompare(_ comparison: Comparison, _ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
-        guard let left = state.lab.store.event(seq: comparison.left), let right = state.lab.store.event(seq: comparison.right) else { return }
+        let left = comparison.left, right = comparison.right
         // The whole body of the screen: the header table is laid out for its width, notes
         // and body lines wrap.
         let width = area.width

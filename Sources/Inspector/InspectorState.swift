@@ -1,7 +1,7 @@
 public import ChainKit
 public import Lab
 public import TerminalUI
-import Timeline
+public import Timeline
 
 /// The inspector's whole state: a value. Keys, lab changes and resizes become
 /// ``InspectorMessage``s; ``Inspector/update(_:_:)`` changes the state and returns effects;
@@ -58,7 +58,7 @@ public struct InspectorState: Sendable {
     /// selection; otherwise the row of the selected hop and side is selected.
     public var sequenceSeq: Int?
     /// The event `m` marked for a compare (`=`).
-    public var markedSeq: Int?
+    public var marked: TimelineEvent?
     public var filter = ""
     public var modal: Overlay?
     public var notice: Notice?

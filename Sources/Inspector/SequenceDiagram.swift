@@ -38,7 +38,6 @@ extension Inspector {
 
     /// The diagram's rows for the Chain pane's view, as far as the view has seen the events.
     static func sequenceRows(_ state: InspectorState) -> [SequenceRow] {
-        let last = state.lab.lastSeq
         switch state.chainView {
         case .hops:
             return []
@@ -46,7 +45,7 @@ extension Inspector {
             guard let request = state.selectedRequest else { return [] }
             var rows: [SequenceRow] = []
             var attempt = 1
-            for event in state.lab.store.events(request: request) where event.seq <= last && drawsRow(event) {
+            for event in state.lab.timeline.events(request: request) where drawsRow(event) {
                 if event.attempt > attempt {
                     attempt = event.attempt
                     rows.append(.divider(request: request, attempt: attempt))
@@ -55,7 +54,7 @@ extension Inspector {
             }
             return rows
         case .allRequests:
-            return state.lab.store.events().filter { $0.seq <= last && drawsRow($0) }.map(SequenceRow.event)
+            return state.lab.timeline.events().filter(drawsRow).map(SequenceRow.event)
         }
     }
 

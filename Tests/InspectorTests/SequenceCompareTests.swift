@@ -134,7 +134,7 @@ struct SequenceCompareTests {
             Issue.record("no compare opened: \(String(describing: driver.state.notice))")
             return
         }
-        let left = driver.state.lab.store.event(seq: comparison.left)!, right = driver.state.lab.store.event(seq: comparison.right)!
+        let left = comparison.left, right = comparison.right
         #expect(left.attempt == 1 && right.attempt == 2)
         #expect(left.phase == .send && right.phase == .send)
         let screen = Self.squeezed(driver.screen())
@@ -163,7 +163,7 @@ struct SequenceCompareTests {
             Issue.record("no compare opened: \(String(describing: driver.state.notice))")
             return
         }
-        let left = driver.state.lab.store.event(seq: comparison.left)!, right = driver.state.lab.store.event(seq: comparison.right)!
+        let left = comparison.left, right = comparison.right
         #expect(left.request == 1 && right.request == 2)
         #expect(left.kind == .auth && right.kind == .auth && left.phase == .send && right.phase == .send)
         var screen = Self.squeezed(driver.screen())
@@ -183,7 +183,7 @@ struct SequenceCompareTests {
         #expect(driver.state.modal == nil)
         #expect(driver.state.notice?.text == "no event is marked: m marks the selected one")
         await driver.press(.tab, .char("g"), .char("h"), .char("m"))
-        let marked = driver.state.markedSeq
+        let marked = driver.state.marked?.seq
         #expect(marked != nil)
         #expect(driver.state.notice?.text.hasPrefix("marked #1 attempt 2 · Hop 1 MaxRetryInterceptor · pre-flight") == true)
         await driver.press(.char("="))
@@ -193,8 +193,8 @@ struct SequenceCompareTests {
             Issue.record("no compare opened")
             return
         }
-        #expect(comparison.left == marked)
-        #expect(driver.state.lab.store.event(seq: comparison.right)?.name == "AuthInterceptor")
+        #expect(comparison.left.seq == marked)
+        #expect(comparison.right.name == "AuthInterceptor")
         await driver.press(.escape)
         // d on AuthInterceptor's pre-flight: what MaxRetry handed it vs what it handed on.
         await driver.press(.char("d"))
@@ -202,8 +202,8 @@ struct SequenceCompareTests {
             Issue.record("no compare opened by d")
             return
         }
-        #expect(driver.state.lab.store.event(seq: change.left)?.name == "MaxRetryInterceptor")
-        #expect(driver.state.lab.store.event(seq: change.right)?.name == "AuthInterceptor")
+        #expect(change.left.name == "MaxRetryInterceptor")
+        #expect(change.right.name == "AuthInterceptor")
         #expect(Self.squeezed(driver.screen()).contains { $0.contains("+ Authorization — │ Bearer ••••") })
         await driver.press(.escape, .char("k"), .char("d"))
         #expect(driver.state.notice?.text == "the top hop received the operation as it was started: nothing above it to compare with")
