@@ -5,7 +5,7 @@ public import TerminalUI
 public import Timeline
 import Vocabulary
 
-/// Two events side by side: `m` marks one, `=` compares it with the selected one; `a`
+/// Two events side by side: `m` marks one, `=` compares it with the selected one; `p`
 /// compares the selected hop with the same hop of the previous attempt, `d` what the hop
 /// received with what it passed on, `#` the selected request with another at the same hop.
 public struct Comparison: Sendable, Hashable {
@@ -42,7 +42,7 @@ extension Inspector {
         return "#\(event.request) attempt \(event.attempt) · \(place) · \(phaseName(event.phase))"
     }
 
-    /// `m`, `=`, `a`, `d` and `#`.
+    /// `m`, `=`, `p`, `d` and `#`.
     static func performCompare(_ action: Action, _ state: inout InspectorState) {
         func say(_ text: String, error: Bool = true) { state.notice = .init(text: text, isError: error) }
         guard let selected = selectedEvent(state) else {

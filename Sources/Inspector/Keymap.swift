@@ -38,8 +38,9 @@ public struct KeyBinding: Sendable, Hashable {
     public var keyNames: String { keys.map(\.name).joined(separator: "/") }
 }
 
-/// The one keymap. The help overlay, the status line and the README's key table are all
-/// generated from it.
+/// The one keymap: the standard keys. The keys in force are ``KeyBindings`` (this table
+/// with the config file's bindings over it); the help overlay, the status line and the
+/// README's key table are all generated from them.
 public enum Keymap {
     public static let bindings: [KeyBinding] = [
         KeyBinding([.char("n")], .newOperation, "new", "start an operation of the scenario"),
@@ -75,7 +76,7 @@ public enum Keymap {
         KeyBinding([.char("A")], .allRequests, "all requests", "the sequence diagram of every request's events on one axis, or of the selected request", hint: false),
         KeyBinding([.char("m")], .mark, "mark", "mark the selected event for a compare", hint: false),
         KeyBinding([.char("=")], .compareMarked, "compare", "compare the marked event with the selected one: headers side by side, bodies as a diff", hint: false),
-        KeyBinding([.char("a")], .compareAttempts, "vs previous attempt", "compare the selected hop and side with the same in the previous attempt", hint: false),
+        KeyBinding([.char("p")], .compareAttempts, "vs previous attempt", "compare the selected hop and side with the same in the previous attempt", hint: false),
         KeyBinding([.char("d")], .compareHop, "hop's change", "compare what the selected hop received with what it passed on", hint: false),
         KeyBinding([.char("#")], .compareRequests, "vs other request", "compare the selected request with the marked one's request (or the one before) at the same hop", hint: false),
         KeyBinding([.char("+")], .maximize, "maximize", "maximize the focused pane, or restore the layout", hint: false),
@@ -92,24 +93,4 @@ public enum Keymap {
         KeyBinding([.char("?")], .help, "help", "show this help: the panes, the symbols and every key", rank: 0),
         KeyBinding([.char("q")], .quit, "quit", "quit (asks y/n while requests are paused or running)", rank: 0),
     ]
-
-    /// The action bound to `key`, if any.
-    public static func action(for key: Key) -> Action? {
-        bindings.first { $0.keys.contains(key) }?.action
-    }
-
-    /// The binding of `action`.
-    public static func binding(_ action: Action) -> KeyBinding {
-        bindings.first { $0.action == action }!
-    }
-
-    /// The README's key table, in Markdown.
-    public static var markdownTable: String {
-        var lines = ["| key | action | what it does |", "| --- | --- | --- |"]
-        for binding in bindings {
-            let keys = binding.keys.map { "`\($0.name == "|" ? "\\|" : $0.name)`" }.joined(separator: " ")
-            lines.append("| \(keys) | \(binding.name) | \(binding.summary) |")
-        }
-        return lines.joined(separator: "\n") + "\n"
-    }
 }

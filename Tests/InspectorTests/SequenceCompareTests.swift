@@ -126,10 +126,10 @@ struct SequenceCompareTests {
         }
     }
 
-    @Test("a at stale-token's transport: the Authorization the retry sends is the one that got the 401")
+    @Test("p at stale-token's transport: the Authorization the retry sends is the one that got the 401")
     func staleTokenCompare() async {
         let driver = await Self.staleToken(size: Size(width: 120, height: 40))
-        await driver.press(.char("a"))
+        await driver.press(.char("p"))
         guard case .compare(let comparison) = driver.state.modal else {
             Issue.record("no compare opened: \(String(describing: driver.state.notice))")
             return
@@ -148,7 +148,7 @@ struct SequenceCompareTests {
     func staleTokenSnapshots() async {
         for size in [Size(width: 80, height: 24), Size(width: 160, height: 48)] {
             let driver = await Self.staleToken(size: size)
-            await driver.press(.char("a"))
+            await driver.press(.char("p"))
             expectSnapshot(driver.screen(), named: "compare-stale-token-\(size.width)x\(size.height)")
         }
     }
@@ -207,7 +207,7 @@ struct SequenceCompareTests {
         #expect(Self.squeezed(driver.screen()).contains { $0.contains("+ Authorization — │ Bearer ••••") })
         await driver.press(.escape, .char("k"), .char("d"))
         #expect(driver.state.notice?.text == "the top hop received the operation as it was started: nothing above it to compare with")
-        await driver.press(.char("["), .char("a"))
+        await driver.press(.char("["), .char("p"))
         #expect(driver.state.notice?.text == "attempt 1 has no previous attempt to compare with")
     }
 
