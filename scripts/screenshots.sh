@@ -281,6 +281,62 @@ if want attempts-80x24; then
     capture attempts-80x24
 fi
 
+# refresh-storm-fixed's waterfall: #1 held at its refresh stop while #2 went to the
+# transport, #2 waiting for #1's refresh (joined with ┆), then both finished; #2's second
+# attempt was answered from the cache.
+shot=waterfall
+open_terminal "$chainlab refresh-storm-fixed"
+wait_for "press n to start"
+keys n n
+wait_for "#2 HeroQuery"
+keys g
+wait_for "Chain · #1 HeroQuery"
+press_until s "TokenManager refresh · stop · held"
+keys G
+wait_for "Chain · #2 HeroQuery"
+press_until s "waits: refresh"
+keys g c
+wait_for "✓ #1 HeroQuery 200"
+keys G c
+wait_for "✓ #2 HeroQuery cache"
+keys Tab Tab
+wait_for "1 col ≈"
+capture waterfall
+
+# token-expiry finished, its Chain pane as a sequence diagram (S), the first event selected.
+shot=sequence
+open_terminal "$chainlab token-expiry"
+wait_for "press n to start"
+keys n
+wait_for "⏸ #1 HeroQuery"
+keys c
+wait_for "attempt 2 of 2"
+keys S
+wait_for "Sequence · #1 HeroQuery · 2 attempts"
+keys g
+wait_for "Hop 1 MaxRetryInterceptor · pre-flight · attempt 1 of 2"
+press_until j "Hop 2 AuthInterceptor · pre-flight · attempt 1 of 2"
+capture sequence
+
+# stale-token finished: attempt 2's send compared with attempt 1's (p): the same
+# Authorization although a refresh succeeded in between.
+shot=compare
+open_terminal "$chainlab stale-token"
+wait_for "press n to start"
+keys n
+wait_for "⏸ #1 HeroQuery"
+keys c
+wait_for "✕ #1 HeroQuery"
+keys '[' '[' '['
+wait_for "attempt 2 of 5"
+keys Tab
+press_until j "Hop 6 transport · post-flight"
+keys h
+wait_for "Hop 6 transport · pre-flight · sent · attempt 2 of 5"
+keys p
+wait_for "Compare A ⇄ B"
+capture compare
+
 # The help overlay over basics stepped to the transport.
 if want help; then
     shot=help

@@ -1,7 +1,7 @@
 public import ChainKit
 public import Lab
 public import TerminalUI
-import Timeline
+public import Timeline
 
 /// The inspector's whole state: a value. Keys, lab changes and resizes become
 /// ``InspectorMessage``s; ``Inspector/update(_:_:)`` changes the state and returns effects;
@@ -52,6 +52,13 @@ public struct InspectorState: Sendable {
     /// What Detail searches for (`Ctrl-F`), and which match is shown.
     public var detailSearch = ""
     public var detailMatch = 0
+    /// What the Chain pane shows: the hops of one attempt, or a sequence diagram (`S`).
+    public var chainView: ChainView = .hops
+    /// The event the sequence diagram's selected row stands for, while it matches the
+    /// selection; otherwise the row of the selected hop and side is selected.
+    public var sequenceSeq: Int?
+    /// The event `m` marked for a compare (`=`).
+    public var marked: TimelineEvent?
     public var filter = ""
     public var modal: Overlay?
     public var notice: Notice?
@@ -125,8 +132,23 @@ public struct InspectorState: Sendable {
     /// The rows of the Chain pane: the hops, then the refresh row when there is one.
     var chainRowCount: Int { hops.count + (hasRefreshRow ? 1 : 0) }
 
+    /// The rows the Chain pane asks for below its header: the hops (and refresh) of one
+    /// attempt, or the sequence diagram's rows up to a screenful that leaves room for the
+    /// Timeline (the diagram scrolls; `+` gives it the whole screen).
+    var chainPaneRowCount: Int { chainView == .hops ? chainRowCount : min(Inspector.sequenceRows(self).count, 16) }
+
     /// Whether the refresh row is selected.
     public var selectsRefresh: Bool { selectedHop == hops.count }
+}
+
+/// What the Chain pane shows.
+public enum ChainView: Sendable, Hashable {
+    /// One row per hop of the shown attempt, its pre-flight and post-flight.
+    case hops
+    /// The selected request's events in order, hops as columns (`S`).
+    case sequence
+    /// Every request's events interleaved on one axis (`A`).
+    case allRequests
 }
 
 /// A command a person gave at a stop: force 401, force retry, fail or an edit.
@@ -155,6 +177,7 @@ public enum Overlay: Sendable, Hashable {
     case filter(TextInput)
     case findings(FindingsList)
     case search(TextInput)
+    case compare(Comparison)
 }
 
 /// Something that happened: a key, a change in the lab, a new terminal size.

@@ -6,6 +6,7 @@ public enum Action: String, Sendable, Hashable, CaseIterable {
     case editHeaders, force401, forceRetry, fail, advanceClock, expireTokens, reorderChain
     case export, showCurl, filter, revealSecrets, scenarioInfo, lintFindings, runFindings
     case previousAttempt, nextAttempt, preFlight, postFlight, maximize, fold, search, zoomIn, zoomOut
+    case sequenceDiagram, allRequests, mark, compareMarked, compareAttempts, compareHop, compareRequests
     case nextPane, previousPane, up, down, pageUp, pageDown, home, end, open, back, help, quit
 }
 
@@ -71,6 +72,13 @@ public enum Keymap {
         KeyBinding([.ctrl("f")], .search, "search", "search Detail: type, Enter or Down for the next match, Up the previous, Esc clears", hint: false),
         KeyBinding([.char("z")], .zoomIn, "zoom in", "zoom the Timeline's waterfall in around the selected request", hint: false),
         KeyBinding([.char("Z")], .zoomOut, "zoom out", "zoom the Timeline's waterfall out", hint: false),
+        KeyBinding([.char("S")], .sequenceDiagram, "sequence", "the Chain pane as a sequence diagram of the selected request (hops as columns, events as rows), or back to the hops", hint: false),
+        KeyBinding([.char("A")], .allRequests, "all requests", "the sequence diagram of every request's events on one axis, or of the selected request", hint: false),
+        KeyBinding([.char("m")], .mark, "mark", "mark the selected event for a compare", hint: false),
+        KeyBinding([.char("=")], .compareMarked, "compare", "compare the marked event with the selected one: headers side by side, bodies as a diff", hint: false),
+        KeyBinding([.char("p")], .compareAttempts, "vs previous attempt", "compare the selected hop and side with the same in the previous attempt", hint: false),
+        KeyBinding([.char("d")], .compareHop, "hop's change", "compare what the selected hop received with what it passed on", hint: false),
+        KeyBinding([.char("#")], .compareRequests, "vs other request", "compare the selected request with the marked one's request (or the one before) at the same hop", hint: false),
         KeyBinding([.char("+")], .maximize, "maximize", "maximize the focused pane, or restore the layout", hint: false),
         KeyBinding([.tab], .nextPane, "pane", "move to the next pane", rank: 0),
         KeyBinding([.backTab], .previousPane, "previous pane", "move to the previous pane", hint: false),

@@ -58,7 +58,7 @@ extension Inspector {
     /// Chain on wide terminals, below the Timeline otherwise); the Timeline takes the rest.
     static func layout(_ state: InspectorState, body: Rect) -> [(InspectorState.Pane, Rect)] {
         if state.maximized { return [(state.focus, body)] }
-        let chainRows = max(state.chainRowCount + 3, 7)
+        let chainRows = max(state.chainPaneRowCount + 3, 7)
         let requestsWidth = min(40, max(22, body.width / 3))
         if body.width >= sideBySideWidth {
             let detailWidth = body.width * 2 / 5

@@ -37,9 +37,12 @@ extension Inspector {
         let heading = "Hop \(hop.index + 1) \(hop.name) · \(sideName(state.selectedSide))"
         if state.showsLatestAttempt, let stop = state.selectedStop, stop.place == .hop(hop.index, state.selectedSide) {
             let headers = stop.currentHeaders
-            let snapshot = HopSnapshot(method: stop.snapshot.method, url: stop.snapshot.url, headers: headers, status: stop.pending.responseStatus ?? stop.snapshot.status, error: stop.snapshot.error, body: stop.snapshot.body)
+            // A GraphQL request waiting at a stop shows its document and variables.
+            let graphQLBody = state.selectedSide == .pre && (hop.kind == .graphql || hop.kind == .cache) ? stop.snapshot.body : nil
+            let snapshot = HopSnapshot(method: stop.snapshot.method, url: stop.snapshot.url, headers: headers, status: stop.pending.responseStatus ?? stop.snapshot.status, error: stop.snapshot.error, body: graphQLBody == nil ? stop.snapshot.body : nil)
             let diff = HeaderDiff(from: stop.snapshot.headers ?? HTTPFields(), to: headers)
-            return DetailContent(title: "\(heading) stop\(stop.held ? " · held" : "") · \(attemptText)", lines: snapshotLines(snapshot, diff: diff, masking: masking, state))
+            let request = graphQLBody.map { graphQLBodyLines($0, title: "GraphQL request (what \(hop.name) receives)", masking: masking, state) } ?? []
+            return DetailContent(title: "\(heading) stop\(stop.held ? " · held" : "") · \(attemptText)", lines: snapshotLines(snapshot, diff: diff, masking: masking, state) + request)
         }
         let attempt = history.attempt(state.shownAttempt)
         guard let attempt, let event = attempt.main(hop: hop.index, side: state.selectedSide) else {
@@ -58,7 +61,18 @@ extension Inspector {
         // A stream can carry several results up (CacheAndNetwork: the cache's, then the
         // server's): each one is shown, in order.
         let results = attempt.events(hop: hop.index, side: state.selectedSide).filter { $0.phase == event.phase }
-        if results.count > 1 {
+        // Going down a GraphQL hop, the request's body is its document and variables, shown
+        // as such below rather than as raw JSON.
+        let graphQLDown = state.selectedSide == .pre && (hop.kind == .graphql || hop.kind == .cache)
+        if graphQLDown {
+            // The cache read's own body is the result it found; the request is the one the
+            // GraphQL hop above handed down.
+            let head = event.snapshot
+            let request = event.phase == .preflight ? event : (0..<hop.index).reversed().lazy.compactMap { attempt.main(hop: $0, side: .pre) }.first { $0.phase == .preflight }
+            let shown = event.phase == .preflight ? HopSnapshot(method: head.method, url: head.url, headers: head.headers, status: head.status, error: head.error) : head
+            lines += snapshotLines(shown, diff: event.diff, masking: masking, state)
+            lines += graphQLRequestLines(request, attempt, masking: masking, state)
+        } else if results.count > 1 {
             for (index, result) in results.enumerated() {
                 lines.append(Line("── \(phaseName(result.phase)) \(index + 1) of \(results.count) ──", style: .dim))
                 lines += snapshotLines(result.snapshot, diff: result.diff, masking: masking, state)
@@ -66,16 +80,17 @@ extension Inspector {
         } else {
             lines += snapshotLines(event.snapshot, diff: event.diff, masking: masking, state)
         }
-        if state.selectedSide == .pre, hop.kind == .graphql || hop.kind == .cache {
-            lines += graphQLRequestLines(attempt, masking: masking, state)
-        }
         let phase = [.preflight, .postflight].contains(event.phase) ? "" : " · \(phaseName(event.phase))"
         return DetailContent(title: "\(heading)\(phase) · \(attemptText)", lines: lines)
     }
 
-    /// The GraphQL request of an attempt, for hops that see it before it becomes HTTP: its
-    /// document and variables, read from the body the network step built from it.
-    static func graphQLRequestLines(_ attempt: RequestHistory.Attempt, masking: SecretMasking, _ state: InspectorState) -> [Line] {
+    /// The GraphQL request at a hop that sees it before it becomes HTTP: its document and
+    /// variables as the hop handed them on (a run recorded before GraphQL hops kept a body:
+    /// as the network step built them in that attempt).
+    static func graphQLRequestLines(_ event: TimelineEvent?, _ attempt: RequestHistory.Attempt, masking: SecretMasking, _ state: InspectorState) -> [Line] {
+        if let event, let body = event.body {
+            return graphQLBodyLines(body, title: "GraphQL request (as \(event.name) handed it on)", masking: masking, state)
+        }
         let built = attempt.down.keys.sorted().lazy.compactMap { attempt.main(hop: $0, side: .pre) }
             .first { ($0.kind == .http || $0.kind == .transport) && $0.body != nil }
         guard let built, let body = built.body else {
@@ -85,6 +100,13 @@ extension Inspector {
         let text = masking.body(body.text, contentType: contentType)
         let lines = BodyView.graphQL(text, folded: state.detailFolded) ?? BodyView.lines(of: text, contentType: contentType, folded: state.detailFolded)
         return [Line("GraphQL request (as the network step built it in this attempt)", style: .dim)] + lines
+    }
+
+    /// A GraphQL request's body, as its operation, document and variables under `title`.
+    static func graphQLBodyLines(_ body: BodyPreview, title: String, masking: SecretMasking, _ state: InspectorState) -> [Line] {
+        let text = masking.body(body.text, contentType: "application/json")
+        let lines = BodyView.graphQL(text, folded: state.detailFolded) ?? BodyView.lines(of: text, contentType: "application/json", folded: state.detailFolded)
+        return [Line(title, style: .dim)] + lines
     }
 
     /// A pointer to the other side of the hop when only one was reached.

@@ -18,8 +18,9 @@ extension Inspector {
         var lines = [section("Panes")]
         let panes = [
             ("Requests", "every operation started, its state and, once finished, its outcome and cause (200, cache, invalid_grant, MaxRetries(3))"),
-            ("Chain", "the selected request's hops for one attempt ([ ] other attempts): each hop's pre-flight ↓ (the request going down) and post-flight ↑ (the result or error coming up); h/l choose the side"),
-            ("Timeline", "each request on the lab clock; the title counts what the lab backend saw"),
+            ("Chain", "the selected request's hops for one attempt ([ ] other attempts): each hop's pre-flight ↓ (the request going down) and post-flight ↑ (the result or error coming up); h/l choose the side; S draws it as a sequence diagram (hops as columns, events as rows, ↓ down, ↑ up, ◇/◆ cache miss/hit, each retry under a divider, the refresh in the ↻ column), A with every request's events"),
+            ("Timeline", "a waterfall on the lab clock: █ transport, ▓ refresh, ▒ held, ░ waiting, and where a hop took time ━ pre-flight, ┉ cache, ═ HTTP, ▄ parse, ┅ post-flight; the title counts what the lab backend saw"),
+            ("Compare", "m marks an event and = compares it with the selected one; p: with the previous attempt, d: what the hop received vs passed on, #: another request at the same hop"),
             ("Detail", "what the selected hop saw on the selected side: method, URL, status, headers (+ added, ~ changed, - removed by this hop) and body"),
         ]
         lines += panes.map { entry($0.0, $0.1, width: 10) }
@@ -67,6 +68,8 @@ extension Inspector {
         switch modal {
         case .help(let scroll):
             show("Help (j/k PgUp/PgDn scroll, any other key closes)", helpLines(keys: state.keys, state: state), height: area.height - 2, wrap: true, scroll: scroll)
+        case .compare(let comparison):
+            renderCompare(comparison, state, in: area, into: &buffer)
         case .confirmQuit:
             let open = state.lab.requests.filter { $0.state != .succeeded && $0.state != .failed }.count
             show("Quit?", [Line("\(open) request\(open == 1 ? " is" : "s are") paused or running; quitting cancels \(open == 1 ? "it" : "them")."), Line(OverlayKeymap.hints(.confirmQuit), style: .dim)])

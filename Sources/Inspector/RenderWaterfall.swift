@@ -5,14 +5,33 @@ import Timeline
 
 /// The Timeline pane: a waterfall on the lab clock. One row per request; each attempt is a
 /// run of segments whose shape and colour say what it was doing — in the chain `─`, waiting
-/// on the transport `█`, refreshing the token `▓`, waiting between attempts (for another
-/// request's refresh, or a backoff) `░` — with `↻` where a retry began, `⏸` where it is held,
-/// and its end (`▏` success, `✕` failure, `⧗` blocked). A refresh another request waited for
+/// on the transport `█`, refreshing the token `▓`, held at a stop `▒`, waiting (its turn,
+/// another request's refresh, a backoff) `░`, and where a hop itself took time (a delay at
+/// its stop): GraphQL pre-flight `━`, cache `┉`, HTTP interceptors `═`, parsing `▄`,
+/// post-flight `┅` — with `↻` where a retry began, `⏸` where it is held, and its end (`▏`
+/// success, `✕` failure, `⧗` blocked). A refresh another request waited for
 /// is joined to the waiter's row with `┆`. A time axis with ticks and the scale sits on top;
 /// `z`/`Z` zoom around the selected request; only the rows in view read their events.
 extension Inspector {
     enum SegmentKind: Hashable {
-        case chain, transport, refresh, waiting
+        case chain, preflight, cache, http, transport, parse, postflight, held, refresh, waiting
+    }
+
+    /// What a request was doing in the time before `next`, its next event, when neither the
+    /// transport nor a refresh was under way: held at a stop since `previous`; the work of a
+    /// hop where a delay at its stop ends; otherwise waiting.
+    static func gapKind(after previous: TimelineEvent?, before next: TimelineEvent) -> SegmentKind {
+        if next.phase == .injected, next.detail?.hasPrefix("delay ") == true {
+            let up = RequestHistory.side(of: next) == .post
+            switch next.kind {
+            case .graphql, .middleware: return up ? .postflight : .preflight
+            case .cache: return .cache
+            case .http, .transport: return up ? .postflight : .http
+            case .parser: return .parse
+            case .auth: return .refresh
+            }
+        }
+        return previous?.phase == .paused ? .held : .waiting
     }
 
     struct Segment: Hashable {
@@ -36,15 +55,16 @@ extension Inspector {
         var attemptSpan: [Int: (Double, Double)] = [:]
         var sent: Double?, refreshSent: Double?
         var last: Double?
+        var previous: TimelineEvent?
         for event in events {
-            // Time that passed with neither the transport nor a refresh under way: waiting
-            // (for another request's refresh, or a backoff).
+            // Time that passed with neither the transport nor a refresh under way.
             if let last, event.time > last, sent == nil, refreshSent == nil {
-                let wait = Segment(start: last, end: event.time, kind: .waiting)
-                row.segments.append(wait)
-                row.waits.append(wait)
+                let gap = Segment(start: last, end: event.time, kind: gapKind(after: previous, before: event))
+                row.segments.append(gap)
+                if gap.kind == .waiting { row.waits.append(gap) }
             }
             last = max(last ?? event.time, event.time)
+            previous = event
             let span = attemptSpan[event.attempt] ?? (event.time, event.time)
             attemptSpan[event.attempt] = (min(span.0, event.time), max(span.1, event.time))
             switch (event.kind, event.phase) {
@@ -78,7 +98,13 @@ extension Inspector {
     static func segmentLook(_ kind: SegmentKind) -> (Character, Style) {
         switch kind {
         case .chain: ("─", accent)
+        case .preflight: ("━", accent)
+        case .cache: ("┉", Style(foreground: .magenta))
+        case .http: ("═", Style(foreground: .blue))
         case .transport: ("█", Style(foreground: .blue))
+        case .parse: ("▄", good)
+        case .postflight: ("┅", good)
+        case .held: ("▒", held)
         case .refresh: ("▓", changed)
         case .waiting: ("░", Style(foreground: .yellow, attributes: .dim))
         }

@@ -45,23 +45,24 @@ struct RequestHistory {
                 attempts[index].refresh.append(event)
                 continue
             }
-            let side: Side
-            switch event.phase {
-            case .preflight, .send, .cacheMiss: side = .pre
-            case .cacheHit:
-                side = .pre
-                turned.insert(event.attempt)
-            case .receive, .postflight, .error, .retry:
-                side = .post
-                turned.insert(event.attempt)
-            case .paused, .resumed, .edited, .injected:
-                side = event.detail?.hasSuffix("post-flight") == true ? .post : .pre
-            case .log, .refresh:
-                side = turned.contains(event.attempt) ? .post : .pre
-            }
+            // Once the attempt has turned (a cache hit, or anything coming up), log lines
+            // belong to the way up.
+            if [.cacheHit, .receive, .postflight, .error, .retry].contains(event.phase) { turned.insert(event.attempt) }
+            let side = Self.side(of: event) ?? (turned.contains(event.attempt) ? .post : .pre)
             if side == .pre { attempts[index].down[event.hop, default: []].append(event) } else { attempts[index].up[event.hop, default: []].append(event) }
         }
         self.attempts = attempts
+    }
+
+    /// Which way through its hop an event went, when its phase says so: nil for log lines
+    /// and refresh answers, which take the side the attempt is on.
+    static func side(of event: TimelineEvent) -> Side? {
+        switch event.phase {
+        case .preflight, .send, .cacheMiss, .cacheHit: .pre
+        case .receive, .postflight, .error, .retry: .post
+        case .paused, .resumed, .edited, .injected: event.detail?.hasSuffix("post-flight") == true ? .post : .pre
+        case .log, .refresh: nil
+        }
     }
 
     /// The attempt numbered `number`, if the request made it.

@@ -165,6 +165,12 @@ public enum Inspector {
         case .maximize:
             state.maximized.toggle()
             return []
+        case .sequenceDiagram, .allRequests:
+            toggleSequence(action, &state)
+            return []
+        case .mark, .compareMarked, .compareAttempts, .compareHop, .compareRequests:
+            performCompare(action, &state)
+            return []
         case .zoomIn, .zoomOut:
             state.waterfallZoom = max(0, min(12, state.waterfallZoom + (action == .zoomIn ? 1 : -1)))
             return []
@@ -251,6 +257,8 @@ public enum Inspector {
             let rows = state.visibleRequests
             let index = rows.firstIndex { $0.id == state.selectedRequest } ?? 0
             select(request: rows.isEmpty ? nil : rows[step(index, count: rows.count)].id, &state)
+        case .chain where state.chainView != .hops:
+            moveInSequence(action, &state)
         case .chain:
             state.followsToEnd = false
             state.selectedHop = step(state.selectedHop, count: state.chainRowCount)
@@ -303,6 +311,9 @@ public enum Inspector {
         switch modal {
         case .findings(let list):
             return handleFindingsKey(list, key, &state)
+        case .compare(let comparison):
+            handleCompareKey(comparison, key, &state)
+            return []
         case .help(let scroll):
             switch OverlayKeymap.action(for: key, in: .help) {
             case .scrollDown: state.modal = .help(scroll: scroll + 1)

@@ -115,6 +115,52 @@ struct InspectorEndToEndTests {
         #expect(screen.contains("200 · 12ms"))
     }
 
+    @Test("S draws a finished token-expiry as a sequence diagram; a selected row is selected in Detail too; S again restores the hops")
+    func sequenceDiagram() async throws {
+        let tmux = try await open("token-expiry")
+        try tmux.send("n")
+        try await tmux.waitFor("⏸ held")
+        try tmux.send("c")
+        try await tmux.waitFor("attempt 2 of 2")
+        try tmux.send("S")
+        var screen = try await tmux.waitFor("Sequence · #1 HeroQuery · 2 attempts")
+        #expect(screen.contains("↻ attempt 2"))
+        #expect(screen.contains("received 200"))
+        // The first row: #1 held before MaxRetryInterceptor (step mode); then its pre-flight,
+        // then AuthInterceptor's.
+        try tmux.send("g")
+        screen = try await tmux.waitFor("Hop 1 MaxRetryInterceptor · pre-flight · attempt 1 of 2")
+        #expect(screen.contains("⏸ held at MaxRetry (step)"))
+        try tmux.send("j", "j")
+        screen = try await tmux.waitFor("Hop 2 AuthInterceptor · pre-flight · attempt 1 of 2")
+        #expect(screen.contains("GraphQL request (as AuthInterceptor handed it on)"))
+        try tmux.send("A")
+        try await tmux.waitFor("Sequence · every request")
+        try tmux.send("S")
+        try await tmux.waitFor("Chain · #1 HeroQuery · attempt 1 of 2")
+    }
+
+    @Test("m then = compares stale-token's first two sends: the Authorization did not change across the refresh")
+    func compareMarked() async throws {
+        let tmux = try await open("stale-token")
+        try tmux.send("n")
+        try await tmux.waitFor("⏸ held")
+        try tmux.send("c")
+        try await tmux.waitFor("✕ #1 HeroQuery")
+        try tmux.send("S", "g")
+        try await tmux.waitFor("Hop 1 MaxRetryInterceptor · pre-flight · attempt 1 of 5")
+        try await tmux.press("j", until: "Hop 6 transport · pre-flight · sent · attempt 1 of 5")
+        try tmux.send("m")
+        try await tmux.waitFor("marked #1 attempt 1 · Hop 6 transport · sent")
+        try await tmux.press("j", until: "Hop 6 transport · pre-flight · sent · attempt 2 of 5")
+        try tmux.send("=")
+        let screen = try await tmux.waitFor("Compare A ⇄ B")
+        #expect(screen.contains("⚠ Authorization did not change, though a refresh succeeded between them"))
+        #expect(screen.replacing(/\ {2,}/, with: " ").contains("= Authorization Bearer ••••"))
+        try tmux.send("Escape")
+        try await tmux.waitFor("closed compare") { !$0.contains("Compare A ⇄ B") }
+    }
+
     @Test("+ maximizes the focused pane and restores the layout")
     func maximize() async throws {
         let tmux = try await open(width: 80, height: 24)

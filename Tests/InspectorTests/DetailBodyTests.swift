@@ -61,7 +61,7 @@ struct DetailBodyTests {
         #expect(Self.detail(driver) == [
             "POST https://lab.chainlab.local/graphql",
             "+ Authorization  Bearer ••••-1-1",
-            "GraphQL request (as the network step built it in this attempt)",
+            "GraphQL request (as AuthInterceptor handed it on)",
             "operation HeroQuery",
             "document",
             "  query HeroQuery { hero { id name } }",

@@ -3,6 +3,7 @@ import Inspector
 import Lab
 import TerminalUI
 import Testing
+import Timeline
 
 @Suite("The Timeline's waterfall")
 struct WaterfallTests {
@@ -27,8 +28,11 @@ struct WaterfallTests {
         let driver = await Self.sharedRefresh(size: Size(width: 120, height: 40))
         let rows = Self.timeline(driver.screen())
         #expect(rows[0] == "│    ┬0ms       ┬5ms        ┬10ms      ┬15ms       ┬20ms      ┬25ms       ┬30ms      ┬35ms       ┬40ms    1 col ≈ 0.4ms│")
-        #expect(rows[1] == "│#1 ▏███████████████████████████░░░░░░░░░░░░░░░░░░░░░░░░░░░░▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓↻████████████████████████████▏ │")
-        #expect(rows[2] == "│#2 ▏░░░░░░░░░░░░░░░░░░░░░░░░░░░████████████████████████████░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░░↻▏ │")
+        // #1 is held at its refresh stop (▒) while #2 goes to the transport; #2, held at its
+        // first stop meanwhile, then waits (░) for #1's refresh, and is held again while
+        // #1's second attempt goes to the transport.
+        #expect(rows[1] == "│#1 ▏███████████████████████████▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓↻████████████████████████████▏ │")
+        #expect(rows[2] == "│#2 ▏▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒████████████████████████████░░░░░░░░░░░░░░░░░░░░░░░░░░░░▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒↻▏ │")
         expectSnapshot(driver.screen(), named: "waterfall-shared-refresh-120x40")
     }
 
@@ -39,6 +43,24 @@ struct WaterfallTests {
             await driver.press(.tab, .tab)
             expectSnapshot(driver.screen(), named: "waterfall-\(size.width)x\(size.height)")
         }
+    }
+
+    @Test("time held at a stop and a delay at the cache step take their width on the clock")
+    func heldAndDelayHaveWidth() async {
+        let driver = Driver("basics", size: Size(width: 120, height: 40))
+        // Held at MaxRetryInterceptor's pre-flight stop while the clock moves on by a second.
+        await driver.press(.char("n"), .char("t"))
+        let cache = driver.state.hops.firstIndex { $0.kind == .cache }!
+        await driver.step(until: .hop(cache, .pre))
+        // Half a second spent at the cache step's stop.
+        _ = InspectorApp.perform(.command(.delay(request: 1, seconds: 0.5)), session: driver.session, state: &driver.state)
+        await driver.refresh()
+        await driver.press(.char("c"))
+        #expect(driver.state.lab.requests.map(\.state) == [.succeeded])
+        let rows = Self.timeline(driver.screen())
+        // A second held (▒), half a second at the cache step (┉), 12ms at the transport (█).
+        #expect(rows[0] == "│    ┬0ms          ┬200ms         ┬400ms         ┬600ms        ┬800ms         ┬1.0s          ┬1.2s         1 col ≈ 14ms│")
+        #expect(rows[1] == "│#1 ▏▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉┉██▏ │")
     }
 
     @Test("a refresh another request waited for is joined to the waiter's row")
@@ -53,7 +75,7 @@ struct WaterfallTests {
         #expect(driver.state.lab.requests.map(\.state) == [.succeeded, .paused, .succeeded])
         let rows = Self.timeline(driver.screen())
         #expect(rows[2] == "│#2 ▏─⏸                                                                                 ┆                              │")
-        #expect(rows[3].contains("░↻▏"), "#3 waited until the refresh ended, then retried")
+        #expect(rows[3].contains("░▒"), "#3 waited until the refresh ended, then was held (step mode) until it retried")
     }
 
     @Test("z zooms in around the selected request, Z zooms out; the title says how far")

@@ -94,7 +94,9 @@ public final class OperationContext: Sendable {
             if recent.lastGraphQLRequest?.isIdentical(to: request) == true, let snapshot = recent.lastGraphQLSnapshot {
                 return snapshot
             }
-            let shown = ShownGraphQLRequest(usesGET: request.usesGET, endpoint: request.graphQLEndpoint, headers: request.additionalHeaders)
+            let shown = ShownGraphQLRequest(
+                usesGET: request.usesGET, endpoint: request.graphQLEndpoint, headers: request.additionalHeaders, operation: request.operation,
+                sendsQueryDocument: request.sendsQueryDocument, sendsPersistedQueryHash: request.sendsPersistedQueryHash, clientAwareness: request.clientAwareness)
             let snapshot = recent.graphQLRequest.snapshot(for: shown) { _ in HopSnapshot(graphQL: request) }
             recent.lastGraphQLRequest = request
             recent.lastGraphQLSnapshot = snapshot
@@ -314,6 +316,11 @@ private struct ShownGraphQLRequest: Equatable, Sendable {
     var usesGET: Bool
     var endpoint: URL
     var headers: HTTPFields
+    /// What the body is made of.
+    var operation: GraphQLOperation
+    var sendsQueryDocument: Bool
+    var sendsPersistedQueryHash: Bool
+    var clientAwareness: ClientAwarenessMetadata?
 }
 
 /// What ``HopSnapshot/init(response:body:)`` shows of a response without its body.

@@ -3,10 +3,13 @@ import Foundation
 import Timeline
 
 extension HopSnapshot {
-    /// A GraphQL request as GraphQL hops see it: the method and endpoint it will use and the
-    /// headers interceptors add (`additionalHeaders`), which is what they change.
+    /// A GraphQL request as GraphQL hops see it: the method and endpoint it will use, the
+    /// headers interceptors add (`additionalHeaders`), which is what they change, and the
+    /// body it would send (operation name, document, variables, extensions), encoded only
+    /// when somebody reads it.
     convenience init(graphQL request: GraphQLRequest) {
-        self.init(method: request.usesGET ? "GET" : "POST", url: request.graphQLEndpoint.absoluteString, headers: request.additionalHeaders)
+        let body = BodyPreview(deferred: { JSONValue.object(request.body).encoded })
+        self.init(method: request.usesGET ? "GET" : "POST", url: request.graphQLEndpoint.absoluteString, headers: request.additionalHeaders, body: body)
     }
 
     /// A GraphQL result: its first error and its JSON. A result read from a body, unchanged
