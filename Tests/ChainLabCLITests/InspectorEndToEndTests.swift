@@ -7,8 +7,9 @@ struct InspectorEndToEndTests {
     func open(_ arguments: String = "", width: Int = 120, height: Int = 40) async throws -> TmuxSession {
         let binary = try builtChainlab().path
         let session = try TmuxSession("\(binary) \(arguments)", width: width, height: height)
-        // The first frame can be slow while the whole suite runs on a busy machine.
-        try await session.waitFor("Requests", timeout: .seconds(30))
+        // The first frame can be slow while the whole suite runs on a busy machine: the
+        // default wait is a hang guard long enough for it.
+        try await session.waitFor("Requests")
         return session
     }
 
