@@ -7,8 +7,9 @@ struct InspectorEndToEndTests {
     func open(_ arguments: String = "", width: Int = 120, height: Int = 40) async throws -> TmuxSession {
         let binary = try builtChainlab().path
         let session = try TmuxSession("\(binary) \(arguments)", width: width, height: height)
-        // The first frame can be slow while the whole suite runs on a busy machine.
-        try await session.waitFor("Requests", timeout: .seconds(30))
+        // The first frame can be slow while the whole suite runs on a busy machine: the
+        // default wait is a hang guard long enough for it.
+        try await session.waitFor("Requests")
         return session
     }
 
@@ -106,13 +107,14 @@ struct InspectorEndToEndTests {
         try await tmux.waitFor("⏸ held")
         try tmux.send("c")
         try await tmux.waitFor("attempt 2 of 2")
+        // A frame reaches tmux line by line, so a capture can hold the new title over the
+        // old rows: each wait is for the whole frame the key should bring.
         try tmux.send("[")
-        var screen = try await tmux.waitFor("attempt 1 of 2")
-        #expect(screen.contains("401 · 12ms"))
-        #expect(screen.contains("↻ TokenManager refresh"))
+        try await tmux.waitFor("attempt 1 of 2 with its 401 and the refresh") {
+            $0.contains("attempt 1 of 2") && $0.contains("401 · 12ms") && $0.contains("↻ TokenManager refresh")
+        }
         try tmux.send("]")
-        screen = try await tmux.waitFor("attempt 2 of 2")
-        #expect(screen.contains("200 · 12ms"))
+        try await tmux.waitFor("attempt 2 of 2 with its 200") { $0.contains("attempt 2 of 2") && $0.contains("200 · 12ms") }
     }
 
     @Test("S draws a finished token-expiry as a sequence diagram; a selected row is selected in Detail too; S again restores the hops")

@@ -103,15 +103,21 @@ final class TmuxSession {
     }
 
     /// Waits until the screen satisfies `condition`; returns the last screen seen.
+    ///
+    /// The timeout is a hang guard, not a measure: the whole suite shares one process and a
+    /// busy machine, so a screen can take many seconds to come. The screen is looked at once
+    /// more after the deadline, so a wait that was itself held up past it still sees the
+    /// screen as it is.
     @discardableResult
-    func waitFor(_ description: String, timeout: Duration = .seconds(10), _ condition: (String) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+    func waitFor(_ description: String, timeout: Duration = .seconds(90), _ condition: (String) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
         let deadline = ContinuousClock.now + timeout
-        var last = ""
         while ContinuousClock.now < deadline {
-            last = try screen()
-            if condition(last) { return last }
+            let current = try screen()
+            if condition(current) { return current }
             try await Task.sleep(for: .milliseconds(40))
         }
+        let last = try screen()
+        if condition(last) { return last }
         Issue.record("timed out waiting for \(description); the screen was:\n\(last)", sourceLocation: sourceLocation)
         return last
     }
@@ -144,7 +150,7 @@ final class TmuxSession {
 
     /// Waits until `text` is on the screen.
     @discardableResult
-    func waitFor(_ text: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+    func waitFor(_ text: String, timeout: Duration = .seconds(90), sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
         try await waitFor("\"\(text)\"", timeout: timeout, { $0.contains(text) }, sourceLocation: sourceLocation)
     }
 }

@@ -195,8 +195,10 @@ import Timeline
 struct DeadlineExceeded: Error {}
 
 /// Runs `body`, failing if it takes longer than `seconds`: a guard against a hung test, not
-/// a wait.
-func withDeadline<T: Sendable>(seconds: Int = 10, _ body: @escaping @Sendable () async -> T) async throws -> T {
+/// a wait. The bodies it guards finish in microseconds, but the whole suite runs in one
+/// process whose few concurrency threads other tests can keep busy for seconds, so the
+/// guard allows minutes: it only has to tell a hang from a slow machine.
+func withDeadline<T: Sendable>(seconds: Int = 120, _ body: @escaping @Sendable () async -> T) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { await body() }
         group.addTask {

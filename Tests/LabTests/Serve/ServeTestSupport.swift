@@ -28,12 +28,14 @@ struct ServedLab {
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// Sends one request with ``URLSessionTransport`` and returns the status, headers and body text.
+    /// The request's timeout is a hang guard: the lab's handlers share the test process's
+    /// few concurrency threads with every other test, which can hold them for seconds.
     func send(_ method: HTTPMethod, _ path: String, headers: KeyValuePairs<String, String> = [:], body: String? = nil)
         async throws -> (status: Int, headers: HTTPFields, text: String)
     {
         let response = try await URLSessionTransport().send(NetworkRequest(
             method: method, url: baseURL.appending(path: path), headerFields: try HTTPFields(headers),
-            body: body.map { Data($0.utf8) }, timeoutInterval: 10))
+            body: body.map { Data($0.utf8) }, timeoutInterval: 120))
         let text = try await response.chunks.collect().map { String(decoding: $0, as: UTF8.self) }.joined()
         return (response.status, response.headerFields, text)
     }
