@@ -70,6 +70,10 @@ public final class LabSession: Sendable {
     public let scheduler: Scheduler
     /// Snapshots the session's operations share.
     private let snapshots = SnapshotCache()
+    /// The hop layouts of the session's chains.
+    private let layouts = HopLayouts()
+    /// The parser's name in the session's GraphQL chains.
+    private let parserName: String
     private let currentChain: Locked<Scenario.Chain>
     private let custom: CustomChain?
     private let summariesByRequest = Locked<[Int: RequestSummary]>([:])
@@ -183,6 +187,11 @@ public final class LabSession: Sendable {
         custom: CustomChain? = nil, remote: RemoteSetup? = nil
     ) {
         self.custom = custom
+        if case .graphQL(let provider, _, let requests) = custom, let first = requests.first {
+            self.parserName = typeName(provider.responseParser(for: first.operation))
+        } else {
+            self.parserName = HopLayout.labParser
+        }
         self.remoteSetup = remote
         self.scenario = scenario
         self.currentChain = Locked(scenario.chain)
@@ -302,21 +311,7 @@ public final class LabSession: Sendable {
     }
 
     /// The hops the current chain has, from the top, before any request runs.
-    public var chainHops: [HopInfo] {
-        switch chain {
-        case .graphQL(let graphQL, let http):
-            var hops = graphQL.enumerated().map { HopInfo(index: $0.offset, name: $0.element.name, kind: .graphql) }
-            hops.append(HopInfo(index: hops.count, name: "cache", kind: .cache))
-            for layer in http { hops.append(HopInfo(index: hops.count, name: layer.name, kind: .http)) }
-            hops.append(HopInfo(index: hops.count, name: "transport", kind: .transport))
-            hops.append(HopInfo(index: hops.count, name: "JSONResponseParsingInterceptor", kind: .parser))
-            return hops
-        case .middleware(let layers):
-            var hops = layers.enumerated().map { HopInfo(index: $0.offset, name: $0.element.name, kind: .middleware) }
-            hops.append(HopInfo(index: hops.count, name: "transport", kind: .transport))
-            return hops
-        }
-    }
+    public var chainHops: [HopInfo] { chain.hops(parser: parserName) }
 
     /// Whether the server has the lab's controls (expiring tokens, counters): false on a
     /// plain server reached with `--endpoint`.
@@ -345,7 +340,7 @@ public final class LabSession: Sendable {
     private func start(operation index: Int, request: Int) {
         let context = OperationContext(
             request: request, scheduler: scheduler, safetyCap: scenario.safetyCap,
-            store: store, snapshots: snapshots, now: { [clock] in clock.seconds })
+            store: store, snapshots: snapshots, layouts: layouts, now: { [clock] in clock.seconds })
         unfinishedTasks.withLock { _ = $0.insert(request) }
         let task = Task {
             await LabContext.$operation.withValue(context) {
