@@ -56,6 +56,10 @@ public struct InspectorState: Sendable {
     public var modal: Overlay?
     public var notice: Notice?
     public var symbols: Symbols
+    /// The keys in force: the standard keymap with the config file's bindings over it.
+    public var keys: KeyBindings = .standard
+    /// The format the export overlay (`w`) offers first.
+    public var exportFormat: ExportPrompt.Format = .json
     /// Where the selected request was held when the lab last changed, so the selection
     /// follows a request being stepped.
     var followedPlace: StopPlace?
@@ -100,8 +104,7 @@ public struct InspectorState: Sendable {
     /// has seen them.
     var history: RequestHistory {
         guard let request = selectedRequest else { return RequestHistory(events: []) }
-        let last = lab.lastSeq
-        return RequestHistory(events: lab.store.events(request: request).filter { $0.seq <= last })
+        return RequestHistory(events: lab.timeline.events(request: request))
     }
 
     /// How many attempts the selected request has made so far.
@@ -157,6 +160,8 @@ public enum Overlay: Sendable, Hashable {
 /// Something that happened: a key, a change in the lab, a new terminal size.
 public enum InspectorMessage: Sendable {
     case key(Key)
+    /// A mouse report, with the map of the frame it was made on.
+    case mouse(MouseEvent, ScreenMap)
     case resize(Size)
     case labChanged(LabView)
     case exportFinished(path: String, error: String?)
@@ -167,7 +172,7 @@ public enum InspectorMessage: Sendable {
 /// What the app must do for an update: talk to the lab, write a file, or stop.
 public enum InspectorEffect: Sendable, Hashable {
     case command(LabCommand)
-    case setBreakpoint(Scheduler.Breakpoint, enabled: Bool)
+    case setBreakpoint(Breakpoint, enabled: Bool)
     case setStepMode(Bool)
     case setChain(Scenario.Chain)
     case export(format: ExportPrompt.Format, path: String)
@@ -185,6 +190,15 @@ public struct ExportPrompt: Sendable, Hashable {
             case .json: "json"
             case .har: "har"
             case .otlp: "otlp.json"
+            }
+        }
+
+        /// The session's export format this is.
+        public var exportFormat: ExportFormat {
+            switch self {
+            case .json: .json
+            case .har: .har
+            case .otlp: .otlp
             }
         }
 

@@ -128,7 +128,7 @@ extension Inspector {
         return title
     }
 
-    static func renderChain(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
+    static func renderChain(_ state: InspectorState, in area: Rect, into buffer: inout Buffer, map: inout ScreenMap) {
         let frame = block(chainTitle(state), focused: state.focus == .chain, state)
         frame.render(in: area, into: &buffer)
         let inner = frame.inner(area)
@@ -152,8 +152,8 @@ extension Inspector {
         var rows: [[Line]] = []
         let cells = hopCells(state, history: history)
         for (index, hop) in hops.enumerated() {
-            let pre = state.lab.breakpoints.contains(Scheduler.Breakpoint(hop: hop.index, position: .pre))
-            let post = state.lab.breakpoints.contains(Scheduler.Breakpoint(hop: hop.index, position: .post))
+            let pre = state.lab.breakpoints.contains(Breakpoint(hop: hop.index, position: .pre))
+            let post = state.lab.breakpoints.contains(Breakpoint(hop: hop.index, position: .post))
             var label = hop.name
             if hop.kind == .cache, case .graphQL = state.lab.chain {
                 let behavior = state.selectedRow.flatMap { _ in state.scenario.operations.first?.fetchBehavior }?.description ?? "CacheFirst"
@@ -175,6 +175,9 @@ extension Inspector {
         for (index, cells) in rows.enumerated().dropFirst(offset).prefix(visible) {
             let y = inner.y + 1 + index - offset
             draw(cells, y: y)
+            map.add(Rect(x: inner.x, y: y, width: inner.width, height: 1), .hop(index, side: nil))
+            map.add(Rect(x: columns[1].x, y: y, width: columns[2].x - columns[1].x, height: 1), .hop(index, side: .pre))
+            map.add(Rect(x: columns[2].x, y: y, width: columns[2].width, height: 1), .hop(index, side: .post))
             guard index == state.selectedHop else { continue }
             let side = columns[state.selectedSide == .pre ? 1 : 2]
             if state.focus == .chain {
