@@ -61,13 +61,16 @@ public struct GraphQLResponse: Sendable, Hashable {
         var extensions: [String: JSONValue]?
         /// The body these fields were read from; nil when they were not read from a body.
         var body: Data?
+        /// The cache records the parser made (``GraphQLResponse/cacheRecords``).
+        var cacheRecords: RecordSet?
     }
 
     // Internal and usable from inlinable code: the identity check and `source`, which every
     // hop of the instrumentation reads, then cost no call.
     @usableFromInline var fields: CopyOnWrite<Fields>
 
-    /// Changes a field; the result is no longer the body it was read from.
+    /// Changes a field; the result is no longer the body it was read from (its cache records
+    /// stay: see ``cacheRecords``).
     private mutating func change(_ change: (inout Fields) -> Void) {
         fields.update {
             change(&$0)
@@ -97,8 +100,17 @@ public struct GraphQLResponse: Sendable, Hashable {
         set { change { $0.extensions = newValue } }
     }
 
-    public init(source: Source, data: JSONValue?, errors: [GraphQLError]? = nil, extensions: [String: JSONValue]? = nil) {
-        fields = CopyOnWrite(Fields(source: source, data: data, errors: errors, extensions: extensions))
+    /// The cache records the parser made of this result as the server sent it (Apollo's
+    /// `ParsedResult.cacheRecords`); nil when none were made (a cached result, a request that
+    /// does not write to the cache). The chain writes these at the top, so changing `data` in
+    /// a post-flight keeps them: the caller gets the change, the cache does not.
+    public var cacheRecords: RecordSet? {
+        get { fields.value.cacheRecords }
+        set { fields.update { $0.cacheRecords = newValue } }
+    }
+
+    public init(source: Source, data: JSONValue?, errors: [GraphQLError]? = nil, extensions: [String: JSONValue]? = nil, cacheRecords: RecordSet? = nil) {
+        fields = CopyOnWrite(Fields(source: source, data: data, errors: errors, extensions: extensions, cacheRecords: cacheRecords))
     }
 
     /// Whether `other` is this very value (a copy of it, never changed since): true means

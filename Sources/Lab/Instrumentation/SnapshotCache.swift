@@ -57,6 +57,11 @@ public final class SnapshotCache: Sendable {
         }
     }
 
+    /// The records a cache write wrote; shared with the previous write's when they were equal.
+    func snapshot(cacheRecords records: RecordSet) -> HopSnapshot {
+        state.withLock { $0.cacheRecords.snapshot(for: records) { HopSnapshot(cacheRecords: $0) } }
+    }
+
     /// What an HTTP hop or the transport saw going down; shared with the previous one when it
     /// was equal.
     func snapshot(_ request: NetworkRequest) -> HopSnapshot {
@@ -110,6 +115,7 @@ private struct RecentSnapshots: Sendable {
     var result = Slot<GraphQLResponse>()
     var receivedResult = Slot<ReceivedResult>()
     var networkRequest = Slot<NetworkRequest>()
+    var cacheRecords = Slot<RecordSet>()
     var receivedResponse = Slot<ReceivedResponse>()
     var responseHead = Slot<ResponseHead>()
 }
