@@ -160,8 +160,7 @@ final class InstrumentedHTTPInterceptor: HTTPInterceptor {
             context.emit(hop, .preflight, context.snapshots.snapshot(handed), diff: HeaderDiff(from: received.headerFields, to: handed.headerFields))
             let result: Result<NetworkResponse, any Error>
             do { result = .success(try await next(handed)) } catch { result = .failure(error) }
-            let canEdit = (try? result.get()) != nil
-            let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: canEdit, canForce401: true, retryRefusal: httpRetryRefusal))
+            let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: result.isSuccess, canForce401: true, retryRefusal: httpRetryRefusal))
             let response = try release.applied(to: result, url: handed.url)
             fromBelow.withLock { $0 = response.headerFields }
             return response

@@ -1,5 +1,6 @@
 public import ChainKit
 import Foundation
+import Synchronization
 import Timeline
 
 /// A client middleware with a stop on each side and events for what it changed. At its
@@ -13,30 +14,54 @@ struct InstrumentedMiddleware: WrappingMiddleware {
 
     func intercept(_ incoming: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, next: MiddlewareNext) async throws -> (HTTPResponse, HTTPBody?) {
         let context = self.context, hop = self.hop
-        let release = await context.gate(hop, .pre, HopSnapshot(incoming, baseURL: baseURL), StopCapabilities(canEditRequest: true, retryRefusal: "a middleware retries by calling next again: force the retry at its post-flight stop"))
+        let release = await context.gate(hop, .pre, context.snapshots.snapshot(incoming, baseURL: baseURL), StopCapabilities(canEditRequest: true, retryRefusal: "a middleware retries by calling next again: force the retry at its post-flight stop"))
         let received = try context.reporting(at: hop) { try release.applied(to: incoming) }
-        let fromBelow = Locked<HTTPFields?>(nil)
-        let below: MiddlewareNext = { handed, handedBody, handedURL in
-            context.emit(hop, .preflight, HopSnapshot(handed, baseURL: handedURL), diff: HeaderDiff(from: received.headerFields, to: handed.headerFields))
-            while true {
-                let result: Result<MiddlewareAnswer, any Error>
-                do { result = .success(MiddlewareAnswer(try await next(handed, handedBody, handedURL))) } catch { result = .failure(error) }
-                let canEdit = (try? result.get()) != nil
-                let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: canEdit, canForce401: true))
-                guard let answer = try release.appliedOrRetried(to: result) else {
-                    context.emit(hop, .retry, detail: "forced retry: calling next again")
-                    continue
-                }
-                fromBelow.withLock { $0 = answer.headerFields }
-                return (answer.head, answer.body)
-            }
-        }
+        let below = MiddlewareBelow(context: context, hop: hop, received: received.headerFields)
         do {
-            let (response, responseBody) = try await base.intercept(received, body: body, baseURL: baseURL, operationID: operationID, next: below)
-            context.emit(hop, .postflight, HopSnapshot(response), diff: HeaderDiff(from: fromBelow.value ?? response.headerFields, to: response.headerFields))
+            // A closure passed straight on does not escape: its context lives on the stack.
+            let (response, responseBody) = try await base.intercept(
+                received, body: body, baseURL: baseURL, operationID: operationID, next: { try await below.call($0, $1, $2, next: next) })
+            context.emit(hop, .postflight, context.snapshots.snapshot(responseHead: response), diff: HeaderDiff(from: below.answered ?? response.headerFields, to: response.headerFields))
             return (response, responseBody)
         } catch {
             throw context.reported(error: error, at: hop)
+        }
+    }
+}
+
+/// What a middleware's `next` calls: the hop's pre-flight event for what the middleware hands
+/// down, the layer below, and the hop's post-flight stop for what comes back.
+///
+/// One object per call of the middleware: what the calls of `next` share.
+private final class MiddlewareBelow: Sendable {
+    let context: OperationContext
+    let hop: HopInfo
+    /// The headers of the request the middleware received, to tell what it changed.
+    let received: HTTPFields
+    /// The headers of the last answer handed back up, to tell what the middleware changed.
+    private let last = Mutex<HTTPFields?>(nil)
+
+    init(context: OperationContext, hop: HopInfo, received: HTTPFields) {
+        self.context = context
+        self.hop = hop
+        self.received = received
+    }
+
+    var answered: HTTPFields? { last.withLock { $0 } }
+
+    /// `next` as the middleware calls it.
+    func call(_ handed: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL, next: MiddlewareNext) async throws -> (HTTPResponse, HTTPBody?) {
+        context.emit(hop, .preflight, context.snapshots.snapshot(handed, baseURL: baseURL), diff: HeaderDiff(from: received, to: handed.headerFields))
+        while true {
+            let result: Result<MiddlewareAnswer, any Error>
+            do { result = .success(MiddlewareAnswer(try await next(handed, body, baseURL))) } catch { result = .failure(error) }
+            let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: result.isSuccess, canForce401: true))
+            guard let answer = try release.appliedOrRetried(to: result) else {
+                context.emit(hop, .retry, detail: "forced retry: calling next again")
+                continue
+            }
+            last.withLock { $0 = answer.headerFields }
+            return (answer.head, answer.body)
         }
     }
 }
@@ -49,22 +74,27 @@ struct InstrumentedClientTransport: ClientTransport {
 
     func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         let refusal = "the transport cannot retry; force the retry at a middleware's post-flight stop"
-        let pre = await context.gate(hop, .pre, HopSnapshot(request, baseURL: baseURL), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: refusal))
+        let pre = await context.gate(hop, .pre, context.snapshots.snapshot(request, baseURL: baseURL), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: refusal))
         var answer: ReceivedAnswer<HTTPResponse>
+        // The body as received, handed up as it is when it can be read again and nothing replaced it.
+        var replayable: HTTPBody?
         if let sent = try context.reporting(at: hop, { try pre.sending(request) }) {
-            context.emit(hop, .send, HopSnapshot(sent, baseURL: baseURL))
+            context.emit(hop, .send, context.snapshots.snapshot(sent, baseURL: baseURL))
             answer = try await context.reporting(at: hop) {
                 let (received, receivedBody) = try await base.send(sent, body: body, baseURL: baseURL, operationID: operationID)
+                if receivedBody?.iterationBehavior == .multiple { replayable = receivedBody }
                 return ReceivedAnswer(received, body: try await receivedBody?.collect(upTo: 16 << 20) ?? Data())
             }
-            context.emit(hop, .receive, HopSnapshot(answer.head, body: answer.body))
+            context.emit(hop, .receive, context.snapshots.snapshot(response: answer.head, body: answer.body))
         } else {
             answer = .forced401(url: baseURL)
             context.emit(hop, .receive, HopSnapshot(answer.head, body: answer.body), detail: "401 forced, not sent")
         }
-        let post = await context.gate(hop, .post, HopSnapshot(answer.head, body: answer.body), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: refusal))
+        let post = await context.gate(hop, .post, context.snapshots.snapshot(response: answer.head, body: answer.body), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: refusal))
         let final = try context.reporting(at: hop) { try post.applied(to: .success(answer), url: baseURL) }
-        return (final.head, final.body.isEmpty ? nil : HTTPBody(final.body))
+        if final.body.isEmpty { return (final.head, nil) }
+        if let replayable, post.disposition != .force401 { return (final.head, replayable) }
+        return (final.head, HTTPBody(final.body))
     }
 }
 

@@ -118,6 +118,14 @@ extension Release {
     private static let noURL = URL(string: "about:blank")!
 }
 
+extension Result {
+    /// Whether this is a success (a response a person can edit at the stop).
+    var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
+    }
+}
+
 /// A request whose headers a person can edit at a stop.
 protocol EditableRequest {
     /// The headers an edit replaces: the HTTP request's, or a GraphQL request's additional ones.

@@ -68,22 +68,30 @@ public final class SnapshotCache: Sendable {
         state.withLock { $0.networkRequest.snapshot(for: request) { HopSnapshot($0) } }
     }
 
-    /// A response with its body as the transport received it; shared with the previous one
-    /// when it was equal.
-    func snapshot(response: NetworkResponse, body: Data) -> HopSnapshot {
+    /// What a middleware or the middleware transport saw going down; shared with the previous
+    /// one when it was equal (the URL is worked out from the base URL once, not per hop).
+    func snapshot(_ request: HTTPRequest, baseURL: URL) -> HopSnapshot {
         state.withLock {
-            $0.receivedResponse.snapshot(for: ReceivedResponse(status: response.status, headers: response.headerFields, body: body)) { _ in
-                HopSnapshot(response: response, body: body)
+            $0.middlewareRequest.snapshot(for: MiddlewareRequest(request: request, baseURL: baseURL)) { HopSnapshot($0.request, baseURL: $0.baseURL) }
+        }
+    }
+
+    /// A response with its body as a transport received it; shared with the previous one
+    /// when it was equal.
+    func snapshot(response: some EditableResponse, body: Data) -> HopSnapshot {
+        state.withLock {
+            $0.receivedResponse.snapshot(for: ReceivedResponse(status: response.status, headers: response.headerFields, body: body)) {
+                HopSnapshot(headers: $0.headers, status: $0.status, body: BodyPreview($0.body))
             }
         }
     }
 
     /// A response head (status and headers, no body) on its way up; shared with the previous
     /// one when it was equal, as an HTTP hop's post-flight and the parser's pre-flight are.
-    func snapshot(responseHead response: NetworkResponse) -> HopSnapshot {
+    func snapshot(responseHead response: some EditableResponse) -> HopSnapshot {
         state.withLock {
-            $0.responseHead.snapshot(for: ResponseHead(status: response.status, headers: response.headerFields)) { _ in
-                HopSnapshot(response: response)
+            $0.responseHead.snapshot(for: ResponseHead(status: response.status, headers: response.headerFields)) {
+                HopSnapshot(headers: $0.headers, status: $0.status)
             }
         }
     }
@@ -116,6 +124,7 @@ private struct RecentSnapshots: Sendable {
     var receivedResult = Slot<ReceivedResult>()
     var networkRequest = Slot<NetworkRequest>()
     var cacheRecords = Slot<RecordSet>()
+    var middlewareRequest = Slot<MiddlewareRequest>()
     var receivedResponse = Slot<ReceivedResponse>()
     var responseHead = Slot<ResponseHead>()
 }
@@ -125,6 +134,12 @@ private struct RecentSnapshots: Sendable {
 private struct ReceivedResult: Equatable, Sendable {
     var source: GraphQLResponse.Source
     var body: Data
+}
+
+/// What ``HopSnapshot/init(_:baseURL:body:bodyLimit:)`` shows of a middleware's request.
+private struct MiddlewareRequest: Equatable, Sendable {
+    var request: HTTPRequest
+    var baseURL: URL
 }
 
 /// What ``HopSnapshot/init(response:body:)`` shows of a response with its body.
