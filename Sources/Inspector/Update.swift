@@ -375,6 +375,7 @@ public enum Inspector {
             case .apply:
                 state.modal = nil
                 state.lab.chain = reorder.chain
+                state.lab.chainHops = reorder.chain.hops(parser: state.lab.chainHops.last { $0.kind == .parser }?.name ?? HopLayout.labParser)
                 state.notice = .init(text: "new chain for new operations: \(reorder.names.joined(separator: " → "))", isError: false)
                 return [.setChain(reorder.chain)]
             case .selectUp: reorder.selected = max(0, reorder.selected - 1)

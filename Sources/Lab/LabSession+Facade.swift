@@ -149,7 +149,7 @@ extension LabSession {
     }
 
     /// The hops the current chain has, from the top, before any request runs.
-    public var chainHops: [HopInfo] { chain.hops }
+    public var chainHops: [HopInfo] { chain.hops(parser: parserName) }
 
     /// Whether the server has the lab's controls (expiring tokens, counters): false on a
     /// plain server reached with `--endpoint`.

@@ -58,6 +58,10 @@ public final class LabSession: Sendable {
     let scheduler: Scheduler
     /// Snapshots the session's operations share.
     let snapshots = SnapshotCache()
+    /// The hop layouts of the session's chains.
+    let layouts = HopLayouts()
+    /// The parser's name in the session's GraphQL chains.
+    let parserName: String
     let currentChain: Locked<Scenario.Chain>
     let custom: CustomChain?
     let summariesByRequest = Locked<[Int: RequestSummary]>([:])
@@ -171,6 +175,11 @@ public final class LabSession: Sendable {
         custom: CustomChain? = nil, remote: RemoteSetup? = nil
     ) {
         self.custom = custom
+        if case .graphQL(let provider, _, let requests) = custom, let first = requests.first {
+            self.parserName = typeName(provider.responseParser(for: first.operation))
+        } else {
+            self.parserName = HopLayout.labParser
+        }
         self.remoteSetup = remote
         self.scenario = scenario
         self.currentChain = Locked(scenario.chain)

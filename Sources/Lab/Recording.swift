@@ -105,10 +105,7 @@ public struct Recording: Sendable, Hashable {
     /// How many hops a chain flattens to: the GraphQL interceptors, the cache step, the HTTP
     /// interceptors, the transport and the parser; or the middlewares and the transport.
     static func hopCount(of chain: Scenario.Chain) -> Int {
-        switch chain {
-        case .graphQL(let graphQL, let http): graphQL.count + 1 + http.count + 2
-        case .middleware(let layers): layers.count + 1
-        }
+        chain.hops().count
     }
 
     static func refuseUnknownKeys(_ members: [String: JSONValue], known: [String], path: String) throws(DecodingError) {

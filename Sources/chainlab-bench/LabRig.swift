@@ -3,7 +3,7 @@ import Lab
 import Timeline
 
 /// A free-run scheduler recording into its own timeline store, with operations started the
-/// way a ``LabSession`` starts them (sharing one snapshot cache): launched through the scheduler (so it runs alone, in the
+/// way a ``LabSession`` starts them (sharing one snapshot cache and one cache of hop layouts): launched through the scheduler (so it runs alone, in the
 /// scheduler's solo lane), marked finished in the store and the scheduler at the end.
 ///
 /// The scheduler keeps no command log (`recordsLog: false`): the figures are the price of the
@@ -13,6 +13,7 @@ final class LabRig: Sendable {
     let store = TimelineStore()
     let clock = VirtualClock()
     let snapshots = SnapshotCache()
+    let layouts = HopLayouts()
     let scheduler: Scheduler
     /// The request id the scheduler hands out at launch.
     private let launched: Locked<Int?>
@@ -39,7 +40,7 @@ final class LabRig: Sendable {
         let store = self.store, clock = self.clock
         let context = OperationContext(
             request: request, scheduler: scheduler, safetyCap: 20,
-            store: store, snapshots: snapshots, now: { clock.seconds })
+            store: store, snapshots: snapshots, layouts: layouts, now: { clock.seconds })
         defer {
             store.markFinished(request: request)
             scheduler.finish(request: request)

@@ -173,6 +173,21 @@ struct UpdateTests {
         #expect(driver.session.chainHops.map(\.name).prefix(3) == ["MaxRetryInterceptor", "AutomaticPersistedQueryInterceptor", "AuthInterceptor"])
     }
 
+    @Test("Enter in the reorder overlay lays the new chain's hops out at once, numbered as its operations will be")
+    func reorderLaysOutHops() async {
+        let driver = Driver()
+        await driver.press(.char("o"), .char("j"), .char("J"))
+        #expect(driver.state.lab.chainHops[1].name == "AuthInterceptor")
+        // Before the lab says anything: the update alone.
+        _ = Inspector.update(&driver.state, .key(.enter))
+        #expect(driver.state.lab.chainHops == [
+            HopInfo(index: 0, name: "MaxRetryInterceptor", kind: .graphql), HopInfo(index: 1, name: "AutomaticPersistedQueryInterceptor", kind: .graphql),
+            HopInfo(index: 2, name: "AuthInterceptor", kind: .graphql), HopInfo(index: 3, name: "cache", kind: .cache),
+            HopInfo(index: 4, name: "ResponseCodeInterceptor", kind: .http), HopInfo(index: 5, name: "transport", kind: .transport),
+            HopInfo(index: 6, name: "JSONResponseParsingInterceptor", kind: .parser),
+        ])
+    }
+
     @Test("w exports; Tab switches to HAR and renames the file")
     func export() async {
         let driver = Driver()

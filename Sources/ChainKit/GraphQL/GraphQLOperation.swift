@@ -130,108 +130,59 @@ public struct FetchBehavior: Sendable, Hashable, CustomStringConvertible {
 /// One GraphQL request as it travels down the chain: the operation plus everything that
 /// decides how it is sent (Apollo's `JSONRequest`).
 ///
-/// A value type whose fields live in one immutable, shared box: every hop of the chain (and
-/// of its instrumentation) passes and keeps copies of the request, and a copy then costs one
-/// reference instead of one per string, URL and header list. Changing a field replaces the box.
+/// A value type whose fields live in one immutable, shared box (``CopyOnWrite``): every hop
+/// of the chain (and of its instrumentation) passes and keeps copies of the request, and a
+/// copy then costs one reference instead of one per string, URL and header list. Changing a
+/// field replaces the box. A new field is a member of `Fields`, a one-line accessor here and a
+/// parameter of `init`; equality and hashing follow `Fields`.
 public struct GraphQLRequest: Sendable, Hashable {
-    @usableFromInline final class Fields: Sendable {
-        let operation: GraphQLOperation
-        let graphQLEndpoint: URL
-        let additionalHeaders: HTTPFields
-        let fetchBehavior: FetchBehavior
-        let writeResultsToCache: Bool
-        let apqConfig: AutoPersistQueryConfiguration
-        let useGETForQueries: Bool
-        let isPersistedQueryRetry: Bool
-        let requestTimeout: Double?
-        let clientAwareness: ClientAwarenessMetadata?
-        let requestBodyCreator: any JSONRequestBodyCreator
+    @usableFromInline struct Fields: Sendable, Hashable {
+        var operation: GraphQLOperation
+        var graphQLEndpoint: URL
+        var additionalHeaders: HTTPFields
+        var fetchBehavior: FetchBehavior
+        var writeResultsToCache: Bool
+        var apqConfig: AutoPersistQueryConfiguration
+        var useGETForQueries: Bool
+        var isPersistedQueryRetry: Bool
+        var requestTimeout: Double?
+        var clientAwareness: ClientAwarenessMetadata?
+        var requestBodyCreator: BodyCreator
+    }
 
-        init(
-            operation: GraphQLOperation, graphQLEndpoint: URL, additionalHeaders: HTTPFields, fetchBehavior: FetchBehavior,
-            writeResultsToCache: Bool, apqConfig: AutoPersistQueryConfiguration, useGETForQueries: Bool,
-            isPersistedQueryRetry: Bool, requestTimeout: Double?, clientAwareness: ClientAwarenessMetadata?,
-            requestBodyCreator: any JSONRequestBodyCreator
-        ) {
-            self.operation = operation
-            self.graphQLEndpoint = graphQLEndpoint
-            self.additionalHeaders = additionalHeaders
-            self.fetchBehavior = fetchBehavior
-            self.writeResultsToCache = writeResultsToCache
-            self.apqConfig = apqConfig
-            self.useGETForQueries = useGETForQueries
-            self.isPersistedQueryRetry = isPersistedQueryRetry
-            self.requestTimeout = requestTimeout
-            self.clientAwareness = clientAwareness
-            self.requestBodyCreator = requestBodyCreator
-        }
+    /// A request's body creator, equal to another of the same type (as upstream compares them).
+    struct BodyCreator: Sendable, Hashable {
+        let creator: any JSONRequestBodyCreator
+
+        static func == (lhs: BodyCreator, rhs: BodyCreator) -> Bool { type(of: lhs.creator) == type(of: rhs.creator) }
+        func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(type(of: creator))) }
     }
 
     // Internal and usable from inlinable code, so the identity check costs no call.
-    @usableFromInline var fields: Fields
+    @usableFromInline var fields: CopyOnWrite<Fields>
 
-    public var operation: GraphQLOperation {
-        get { fields.operation }
-        set { replace(operation: newValue) }
-    }
-
-    public var graphQLEndpoint: URL {
-        get { fields.graphQLEndpoint }
-        set { replace(graphQLEndpoint: newValue) }
-    }
-
+    public var operation: GraphQLOperation { get { fields.value.operation } set { fields.update { $0.operation = newValue } } }
+    public var graphQLEndpoint: URL { get { fields.value.graphQLEndpoint } set { fields.update { $0.graphQLEndpoint = newValue } } }
     /// Headers added to the HTTP request (an auth interceptor puts `Authorization` here).
-    public var additionalHeaders: HTTPFields {
-        get { fields.additionalHeaders }
-        set { replace(additionalHeaders: newValue) }
-    }
-
-    public var fetchBehavior: FetchBehavior {
-        get { fields.fetchBehavior }
-        set { replace(fetchBehavior: newValue) }
-    }
-
+    public var additionalHeaders: HTTPFields { get { fields.value.additionalHeaders } set { fields.update { $0.additionalHeaders = newValue } } }
+    public var fetchBehavior: FetchBehavior { get { fields.value.fetchBehavior } set { fields.update { $0.fetchBehavior = newValue } } }
     /// Whether server results are written to the cache at the top of the chain.
-    public var writeResultsToCache: Bool {
-        get { fields.writeResultsToCache }
-        set { replace(writeResultsToCache: newValue) }
-    }
-
-    public var apqConfig: AutoPersistQueryConfiguration {
-        get { fields.apqConfig }
-        set { replace(apqConfig: newValue) }
-    }
-
+    public var writeResultsToCache: Bool { get { fields.value.writeResultsToCache } set { fields.update { $0.writeResultsToCache = newValue } } }
+    public var apqConfig: AutoPersistQueryConfiguration { get { fields.value.apqConfig } set { fields.update { $0.apqConfig = newValue } } }
     /// Send queries as GET requests.
-    public var useGETForQueries: Bool {
-        get { fields.useGETForQueries }
-        set { replace(useGETForQueries: newValue) }
-    }
-
+    public var useGETForQueries: Bool { get { fields.value.useGETForQueries } set { fields.update { $0.useGETForQueries = newValue } } }
     /// Set by ``AutomaticPersistedQueryInterceptor`` on the retry that carries the query text.
-    public var isPersistedQueryRetry: Bool {
-        get { fields.isPersistedQueryRetry }
-        set { replace(isPersistedQueryRetry: newValue) }
-    }
-
+    public var isPersistedQueryRetry: Bool { get { fields.value.isPersistedQueryRetry } set { fields.update { $0.isPersistedQueryRetry = newValue } } }
     /// Seconds before the transport gives up; nil leaves the transport's default.
-    public var requestTimeout: Double? {
-        get { fields.requestTimeout }
-        set { replace(requestTimeout: newValue) }
-    }
-
+    public var requestTimeout: Double? { get { fields.value.requestTimeout } set { fields.update { $0.requestTimeout = newValue } } }
     /// What the client that sends this request reports about itself; nil (the default) is a
     /// request sent without a client, which reports nothing.
-    public var clientAwareness: ClientAwarenessMetadata? {
-        get { fields.clientAwareness }
-        set { replace(clientAwareness: newValue) }
-    }
-
+    public var clientAwareness: ClientAwarenessMetadata? { get { fields.value.clientAwareness } set { fields.update { $0.clientAwareness = newValue } } }
     /// What makes the JSON body; ``DefaultRequestBodyCreator`` unless the app brings its own.
     /// Two requests are equal only if their creators are of the same type, as upstream.
     public var requestBodyCreator: any JSONRequestBodyCreator {
-        get { fields.requestBodyCreator }
-        set { replace(requestBodyCreator: newValue) }
+        get { fields.value.requestBodyCreator.creator }
+        set { fields.update { $0.requestBodyCreator = BodyCreator(creator: newValue) } }
     }
 
     public init(
@@ -247,59 +198,24 @@ public struct GraphQLRequest: Sendable, Hashable {
         clientAwareness: ClientAwarenessMetadata? = nil,
         requestBodyCreator: any JSONRequestBodyCreator = DefaultRequestBodyCreator()
     ) {
-        fields = Fields(
+        fields = CopyOnWrite(Fields(
             operation: operation, graphQLEndpoint: graphQLEndpoint, additionalHeaders: additionalHeaders,
             fetchBehavior: fetchBehavior ?? (operation.kind == .query ? .CacheFirst : .NetworkOnly),
             writeResultsToCache: writeResultsToCache, apqConfig: apqConfig, useGETForQueries: useGETForQueries,
             isPersistedQueryRetry: isPersistedQueryRetry, requestTimeout: requestTimeout, clientAwareness: clientAwareness,
-            requestBodyCreator: requestBodyCreator)
-    }
-
-    /// A new box with the given fields changed and the others kept.
-    private mutating func replace(
-        operation: GraphQLOperation? = nil, graphQLEndpoint: URL? = nil, additionalHeaders: HTTPFields? = nil,
-        fetchBehavior: FetchBehavior? = nil, writeResultsToCache: Bool? = nil, apqConfig: AutoPersistQueryConfiguration? = nil,
-        useGETForQueries: Bool? = nil, isPersistedQueryRetry: Bool? = nil, requestTimeout: Double?? = nil,
-        clientAwareness: ClientAwarenessMetadata?? = nil, requestBodyCreator: (any JSONRequestBodyCreator)? = nil
-    ) {
-        let old = fields
-        fields = Fields(
-            operation: operation ?? old.operation, graphQLEndpoint: graphQLEndpoint ?? old.graphQLEndpoint,
-            additionalHeaders: additionalHeaders ?? old.additionalHeaders, fetchBehavior: fetchBehavior ?? old.fetchBehavior,
-            writeResultsToCache: writeResultsToCache ?? old.writeResultsToCache, apqConfig: apqConfig ?? old.apqConfig,
-            useGETForQueries: useGETForQueries ?? old.useGETForQueries,
-            isPersistedQueryRetry: isPersistedQueryRetry ?? old.isPersistedQueryRetry,
-            requestTimeout: requestTimeout ?? old.requestTimeout, clientAwareness: clientAwareness ?? old.clientAwareness,
-            requestBodyCreator: requestBodyCreator ?? old.requestBodyCreator)
+            requestBodyCreator: BodyCreator(creator: requestBodyCreator)))
     }
 
     /// Whether `other` is this very value (a copy of it, never changed since): true means
     /// equal, without comparing the fields. A hop that passed the request on unchanged handed
     /// down an identical one.
-    @inlinable package func isIdentical(to other: GraphQLRequest) -> Bool { fields === other.fields }
+    @inlinable package func isIdentical(to other: GraphQLRequest) -> Bool { fields.isIdentical(to: other.fields) }
 
     public static func == (lhs: GraphQLRequest, rhs: GraphQLRequest) -> Bool {
-        let l = lhs.fields, r = rhs.fields
-        return l === r
-            || (l.operation == r.operation && l.graphQLEndpoint == r.graphQLEndpoint
-                && l.additionalHeaders == r.additionalHeaders && l.fetchBehavior == r.fetchBehavior
-                && l.writeResultsToCache == r.writeResultsToCache && l.apqConfig == r.apqConfig
-                && l.useGETForQueries == r.useGETForQueries && l.isPersistedQueryRetry == r.isPersistedQueryRetry
-                && l.requestTimeout == r.requestTimeout && l.clientAwareness == r.clientAwareness
-                && type(of: l.requestBodyCreator) == type(of: r.requestBodyCreator))
+        lhs.isIdentical(to: rhs) || lhs.fields.value == rhs.fields.value
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(fields.operation)
-        hasher.combine(fields.graphQLEndpoint)
-        hasher.combine(fields.additionalHeaders)
-        hasher.combine(fields.fetchBehavior)
-        hasher.combine(fields.writeResultsToCache)
-        hasher.combine(fields.apqConfig)
-        hasher.combine(fields.useGETForQueries)
-        hasher.combine(fields.isPersistedQueryRetry)
-        hasher.combine(fields.requestTimeout)
-        hasher.combine(fields.clientAwareness)
-        hasher.combine(ObjectIdentifier(type(of: fields.requestBodyCreator)))
+        hasher.combine(fields.value)
     }
 }

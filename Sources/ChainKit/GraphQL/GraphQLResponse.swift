@@ -51,51 +51,53 @@ public struct GraphQLResponse: Sendable, Hashable {
         case server
     }
 
-    /// The fields, in one immutable box shared by copies: a result climbs every layer of the
-    /// chain, and a copy then costs one reference. Changing a field replaces the box.
-    @usableFromInline final class Fields: Sendable {
-        @usableFromInline let source: Source
-        let data: JSONValue?
-        let errors: [GraphQLError]?
-        let extensions: [String: JSONValue]?
+    /// The fields, in one immutable box shared by copies (``CopyOnWrite``): a result climbs
+    /// every layer of the chain, and a copy then costs one reference. Changing a field
+    /// replaces the box, without the body it was read from.
+    @usableFromInline struct Fields: Sendable {
+        @usableFromInline var source: Source
+        var data: JSONValue?
+        var errors: [GraphQLError]?
+        var extensions: [String: JSONValue]?
         /// The body these fields were read from; nil when they were not read from a body.
-        let body: Data?
-        let cacheRecords: RecordSet?
-
-        init(source: Source, data: JSONValue?, errors: [GraphQLError]?, extensions: [String: JSONValue]?, body: Data? = nil, cacheRecords: RecordSet? = nil) {
-            self.source = source
-            self.data = data
-            self.errors = errors
-            self.extensions = extensions
-            self.body = body
-            self.cacheRecords = cacheRecords
-        }
+        var body: Data?
+        /// The cache records the parser made (``GraphQLResponse/cacheRecords``).
+        var cacheRecords: RecordSet?
     }
 
     // Internal and usable from inlinable code: the identity check and `source`, which every
     // hop of the instrumentation reads, then cost no call.
-    @usableFromInline var fields: Fields
+    @usableFromInline var fields: CopyOnWrite<Fields>
+
+    /// Changes a field; the result is no longer the body it was read from (its cache records
+    /// stay: see ``cacheRecords``).
+    private mutating func change(_ change: (inout Fields) -> Void) {
+        fields.update {
+            change(&$0)
+            $0.body = nil
+        }
+    }
 
     public var source: Source {
-        @inlinable get { fields.source }
-        set { fields = Fields(source: newValue, data: data, errors: errors, extensions: extensions, cacheRecords: cacheRecords) }
+        @inlinable get { fields.value.source }
+        set { change { $0.source = newValue } }
     }
 
     public var data: JSONValue? {
-        get { fields.data }
-        set { fields = Fields(source: source, data: newValue, errors: errors, extensions: extensions, cacheRecords: cacheRecords) }
+        get { fields.value.data }
+        set { change { $0.data = newValue } }
     }
 
     /// The `errors` array; nil when the response had no `errors` member (an empty array is
     /// kept as an empty array).
     public var errors: [GraphQLError]? {
-        get { fields.errors }
-        set { fields = Fields(source: source, data: data, errors: newValue, extensions: extensions, cacheRecords: cacheRecords) }
+        get { fields.value.errors }
+        set { change { $0.errors = newValue } }
     }
 
     public var extensions: [String: JSONValue]? {
-        get { fields.extensions }
-        set { fields = Fields(source: source, data: data, errors: errors, extensions: newValue, cacheRecords: cacheRecords) }
+        get { fields.value.extensions }
+        set { change { $0.extensions = newValue } }
     }
 
     /// The cache records the parser made of this result as the server sent it (Apollo's
@@ -103,25 +105,22 @@ public struct GraphQLResponse: Sendable, Hashable {
     /// does not write to the cache). The chain writes these at the top, so changing `data` in
     /// a post-flight keeps them: the caller gets the change, the cache does not.
     public var cacheRecords: RecordSet? {
-        get { fields.cacheRecords }
-        set {
-            let old = fields
-            fields = Fields(source: old.source, data: old.data, errors: old.errors, extensions: old.extensions, body: old.body, cacheRecords: newValue)
-        }
+        get { fields.value.cacheRecords }
+        set { fields.update { $0.cacheRecords = newValue } }
     }
 
     public init(source: Source, data: JSONValue?, errors: [GraphQLError]? = nil, extensions: [String: JSONValue]? = nil, cacheRecords: RecordSet? = nil) {
-        fields = Fields(source: source, data: data, errors: errors, extensions: extensions, cacheRecords: cacheRecords)
+        fields = CopyOnWrite(Fields(source: source, data: data, errors: errors, extensions: extensions, cacheRecords: cacheRecords))
     }
 
     /// Whether `other` is this very value (a copy of it, never changed since): true means
     /// equal, without comparing the JSON.
-    @inlinable package func isIdentical(to other: GraphQLResponse) -> Bool { fields === other.fields }
+    @inlinable package func isIdentical(to other: GraphQLResponse) -> Bool { fields.isIdentical(to: other.fields) }
 
     /// The body this response was read from (``init(parsing:source:)``), as long as no field
     /// has changed since; nil for a response made or changed in code. A preview of the result
     /// can show these bytes as they came instead of encoding the JSON again.
-    package var body: Data? { fields.body }
+    package var body: Data? { fields.value.body }
 
     @inlinable public static func == (lhs: GraphQLResponse, rhs: GraphQLResponse) -> Bool {
         lhs.isIdentical(to: rhs) || haveEqualFields(lhs, rhs)
@@ -149,17 +148,17 @@ public struct GraphQLResponse: Sendable, Hashable {
         guard case .object(let members) = json else {
             throw JSONResponseParsingError.notAnObject(bodyByteCount: body.count)
         }
-        fields = Fields(
+        fields = CopyOnWrite(Fields(
             source: source, data: members["data"].flatMap { $0 == .null ? nil : $0 },
             errors: members["errors"]?.arrayValue?.compactMap(GraphQLError.init(json:)),
-            extensions: members["extensions"]?.objectValue, body: body)
+            extensions: members["extensions"]?.objectValue, body: body))
     }
 
     /// Whether ``json`` encodes to at most about `limit` bytes (see
     /// ``JSONValue/isSmall(limit:)``), without building it. A response read from a body
     /// answers from that body's size: compact JSON of the same values is about as long.
     package func isSmall(limit: Int) -> Bool {
-        if let body = fields.body { return body.count <= limit }
+        if let body = fields.value.body { return body.count <= limit }
         var budget = limit - 2
         if let data, !data.fits(&budget) { return false }
         for error in errors ?? [] where !error.raw.fits(&budget) { return false }

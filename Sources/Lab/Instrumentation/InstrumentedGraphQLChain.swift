@@ -56,25 +56,9 @@ final class InstrumentedGraphQLInterceptor: HopJunction, GraphQLInterceptor, @un
     // Inlined, so a hop costs one async frame, not two.
     @inline(__always)
     private func pass(_ request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
-        let release = await context.gate(hop, .pre, context.snapshot(graphQL: request), StopCapabilities(canEditRequest: true))
-        // Copied only when a person edited it (a copy is a retain and a release).
-        guard let headers = release.requestHeaders else { return try await hand(request, next: next, after: release) }
-        var edited = request
-        edited.additionalHeaders = headers
-        return try await hand(edited, next: next, after: release)
-    }
-
-    /// Runs the interceptor on `received`, as it leaves the pre-flight stop `release`.
-    @inline(__always)
-    private func hand(_ received: GraphQLRequest, next: GraphQLNext, after release: Release) async throws -> InterceptorResultStream {
-        switch release.disposition {
-        case .proceed, .force401: break
-        case .forceRetry:
-            context.noteForcedRetry(at: hop)
-            throw RequestChain.Retry(request: received)
-        case .fail(let fault):
-            throw fault
-        }
+        let release = await context.gate(hop, .pre, context.snapshots.snapshot(graphQL: request), StopCapabilities(canEditRequest: true))
+        if case .forceRetry = release.disposition { context.noteForcedRetry(at: hop) }
+        let received = try release.applied(to: request)
         // Captures only what it cannot reach through the junction: each capture is a retain
         // when the closure is made and a release when it goes.
         let junction = self
@@ -116,7 +100,7 @@ class HopJunction: @unchecked Sendable {
         guard into != nil else { return }
         let diff = handed.isIdentical(to: received)
             ? HeaderDiff.none : HeaderDiff(from: received.additionalHeaders, to: handed.additionalHeaders)
-        context.emit(into, .preflight, context.snapshot(graphQL: handed), diff: diff)
+        context.emit(into, .preflight, context.snapshots.snapshot(graphQL: handed), diff: diff)
     }
 }
 
@@ -133,14 +117,12 @@ final class InstrumentedCacheInterceptor: CacheInterceptor {
     }
 
     func readCacheData(request: GraphQLRequest) async throws -> GraphQLResponse? {
-        let release = await context.gate(hop, .pre, context.snapshot(graphQL: request), StopCapabilities(retryRefusal: "the cache step cannot retry; force the retry at a GraphQL hop"))
-        if case .fail(let fault) = release.disposition {
-            throw context.reported(error: fault, at: hop)
-        }
+        let release = await context.gate(hop, .pre, context.snapshots.snapshot(graphQL: request), StopCapabilities(retryRefusal: "the cache step cannot retry; force the retry at a GraphQL hop"))
+        try context.reporting(at: hop) { try release.pass() }
         do {
             let cached = try await base.readCacheData(request: request)
             if let cached {
-                context.emit(hop, .cacheHit, context.snapshot(result: cached), detail: request.fetchBehavior.description)
+                context.emit(hop, .cacheHit, context.snapshots.snapshot(result: cached), detail: request.fetchBehavior.description)
             } else {
                 context.emit(hop, .cacheMiss, detail: request.fetchBehavior.description)
             }
@@ -153,7 +135,7 @@ final class InstrumentedCacheInterceptor: CacheInterceptor {
     /// Records the write with what was written: the parser's records, key → fields.
     func writeCacheData(request: GraphQLRequest, response: GraphQLResponse) async throws {
         try await base.writeCacheData(request: request, response: response)
-        context.emit(hop, .postflight, context.snapshot(cacheRecords: response.cacheRecords ?? RecordSet()), detail: "cache write")
+        context.emit(hop, .postflight, context.snapshots.snapshot(cacheRecords: response.cacheRecords ?? RecordSet()), detail: "cache write")
     }
 }
 
@@ -171,35 +153,21 @@ final class InstrumentedHTTPInterceptor: HTTPInterceptor {
 
     func intercept(request incoming: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
         let context = self.context, hop = self.hop
-        var request = incoming
-        let release = await context.gate(hop, .pre, context.snapshot(request), StopCapabilities(canEditRequest: true, retryRefusal: httpRetryRefusal))
-        if let headers = release.requestHeaders { request.headerFields = headers }
-        if case .fail(let fault) = release.disposition {
-            throw context.reported(error: fault, at: hop)
-        }
-        let received = request
+        let release = await context.gate(hop, .pre, context.snapshots.snapshot(incoming), StopCapabilities(canEditRequest: true, retryRefusal: httpRetryRefusal))
+        let received = try context.reporting(at: hop) { try release.applied(to: incoming) }
         let fromBelow = Locked<HTTPFields?>(nil)
         let below: HTTPNext = { handed in
-            context.emit(hop, .preflight, context.snapshot(handed), diff: HeaderDiff(from: received.headerFields, to: handed.headerFields))
+            context.emit(hop, .preflight, context.snapshots.snapshot(handed), diff: HeaderDiff(from: received.headerFields, to: handed.headerFields))
             let result: Result<NetworkResponse, any Error>
             do { result = .success(try await next(handed)) } catch { result = .failure(error) }
-            let canEdit = (try? result.get()) != nil
-            let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: canEdit, canForce401: true, retryRefusal: httpRetryRefusal))
-            var response: NetworkResponse
-            switch release.disposition {
-            case .proceed: response = try result.get()
-            case .force401: response = NetworkResponse(status: 401, headerFields: jsonContentType, url: handed.url, body: forced401Body)
-            case .forceRetry: response = try result.get()
-            case .fail(let fault): throw fault
-            }
-            if let status = release.responseStatus { response.status = status }
-            if let headers = release.responseHeaders { response.headerFields = headers }
+            let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: result.isSuccess, canForce401: true, retryRefusal: httpRetryRefusal))
+            let response = try release.applied(to: result, url: handed.url)
             fromBelow.withLock { $0 = response.headerFields }
             return response
         }
         do {
-            let response = try await base.intercept(request: request, next: below)
-            context.emit(hop, .postflight, context.snapshot(responseHead: response), diff: HeaderDiff(from: fromBelow.value ?? response.headerFields, to: response.headerFields))
+            let response = try await base.intercept(request: received, next: below)
+            context.emit(hop, .postflight, context.snapshots.snapshot(responseHead: response), diff: HeaderDiff(from: fromBelow.value ?? response.headerFields, to: response.headerFields))
             return response
         } catch {
             throw context.reported(error: error, at: hop)
@@ -220,53 +188,30 @@ final class InstrumentedGraphQLTransport: GraphQLTransport {
     }
 
     func send(_ request: NetworkRequest) async throws -> NetworkResponse {
-        let pre = await context.gate(hop, .pre, context.snapshot(request), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: httpRetryRefusal))
-        // Copied only when a person edited it: a request copy retains its URL, headers and body.
-        guard let headers = pre.requestHeaders else { return try await exchange(request, after: pre) }
-        var edited = request
-        edited.headerFields = headers
-        return try await exchange(edited, after: pre)
+        let pre = await context.gate(hop, .pre, context.snapshots.snapshot(request), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: httpRetryRefusal))
+        var answer: ReceivedAnswer<NetworkResponse>
+        if let sent = try context.reporting(at: hop, { try pre.sending(request) }) {
+            context.emit(hop, .send, context.snapshots.snapshot(sent))
+            answer = try await context.reporting(at: hop) { try await receive(sent) }
+            context.emit(hop, .receive, context.snapshots.snapshot(response: answer.head, body: answer.body))
+        } else {
+            answer = .forced401(url: request.url)
+            context.emit(hop, .receive, HopSnapshot(response: answer.head, body: answer.body), detail: "401 forced, not sent")
+        }
+        let post = await context.gate(hop, .post, context.snapshots.snapshot(response: answer.head, body: answer.body), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: httpRetryRefusal))
+        return try context.reporting(at: hop) { try post.applied(to: .success(answer), url: request.url).head }
     }
 
-    /// Sends `request` as it leaves the pre-flight stop `pre`, and holds the answer at the
-    /// post-flight stop.
-    @inline(__always)
-    private func exchange(_ request: NetworkRequest, after pre: Release) async throws -> NetworkResponse {
-        var response: NetworkResponse
-        var body: Data
-        switch pre.disposition {
-        case .fail(let fault):
-            throw context.reported(error: fault, at: hop)
-        case .force401:
-            body = forced401Body
-            response = NetworkResponse(status: 401, headerFields: jsonContentType, url: request.url, body: body)
-            context.emit(hop, .receive, HopSnapshot(response: response, body: body), detail: "401 forced, not sent")
-        case .proceed, .forceRetry:
-            context.emit(hop, .send, context.snapshot(request))
-            do {
-                response = try await base.send(request)
-                var collected: Data?
-                // A body that arrives in one chunk is kept as that chunk, not copied.
-                for try await chunk in response.chunks {
-                    if collected == nil { collected = chunk } else { collected!.append(chunk) }
-                }
-                body = collected ?? Data()
-            } catch {
-                throw context.reported(error: error, at: hop)
-            }
-            response = NetworkResponse(status: response.status, headerFields: response.headerFields, url: response.url, body: body)
-            context.emit(hop, .receive, context.snapshot(response: response, body: body))
+    /// Sends `request` and reads the whole answer, as the transport's stops show it.
+    private func receive(_ request: NetworkRequest) async throws -> ReceivedAnswer<NetworkResponse> {
+        let response = try await base.send(request)
+        var collected: Data?
+        // A body that arrives in one chunk is kept as that chunk, not copied.
+        for try await chunk in response.chunks {
+            if collected == nil { collected = chunk } else { collected!.append(chunk) }
         }
-        let post = await context.gate(hop, .post, context.snapshot(response: response, body: body), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: httpRetryRefusal))
-        switch post.disposition {
-        case .proceed, .forceRetry: break
-        case .force401: response = NetworkResponse(status: 401, headerFields: jsonContentType, url: request.url, body: forced401Body)
-        case .fail(let fault):
-            throw context.reported(error: fault, at: hop)
-        }
-        if let status = post.responseStatus { response.status = status }
-        if let headers = post.responseHeaders { response.headerFields = headers }
-        return response
+        let body = collected ?? Data()
+        return ReceivedAnswer(NetworkResponse(status: response.status, headerFields: response.headerFields, url: response.url, body: body), body: body)
     }
 }
 
@@ -285,10 +230,8 @@ final class InstrumentedResponseParser: ResponseParsingInterceptor {
     func parse(response: NetworkResponse, for request: GraphQLRequest) async throws -> InterceptorResultStream {
         let context = self.context, hop = self.hop
         let release = await context.gate(hop, .pre, HopSnapshot(response: response), StopCapabilities(retryRefusal: "the parser cannot retry; force the retry at a GraphQL hop"))
-        if case .fail(let fault) = release.disposition {
-            throw context.reported(error: fault, at: hop)
-        }
-        context.emit(hop, .preflight, context.snapshot(responseHead: response))
+        try context.reporting(at: hop) { try release.pass() }
+        context.emit(hop, .preflight, context.snapshots.snapshot(responseHead: response))
         do {
             return PullStream(source: ParsedResults(upstream: try await base.parse(response: response, for: request), parser: self))
         } catch {
@@ -323,7 +266,7 @@ final class InstrumentedResponseParser: ResponseParsingInterceptor {
             func next() async throws -> GraphQLResponse? {
                 do {
                     let next = try await upstream.next()
-                    if let next { parser.context.emit(parser.hop, .postflight, parser.context.snapshot(result: next)) }
+                    if let next { parser.context.emit(parser.hop, .postflight, parser.context.snapshots.snapshot(result: next)) }
                     return next
                 } catch {
                     parser.context.emit(parser.hop, .error, HopSnapshot(error: error))
@@ -340,7 +283,7 @@ public struct InstrumentedGraphQLChain: Sendable {
     public let chain: RequestChain
 
     public init(interceptors: RequestChain.Interceptors, transport: any GraphQLTransport, context: OperationContext) {
-        let hops = HopLayout.hops(of: interceptors)
+        let hops = context.layouts.hops(of: interceptors)
         let graphQLCount = interceptors.graphQL.count, httpCount = interceptors.http.count
         var graphQL: [any GraphQLInterceptor] = []
         graphQL.reserveCapacity(max(graphQLCount, 1))
@@ -364,72 +307,3 @@ public struct InstrumentedGraphQLChain: Sendable {
         self.chain = RequestChain(interceptors: .init(graphQL: graphQL, cache: cache, http: http, parser: parser), transport: transport, overlapsNetworkFetch: false)
     }
 }
-
-/// The hops of a chain, numbered from the top: its GraphQL interceptors, the cache step, its
-/// HTTP interceptors, the transport and the parser.
-///
-/// Every operation wraps fresh interceptors, nearly always of the same types as the one
-/// before; the last layout is kept, so those operations share its hops (and the hops' name
-/// strings) instead of naming each interceptor again.
-private struct HopLayout: Sendable {
-    let graphQL: [ObjectIdentifier]
-    let http: [ObjectIdentifier]
-    let parser: ObjectIdentifier
-    let hops: [HopInfo]
-
-    init(_ interceptors: RequestChain.Interceptors) {
-        graphQL = interceptors.graphQL.map { ObjectIdentifier(type(of: $0)) }
-        http = interceptors.http.map { ObjectIdentifier(type(of: $0)) }
-        parser = ObjectIdentifier(type(of: interceptors.parser))
-        var hops: [HopInfo] = []
-        hops.reserveCapacity(interceptors.graphQL.count + interceptors.http.count + 3)
-        func next(_ name: String, _ kind: HopKind) {
-            hops.append(HopInfo(index: hops.count, name: name, kind: kind))
-        }
-        for interceptor in interceptors.graphQL { next(typeName(interceptor), .graphql) }
-        next("cache", .cache)
-        for interceptor in interceptors.http { next(typeName(interceptor), .http) }
-        next("transport", .transport)
-        next(typeName(interceptors.parser), .parser)
-        self.hops = hops
-    }
-
-    /// Whether `interceptors` are of the types this layout was made for, in the same order.
-    func fits(_ interceptors: RequestChain.Interceptors) -> Bool {
-        guard graphQL.count == interceptors.graphQL.count, http.count == interceptors.http.count,
-            parser == ObjectIdentifier(type(of: interceptors.parser))
-        else { return false }
-        for (type, interceptor) in zip(graphQL, interceptors.graphQL) where type != ObjectIdentifier(Swift.type(of: interceptor)) {
-            return false
-        }
-        for (type, interceptor) in zip(http, interceptors.http) where type != ObjectIdentifier(Swift.type(of: interceptor)) {
-            return false
-        }
-        return true
-    }
-
-    static func hops(of interceptors: RequestChain.Interceptors) -> [HopInfo] {
-        if let hops = last.withLock({ $0?.fits(interceptors) == true ? $0?.hops : nil }) { return hops }
-        let layout = HopLayout(interceptors)
-        last.withLock { $0 = layout }
-        return layout.hops
-    }
-
-    private static let last = Mutex<HopLayout?>(nil)
-}
-
-/// The type name of a value, as hop names use it.
-func typeName(_ value: Any) -> String {
-    let type = Swift.type(of: value)
-    return typeNames.withLock { names in
-        if let name = names[ObjectIdentifier(type)] { return name }
-        let name = String(describing: type)
-        names[ObjectIdentifier(type)] = name
-        return name
-    }
-}
-
-/// Type names already spelled out. Every operation wraps its interceptors again, and
-/// `String(describing:)` of a type costs more than the rest of wrapping a hop; the cache also
-/// lets every event of a hop share one name string across operations.
-private let typeNames = Mutex<[ObjectIdentifier: String]>([:])

@@ -1,5 +1,6 @@
 public import ChainKit
 import Foundation
+import Synchronization
 import Timeline
 
 /// A client middleware with a stop on each side and events for what it changed. At its
@@ -9,46 +10,58 @@ struct InstrumentedMiddleware: WrappingMiddleware {
     let hop: HopInfo
     let context: OperationContext
 
-    var wrappedMiddlewareName: String { base.layerName }
+    var wrappedMiddlewareName: String { hop.name }
 
     func intercept(_ incoming: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, next: MiddlewareNext) async throws -> (HTTPResponse, HTTPBody?) {
         let context = self.context, hop = self.hop
-        var request = incoming
-        let release = await context.gate(hop, .pre, HopSnapshot(request, baseURL: baseURL), StopCapabilities(canEditRequest: true, retryRefusal: "a middleware retries by calling next again: force the retry at its post-flight stop"))
-        if let headers = release.requestHeaders { request.headerFields = headers }
-        if case .fail(let fault) = release.disposition {
-            throw context.reported(error: fault, at: hop)
-        }
-        let received = request
-        let fromBelow = Locked<HTTPFields?>(nil)
-        let below: MiddlewareNext = { handed, handedBody, handedURL in
-            context.emit(hop, .preflight, HopSnapshot(handed, baseURL: handedURL), diff: HeaderDiff(from: received.headerFields, to: handed.headerFields))
-            while true {
-                let result: Result<(HTTPResponse, HTTPBody?), any Error>
-                do { result = .success(try await next(handed, handedBody, handedURL)) } catch { result = .failure(error) }
-                let canEdit = (try? result.get()) != nil
-                let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: canEdit, canForce401: true))
-                var (response, responseBody): (HTTPResponse, HTTPBody?)
-                switch release.disposition {
-                case .proceed: (response, responseBody) = try result.get()
-                case .force401: (response, responseBody) = (HTTPResponse(status: 401, headerFields: jsonContentType), HTTPBody(forced401Body))
-                case .forceRetry:
-                    context.emit(hop, .retry, detail: "forced retry: calling next again")
-                    continue
-                case .fail(let fault): throw fault
-                }
-                if let status = release.responseStatus { response.status = status }
-                if let headers = release.responseHeaders { response.headerFields = headers }
-                fromBelow.withLock { $0 = response.headerFields }
-                return (response, responseBody)
-            }
-        }
+        let release = await context.gate(hop, .pre, context.snapshots.snapshot(incoming, baseURL: baseURL), StopCapabilities(canEditRequest: true, retryRefusal: "a middleware retries by calling next again: force the retry at its post-flight stop"))
+        let received = try context.reporting(at: hop) { try release.applied(to: incoming) }
+        let below = MiddlewareBelow(context: context, hop: hop, received: received.headerFields)
         do {
-            let (response, responseBody) = try await base.intercept(request, body: body, baseURL: baseURL, operationID: operationID, next: below)
-            context.emit(hop, .postflight, HopSnapshot(response), diff: HeaderDiff(from: fromBelow.value ?? response.headerFields, to: response.headerFields))
+            // A closure passed straight on does not escape: its context lives on the stack.
+            let (response, responseBody) = try await base.intercept(
+                received, body: body, baseURL: baseURL, operationID: operationID, next: { try await below.call($0, $1, $2, next: next) })
+            context.emit(hop, .postflight, context.snapshots.snapshot(responseHead: response), diff: HeaderDiff(from: below.answered ?? response.headerFields, to: response.headerFields))
             return (response, responseBody)
         } catch {
             throw context.reported(error: error, at: hop)
+        }
+    }
+}
+
+/// What a middleware's `next` calls: the hop's pre-flight event for what the middleware hands
+/// down, the layer below, and the hop's post-flight stop for what comes back.
+///
+/// One object per call of the middleware: what the calls of `next` share.
+private final class MiddlewareBelow: Sendable {
+    let context: OperationContext
+    let hop: HopInfo
+    /// The headers of the request the middleware received, to tell what it changed.
+    let received: HTTPFields
+    /// The headers of the last answer handed back up, to tell what the middleware changed.
+    private let last = Mutex<HTTPFields?>(nil)
+
+    init(context: OperationContext, hop: HopInfo, received: HTTPFields) {
+        self.context = context
+        self.hop = hop
+        self.received = received
+    }
+
+    var answered: HTTPFields? { last.withLock { $0 } }
+
+    /// `next` as the middleware calls it.
+    func call(_ handed: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL, next: MiddlewareNext) async throws -> (HTTPResponse, HTTPBody?) {
+        context.emit(hop, .preflight, context.snapshots.snapshot(handed, baseURL: baseURL), diff: HeaderDiff(from: received, to: handed.headerFields))
+        while true {
+            let result: Result<MiddlewareAnswer, any Error>
+            do { result = .success(MiddlewareAnswer(try await next(handed, body, baseURL))) } catch { result = .failure(error) }
+            let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: result.isSuccess, canForce401: true))
+            guard let answer = try release.appliedOrRetried(to: result) else {
+                context.emit(hop, .retry, detail: "forced retry: calling next again")
+                continue
+            }
+            last.withLock { $0 = answer.headerFields }
+            return (answer.head, answer.body)
         }
     }
 }
@@ -59,39 +72,29 @@ struct InstrumentedClientTransport: ClientTransport {
     let hop: HopInfo
     let context: OperationContext
 
-    func send(_ incoming: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
-        var request = incoming
-        let pre = await context.gate(hop, .pre, HopSnapshot(request, baseURL: baseURL), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: "the transport cannot retry; force the retry at a middleware's post-flight stop"))
-        if let headers = pre.requestHeaders { request.headerFields = headers }
-        var response: HTTPResponse
-        var data: Data
-        switch pre.disposition {
-        case .fail(let fault):
-            throw context.reported(error: fault, at: hop)
-        case .force401:
-            (response, data) = (HTTPResponse(status: 401, headerFields: jsonContentType), forced401Body)
-            context.emit(hop, .receive, HopSnapshot(response, body: data), detail: "401 forced, not sent")
-        case .proceed, .forceRetry:
-            context.emit(hop, .send, HopSnapshot(request, baseURL: baseURL))
-            do {
-                let (received, receivedBody) = try await base.send(request, body: body, baseURL: baseURL, operationID: operationID)
-                response = received
-                data = try await receivedBody?.collect(upTo: 16 << 20) ?? Data()
-            } catch {
-                throw context.reported(error: error, at: hop)
+    func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+        let refusal = "the transport cannot retry; force the retry at a middleware's post-flight stop"
+        let pre = await context.gate(hop, .pre, context.snapshots.snapshot(request, baseURL: baseURL), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: refusal))
+        var answer: ReceivedAnswer<HTTPResponse>
+        // The body as received, handed up as it is when it can be read again and nothing replaced it.
+        var replayable: HTTPBody?
+        if let sent = try context.reporting(at: hop, { try pre.sending(request) }) {
+            context.emit(hop, .send, context.snapshots.snapshot(sent, baseURL: baseURL))
+            answer = try await context.reporting(at: hop) {
+                let (received, receivedBody) = try await base.send(sent, body: body, baseURL: baseURL, operationID: operationID)
+                if receivedBody?.iterationBehavior == .multiple { replayable = receivedBody }
+                return ReceivedAnswer(received, body: try await receivedBody?.collect(upTo: 16 << 20) ?? Data())
             }
-            context.emit(hop, .receive, HopSnapshot(response, body: data))
+            context.emit(hop, .receive, context.snapshots.snapshot(response: answer.head, body: answer.body))
+        } else {
+            answer = .forced401(url: baseURL)
+            context.emit(hop, .receive, HopSnapshot(answer.head, body: answer.body), detail: "401 forced, not sent")
         }
-        let post = await context.gate(hop, .post, HopSnapshot(response, body: data), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: "the transport cannot retry; force the retry at a middleware's post-flight stop"))
-        switch post.disposition {
-        case .proceed, .forceRetry: break
-        case .force401: (response, data) = (HTTPResponse(status: 401, headerFields: jsonContentType), forced401Body)
-        case .fail(let fault):
-            throw context.reported(error: fault, at: hop)
-        }
-        if let status = post.responseStatus { response.status = status }
-        if let headers = post.responseHeaders { response.headerFields = headers }
-        return (response, data.isEmpty ? nil : HTTPBody(data))
+        let post = await context.gate(hop, .post, context.snapshots.snapshot(response: answer.head, body: answer.body), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: refusal))
+        let final = try context.reporting(at: hop) { try post.applied(to: .success(answer), url: baseURL) }
+        if final.body.isEmpty { return (final.head, nil) }
+        if let replayable, post.disposition != .force401 { return (final.head, replayable) }
+        return (final.head, HTTPBody(final.body))
     }
 }
 
@@ -101,15 +104,13 @@ public struct InstrumentedMiddlewareStack: Sendable {
     public let stack: MiddlewareStack
 
     public init(middlewares: [any ClientMiddleware], transport: any ClientTransport, context: OperationContext) {
-        var hops: [HopInfo] = []
-        let wrapped: [any ClientMiddleware] = middlewares.map { middleware in
-            let hop = HopInfo(index: hops.count, name: middleware.layerName, kind: .middleware)
-            hops.append(hop)
-            return InstrumentedMiddleware(base: middleware, hop: hop, context: context)
+        let hops = context.layouts.hops(of: middlewares)
+        var wrapped: [any ClientMiddleware] = []
+        wrapped.reserveCapacity(middlewares.count)
+        for (index, middleware) in middlewares.enumerated() {
+            wrapped.append(InstrumentedMiddleware(base: middleware, hop: hops[index], context: context))
         }
-        let transportHop = HopInfo(index: hops.count, name: "transport", kind: .transport)
-        hops.append(transportHop)
         self.hops = hops
-        self.stack = MiddlewareStack(middlewares: wrapped, transport: InstrumentedClientTransport(base: transport, hop: transportHop, context: context))
+        self.stack = MiddlewareStack(middlewares: wrapped, transport: InstrumentedClientTransport(base: transport, hop: hops[middlewares.count], context: context))
     }
 }

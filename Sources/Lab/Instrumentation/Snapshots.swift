@@ -48,9 +48,9 @@ extension HopSnapshot {
     }
 
     /// A middleware's response head (without its body stream), or the error that came instead.
-    convenience init(outcome: Result<(HTTPResponse, HTTPBody?), any Error>) {
+    convenience init(outcome: Result<MiddlewareAnswer, any Error>) {
         switch outcome {
-        case .success(let (response, _)): self.init(response)
+        case .success(let answer): self.init(answer.head)
         case .failure(let error): self.init(error: error)
         }
     }
@@ -67,16 +67,6 @@ func describe(_ error: any Error) -> String {
     let message = String(describing: error)
     return message.hasPrefix(type) ? message : "\(type): \(message)"
 }
-
-/// The body sent in place of a server's answer when a person forces a 401.
-let forced401Body = Data(#"{"errors":[{"message":"Unauthorized (401 forced in ChainLab)","extensions":{"code":"UNAUTHENTICATED"}}]}"#.utf8)
-
-/// The JSON content type of forced responses.
-let jsonContentType: HTTPFields = {
-    var fields = HTTPFields()
-    try? fields.append("Content-Type", "application/json")
-    return fields
-}()
 
 /// Why HTTP-level hops cannot force a retry: the upstream rule, shown rather than hidden.
 let httpRetryRefusal = "HTTP interceptors see only the HTTP request, so they cannot throw RequestChain.Retry (Apollo iOS 2.x); force the retry at a GraphQL hop"

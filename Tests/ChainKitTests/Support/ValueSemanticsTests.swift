@@ -66,6 +66,69 @@ import Testing
         #expect(copy == original)
     }
 
+    /// A body creator of another type: requests differ by their creator's type alone.
+    struct OtherBodyCreator: JSONRequestBodyCreator {
+        func requestBody(
+            for operation: GraphQLOperation, sendQueryDocument: Bool, autoPersistQuery: Bool, clientAwareness: ClientAwarenessMetadata?
+        ) -> [String: JSONValue] { [:] }
+    }
+
+    @Test("every field of a GraphQL request is set on its own: the others, and the original, stay as they were")
+    func everyRequestFieldIsItsOwn() throws {
+        let original = GraphQLRequest(operation: Self.operation, graphQLEndpoint: Self.endpoint)
+        let changes: [(String, (inout GraphQLRequest) -> Void)] = [
+            ("operation", { $0.operation = GraphQLOperation(name: "Other", kind: .mutation, document: "mutation Other { x }") }),
+            ("graphQLEndpoint", { $0.graphQLEndpoint = URL(string: "https://elsewhere.local/graphql")! }),
+            ("additionalHeaders", { $0.additionalHeaders = try! HTTPFields(["A": "1"]) }),
+            ("fetchBehavior", { $0.fetchBehavior = .NetworkOnly }),
+            ("writeResultsToCache", { $0.writeResultsToCache = false }),
+            ("apqConfig", { $0.apqConfig = AutoPersistQueryConfiguration(autoPersistQueries: true) }),
+            ("useGETForQueries", { $0.useGETForQueries = true }),
+            ("isPersistedQueryRetry", { $0.isPersistedQueryRetry = true }),
+            ("requestTimeout", { $0.requestTimeout = 3 }),
+            ("clientAwareness", { $0.clientAwareness = ClientAwarenessMetadata(clientApplicationName: "app", clientApplicationVersion: "1") }),
+            ("requestBodyCreator", { $0.requestBodyCreator = OtherBodyCreator() }),
+        ]
+        func fieldsDiffering(_ a: GraphQLRequest, _ b: GraphQLRequest) -> [String] {
+            var names: [String] = []
+            if a.operation != b.operation { names.append("operation") }
+            if a.graphQLEndpoint != b.graphQLEndpoint { names.append("graphQLEndpoint") }
+            if a.additionalHeaders != b.additionalHeaders { names.append("additionalHeaders") }
+            if a.fetchBehavior != b.fetchBehavior { names.append("fetchBehavior") }
+            if a.writeResultsToCache != b.writeResultsToCache { names.append("writeResultsToCache") }
+            if a.apqConfig != b.apqConfig { names.append("apqConfig") }
+            if a.useGETForQueries != b.useGETForQueries { names.append("useGETForQueries") }
+            if a.isPersistedQueryRetry != b.isPersistedQueryRetry { names.append("isPersistedQueryRetry") }
+            if a.requestTimeout != b.requestTimeout { names.append("requestTimeout") }
+            if a.clientAwareness != b.clientAwareness { names.append("clientAwareness") }
+            if type(of: a.requestBodyCreator) != type(of: b.requestBodyCreator) { names.append("requestBodyCreator") }
+            return names
+        }
+        for (name, change) in changes {
+            var changed = original
+            change(&changed)
+            #expect(fieldsDiffering(original, changed) == [name])
+            #expect(changed != original, "\(name)")
+            #expect(!changed.isIdentical(to: original), "\(name)")
+            #expect(original == GraphQLRequest(operation: Self.operation, graphQLEndpoint: Self.endpoint), "\(name)")
+        }
+    }
+
+    @Test("a GraphQL result read from a body keeps it until a field changes")
+    func responseBodyGoesWithAChange() throws {
+        let body = Data(#"{"data":{"hero":{"name":"R2-D2"}}}"#.utf8)
+        let parsed = try GraphQLResponse(parsing: body, source: .server)
+        #expect(parsed.body == body)
+        var copy = parsed
+        #expect(copy.body == body)
+        copy.extensions = ["cost": 1]
+        #expect(copy.body == nil)
+        #expect(copy.extensions == ["cost": 1])
+        #expect(copy.data == parsed.data)
+        #expect(parsed.body == body)
+        #expect(parsed.extensions == nil)
+    }
+
     @Test("the clock's seconds follow advances and sleeps")
     func clockSeconds() async throws {
         let clock = VirtualClock(start: .milliseconds(250))

@@ -1,0 +1,181 @@
+import ChainKit
+import Timeline
+
+extension PullStream where Element == GraphQLResponse {
+    /// The same stream with every result and the failure passed through the junction on the
+    /// way up, as the answer to `handed` (what the upper hop handed down, having received
+    /// `received`); after a failure the stream ends.
+    ///
+    /// When this stream is itself one made here, handed back unchanged by a hop that passes
+    /// its results through, the new arrival joins it instead of wrapping it: the results meet
+    /// the same junctions in the same order, through one stream layer instead of one per hop.
+    func arriving(at junction: HopJunction, handed: GraphQLRequest, received: GraphQLRequest) -> PullStream {
+        let below = annotation as? Arrival
+        return PullStream(source: Arrival(upstream: below == nil ? self : nil, junction: junction, handed: handed, received: received, inner: below))
+    }
+}
+
+/// Where results climb from one GraphQL hop into the next, for one request handed down: the
+/// lower hop's post-flight events are recorded here, and the upper hop's post-flight stop is
+/// held here. Arrivals above one upstream stream form a chain, innermost first.
+///
+/// A class, so the stream layer and its closures share one reference instead of each
+/// holding (and retaining every field of) a copy of the requests.
+///
+/// A chain of arrivals is as long as the chain has GraphQL hops; nothing walks it by
+/// recursion (finding the stream, passing an outcome, reporting it, or releasing it), so
+/// its length costs heap, not stack.
+final class Arrival: PullStreamSource {
+    /// The stream the results come from; only the innermost arrival keeps it.
+    private let stream: InterceptorResultStream?
+    let junction: HopJunction
+    /// What the upper hop handed down (its endpoint is the URL of a forced 401).
+    let handed: GraphQLRequest
+    /// What the upper hop had received, for a forced retry; nil when that is `handed` itself,
+    /// as it is for a hop that passed the request on unchanged (one reference less to keep).
+    private let receivedIfChanged: GraphQLRequest?
+    /// The arrivals below this one, which the results cross first.
+    // Written only by init and by deinit, which has the instance to itself; read-only in
+    // between, which is what makes the unchecked access safe.
+    nonisolated(unsafe) private(set) var inner: Arrival?
+
+    /// `upstream` is nil exactly when `inner` is not: the innermost arrival holds the stream.
+    init(upstream: InterceptorResultStream?, junction: HopJunction, handed: GraphQLRequest, received: GraphQLRequest, inner: Arrival?) {
+        self.stream = upstream
+        self.junction = junction
+        self.handed = handed
+        self.receivedIfChanged = received.isIdentical(to: handed) ? nil : received
+        self.inner = inner
+    }
+
+    /// Releases the arrivals below one by one: letting each release the next would nest
+    /// one deinit per hop on the stack.
+    deinit {
+        var below = inner
+        inner = nil
+        while var arrival = below {
+            below = nil
+            guard isKnownUniquelyReferenced(&arrival) else { return }
+            below = arrival.inner
+            arrival.inner = nil
+        }
+    }
+
+    /// This arrival and every one below it, innermost first.
+    var joined: [Arrival] {
+        var arrivals = [self]
+        while let below = arrivals.last!.inner { arrivals.append(below) }
+        return arrivals.reversed()
+    }
+
+    /// The stream the results come from, below every arrival joined here.
+    var upstream: InterceptorResultStream {
+        var arrival = self
+        while arrival.stream == nil, let below = arrival.inner { arrival = below }
+        return arrival.stream!
+    }
+
+    var received: GraphQLRequest { receivedIfChanged ?? handed }
+
+    func makeIterator() -> any PullStreamIterator<GraphQLResponse> { ArrivalIterator(self) }
+
+    /// `outcome` after every junction up to this one: reported at each, and stopped at those
+    /// where the operation has to wait.
+    func pass(_ outcome: Result<GraphQLResponse, any Error>) async throws -> GraphQLResponse {
+        if passesStraight {
+            reportAll(outcome)
+            return try outcome.get()
+        }
+        var outcome = outcome
+        for arrival in joined {
+            arrival.report(outcome)
+            if arrival.junction.into == nil || arrival.junction.context.passesStraight { continue }
+            do { outcome = .success(try await arrival.stop(outcome)) } catch { outcome = .failure(error) }
+        }
+        return try outcome.get()
+    }
+
+    /// Whether no junction has a stop to wait at now. One operation's junctions share one
+    /// context, so when it passes straight, the outcome only needs reporting at each.
+    var passesStraight: Bool { junction.context.passesStraight }
+
+    /// Reports `outcome` at every junction, innermost first.
+    func reportAll(_ outcome: Result<GraphQLResponse, any Error>) {
+        guard inner != nil else { return report(outcome) }
+        var count = 1
+        var arrival = self
+        while let below = arrival.inner {
+            count += 1
+            arrival = below
+        }
+        // The hot path of a free run: the arrivals are listed innermost first in scratch
+        // space (on the stack when small), not in an array on the heap.
+        withUnsafeTemporaryAllocation(of: Unmanaged<Arrival>.self, capacity: count) { buffer in
+            var arrival = self
+            for index in stride(from: count - 1, through: 0, by: -1) {
+                buffer[index] = Unmanaged.passUnretained(arrival)
+                if index > 0 { arrival = arrival.inner! }
+            }
+            for element in buffer { element.takeUnretainedValue().report(outcome) }
+        }
+    }
+
+    /// Records `outcome` leaving the lower hop.
+    func report(_ outcome: Result<GraphQLResponse, any Error>) {
+        // The junction's fields are read in place: binding them to locals would copy them.
+        guard junction.from != nil else { return }
+        switch outcome {
+        case .success(let result):
+            junction.context.emit(junction.from, .postflight, junction.context.snapshots.snapshot(result: result), detail: result.source.rawValue)
+        case .failure(let error as RequestChain.Retry):
+            if let note = junction.context.takeForcedRetryNote(at: junction.from!) {
+                junction.context.emit(junction.from, .retry, detail: note)
+            } else {
+                junction.context.emit(junction.from, .retry, HopSnapshot(error: error))
+            }
+        case .failure(let error):
+            junction.context.emit(junction.from, .error, HopSnapshot(error: error))
+        }
+    }
+
+    /// The upper hop's post-flight stop: returns or throws what that hop gets.
+    func stop(_ outcome: Result<GraphQLResponse, any Error>) async throws -> GraphQLResponse {
+        let context = junction.context
+        guard let into = junction.into else { return try outcome.get() }
+        let release = await context.gate(into, .post, context.snapshots.snapshot(outcome: outcome), StopCapabilities(canForce401: true))
+        return try release.applied(to: outcome, handed: handed, received: received)
+    }
+}
+
+/// One iteration over the upstream of an ``Arrival``: every outcome passes the arrival's
+/// junctions; after a failure the iteration ends.
+private final class ArrivalIterator: PullStreamIterator {
+    let arrival: Arrival
+    let upstream: InterceptorResultStream.AsyncIterator
+    var failed = false
+
+    init(_ arrival: Arrival) {
+        self.arrival = arrival
+        self.upstream = arrival.upstream.makeAsyncIterator()
+    }
+
+    func next() async throws -> GraphQLResponse? {
+        guard !failed else { return nil }
+        let outcome: Result<GraphQLResponse, any Error>
+        do {
+            guard let next = try await upstream.next() else { return nil }
+            outcome = .success(next)
+        } catch {
+            outcome = .failure(error)
+        }
+        do {
+            // The common case without an async call: nothing waits anywhere.
+            guard arrival.passesStraight else { return try await arrival.pass(outcome) }
+            arrival.reportAll(outcome)
+            return try outcome.get()
+        } catch {
+            failed = true
+            throw error
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import ChainKit
+import Synchronization
+public import Timeline
+
+/// One hop of the flattened chain, as the timeline and the screen name it.
+public struct HopInfo: Sendable, Hashable {
+    /// Position from the top, 0 being the outermost hop.
+    public var index: Int
+    /// The interceptor's type name (`MaxRetryInterceptor`), or `cache`/`transport` roles.
+    public var name: String
+    public var kind: HopKind
+
+    public init(index: Int, name: String, kind: HopKind) {
+        self.index = index
+        self.name = name
+        self.kind = kind
+    }
+}
+
+/// The layers of a chain by name, in order: what numbering its hops needs.
+///
+/// ``hops`` is the one place hops are numbered — for the instrumentation of every operation
+/// (``HopLayouts``), for the chain a session shows before anything runs
+/// (``LabSession/chainHops``), and for a reordered chain (``Scenario/Chain/hops(parser:)``).
+public enum HopLayout: Sendable, Hashable {
+    /// A GraphQL chain (Apollo iOS 2.x): its GraphQL interceptors, the cache step, its HTTP
+    /// interceptors, the transport and the parser.
+    case graphQL(graphQL: [String], http: [String], parser: String)
+    /// A middleware stack (swift-openapi-runtime): its middlewares, then the transport.
+    case middleware([String])
+
+    /// The parser of the lab's own chains.
+    public static let labParser = String(describing: JSONResponseParsingInterceptor.self)
+
+    /// The hops from the top, numbered from 0.
+    public var hops: [HopInfo] {
+        var hops: [HopInfo] = []
+        func next(_ name: String, _ kind: HopKind) {
+            hops.append(HopInfo(index: hops.count, name: name, kind: kind))
+        }
+        switch self {
+        case .graphQL(let graphQL, let http, let parser):
+            hops.reserveCapacity(graphQL.count + http.count + 3)
+            for name in graphQL { next(name, .graphql) }
+            next("cache", .cache)
+            for name in http { next(name, .http) }
+            next("transport", .transport)
+            next(parser, .parser)
+        case .middleware(let middlewares):
+            hops.reserveCapacity(middlewares.count + 1)
+            for name in middlewares { next(name, .middleware) }
+            next("transport", .transport)
+        }
+        return hops
+    }
+}
+
+extension Scenario.Chain {
+    /// The hops of this chain from the top, its parser named `parser` (a GraphQL chain's).
+    public func hops(parser: String = HopLayout.labParser) -> [HopInfo] {
+        switch self {
+        case .graphQL(let graphQL, let http): HopLayout.graphQL(graphQL: graphQL.map(\.name), http: http.map(\.name), parser: parser).hops
+        case .middleware(let layers): HopLayout.middleware(layers.map(\.name)).hops
+        }
+    }
+}
+
+/// The hop layouts of one session's chains, worked out once per layout rather than once per
+/// operation.
+///
+/// Every operation wraps fresh interceptors (or middlewares), nearly always of the same types
+/// as the one before, and a hop's name costs a `String(describing:)` of its type — more than
+/// the rest of wrapping the hop. Each chain kind keeps its last layout, keyed by the layers'
+/// types, so operations on the same types share its hops (and the hops' name strings); type
+/// names are kept too. Owned by a session (or a benchmark rig), never by the process: two
+/// sessions never see each other's layouts.
+public final class HopLayouts: Sendable {
+    private let state = Mutex(State())
+
+    public init() {}
+
+    private struct State: Sendable {
+        var graphQL: Layout?
+        var middleware: Layout?
+        /// Type names spelled out, and whether the type stands in for another middleware
+        /// (``WrappingMiddleware``), whose name is then asked of each instance.
+        var names: [ObjectIdentifier: (name: String, wraps: Bool)] = [:]
+
+        mutating func entry(of value: Any) -> (name: String, wraps: Bool) {
+            let type = Swift.type(of: value)
+            if let entry = names[ObjectIdentifier(type)] { return entry }
+            let entry = (name: String(describing: type), wraps: value is any WrappingMiddleware)
+            names[ObjectIdentifier(type)] = entry
+            return entry
+        }
+
+        mutating func name(of value: Any) -> String { entry(of: value).name }
+
+        /// A middleware's hop name: its type's, or for a wrapper the wrapped middleware's.
+        mutating func name(of middleware: any ClientMiddleware) -> String {
+            guard entry(of: middleware).wraps, let wrapper = middleware as? any WrappingMiddleware else { return entry(of: middleware).name }
+            return wrapper.wrappedMiddlewareName
+        }
+    }
+
+    /// A layout kept: the layers' types in order, and the hops made for them.
+    private struct Layout: Sendable {
+        var types: [ObjectIdentifier]
+        var hops: [HopInfo]
+        /// For a middleware stack with wrappers, the names they gave (a wrapper's name is its
+        /// instance's, so the layout fits only while they name the same middlewares).
+        var wrapperNames: [String]?
+
+        // The types are compared in place: listing them for each operation would allocate.
+
+        /// Whether a GraphQL chain has layers of these types, in this order.
+        func fits(_ interceptors: RequestChain.Interceptors) -> Bool {
+            let graphQL = interceptors.graphQL, http = interceptors.http
+            guard types.count == graphQL.count + http.count + 1,
+                types[types.count - 1] == ObjectIdentifier(type(of: interceptors.parser))
+            else { return false }
+            for (index, interceptor) in graphQL.enumerated() where types[index] != ObjectIdentifier(type(of: interceptor)) {
+                return false
+            }
+            for (index, interceptor) in http.enumerated() where types[graphQL.count + index] != ObjectIdentifier(type(of: interceptor)) {
+                return false
+            }
+            return true
+        }
+
+        /// Whether a middleware stack has layers of these types, in this order.
+        func fits(_ middlewares: [any ClientMiddleware]) -> Bool {
+            guard types.count == middlewares.count else { return false }
+            for (index, middleware) in middlewares.enumerated() where types[index] != ObjectIdentifier(type(of: middleware)) {
+                return false
+            }
+            return true
+        }
+    }
+
+    /// The hops of a GraphQL chain of these interceptors.
+    func hops(of interceptors: RequestChain.Interceptors) -> [HopInfo] {
+        state.withLock { state in
+            if let last = state.graphQL, last.fits(interceptors) { return last.hops }
+            let hops = HopLayout.graphQL(
+                graphQL: interceptors.graphQL.map { state.name(of: $0) }, http: interceptors.http.map { state.name(of: $0) },
+                parser: state.name(of: interceptors.parser)
+            ).hops
+            let types = interceptors.graphQL.map { ObjectIdentifier(type(of: $0)) } + interceptors.http.map { ObjectIdentifier(type(of: $0)) }
+            state.graphQL = Layout(types: types + [ObjectIdentifier(type(of: interceptors.parser))], hops: hops)
+            return hops
+        }
+    }
+
+    /// The hops of a middleware stack of these middlewares.
+    func hops(of middlewares: [any ClientMiddleware]) -> [HopInfo] {
+        state.withLock { state in
+            if let last = state.middleware, last.fits(middlewares) {
+                guard let names = last.wrapperNames else { return last.hops }
+                if middlewares.map({ state.name(of: $0) }) == names { return last.hops }
+            }
+            let names = middlewares.map { state.name(of: $0) }
+            let wraps = middlewares.contains { state.entry(of: $0).wraps }
+            state.middleware = Layout(
+                types: middlewares.map { ObjectIdentifier(type(of: $0)) }, hops: HopLayout.middleware(names).hops,
+                wrapperNames: wraps ? names : nil)
+            return state.middleware!.hops
+        }
+    }
+}
+
+/// The type name of a value, as hop names and lint use it.
+func typeName(_ value: Any) -> String {
+    String(describing: type(of: value))
+}

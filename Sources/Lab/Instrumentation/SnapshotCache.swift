@@ -1,0 +1,172 @@
+import ChainKit
+import Foundation
+import Synchronization
+import Timeline
+
+/// Snapshots shared by the operations of one session (or owned by one operation).
+///
+/// A message usually passes several hops unchanged (a result climbs every post-flight as it
+/// left the parser), and operations of a lab mostly send the same requests and get the same
+/// answers. Snapshots are immutable values compared by content, so hops and operations that
+/// saw the same message share one: one allocation instead of one per event, less memory per
+/// event, and one JSON encoding of a result instead of one per hop.
+public final class SnapshotCache: Sendable {
+    private let state = Mutex(RecentSnapshots())
+
+    public init() {}
+
+    /// What a GraphQL hop saw going down; shared with the previous one when it showed the
+    /// same (a GraphQL hop shows the method, the endpoint and the added headers).
+    func snapshot(graphQL request: GraphQLRequest) -> HopSnapshot {
+        state.withLock { recent in
+            // Compared in place: binding the last pair would retain both.
+            if recent.lastGraphQLRequest?.isIdentical(to: request) == true, let snapshot = recent.lastGraphQLSnapshot {
+                return snapshot
+            }
+            let shown = ShownGraphQLRequest(
+                usesGET: request.usesGET, endpoint: request.graphQLEndpoint, headers: request.additionalHeaders, operation: request.operation,
+                sendsQueryDocument: request.sendsQueryDocument, sendsPersistedQueryHash: request.sendsPersistedQueryHash, clientAwareness: request.clientAwareness)
+            let snapshot = recent.graphQLRequest.snapshot(for: shown) { _ in HopSnapshot(graphQL: request) }
+            recent.lastGraphQLRequest = request
+            recent.lastGraphQLSnapshot = snapshot
+            return snapshot
+        }
+    }
+
+    /// A result on its way up; shared with the previous one when it was equal (for a result
+    /// read from a body: when it came from the same bytes).
+    func snapshot(result: GraphQLResponse) -> HopSnapshot {
+        state.withLock { recent in
+            // A result climbing hops that pass it on is the very one seen last: compared in
+            // place, by identity, without building a key.
+            if recent.lastResult?.isIdentical(to: result) == true, let snapshot = recent.lastResultSnapshot { return snapshot }
+            let snapshot = if let body = result.body {
+                recent.receivedResult.snapshot(for: ReceivedResult(source: result.source, body: body)) { _ in HopSnapshot(result: result) }
+            } else {
+                recent.result.snapshot(for: result, make: HopSnapshot.init(result:))
+            }
+            recent.lastResult = result
+            recent.lastResultSnapshot = snapshot
+            return snapshot
+        }
+    }
+
+    /// A result or a failure on its way up: the result shared as ``snapshot(result:)`` does.
+    func snapshot(outcome: Result<GraphQLResponse, any Error>) -> HopSnapshot {
+        switch outcome {
+        case .success(let response): snapshot(result: response)
+        case .failure(let error): HopSnapshot(error: error)
+        }
+    }
+
+    /// The records a cache write wrote; shared with the previous write's when they were equal.
+    func snapshot(cacheRecords records: RecordSet) -> HopSnapshot {
+        state.withLock { $0.cacheRecords.snapshot(for: records) { HopSnapshot(cacheRecords: $0) } }
+    }
+
+    /// What an HTTP hop or the transport saw going down; shared with the previous one when it
+    /// was equal.
+    func snapshot(_ request: NetworkRequest) -> HopSnapshot {
+        state.withLock { $0.networkRequest.snapshot(for: request) { HopSnapshot($0) } }
+    }
+
+    /// What a middleware or the middleware transport saw going down; shared with the previous
+    /// one when it was equal (the URL is worked out from the base URL once, not per hop).
+    func snapshot(_ request: HTTPRequest, baseURL: URL) -> HopSnapshot {
+        state.withLock {
+            $0.middlewareRequest.snapshot(for: MiddlewareRequest(request: request, baseURL: baseURL)) { HopSnapshot($0.request, baseURL: $0.baseURL) }
+        }
+    }
+
+    /// A response with its body as a transport received it; shared with the previous one
+    /// when it was equal.
+    func snapshot(response: some EditableResponse, body: Data) -> HopSnapshot {
+        state.withLock {
+            $0.receivedResponse.snapshot(for: ReceivedResponse(status: response.status, headers: response.headerFields, body: body)) {
+                HopSnapshot(headers: $0.headers, status: $0.status, body: BodyPreview($0.body))
+            }
+        }
+    }
+
+    /// A response head (status and headers, no body) on its way up; shared with the previous
+    /// one when it was equal, as an HTTP hop's post-flight and the parser's pre-flight are.
+    func snapshot(responseHead response: some EditableResponse) -> HopSnapshot {
+        state.withLock {
+            $0.responseHead.snapshot(for: ResponseHead(status: response.status, headers: response.headerFields)) {
+                HopSnapshot(headers: $0.headers, status: $0.status)
+            }
+        }
+    }
+}
+
+/// The last snapshot of each kind published and the message it shows.
+private struct RecentSnapshots: Sendable {
+    struct Slot<Message: Equatable & Sendable>: Sendable {
+        var message: Message?
+        var snapshot: HopSnapshot?
+
+        mutating func snapshot(for message: Message, make: (Message) -> HopSnapshot) -> HopSnapshot {
+            if let snapshot, self.message == message { return snapshot }
+            let made = make(message)
+            self.message = message
+            self.snapshot = made
+            return made
+        }
+    }
+
+    var graphQLRequest = Slot<ShownGraphQLRequest>()
+    /// The last request seen and its snapshot: a request passed on unchanged is identical to
+    /// it, which is cheaper to tell than equal.
+    var lastGraphQLRequest: GraphQLRequest?
+    var lastGraphQLSnapshot: HopSnapshot?
+    /// The last result seen and its snapshot, as for requests.
+    var lastResult: GraphQLResponse?
+    var lastResultSnapshot: HopSnapshot?
+    var result = Slot<GraphQLResponse>()
+    var receivedResult = Slot<ReceivedResult>()
+    var networkRequest = Slot<NetworkRequest>()
+    var cacheRecords = Slot<RecordSet>()
+    var middlewareRequest = Slot<MiddlewareRequest>()
+    var receivedResponse = Slot<ReceivedResponse>()
+    var responseHead = Slot<ResponseHead>()
+}
+
+/// What a result read from a body shows: the same bytes from the same source make the same
+/// result.
+private struct ReceivedResult: Equatable, Sendable {
+    var source: GraphQLResponse.Source
+    var body: Data
+}
+
+/// What ``HopSnapshot/init(_:baseURL:body:bodyLimit:)`` shows of a middleware's request.
+private struct MiddlewareRequest: Equatable, Sendable {
+    var request: HTTPRequest
+    var baseURL: URL
+}
+
+/// What ``HopSnapshot/init(response:body:)`` shows of a response with its body.
+private struct ReceivedResponse: Equatable, Sendable {
+    var status: Int
+    var headers: HTTPFields
+    var body: Data
+}
+
+/// What ``HopSnapshot/init(graphQL:)`` shows of a GraphQL request: comparing these is cheaper
+/// than comparing (and keeping a copy of) the whole request.
+private struct ShownGraphQLRequest: Equatable, Sendable {
+    var usesGET: Bool
+    var endpoint: URL
+    var headers: HTTPFields
+    /// What the body is made of.
+    var operation: GraphQLOperation
+    var sendsQueryDocument: Bool
+    var sendsPersistedQueryHash: Bool
+    var clientAwareness: ClientAwarenessMetadata?
+}
+
+/// What ``HopSnapshot/init(response:body:)`` shows of a response without its body.
+private struct ResponseHead: Equatable, Sendable {
+    var status: Int
+    var headers: HTTPFields
+}
+
