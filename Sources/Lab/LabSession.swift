@@ -50,7 +50,9 @@ public final class LabSession: Sendable {
         public var networkFailures: [RemoteFailure] = []
 
         /// What the run proves, from its events and outcomes (``RunFindings``).
-        public var findings: [Finding] { RunFindings.detect(events: events, requests: requests) }
+        public var findings: [Finding] { keptFindings ?? RunFindings.detect(events: events, requests: requests) }
+        /// The whole run's findings, kept when the result was filtered down to some requests.
+        var keptFindings: [Finding]?
 
         public var document: TraceDocument { TraceDocument(scenario: "", requests: requests, events: events, backend: backendCounters, findings: findings) }
     }
@@ -209,7 +211,11 @@ public final class LabSession: Sendable {
                     case .remote(let remote): Task { try? await remote.expireTokens() }
                     }
                 },
-                changed: onChange),
+                changed: onChange,
+                ruleSubject: { [operations = scenario.operations] stop, operation in
+                    let name = operations.indices.contains(operation) ? operations[operation].name : ""
+                    return stop.filterSubject(operation: name, events: store.events(request: stop.request))
+                }),
             defaultMode: defaultMode, script: replay == nil ? scenario.script : [], replay: replay, recordsLog: recordsLog)
         self.scheduler = scheduler
         let tokenURL = self.baseURL.appendingPathComponent("oauth/token").absoluteString
@@ -253,13 +259,17 @@ public final class LabSession: Sendable {
             cache.write(GraphQLResponse(source: .server, data: ["hero": ["id": "2001", "name": "R2-D2 (cached)"]]), for: Self.graphQLOperation(first))
         }
         launcher.withLock { $0 = { [weak self] operation, request in self?.start(operation: operation, request: request) } }
+        // A replay sets the rules it was recorded with itself.
+        if replay == nil, !scenario.breakpoints.isEmpty { scheduler.submit(.setBreakRules(scenario.breakpoints)) }
     }
 
     // MARK: - Running
 
     /// Launches the scenario's operations (or replays), runs until nothing can move, and
-    /// reports what happened.
+    /// reports what happened. A stop a breakpoint rule holds is recorded and released at
+    /// once, since nobody is there to release it.
     public func runHeadless() async -> RunResult {
+        scheduler.setReleasesRuleStops(true)
         if !scheduler.isReplaying {
             for operation in scenario.launch { scheduler.submit(.launch(operation: operation)) }
         }
@@ -302,21 +312,7 @@ public final class LabSession: Sendable {
     }
 
     /// The hops the current chain has, from the top, before any request runs.
-    public var chainHops: [HopInfo] {
-        switch chain {
-        case .graphQL(let graphQL, let http):
-            var hops = graphQL.enumerated().map { HopInfo(index: $0.offset, name: $0.element.name, kind: .graphql) }
-            hops.append(HopInfo(index: hops.count, name: "cache", kind: .cache))
-            for layer in http { hops.append(HopInfo(index: hops.count, name: layer.name, kind: .http)) }
-            hops.append(HopInfo(index: hops.count, name: "transport", kind: .transport))
-            hops.append(HopInfo(index: hops.count, name: "JSONResponseParsingInterceptor", kind: .parser))
-            return hops
-        case .middleware(let layers):
-            var hops = layers.enumerated().map { HopInfo(index: $0.offset, name: $0.element.name, kind: .middleware) }
-            hops.append(HopInfo(index: hops.count, name: "transport", kind: .transport))
-            return hops
-        }
-    }
+    public var chainHops: [HopInfo] { chain.hops }
 
     /// Whether the server has the lab's controls (expiring tokens, counters): false on a
     /// plain server reached with `--endpoint`.

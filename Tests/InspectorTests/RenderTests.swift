@@ -79,7 +79,7 @@ struct RenderTests {
         let driver = Driver(size: Size(width: 80, height: 24))
         await driver.press(.char("?"))
         expectSnapshot(driver.screen(), named: "help-80x24")
-        await driver.press(.pageDown, .pageDown, .pageDown, .pageDown, .pageDown, .pageDown, .pageDown, .pageDown)
+        await driver.press(.pageDown, .pageDown, .pageDown, .pageDown, .pageDown, .pageDown, .pageDown, .pageDown, .pageDown, .pageDown)
         let screen = driver.screen()
         #expect(screen[20] == "┌│q          quit — quit (asks y/n while requests are paused or running)      │┐")
         #expect(screen[21] == "│└────────────────────────────────────────────────────────────────────────────┘│")
