@@ -58,7 +58,7 @@ public enum Keymap {
         KeyBinding([.char("o")], .reorderChain, "reorder", "reorder the chain (applies to new operations)", hint: false),
         KeyBinding([.char("w")], .export, "export", "export the timeline as JSON, HAR or OTLP traces to a file", hint: false),
         KeyBinding([.char("y")], .showCurl, "curl", "show the curl command for this request at this hop", hint: false),
-        KeyBinding([.char("/")], .filter, "filter", "filter the Requests pane and the waterfall by an expression (~op NAME & ~c 4xx, ~h, ~u, ~b, ~hop, ~retry…; !, &, |); Esc clears", hint: false),
+        KeyBinding([.char("/")], .filter, "filter", "filter the Requests pane and the waterfall by an expression such as ~op Hero & ~c 4xx (? shows the grammar); Esc clears", hint: false),
         KeyBinding([.char("v")], .revealSecrets, "reveal", "reveal or mask secrets (Authorization, cookies, tokens)", hint: false),
         KeyBinding([.char("L")], .lintFindings, "lint", "lint findings of the chain (⚠ marks their hops); Enter jumps to the hop", hint: false),
         KeyBinding([.char("F")], .runFindings, "findings", "what the recorded events prove; Enter opens the events each cites", hint: false),
