@@ -19,7 +19,7 @@ extension Inspector {
     /// findings that cite it.
     static func filterSubject(_ row: RequestRow, _ lab: LabView) -> FilterSubject {
         FilterSubject(
-            operation: row.operation, events: lab.store.events(request: row.id).filter { $0.seq <= lab.lastSeq },
+            operation: row.operation, events: lab.timeline.events(request: row.id),
             failed: row.state == .failed, results: row.results,
             hasFinding: lab.findings?.contains { $0.requests.contains(row.id) } ?? false)
     }

@@ -91,6 +91,6 @@ struct FilterAndRulesTests {
         #expect(driver.state.lab.rules.map(\.isEnabled) == [false])
         await driver.press(.ctrl("d"))
         #expect(driver.state.lab.rules.isEmpty)
-        #expect(driver.session.scheduler.snapshot.rules.isEmpty)
+        #expect(driver.session.control.rules.isEmpty)
     }
 }

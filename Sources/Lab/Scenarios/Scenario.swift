@@ -1,5 +1,4 @@
 public import ChainKit
-import Timeline
 
 /// A lesson: a chain, how the backend behaves, the operations to launch and, optionally,
 /// the order in which they advance.
@@ -135,25 +134,5 @@ public struct Scenario: Sendable, Hashable {
         self.script = script
         self.prefillCache = prefillCache
         self.safetyCap = safetyCap
-    }
-}
-
-extension Scenario.Chain {
-    /// The hops the chain flattens to, from the top: its layers, with the cache step,
-    /// transport and parser where the chain has them.
-    public var hops: [HopInfo] {
-        switch self {
-        case .graphQL(let graphQL, let http):
-            var hops = graphQL.enumerated().map { HopInfo(index: $0.offset, name: $0.element.name, kind: .graphql) }
-            hops.append(HopInfo(index: hops.count, name: "cache", kind: .cache))
-            for layer in http { hops.append(HopInfo(index: hops.count, name: layer.name, kind: .http)) }
-            hops.append(HopInfo(index: hops.count, name: "transport", kind: .transport))
-            hops.append(HopInfo(index: hops.count, name: "JSONResponseParsingInterceptor", kind: .parser))
-            return hops
-        case .middleware(let layers):
-            var hops = layers.enumerated().map { HopInfo(index: $0.offset, name: $0.element.name, kind: .middleware) }
-            hops.append(HopInfo(index: hops.count, name: "transport", kind: .transport))
-            return hops
-        }
     }
 }

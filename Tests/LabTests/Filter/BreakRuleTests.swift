@@ -109,16 +109,16 @@ struct BreakRuleTests {
         let session = LabSession(scenario: scenario, defaultMode: .run)
         await session.perform(.setBreakRules([try Self.rule(Self.authOn401)]))
         await session.perform(.launch(operation: 0))
-        let held = session.scheduler.snapshot.parked
+        let held = session.control.parked
         #expect(held.map(\.place) == [.hop(1, .post)])
         #expect(held.map(\.held) == [true])
         await session.perform(.resume(request: 1))
         // Attempt 2 comes back up with a 200, and the request has had its 401: held again.
-        #expect(session.scheduler.snapshot.parked.map { "\($0.attempt) \($0.place)" } == ["2 hop 2 post"])
+        #expect(session.control.parked.map { "\($0.attempt) \($0.place)" } == ["2 hop 2 post"])
         await session.perform(.resume(request: 1))
         let original = session.result()
         #expect(original.requests.map(\.outcome) == [.success])
-        let log = session.scheduler.log
+        let log = session.commandLog
         #expect(log.first == RecordedCommand(command: .setBreakRules([try Self.rule(Self.authOn401)]), place: nil))
         #expect(log.contains(RecordedCommand(command: .resume(request: 1), place: .hop(1, .post))))
 
@@ -137,7 +137,7 @@ struct BreakRuleTests {
         let session = LabSession(scenario: scenario)
         let original = await session.runHeadless()
         #expect(original.events.filter { $0.phase == .paused }.count == 5)
-        let replayed = await LabSession(scenario: scenario, replay: session.scheduler.log).runHeadless()
+        let replayed = await LabSession(scenario: scenario, replay: session.commandLog).runHeadless()
         #expect(replayed.refusals.isEmpty)
         #expect(replayed.events == original.events)
     }
