@@ -11,7 +11,8 @@
 # Installs xvfb, xterm, imagemagick, fonts-dejavu-core and fonts-symbola (DejaVu has no
 # ⏸, the held marker; fontconfig falls back to Symbola for it) with apt-get when missing.
 # Settings (environment): CHAINLAB (binary, default .build/debug/chainlab),
-# SCREENSHOTS (output folder, default screenshots/), TIMEOUT (seconds per wait, 20).
+# SCREENSHOTS (output folder, default screenshots/), TIMEOUT (seconds per wait, 20),
+# ONLY (shot names separated by spaces, e.g. ONLY=light-theme: make only those).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -144,7 +145,7 @@ open_terminal() {
     t set -g remain-on-exit on
     rm -f "$work/windowid"
     xterm -geometry "${w}x${h}+0+0" -fa 'DejaVu Sans Mono' -fs 11 -u8 -tn xterm-256color \
-        -bg '#1d1f21' -fg '#d8d8d8' -cr '#d8d8d8' -b 6 +sb \
+        -bg "${xterm_bg:-#1d1f21}" -fg "${xterm_fg:-#d8d8d8}" -cr "${xterm_fg:-#d8d8d8}" -b 6 +sb \
         -xrm 'XTerm*allowBoldFonts: true' -xrm 'XTerm*boldColors: false' -xrm 'XTerm*forceBoxChars: true' \
         -e sh -c 'echo "$WINDOWID" > "$1"; shift; exec "$@"' sh "$work/windowid" \
         "${tmux_cmd[@]}" attach -t shot 2>"$work/xterm.log" &
@@ -181,113 +182,161 @@ capture() {
 
 # --- the screenshots -----------------------------------------------------------------
 
+# want NAME...: whether ONLY asks for any of these shots (no ONLY: every shot).
+want() {
+    local name
+    [[ -z "${ONLY:-}" ]] && return 0
+    for name in "$@"; do [[ " $ONLY " == *" $name "* ]] && return 0; done
+    return 1
+}
+
 # The main screen mid-trace on basics: #1 has been to the transport (200 · 12ms) and is
 # held on its way back up, at AutomaticPersistedQueryInterceptor's post-flight stop.
-shot=main
-open_terminal "$chainlab"
-wait_for "press n to start"
-keys n
-wait_for "⏸ #1 HeroQuery"
-press_until s "Hop 3 AutomaticPersistedQueryInterceptor · post-flight stop"
-wait_for "200 · 12ms"
-capture main
+if want main; then
+    shot=main
+    open_terminal "$chainlab"
+    wait_for "press n to start"
+    keys n
+    wait_for "⏸ #1 HeroQuery"
+    press_until s "Hop 3 AutomaticPersistedQueryInterceptor · post-flight stop"
+    wait_for "200 · 12ms"
+    capture main
+fi
 
 # A paused pre-flight: #1 held at the cache stop, Auth's hop selected in the chain, its
 # header diff (+ Authorization) in Detail.
-shot=paused-preflight
-open_terminal "$chainlab"
-wait_for "press n to start"
-keys n
-wait_for "⏸ #1 HeroQuery"
-press_until s "Hop 4 cache · pre-flight stop"
-keys Tab
-press_until k "Hop 2 AuthInterceptor · pre-flight" 4
-wait_for "+ Authorization"
-capture paused-preflight
+if want paused-preflight; then
+    shot=paused-preflight
+    open_terminal "$chainlab"
+    wait_for "press n to start"
+    keys n
+    wait_for "⏸ #1 HeroQuery"
+    press_until s "Hop 4 cache · pre-flight stop"
+    keys Tab
+    press_until k "Hop 2 AuthInterceptor · pre-flight" 4
+    wait_for "+ Authorization"
+    capture paused-preflight
+fi
 
 # The header editor at ResponseCodeInterceptor's pre-flight stop, refusing "Bad Name".
-shot=header-editor
-open_terminal "$chainlab"
-wait_for "press n to start"
-keys n
-wait_for "⏸ #1 HeroQuery"
-press_until s "Hop 5 ResponseCodeInterceptor · pre-flight stop"
-keys e
-wait_for "Edit request headers"
-keys C-n
-type_text "Bad Name"
-keys Tab
-type_text "1"
-wait_for "Bad Name"
-keys Enter
-wait_for 'header name "Bad Name" is not a valid token'
-capture header-editor
+if want header-editor; then
+    shot=header-editor
+    open_terminal "$chainlab"
+    wait_for "press n to start"
+    keys n
+    wait_for "⏸ #1 HeroQuery"
+    press_until s "Hop 5 ResponseCodeInterceptor · pre-flight stop"
+    keys e
+    wait_for "Edit request headers"
+    keys C-n
+    type_text "Bad Name"
+    keys Tab
+    type_text "1"
+    wait_for "Bad Name"
+    keys Enter
+    wait_for 'header name "Bad Name" is not a valid token'
+    capture header-editor
+fi
 
 # refresh-storm: #1 and #2 both held at the TokenManager's refresh stop, holding the
 # same refresh token; the timeline shows both passes.
-shot=refresh-storm
-open_terminal "$chainlab refresh-storm"
-wait_for "press n to start"
-keys n n
-wait_for "#2 HeroQuery"
-keys g
-wait_for "Chain · #1 HeroQuery"
-press_until s "TokenManager refresh · stop · held"
-keys G
-wait_for "Chain · #2 HeroQuery"
-press_until s "TokenManager refresh · stop · held"
-capture refresh-storm
+if want refresh-storm storm-after; then
+    shot=refresh-storm
+    open_terminal "$chainlab refresh-storm"
+    wait_for "press n to start"
+    keys n n
+    wait_for "#2 HeroQuery"
+    keys g
+    wait_for "Chain · #1 HeroQuery"
+    press_until s "TokenManager refresh · stop · held"
+    keys G
+    wait_for "Chain · #2 HeroQuery"
+    press_until s "TokenManager refresh · stop · held"
+    capture refresh-storm
 
-# After the race: #1 released first succeeded, #2 failed with invalid_grant; #2's refresh
-# row selected, Detail showing the token endpoint's answer after the fact.
-shot=storm-after
-keys g c
-wait_for "✓ #1 HeroQuery 200"
-keys G c
-wait_for "✕ #2 HeroQuery invalid_grant"
-keys Tab G
-wait_for "TokenManager refresh · answer"
-capture storm-after
+    # After the race: #1 released first succeeded, #2 failed with invalid_grant; #2's refresh
+    # row selected, Detail showing the token endpoint's answer after the fact.
+    shot=storm-after
+    keys g c
+    wait_for "✓ #1 HeroQuery 200"
+    keys G c
+    wait_for "✕ #2 HeroQuery invalid_grant"
+    keys Tab G
+    wait_for "TokenManager refresh · answer"
+    capture storm-after
+fi
 
 # An 80x24 terminal: token-expiry finished, its first attempt shown again ([): the 401,
 # the refresh row and its 200, the retry.
-shot=attempts-80x24
-open_terminal "$chainlab token-expiry" 80 24
-wait_for "press n to start"
-keys n
-wait_for "⏸ #1 HeroQuery"
-keys c
-wait_for "attempt 2 of 2"
-keys '['
-wait_for "attempt 1 of 2"
-capture attempts-80x24
+if want attempts-80x24; then
+    shot=attempts-80x24
+    open_terminal "$chainlab token-expiry" 80 24
+    wait_for "press n to start"
+    keys n
+    wait_for "⏸ #1 HeroQuery"
+    keys c
+    wait_for "attempt 2 of 2"
+    keys '['
+    wait_for "attempt 1 of 2"
+    capture attempts-80x24
+fi
 
 # The help overlay over basics stepped to the transport.
-shot=help
-open_terminal "$chainlab"
-wait_for "press n to start"
-keys n
-wait_for "⏸ #1 HeroQuery"
-press_until s "Hop 6 transport · pre-flight stop"
-keys '?'
-wait_for "Help (j/k"
-capture help
+if want help; then
+    shot=help
+    open_terminal "$chainlab"
+    wait_for "press n to start"
+    keys n
+    wait_for "⏸ #1 HeroQuery"
+    press_until s "Hop 6 transport · pre-flight stop"
+    keys '?'
+    wait_for "Help (j/k"
+    capture help
+fi
 
 # `chainlab trace token-expiry` in the terminal, sized so no line wraps.
-shot=trace
-trace=$("$chainlab" trace token-expiry)
-width=$(($(wc -L <<<"$trace") + 2))
-((width < cols)) && width=$cols
-height=$(($(wc -l <<<"$trace") + 3))
-((height < 20)) && height=20
-cat >"$work/trace.sh" <<'SCRIPT'
+if want trace; then
+    shot=trace
+    trace=$("$chainlab" trace token-expiry)
+    width=$(($(wc -L <<<"$trace") + 2))
+    ((width < cols)) && width=$cols
+    height=$(($(wc -l <<<"$trace") + 3))
+    ((height < 20)) && height=20
+    cat >"$work/trace.sh" <<'SCRIPT'
 printf '$ chainlab trace token-expiry\n'
 "$1" trace token-expiry
 exec sleep 100000
 SCRIPT
-open_terminal "sh $work/trace.sh $chainlab" "$width" "$height"
-wait_for "backend apqMisses="
-capture trace
+    open_terminal "sh $work/trace.sh $chainlab" "$width" "$height"
+    wait_for "backend apqMisses="
+    capture trace
+fi
+
+# The light theme on a light terminal: token-expiry with a request that refreshed and
+# succeeded, one failed by hand (transport error) and one held in step mode.
+if want light-theme; then
+    shot=light-theme
+    xterm_bg='#fafafa' xterm_fg='#1d1f21' open_terminal "$chainlab token-expiry --theme light"
+    wait_for "press n to start"
+    keys n
+    wait_for "⏸ #1 HeroQuery"
+    keys c
+    wait_for "✓ #1 HeroQuery 200"
+    keys n
+    wait_for "⏸ #2 HeroQuery"
+    keys j
+    wait_for "Chain · #2 HeroQuery"
+    keys x
+    wait_for "Fail request #2 here"
+    keys e
+    wait_for "✕ #2 HeroQuery"
+    keys n
+    wait_for "⏸ #3 HeroQuery"
+    keys G
+    wait_for "Chain · #3 HeroQuery"
+    press_until s "Hop 3 AutomaticPersistedQueryInterceptor · pre-flight stop"
+    capture light-theme
+fi
 
 # A filtered session: refresh-storm's five requests after the storm, filtered to the four
 # that never retried and that a finding cites; a rule breakpoint (answer if ~c 5xx) is marked

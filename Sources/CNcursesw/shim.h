@@ -43,6 +43,9 @@ static inline attr_t cn_a_dim(void) { return A_DIM; }
 static inline attr_t cn_a_reverse(void) { return A_REVERSE; }
 static inline attr_t cn_a_underline(void) { return A_UNDERLINE; }
 
+/// KEY_MOUSE, the key code curses gives a mouse report it decodes itself.
+static inline int cn_key_mouse(void) { return KEY_MOUSE; }
+
 /// KEY_F(n), the key code of function key n.
 static inline int cn_key_f(int n) { return KEY_F(n); }
 

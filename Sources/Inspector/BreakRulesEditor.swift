@@ -21,18 +21,19 @@ extension Inspector {
     static func handleBreakRulesKey(_ editor: BreakRulesEditor, _ key: Key, _ state: inout InspectorState) -> [InspectorEffect] {
         var editor = editor
         var rules = state.lab.rules
-        switch key {
-        case .escape:
+        let action = OverlayKeymap.action(for: key, in: .breakRules)
+        switch action {
+        case .close:
             state.modal = nil
             return []
-        case .up: editor.selected = max(0, editor.selected - 1)
-        case .down: editor.selected = min(max(0, rules.count - 1), editor.selected + 1)
-        case .ctrl("t"), .ctrl("d"):
+        case .selectUp: editor.selected = max(0, editor.selected - 1)
+        case .selectDown: editor.selected = min(max(0, rules.count - 1), editor.selected + 1)
+        case .toggle, .deleteRow:
             guard rules.indices.contains(editor.selected) else {
-                editor.error = "no rule to \(key == .ctrl("t") ? "switch" : "delete"); type one and press Enter"
+                editor.error = "no rule to \(action == .toggle ? "switch" : "delete"); type one and press Enter"
                 break
             }
-            if key == .ctrl("t") {
+            if action == .toggle {
                 rules[editor.selected].isEnabled.toggle()
             } else {
                 rules.remove(at: editor.selected)
@@ -40,7 +41,7 @@ extension Inspector {
             }
             editor.error = nil
             return setRules(rules, editor, &state)
-        case .enter:
+        case .apply:
             let text = editor.input.text
             guard !text.allSatisfy(\.isWhitespace) else { break }
             do {
@@ -103,6 +104,6 @@ extension Inspector {
         } else {
             _ = buffer.set(line: Fitting.cut(Line("pre@HOP · post@HOP · answer · refresh, then optionally: if FILTER", style: .dim), to: inner.width), at: Position(x: inner.x, y: inputRow + 1), clip: inner)
         }
-        _ = buffer.set(line: Fitting.cut(Line("Enter add · ↑/↓ select · Ctrl-T on/off · Ctrl-D delete · Esc close", style: .dim), to: inner.width), at: Position(x: inner.x, y: inner.maxY - 1), clip: inner)
+        _ = buffer.set(line: Fitting.cut(Line(OverlayKeymap.hints(.breakRules), style: .dim), to: inner.width), at: Position(x: inner.x, y: inner.maxY - 1), clip: inner)
     }
 }

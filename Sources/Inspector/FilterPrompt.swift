@@ -43,11 +43,11 @@ extension Inspector {
     /// filter) or shows where it is wrong and keeps the filter in force; Esc clears it.
     static func handleFilterKey(_ prompt: FilterPrompt, _ key: Key, _ state: inout InspectorState) {
         var prompt = prompt
-        switch key {
-        case .escape:
+        switch OverlayKeymap.action(for: key, in: .filter) {
+        case .clear:
             state.modal = nil
             clearFilter(&state)
-        case .enter:
+        case .apply:
             let text = prompt.input.text
             guard !text.allSatisfy(\.isWhitespace) else {
                 state.modal = nil

@@ -93,7 +93,7 @@ extension Inspector {
             return renderCitedEvent(entries[list.selected].cited, open, state, in: area, into: &buffer)
         }
         let what = list.kind == .lint ? "Lint findings of the chain" : "Findings of the run"
-        var lines = [Line(list.kind == .lint ? "j/k select · Enter jump to the hop · Esc close" : "j/k select · Enter open the events it cites · Esc close", style: .dim)]
+        var lines = [Line(OverlayKeymap.hints(.findings), style: .dim)]
         if entries.isEmpty { lines.append(Line(list.kind == .lint ? "no lint rule applies to this chain" : "the events prove no finding yet", style: .dim)) }
         for (index, entry) in entries.enumerated() {
             lines.append(contentsOf: index == list.selected ? entry.lines.map { Line($0.spans.map { Span($0.text, style: .reverse) }) } : entry.lines)
@@ -109,7 +109,7 @@ extension Inspector {
         let event = cited[index]
         let masking: SecretMasking = state.revealSecrets ? .revealed : .masked
         var lines = [
-            Line("n/j next · p/k previous · Enter go to #\(event.request) at this hop · Esc back to the list", style: .dim),
+            Line(OverlayKeymap.hints(.findingEvent), style: .dim),
             Line(TextTrace.line(for: event, masking: masking)),
         ]
         if let method = event.method, let url = event.url { lines.append(Line([Span(method + " ", style: .bold), Span(masking.url(url))])) }
@@ -133,11 +133,11 @@ extension Inspector {
         var list = list
         if let open = list.openEvent, entries.indices.contains(list.selected) {
             let cited = entries[list.selected].cited
-            switch key {
-            case .char("n"), .char("j"), .down: list.openEvent = min(open + 1, max(0, cited.count - 1))
-            case .char("p"), .char("k"), .up: list.openEvent = max(0, open - 1)
-            case .escape: list.openEvent = nil
-            case .enter:
+            switch OverlayKeymap.action(for: key, in: .findingEvent) {
+            case .next: list.openEvent = min(open + 1, max(0, cited.count - 1))
+            case .previous: list.openEvent = max(0, open - 1)
+            case .back: list.openEvent = nil
+            case .jump:
                 state.modal = nil
                 if cited.indices.contains(open) { go(to: cited[open].request, hop: cited[open].hop, &state) }
                 return []
@@ -146,10 +146,10 @@ extension Inspector {
             state.modal = .findings(list)
             return []
         }
-        switch key {
-        case .down, .char("j"): list.selected = min(list.selected + 1, max(0, entries.count - 1))
-        case .up, .char("k"): list.selected = max(0, list.selected - 1)
-        case .enter:
+        switch OverlayKeymap.action(for: key, in: .findings) {
+        case .selectDown: list.selected = min(list.selected + 1, max(0, entries.count - 1))
+        case .selectUp: list.selected = max(0, list.selected - 1)
+        case .open:
             guard entries.indices.contains(list.selected) else {
                 state.modal = nil
                 return []

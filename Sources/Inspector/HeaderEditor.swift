@@ -64,24 +64,24 @@ public struct HeaderEditor: Sendable, Hashable {
 
     /// Handles one key.
     public mutating func handle(_ key: Key) -> Outcome {
-        switch key {
-        case .escape: return .cancelled
-        case .enter:
+        switch OverlayKeymap.action(for: key, in: .editor) {
+        case .cancel: return .cancelled
+        case .apply:
             if let command = validated() { return .confirmed(command) }
             return .editing
-        case .ctrl("r"): revealsSecrets.toggle()
-        case .up: row = max(0, row - 1)
-        case .down: row = min(rows.count - 1, row + 1)
-        case .tab:
+        case .reveal: revealsSecrets.toggle()
+        case .selectUp: row = max(0, row - 1)
+        case .selectDown: row = min(rows.count - 1, row + 1)
+        case .nextField:
             if column == 0 { column = 1 } else if row < rows.count - 1 { row += 1; column = isStatusRow(row) ? 1 : 0 }
-        case .backTab:
+        case .previousField:
             if column == 1 && !isStatusRow(row) { column = 0 } else if row > 0 { row -= 1; column = 1 }
-        case .ctrl("n"):
+        case .addRow:
             rows.insert(Row(name: TextInput(text: "", isFocused: false), value: TextInput(text: "", isFocused: false)), at: row + 1)
             shiftErrors(from: row + 1, by: 1)
             row += 1
             column = 0
-        case .ctrl("d"):
+        case .deleteRow:
             guard !isStatusRow(row) else { break }
             rows.remove(at: row)
             errors[row] = nil

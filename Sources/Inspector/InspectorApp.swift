@@ -45,13 +45,18 @@ public enum InspectorApp {
     /// then draws only that state.
     ///
     /// With `liveExport`, each operation's trace goes to an OTLP receiver once it ends; what
-    /// that export reports shows in the status line.
+    /// that export reports shows in the status line. `config` gives the keys in force and
+    /// the export format offered first.
     public static func run(
         session: LabSession, terminal: any Terminal, idleRedraw: Duration = .milliseconds(50),
-        liveExport: OTLPLiveExport? = nil
+        liveExport: OTLPLiveExport? = nil, config: InspectorConfig = InspectorConfig()
     ) async -> Outcome {
         let builder = LabViewBuilder(session: session)
         var state = InspectorState(scenario: session.scenario, lab: builder.view(), size: terminal.size, symbols: terminal.symbols)
+        state.keys = config.keys
+        state.exportFormat = config.exportFormat ?? .json
+        // Where the frame on screen put things, for the mouse.
+        var map = ScreenMap()
         _ = Inspector.update(&state, .labChanged(builder.view()))
         let labChanged = Locked(false)
         let watcher = Task {
@@ -73,7 +78,7 @@ public enum InspectorApp {
                 needsDraw = true
             }
             if needsDraw {
-                terminal.draw { Inspector.render(state, into: &$0) }
+                terminal.draw { map = Inspector.render(state, into: &$0) }
                 needsDraw = false
             }
             guard let key = terminal.readKey(timeout: idleRedraw) else { continue }
@@ -82,7 +87,8 @@ public enum InspectorApp {
                 _ = Inspector.update(&state, .resize(terminal.size))
                 continue
             }
-            for effect in Inspector.update(&state, .key(key)) {
+            let message: InspectorMessage = if case .mouse(let event) = key { .mouse(event, map) } else { .key(key) }
+            for effect in Inspector.update(&state, message) {
                 if perform(effect, session: session, state: &state) == .quit { break loop }
             }
         }

@@ -59,6 +59,10 @@ public struct InspectorState: Sendable {
     public var modal: Overlay?
     public var notice: Notice?
     public var symbols: Symbols
+    /// The keys in force: the standard keymap with the config file's bindings over it.
+    public var keys: KeyBindings = .standard
+    /// The format the export overlay (`w`) offers first.
+    public var exportFormat: ExportPrompt.Format = .json
     /// Where the selected request was held when the lab last changed, so the selection
     /// follows a request being stepped.
     var followedPlace: StopPlace?
@@ -159,6 +163,8 @@ public enum Overlay: Sendable, Hashable {
 /// Something that happened: a key, a change in the lab, a new terminal size.
 public enum InspectorMessage: Sendable {
     case key(Key)
+    /// A mouse report, with the map of the frame it was made on.
+    case mouse(MouseEvent, ScreenMap)
     case resize(Size)
     case labChanged(LabView)
     case exportFinished(path: String, error: String?)

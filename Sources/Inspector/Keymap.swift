@@ -37,8 +37,9 @@ public struct KeyBinding: Sendable, Hashable {
     public var keyNames: String { keys.map(\.name).joined(separator: "/") }
 }
 
-/// The one keymap. The help overlay, the status line and the README's key table are all
-/// generated from it.
+/// The one keymap: the standard keys. The keys in force are ``KeyBindings`` (this table
+/// with the config file's bindings over it); the help overlay, the status line and the
+/// README's key table are all generated from them.
 public enum Keymap {
     public static let bindings: [KeyBinding] = [
         KeyBinding([.char("n")], .newOperation, "new", "start an operation of the scenario"),
@@ -85,24 +86,4 @@ public enum Keymap {
         KeyBinding([.char("?")], .help, "help", "show this help: the panes, the symbols and every key", rank: 0),
         KeyBinding([.char("q")], .quit, "quit", "quit (asks y/n while requests are paused or running)", rank: 0),
     ]
-
-    /// The action bound to `key`, if any.
-    public static func action(for key: Key) -> Action? {
-        bindings.first { $0.keys.contains(key) }?.action
-    }
-
-    /// The binding of `action`.
-    public static func binding(_ action: Action) -> KeyBinding {
-        bindings.first { $0.action == action }!
-    }
-
-    /// The README's key table, in Markdown.
-    public static var markdownTable: String {
-        var lines = ["| key | action | what it does |", "| --- | --- | --- |"]
-        for binding in bindings {
-            let keys = binding.keys.map { "`\($0.name == "|" ? "\\|" : $0.name)`" }.joined(separator: " ")
-            lines.append("| \(keys) | \(binding.name) | \(binding.summary) |")
-        }
-        return lines.joined(separator: "\n") + "\n"
-    }
 }

@@ -17,8 +17,11 @@ extension Inspector {
     static let removed = Style(foreground: .red)
     static let focusStyle = Style(foreground: .cyan, attributes: .bold)
 
-    /// Draws the whole screen for `state` into `buffer`.
-    public static func render(_ state: InspectorState, into buffer: inout Buffer) {
+    /// Draws the whole screen for `state` into `buffer`, and says where it put what a click
+    /// can reach.
+    @discardableResult
+    public static func render(_ state: InspectorState, into buffer: inout Buffer) -> ScreenMap {
+        var map = ScreenMap()
         let area = buffer.area
         guard area.width >= minimumSize.width, area.height >= minimumSize.height else {
             let text = "enlarge the terminal (\(minimumSize.width)x\(minimumSize.height) or more)"
@@ -29,20 +32,22 @@ extension Inspector {
                 rest = rest.dropFirst(area.width)
             }
             Paragraph(lines).render(in: area, into: &buffer)
-            return
+            return map
         }
         let statusRow = Rect(x: 0, y: area.height - 1, width: area.width, height: 1)
         let body = Rect(x: 0, y: 0, width: area.width, height: area.height - 1)
         for (pane, rect) in layout(state, body: body) {
+            map.add(rect, .pane(pane))
             switch pane {
-            case .requests: renderRequests(state, in: rect, into: &buffer)
-            case .chain: renderChain(state, in: rect, into: &buffer)
-            case .timeline: renderTimeline(state, in: rect, into: &buffer)
+            case .requests: renderRequests(state, in: rect, into: &buffer, map: &map)
+            case .chain: renderChain(state, in: rect, into: &buffer, map: &map)
+            case .timeline: renderTimeline(state, in: rect, into: &buffer, map: &map)
             case .detail: renderDetail(state, in: rect, into: &buffer)
             }
         }
-        renderStatus(state, in: statusRow, into: &buffer)
+        renderStatus(state, in: statusRow, into: &buffer, map: &map)
         if let modal = state.modal { renderModal(modal, state, in: body, into: &buffer) }
+        return map
     }
 
     /// Terminals at least this wide put Detail beside the Chain pane.
@@ -120,7 +125,7 @@ extension Inspector {
         return Fitting.cut(candidates.first { $0.width <= width } ?? candidates[candidates.count - 1], to: width)
     }
 
-    static func renderRequests(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
+    static func renderRequests(_ state: InspectorState, in area: Rect, into buffer: inout Buffer, map: inout ScreenMap) {
         let rows = state.visibleRequests
         let title = state.filter.map { "Requests · \($0)" } ?? "Requests"
         let frame = block(title, focused: state.focus == .requests, state)
@@ -135,6 +140,7 @@ extension Inspector {
         let first = max(0, min((selected ?? 0) - inner.height + 1, rows.count - inner.height))
         let window = rows[first..<min(rows.count, first + inner.height)]
         List(window.map { requestLine($0, width: inner.width) }, selected: selected.map { $0 - first }, highlightStyle: state.focus == .requests ? .reverse : .bold).render(in: inner, into: &buffer)
+        for (offset, row) in window.enumerated() { map.add(Rect(x: inner.x, y: inner.y + offset, width: inner.width, height: 1), .request(row.id)) }
     }
 
     // MARK: - Timeline
@@ -156,28 +162,24 @@ extension Inspector {
 
     // MARK: - Status line
 
-    /// The bindings that do something now, for the status line.
+    /// The bindings that do something now, for the status line: the hints the keymap
+    /// offers that ``KeyBindings/disabledReason(_:in:)`` lets through.
     public static func activeHints(_ state: InspectorState) -> [KeyBinding] {
-        let held = state.heldStop
-        return Keymap.bindings.filter { binding in
-            guard binding.isHint else { return false }
-            switch binding.action {
-            case .step, .continueRequest, .fail: return held != nil
-            case .editHeaders: return held.map { $0.capabilities.canEditRequest || $0.capabilities.canEditResponse } ?? false
-            case .force401: return held?.capabilities.canForce401 ?? false
-            case .forceRetry: return held.map { $0.capabilities.retryRefusal == nil } ?? false
-            case .continueAll: return state.lab.parked.values.contains(where: \.held)
-            default: return true
-            }
-        }
+        state.keys.bindings.filter { $0.isHint && state.keys.disabledReason($0.action, in: state) == nil }
     }
 
     /// The status line's hints for `width` columns: navigation, help and quit always; the
     /// actions that apply now as room allows, the lower-ranked ones dropped first; shown in
     /// keymap order, navigation last.
     public static func statusHints(_ state: InspectorState, width: Int) -> [StatusLine.Hint] {
+        statusEntries(state, width: width).map(\.hint)
+    }
+
+    /// The status line's hints with the action each runs, for clicks on them.
+    static func statusEntries(_ state: InspectorState, width: Int) -> [(hint: StatusLine.Hint, action: Action)] {
         func hint(_ binding: KeyBinding) -> StatusLine.Hint {
-            binding.action == .down ? StatusLine.Hint("j/k", "move") : StatusLine.Hint(binding.keys[0].name, binding.name)
+            binding.action == .down && binding.keys.first == .char("j") && state.keys.binding(.up).keys.first == .char("k")
+                ? StatusLine.Hint("j/k", "move") : StatusLine.Hint(binding.keys.first?.name ?? "", binding.name)
         }
         func columns(_ hints: [StatusLine.Hint]) -> Int {
             hints.reduce(0) { $0 + TextWidth.of($1.key) + 1 + TextWidth.of($1.action) } + max(0, hints.count - 1) * 2
@@ -190,18 +192,18 @@ extension Inspector {
             if columns(candidate.map(hint)) <= width { chosen.insert(binding.action) }
         }
         let shown = active.filter { chosen.contains($0.action) }
-        return (shown.filter { $0.rank > 0 } + shown.filter { $0.rank == 0 }).map(hint)
+        return (shown.filter { $0.rank > 0 } + shown.filter { $0.rank == 0 }).map { (hint($0), $0.action) }
     }
 
-    static func renderStatus(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
+    static func renderStatus(_ state: InspectorState, in area: Rect, into buffer: inout Buffer, map: inout ScreenMap) {
         if let notice = state.notice {
             // Navigation, help and quit stay at the right end unless the notice needs the
             // whole line (it is gone at the next key).
-            let essential = statusHints(state, width: 0)
-            let width = essential.reduce(0) { $0 + TextWidth.of($1.key) + 1 + TextWidth.of($1.action) } + max(0, essential.count - 1) * 2
+            let essential = statusEntries(state, width: 0)
+            let width = essential.reduce(0) { $0 + TextWidth.of($1.hint.key) + 1 + TextWidth.of($1.hint.action) } + max(0, essential.count - 1) * 2
             let room = TextWidth.of(notice.text) + 1 + 2 + width <= area.width ? area.width - width - 2 : area.width
             _ = buffer.set(line: Fitting.cut(Line(" " + notice.text, style: notice.isError ? bad : accent), to: room), at: area.origin, clip: area)
-            if room < area.width { StatusLine(essential).render(in: Rect(x: area.maxX - width, y: area.y, width: width, height: 1), into: &buffer) }
+            if room < area.width { renderHints(essential, trailing: nil, in: Rect(x: area.maxX - width, y: area.y, width: width, height: 1), into: &buffer, map: &map) }
             return
         }
         var line = area
@@ -213,6 +215,13 @@ extension Inspector {
             line = Rect(x: area.x + used, y: area.y, width: max(0, area.width - used), height: 1)
         }
         let findings = findingsSummary(state)
-        StatusLine(statusHints(state, width: line.width), trailing: findings.isEmpty ? state.scenario.name : findings + " · " + state.scenario.name).render(in: line, into: &buffer)
+        renderHints(statusEntries(state, width: line.width), trailing: findings.isEmpty ? state.scenario.name : findings + " · " + state.scenario.name, in: line, into: &buffer, map: &map)
+    }
+
+    /// Draws key hints and marks where each landed, so a click on one runs its key.
+    static func renderHints(_ entries: [(hint: StatusLine.Hint, action: Action)], trailing: String?, in area: Rect, into buffer: inout Buffer, map: inout ScreenMap) {
+        let line = StatusLine(entries.map(\.hint), trailing: trailing)
+        line.render(in: area, into: &buffer)
+        for (rect, entry) in zip(line.hintAreas(in: area), entries) { map.add(rect, .hint(entry.action)) }
     }
 }

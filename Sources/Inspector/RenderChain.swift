@@ -130,7 +130,7 @@ extension Inspector {
         return title
     }
 
-    static func renderChain(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
+    static func renderChain(_ state: InspectorState, in area: Rect, into buffer: inout Buffer, map: inout ScreenMap) {
         let frame = block(chainTitle(state), focused: state.focus == .chain, state)
         frame.render(in: area, into: &buffer)
         let inner = frame.inner(area)
@@ -181,6 +181,9 @@ extension Inspector {
         for (index, cells) in rows.enumerated().dropFirst(offset).prefix(visible) {
             let y = inner.y + 1 + index - offset
             draw(cells, y: y)
+            map.add(Rect(x: inner.x, y: y, width: inner.width, height: 1), .hop(index, side: nil))
+            map.add(Rect(x: columns[1].x, y: y, width: columns[2].x - columns[1].x, height: 1), .hop(index, side: .pre))
+            map.add(Rect(x: columns[2].x, y: y, width: columns[2].width, height: 1), .hop(index, side: .post))
             guard index == state.selectedHop else { continue }
             let side = columns[state.selectedSide == .pre ? 1 : 2]
             if state.focus == .chain {

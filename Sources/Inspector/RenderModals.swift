@@ -5,8 +5,12 @@ import Timeline
 public import TerminalUI
 
 extension Inspector {
-    /// The help overlay's lines: the panes, the symbols, then every key from the keymap.
-    public static var helpLines: [Line] {
+    /// The help overlay's lines with the standard keys, as `chainlab keys` prints them.
+    public static var helpLines: [Line] { helpLines(keys: .standard) }
+
+    /// The help overlay's lines: the panes, the symbols, every key in force and each
+    /// overlay's keys. With a state, a key that does nothing there says why.
+    public static func helpLines(keys: KeyBindings, state: InspectorState? = nil) -> [Line] {
         func section(_ title: String) -> Line { Line(title, style: accent.patched(with: .bold)) }
         func entry(_ term: String, _ text: String, width: Int) -> Line {
             Line([Span(term.padding(toLength: width, withPad: " ", startingAt: 0), style: .bold), Span(text)])
@@ -44,9 +48,18 @@ extension Inspector {
         ]
         lines += grammar.map { entry($0.0, $0.1, width: 11) }
         lines += [Line(""), section("Keys")]
-        let width = Keymap.bindings.map(\.keyNames.count).max() ?? 0
-        lines += Keymap.bindings.map { binding in
-            Line([Span(binding.keyNames.padding(toLength: width + 2, withPad: " ", startingAt: 0), style: .bold), Span(binding.name, style: accent), Span(" — " + binding.summary)])
+        let width = keys.bindings.map(\.keyNames.count).max() ?? 0
+        lines += keys.bindings.map { binding in
+            var spans = [Span(binding.keyNames.padding(toLength: width + 2, withPad: " ", startingAt: 0), style: .bold), Span(binding.name, style: accent), Span(" — " + binding.summary)]
+            if let state, let reason = keys.disabledReason(binding.action, in: state) { spans.append(Span(" (not now: \(reason.text))", style: .dim)) }
+            return Line(spans)
+        }
+        for overlay in OverlayKeymap.Overlay.allCases {
+            lines += [Line(""), section(overlay.title)]
+            let rows = OverlayKeymap.bindings(overlay)
+            let names = rows.map { $0.keys.isEmpty ? "other keys" : $0.keys.map(\.name).joined(separator: "/") }
+            let width = names.map(\.count).max() ?? 0
+            lines += zip(names, rows).map { entry($0, $1.summary, width: width + 2) }
         }
         return lines
     }
@@ -63,16 +76,16 @@ extension Inspector {
         }
         switch modal {
         case .help(let scroll):
-            show("Help (j/k PgUp/PgDn scroll, any other key closes)", helpLines, height: area.height - 2, wrap: true, scroll: scroll)
+            show("Help (j/k PgUp/PgDn scroll, any other key closes)", helpLines(keys: state.keys, state: state), height: area.height - 2, wrap: true, scroll: scroll)
         case .confirmQuit:
             let open = state.lab.requests.filter { $0.state != .succeeded && $0.state != .failed }.count
-            show("Quit?", [Line("\(open) request\(open == 1 ? " is" : "s are") paused or running; quitting cancels \(open == 1 ? "it" : "them")."), Line([Span("y", style: .bold), Span(" quit   "), Span("n", style: .bold), Span(" stay")])])
+            show("Quit?", [Line("\(open) request\(open == 1 ? " is" : "s are") paused or running; quitting cancels \(open == 1 ? "it" : "them")."), Line(OverlayKeymap.hints(.confirmQuit), style: .dim)])
         case .scenarioInfo:
             show("\(state.scenario.name) · \(state.scenario.summary)", aboutLines(state))
         case .curl(let title, let command):
             show(title, Line.lines(of: command) + [Line(""), Line(state.revealSecrets ? "secrets revealed" : "secrets masked · v to reveal, then y again", style: .dim)], wrap: true)
         case .failPicker(let request):
-            show("Fail request #\(request) here", [Line([Span("t", style: .bold), Span(" timeout   "), Span("c", style: .bold), Span(" cancellation   "), Span("e", style: .bold), Span(" transport error   "), Span("Esc", style: .bold), Span(" back")])])
+            show("Fail request #\(request) here", [Line(OverlayKeymap.hints(.failPicker))])
         case .filter(let prompt):
             renderFilterPrompt(prompt, in: area, into: &buffer)
         case .breakRules(let editor):
@@ -84,12 +97,12 @@ extension Inspector {
             let label = "search Detail: "
             _ = buffer.set(string: label, at: box.origin, style: accent, clip: box)
             let count = state.detailSearch.isEmpty ? "" : matches == 0 ? "no match" : "\(state.detailMatch % matches + 1) of \(matches)"
-            let help = "  \(count) · Enter/↓ next · ↑ previous · Esc clears"
+            let help = "  \(count) · " + OverlayKeymap.hints(.search)
             let helpWidth = min(TextWidth.of(help), max(0, box.width - label.count - 10))
             input.render(in: Rect(x: box.x + label.count, y: box.y, width: box.width - label.count - helpWidth, height: 1), into: &buffer)
             _ = buffer.set(line: Fitting.cut(Line(help, style: .dim), to: helpWidth), at: Position(x: box.maxX - helpWidth, y: box.y), clip: box)
         case .reorder(let reorder):
-            var lines = [Line("j/k select · J/K move · Enter apply to new operations · Esc cancel", style: .dim)]
+            var lines = [Line(OverlayKeymap.hints(.reorder), style: .dim)]
             var names = reorder.names
             var graphQLCount = Int.max
             if case .graphQL(let graphQL, _) = reorder.chain {
@@ -110,7 +123,7 @@ extension Inspector {
             _ = buffer.set(line: Line([Span("format ", style: .dim), Span(ExportPrompt.Format.allCases.map { $0 == prompt.format ? "[\($0.rawValue.uppercased())]" : $0.rawValue.uppercased() }.joined(separator: " "), style: .bold), Span("   Tab switches", style: .dim)]), at: inner.origin, clip: inner)
             _ = buffer.set(string: "file   ", at: Position(x: inner.x, y: inner.y + 1), style: .dim, clip: inner)
             prompt.path.render(in: Rect(x: inner.x + 7, y: inner.y + 1, width: inner.width - 7, height: 1), into: &buffer)
-            _ = buffer.set(string: "Enter writes (secrets masked) · Esc cancels", at: Position(x: inner.x, y: inner.y + 2), style: .dim, clip: inner)
+            _ = buffer.set(string: OverlayKeymap.hints(.export), at: Position(x: inner.x, y: inner.y + 2), style: .dim, clip: inner)
         case .editor(let editor):
             renderEditor(editor, state, in: area, into: &buffer)
         case .findings(let list):
@@ -147,6 +160,6 @@ extension Inspector {
             }
         }
         let secrets = editor.revealsSecrets ? Span("⚠ secrets revealed · Ctrl-R masks · ", style: bad) : Span("secrets masked · Ctrl-R reveals · ", style: .dim)
-        _ = buffer.set(line: Fitting.cut(Line([secrets, Span("Enter apply · Esc cancel · Tab next field · Ctrl-N add row · Ctrl-D delete row", style: .dim)]), to: inner.width), at: Position(x: inner.x, y: inner.maxY - 1), clip: inner)
+        _ = buffer.set(line: Fitting.cut(Line([secrets, Span(OverlayKeymap.hints(.editor), style: .dim)]), to: inner.width), at: Position(x: inner.x, y: inner.maxY - 1), clip: inner)
     }
 }

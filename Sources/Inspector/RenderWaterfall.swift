@@ -102,7 +102,7 @@ extension Inspector {
         return ms.rounded() == ms || ms >= 10 ? "\(Int(ms.rounded()))ms" : String(format: "%.1fms", ms)
     }
 
-    static func renderTimeline(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
+    static func renderTimeline(_ state: InspectorState, in area: Rect, into buffer: inout Buffer, map: inout ScreenMap) {
         let window = waterfallWindow(state)
         let zoom = state.waterfallZoom > 0 ? " · zoom ×\(1 << state.waterfallZoom)" : ""
         let frame = block("Timeline · lab clock \(String(format: "%.3f", state.lab.clock))s\(zoom) · backend: \(state.lab.hasLabControls ? backendSummary(state.lab) : "not a ChainLab lab")", focused: state.focus == .timeline, state)
@@ -142,6 +142,7 @@ extension Inspector {
         var drawn: [Int: (y: Int, row: WaterfallRow)] = [:]
         for (offset, request) in rows.dropFirst(first).prefix(height).enumerated() {
             let y = inner.y + 1 + offset
+            map.add(Rect(x: inner.x, y: y, width: inner.width, height: 1), .request(request.id))
             let isSelected = request.id == state.selectedRequest
             _ = buffer.set(string: "#\(request.id)", at: Position(x: inner.x, y: y), style: isSelected ? .bold : .dim)
             _ = buffer.set(string: "▏", at: Position(x: x0 - 1, y: y), style: .dim)

@@ -25,11 +25,19 @@ public enum Inspector {
         case .otlpExportStatus(let text, let isError):
             state.notice = .init(text: text, isError: isError)
             return []
+        case .mouse(let event, let map):
+            return handleMouse(event, map: map, &state)
         case .key(let key):
             if key == .resize { return [] }
+            // A mouse report reaches the inspector with the frame's map (`.mouse`).
+            if case .mouse = key { return [] }
             if let modal = state.modal { return handleModal(modal, key, &state) }
             state.notice = nil
-            guard let action = Keymap.action(for: key) else { return [] }
+            guard let action = state.keys.action(for: key) else { return [] }
+            if let reason = state.keys.disabledReason(action, in: state) {
+                state.notice = reason
+                return []
+            }
             return perform(action, &state)
         }
     }
@@ -79,10 +87,7 @@ public enum Inspector {
     static func showAttempt(by offset: Int, _ state: inout InspectorState) {
         let count = state.attemptCount
         let target = state.shownAttempt + offset
-        guard (1...count).contains(target) else {
-            state.notice = .init(text: "request #\(state.selectedRequest.map(String.init) ?? "?") made \(count) attempt\(count == 1 ? "" : "s"); this is attempt \(state.shownAttempt)", isError: false)
-            return
-        }
+        guard (1...count).contains(target) else { return }
         state.followsToEnd = false
         state.selectedAttempt = target == count ? nil : target
         state.selectedHop = min(state.selectedHop, max(0, state.chainRowCount - 1))
@@ -94,23 +99,15 @@ public enum Inspector {
         state.personActions.insert(PersonAction(request: stop.request, attempt: stop.attempt, place: stop.place))
     }
 
+    /// Carries out `action`, which ``KeyBindings/disabledReason(_:in:)`` has let through.
     static func perform(_ action: Action, _ state: inout InspectorState) -> [InspectorEffect] {
         switch action {
         case .newOperation: return [.command(.launch(operation: 0))]
         case .newSeveral: return Array(repeating: .command(.launch(operation: 0)), count: 5)
         case .step, .continueRequest:
-            // A request between two stops will be held again in a moment: the command waits
-            // for it, so keys typed quickly are not lost.
-            guard let request = state.heldStop?.request ?? inFlightRequest(state) else {
-                _ = requireHeld(&state)
-                return []
-            }
+            guard let request = state.heldStop?.request ?? inFlightRequest(state) else { return [] }
             return [.command(action == .step ? .step(request: request) : .resume(request: request))]
         case .continueAll:
-            guard state.lab.parked.values.contains(where: \.held) else {
-                state.notice = .init(text: "no request is held", isError: false)
-                return []
-            }
             return [.command(.resumeAll)]
         case .toggleStepMode:
             state.lab.stepMode.toggle()
@@ -118,50 +115,34 @@ public enum Inspector {
             return [.setStepMode(state.lab.stepMode)]
         case .toggleBreakpoint: return toggleBreakpoint(&state)
         case .editHeaders:
-            guard let stop = requireHeld(&state) else { return [] }
-            if stop.capabilities.canEditRequest || stop.capabilities.canEditResponse {
-                var editor = stop.capabilities.canEditRequest
-                    ? HeaderEditor(request: stop.request, target: .request, headers: stop.currentHeaders, status: nil)
-                    : HeaderEditor(request: stop.request, target: .response, headers: stop.currentHeaders, status: stop.pending.responseStatus ?? stop.snapshot.status)
-                editor.revealsSecrets = state.revealSecrets
-                state.modal = .editor(editor)
-            } else {
-                state.notice = .init(text: "no headers can be edited at \(stop.place) of \(stop.hopName)", isError: true)
-            }
+            guard let stop = state.heldStop else { return [] }
+            var editor = stop.capabilities.canEditRequest
+                ? HeaderEditor(request: stop.request, target: .request, headers: stop.currentHeaders, status: nil)
+                : HeaderEditor(request: stop.request, target: .response, headers: stop.currentHeaders, status: stop.pending.responseStatus ?? stop.snapshot.status)
+            editor.revealsSecrets = state.revealSecrets
+            state.modal = .editor(editor)
             return []
         case .force401:
-            guard let stop = requireHeld(&state) else { return [] }
-            guard stop.capabilities.canForce401 else {
-                state.notice = .init(text: "a 401 cannot be forced at \(stop.place) of \(stop.hopName): force it at the transport or at a post-flight stop", isError: true)
-                return []
-            }
+            guard let stop = state.heldStop else { return [] }
             noteByPerson(stop, &state)
             return [.command(.force401(request: stop.request))]
         case .forceRetry:
-            guard let stop = requireHeld(&state) else { return [] }
-            if let refusal = stop.capabilities.retryRefusal {
-                state.notice = .init(text: refusal, isError: true)
-                return []
-            }
+            guard let stop = state.heldStop else { return [] }
             noteByPerson(stop, &state)
             return [.command(.forceRetry(request: stop.request))]
         case .fail:
-            guard let stop = requireHeld(&state) else { return [] }
+            guard let stop = state.heldStop else { return [] }
             state.modal = .failPicker(request: stop.request)
             return []
         case .advanceClock: return [.command(.advanceClock(seconds: 1))]
         case .expireTokens:
-            guard state.lab.hasLabControls else {
-                state.notice = .init(text: "this server has no lab controls: tokens cannot be expired from here", isError: true)
-                return []
-            }
             state.notice = .init(text: "every access token on the backend is now expired", isError: false)
             return [.command(.expireTokens)]
         case .reorderChain:
             state.modal = .reorder(ChainReorder(chain: state.lab.chain))
             return []
         case .export:
-            state.modal = .export(ExportPrompt(path: "chainlab-\(state.scenario.name).json"))
+            state.modal = .export(ExportPrompt(format: state.exportFormat, path: "chainlab-\(state.scenario.name).\(state.exportFormat.fileExtension)"))
             return []
         case .showCurl:
             showCurl(&state)
@@ -237,17 +218,7 @@ public enum Inspector {
         return row.id
     }
 
-    static func requireHeld(_ state: inout InspectorState) -> ParkedStop? {
-        guard let stop = state.heldStop else {
-            let what = state.selectedRequest.map { "request #\($0) is not held at a stop" } ?? "no request is selected"
-            state.notice = .init(text: "\(what); press n to start one, b to set a breakpoint, B for step mode", isError: true)
-            return nil
-        }
-        return stop
-    }
-
     static func toggleBreakpoint(_ state: inout InspectorState) -> [InspectorEffect] {
-        guard state.hops.indices.contains(state.selectedHop) else { return [] }
         let hop = state.selectedHop
         let pre = Breakpoint(hop: hop, position: .pre), post = Breakpoint(hop: hop, position: .post)
         let hasPre = state.lab.breakpoints.contains(pre), hasPost = state.lab.breakpoints.contains(post)
@@ -283,21 +254,7 @@ public enum Inspector {
         case .requests, .timeline:
             let rows = state.visibleRequests
             let index = rows.firstIndex { $0.id == state.selectedRequest } ?? 0
-            state.selectedRequest = rows.isEmpty ? nil : rows[step(index, count: rows.count)].id
-            state.selectedAttempt = nil
-            switch state.selectedStop?.place {
-            case .hop(let hop, let position):
-                state.selectedHop = hop
-                state.selectedSide = position
-            case .refresh: state.selectedHop = state.hops.count
-            default:
-                state.selectedHop = 0
-                state.selectedSide = .pre
-                if let row = state.selectedRow, row.state == .succeeded || row.state == .failed { selectEnd(&state) }
-            }
-            state.followedPlace = state.selectedStop?.place
-            state.followsToEnd = false
-            state.detailScroll = 0
+            select(request: rows.isEmpty ? nil : rows[step(index, count: rows.count)].id, &state)
         case .chain:
             state.followsToEnd = false
             state.selectedHop = step(state.selectedHop, count: state.chainRowCount)
@@ -307,11 +264,27 @@ public enum Inspector {
         }
     }
 
-    static func showCurl(_ state: inout InspectorState) {
-        guard let request = state.selectedRequest else {
-            state.notice = .init(text: "no request is selected", isError: true)
-            return
+    /// Selects `request` and shows where it is: its stop, or where it ended.
+    static func select(request: Int?, _ state: inout InspectorState) {
+        state.selectedRequest = request
+        state.selectedAttempt = nil
+        switch state.selectedStop?.place {
+        case .hop(let hop, let position):
+            state.selectedHop = hop
+            state.selectedSide = position
+        case .refresh: state.selectedHop = state.hops.count
+        default:
+            state.selectedHop = 0
+            state.selectedSide = .pre
+            if let row = state.selectedRow, row.state == .succeeded || row.state == .failed { selectEnd(&state) }
         }
+        state.followedPlace = state.selectedStop?.place
+        state.followsToEnd = false
+        state.detailScroll = 0
+    }
+
+    static func showCurl(_ state: inout InspectorState) {
+        guard let request = state.selectedRequest else { return }
         let masking: SecretMasking = state.revealSecrets ? .revealed : .masked
         let attempt = state.shownAttempt
         let events = state.lab.timeline.events(request: request).filter { $0.attempt == attempt }
@@ -335,9 +308,9 @@ public enum Inspector {
         case .findings(let list):
             return handleFindingsKey(list, key, &state)
         case .help(let scroll):
-            switch key {
-            case .down, .char("j"): state.modal = .help(scroll: scroll + 1)
-            case .up, .char("k"): state.modal = .help(scroll: max(0, scroll - 1))
+            switch OverlayKeymap.action(for: key, in: .help) {
+            case .scrollDown: state.modal = .help(scroll: scroll + 1)
+            case .scrollUp: state.modal = .help(scroll: max(0, scroll - 1))
             case .pageDown: state.modal = .help(scroll: scroll + 10)
             case .pageUp: state.modal = .help(scroll: max(0, scroll - 10))
             default: state.modal = nil
@@ -347,28 +320,27 @@ public enum Inspector {
             state.modal = nil
             return []
         case .confirmQuit:
-            switch key {
-            case .char("y"), .char("Y"): state.modal = nil; return [.quit]
-            default: state.modal = nil; return []
-            }
+            state.modal = nil
+            return OverlayKeymap.action(for: key, in: .confirmQuit) == .confirm ? [.quit] : []
         case .failPicker(let request):
             state.modal = nil
-            if let stop = state.lab.parked[request], [Key.char("t"), .char("c"), .char("e")].contains(key) { noteByPerson(stop, &state) }
-            let fault: LabFault? = switch key {
-            case .char("t"): .timeout
-            case .char("c"): .cancellation
-            case .char("e"): .transportError
+            let fault: LabFault? = switch OverlayKeymap.action(for: key, in: .failPicker) {
+            case .timeout: .timeout
+            case .cancellation: .cancellation
+            case .transportError: .transportError
             default: nil
             }
-            return fault.map { [.command(.fail(request: request, fault: $0))] } ?? []
+            guard let fault else { return [] }
+            if let stop = state.lab.parked[request] { noteByPerson(stop, &state) }
+            return [.command(.fail(request: request, fault: fault))]
         case .search(var input):
-            switch key {
-            case .escape:
+            switch OverlayKeymap.action(for: key, in: .search) {
+            case .clear:
                 state.detailSearch = ""
                 state.modal = nil
-            case .enter, .down, .ctrl("n"):
+            case .next:
                 state.detailMatch += 1
-            case .up, .ctrl("p"):
+            case .previous:
                 state.detailMatch = max(0, state.detailMatch - 1)
             default:
                 _ = input.handle(key)
@@ -383,25 +355,25 @@ public enum Inspector {
         case .breakRules(let editor):
             return handleBreakRulesKey(editor, key, &state)
         case .reorder(var reorder):
-            switch key {
-            case .escape: state.modal = nil
-            case .enter:
+            switch OverlayKeymap.action(for: key, in: .reorder) {
+            case .cancel: state.modal = nil
+            case .apply:
                 state.modal = nil
                 state.lab.chain = reorder.chain
                 state.notice = .init(text: "new chain for new operations: \(reorder.names.joined(separator: " → "))", isError: false)
                 return [.setChain(reorder.chain)]
-            case .char("k"), .up: reorder.selected = max(0, reorder.selected - 1)
-            case .char("j"), .down: reorder.selected = min(reorder.names.count - 1, reorder.selected + 1)
-            case .char("K"), .char("J"):
-                if let refusal = reorder.move(by: key == .char("K") ? -1 : 1) { state.notice = .init(text: refusal, isError: true) }
+            case .selectUp: reorder.selected = max(0, reorder.selected - 1)
+            case .selectDown: reorder.selected = min(reorder.names.count - 1, reorder.selected + 1)
+            case .moveUp, .moveDown:
+                if let refusal = reorder.move(by: OverlayKeymap.action(for: key, in: .reorder) == .moveUp ? -1 : 1) { state.notice = .init(text: refusal, isError: true) }
             default: break
             }
             if state.modal != nil { state.modal = .reorder(reorder) }
             return []
         case .export(var prompt):
-            switch key {
-            case .escape: state.modal = nil
-            case .tab:
+            switch OverlayKeymap.action(for: key, in: .export) {
+            case .cancel: state.modal = nil
+            case .switchFormat:
                 let previous = prompt.format
                 prompt.format = previous.next
                 let path = prompt.path.text
@@ -409,7 +381,7 @@ public enum Inspector {
                     prompt.path = TextInput(text: String(path.dropLast(previous.fileExtension.count)) + prompt.format.fileExtension)
                 }
                 state.modal = .export(prompt)
-            case .enter:
+            case .apply:
                 guard !prompt.path.text.isEmpty else { return [] }
                 state.modal = nil
                 return [.export(format: prompt.format, path: prompt.path.text)]

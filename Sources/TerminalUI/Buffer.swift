@@ -97,6 +97,12 @@ public struct Buffer: Hashable, Sendable {
         }
     }
 
+    /// Replaces one cell as it is, with no regard for wide characters around it: for
+    /// whole-frame transformations such as ``displayed(in:)``.
+    mutating func replace(x: Int, y: Int, with cell: Cell) {
+        cells[y * width + x] = cell
+    }
+
     /// Writes one glyph, first blanking any half of a wide character it would split; this
     /// is also what a terminal does, which keeps `diff(from:)` exact.
     mutating func put(_ symbol: String, width glyphWidth: Int, x: Int, y: Int, style: Style) {

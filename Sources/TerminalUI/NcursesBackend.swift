@@ -12,8 +12,16 @@ import Darwin
 /// Opening it takes over the screen: the user's locale (for UTF-8 and wide characters),
 /// cbreak mode without echo, a 25 ms Esc delay, a hidden cursor, and the terminal's own
 /// default colours. Box drawing is Unicode when the locale's codeset is UTF-8 and ASCII
-/// otherwise (`symbols`). Each `draw` writes only the cells that changed since the last
-/// frame; after a resize the next frame is written whole.
+/// otherwise (`symbols`), when ASCII is not asked for; then every symbol outside ASCII is
+/// replaced too (`Display`). Colours go through the display's palette; a palette with its
+/// own background paints the whole screen, as every cell of a frame is written in it
+/// (`assume_default_colors` would not do: it tells curses what the terminal's defaults
+/// are, and curses then writes "default" for those colours). Each `draw` writes only the cells that changed
+/// since the last frame; after a resize the next frame is written whole.
+///
+/// With `mouse`, the terminal reports clicks, drags and the wheel (xterm modes 1000, 1002
+/// and 1006, SGR coordinates) and `readKey` returns them as `.mouse`; the terminal's own
+/// text selection then needs Shift held, so leave it off when a person wants to select.
 ///
 /// The terminal is given back by `restore()`, by `deinit`, when the process exits
 /// normally (`exit`, returning from `main`), and on SIGINT, SIGTERM, SIGHUP and SIGQUIT
@@ -34,6 +42,7 @@ import Darwin
 public final class NcursesBackend: Terminal {
     public private(set) var size: Size
     public let symbols: Symbols
+    public let display: Display
 
     private let screen: OpaquePointer
     private let window: UnsafeMutablePointer<WINDOW>
@@ -44,6 +53,11 @@ public final class NcursesBackend: Terminal {
     /// The palette number for `.default`: -1 where the terminal supports default colours.
     private var defaultForeground: Int16 = -1
     private var defaultBackground: Int16 = -1
+    private let reportsMouse: Bool
+    private var input = InputAssembler()
+    /// Keys decoded ahead of the one returned, when a held-back Esc turned out not to start
+    /// a mouse report.
+    private var queued: [Key] = []
 
     private struct ColorPairKey: Hashable {
         var foreground: Int16
@@ -60,7 +74,9 @@ public final class NcursesBackend: Terminal {
     ///   non-empty value (the library does not read the environment itself).
     /// - Throws: `TerminalError.alreadyOpen` if another backend is open,
     ///   `TerminalError.cannotInitialize` if curses cannot set up the terminal.
-    public init(colors: Bool) throws(TerminalError) {
+    /// - Parameter mouse: whether to ask the terminal for mouse reports.
+    /// - Parameter display: the palette, and whether to draw ASCII only.
+    public init(colors: Bool, mouse: Bool = false, display: Display = .plain) throws(TerminalError) {
         guard NcursesBackend.screenActive.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged else {
             throw .alreadyOpen
         }
@@ -79,6 +95,10 @@ public final class NcursesBackend: Terminal {
         keypad(window, true)
         set_escdelay(25)
         curs_set(0)
+        let codeset = String(cString: cn_locale_codeset()).uppercased()
+        let asciiOnly = display.asciiOnly || !(codeset == "UTF-8" || codeset == "UTF8")
+        symbols = asciiOnly ? .ascii : .unicode
+        var shown = Display(palette: display.palette, asciiOnly: asciiOnly)
         if colors, has_colors() {
             start_color()
             if use_default_colors() != OK {
@@ -86,11 +106,19 @@ public final class NcursesBackend: Terminal {
                 defaultBackground = Int16(COLOR_BLACK)
             }
             colorPairs = [:]
+        } else {
+            shown.palette = .terminal
         }
-        let codeset = String(cString: cn_locale_codeset()).uppercased()
-        symbols = codeset == "UTF-8" || codeset == "UTF8" ? .unicode : .ascii
+        self.display = shown
+        reportsMouse = mouse
+        if mouse {
+            // Mouse reports come as SGR sequences read by `InputAssembler`, not as curses'
+            // KEY_MOUSE (whose terminfo entry would swallow the report's introducer).
+            keyok(cn_key_mouse(), false)
+            FatalRestore.writeString(FatalRestore.mouseOn)
+        }
         size = Size(width: Int(cn_getmaxx(window)), height: Int(cn_getmaxy(window)))
-        FatalRestore.saveSequence()
+        FatalRestore.saveSequence(mouse: mouse)
         NcursesBackend.installHandlers()
     }
 
@@ -100,6 +128,7 @@ public final class NcursesBackend: Terminal {
 
     public func draw(_ buffer: Buffer) {
         guard isOpen else { return }
+        let buffer = buffer.displayed(in: display)
         let changes: [CellChange]
         if let previousFrame, previousFrame.width == buffer.width, previousFrame.height == buffer.height {
             changes = buffer.diff(from: previousFrame)
@@ -116,26 +145,43 @@ public final class NcursesBackend: Terminal {
 
     public func readKey(timeout: Duration?) -> Key? {
         guard isOpen else { return nil }
-        wtimeout(window, timeout.map(NcursesBackend.milliseconds) ?? -1)
-        var value: wint_t = 0
-        switch wget_wch(window, &value) {
-        case OK:
-            return KeyDecoder.decode(.character(UInt32(value)))
-        case KEY_CODE_YES:
-            let key = KeyDecoder.decode(.keyCode(Int32(value)))
-            if key == .resize {
+        if !queued.isEmpty { return queued.removeFirst() }
+        var wait = timeout
+        while true {
+            wtimeout(window, wait.map(NcursesBackend.milliseconds) ?? -1)
+            var value: wint_t = 0
+            let raw: RawKey
+            switch wget_wch(window, &value) {
+            case OK: raw = .character(UInt32(value))
+            case KEY_CODE_YES: raw = .keyCode(Int32(value))
+            default:
+                // Nothing more came: an Esc held back was only an Esc.
+                queued = input.flush()
+                return queued.isEmpty ? nil : queued.removeFirst()
+            }
+            var keys = reportsMouse ? input.feed(raw, at: ContinuousClock.now - NcursesBackend.start) : [KeyDecoder.decode(raw)]
+            if keys.isEmpty {
+                // Inside a mouse report: the rest is already on its way.
+                wait = .milliseconds(50)
+                continue
+            }
+            if keys.contains(.resize) {
                 size = Size(width: Int(cn_getmaxx(window)), height: Int(cn_getmaxy(window)))
                 previousFrame = nil
             }
-            return key
-        default:
-            return nil
+            let first = keys.removeFirst()
+            queued = keys
+            return first
         }
     }
+
+    /// The origin of the times mouse clicks are counted by.
+    private static let start = ContinuousClock.now
 
     public func restore() {
         guard isOpen else { return }
         isOpen = false
+        if reportsMouse { FatalRestore.writeString(FatalRestore.mouseOff) }
         for signalNumber in NcursesBackend.handledSignals {
             signal(signalNumber, SIG_DFL)
         }
@@ -217,6 +263,7 @@ public final class NcursesBackend: Terminal {
         for signalNumber in handledSignals {
             signal(signalNumber) { received in
                 if NcursesBackend.screenActive.exchange(false, ordering: .sequentiallyConsistent) {
+                    FatalRestore.writeMouseOff()
                     endwin()
                 }
                 _exit(128 + received)
@@ -256,8 +303,35 @@ private enum FatalRestore {
         hasModes = tcgetattr(STDIN_FILENO, modes) == 0
     }
 
-    static func saveSequence() {
-        var bytes: [UInt8] = []
+    /// Turns on mouse reports: clicks (1000), drags (1002), SGR coordinates (1006).
+    static let mouseOn = "\u{1B}[?1000h\u{1B}[?1002h\u{1B}[?1006h"
+    static let mouseOff = "\u{1B}[?1006l\u{1B}[?1002l\u{1B}[?1000l"
+    /// `mouseOff`'s bytes when mouse reports are on, else none; for the signal handlers.
+    nonisolated(unsafe) static let mouseOffBytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 32)
+    nonisolated(unsafe) static var mouseOffLength = 0
+
+    /// Writes `text` straight to the terminal, outside curses' own output.
+    static func writeString(_ text: String) {
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = systemWrite(STDOUT_FILENO, raw.baseAddress! + offset, raw.count - offset)
+                if written <= 0 { break }
+                offset += written
+            }
+        }
+    }
+
+    /// Async-signal-safe: write(2) only.
+    static func writeMouseOff() {
+        if mouseOffLength > 0 { _ = systemWrite(STDOUT_FILENO, mouseOffBytes.baseAddress!, mouseOffLength) }
+    }
+
+    static func saveSequence(mouse: Bool) {
+        var bytes: [UInt8] = mouse ? Array(mouseOff.utf8) : []
+        mouseOffLength = mouse ? min(mouseOff.utf8.count, mouseOffBytes.count) : 0
+        for (index, byte) in mouseOff.utf8.prefix(mouseOffLength).enumerated() { mouseOffBytes[index] = byte }
         for (capability, fallback) in [("sgr0", "\u{1B}[0m"), ("cnorm", "\u{1B}[?25h"), ("rmcup", "\u{1B}[?1049l")] {
             // tigetstr answers nil for an unknown name and -1 for a capability the terminal lacks.
             if let value = tigetstr(capability), Int(bitPattern: value) != -1 {

@@ -31,15 +31,29 @@ public struct StatusLine: Widget, Hashable, Sendable {
 
     private static let separator = 2
 
-    public func render(in area: Rect, into buffer: inout Buffer) {
-        guard !area.isEmpty else { return }
-        let row = Rect(x: area.x, y: area.y, width: area.width, height: 1)
+    /// Where each hint that fits is drawn in `area`, in order; hints that do not fit have none.
+    public func hintAreas(in area: Rect) -> [Rect] {
+        guard !area.isEmpty else { return [] }
         var used = 0
+        var areas: [Rect] = []
         for (index, hint) in hints.enumerated() {
             let gap = index == 0 ? 0 : StatusLine.separator
             let hintWidth = TextWidth.of(hint.key) + 1 + TextWidth.of(hint.action)
             guard index == 0 || used + gap + hintWidth <= area.width else { break }
-            var x = buffer.set(string: hint.key, at: Position(x: area.x + used + gap, y: area.y), style: keyStyle, clip: row)
+            let x = area.x + used + gap
+            let width = min(hintWidth, area.maxX - x)
+            areas.append(Rect(x: x, y: area.y, width: max(0, width), height: 1))
+            used = min(x + hintWidth - area.x, area.width)
+        }
+        return areas
+    }
+
+    public func render(in area: Rect, into buffer: inout Buffer) {
+        guard !area.isEmpty else { return }
+        let row = Rect(x: area.x, y: area.y, width: area.width, height: 1)
+        var used = 0
+        for (hint, place) in zip(hints, hintAreas(in: area)) {
+            var x = buffer.set(string: hint.key, at: place.origin, style: keyStyle, clip: row)
             x = buffer.set(string: " ", at: Position(x: x, y: area.y), style: actionStyle, clip: row)
             x = buffer.set(string: hint.action, at: Position(x: x, y: area.y), style: actionStyle, clip: row)
             used = min(x - area.x, area.width)

@@ -10,6 +10,8 @@
 public final class TestBackend: Terminal {
     public private(set) var size: Size
     public let symbols: Symbols
+    /// The palette and ASCII choice frames are shown with, as on a real terminal.
+    public let display: Display
     /// The last buffer passed to `draw`.
     public private(set) var lastFrame: Buffer?
     /// The cells written by each `draw`, in order.
@@ -26,15 +28,17 @@ public final class TestBackend: Terminal {
     /// The frame the screen was last brought up to date with; nil when its content is unknown.
     private var previousFrame: Buffer?
 
-    public init(width: Int, height: Int, symbols: Symbols = .unicode, keys: [Key] = []) {
+    public init(width: Int, height: Int, symbols: Symbols = .unicode, keys: [Key] = [], display: Display = .plain) {
         size = Size(width: width, height: height)
-        self.symbols = symbols
+        self.symbols = display.asciiOnly ? .ascii : symbols
+        self.display = display
         screen = Buffer(size: size)
         pendingKeys = keys
     }
 
     public func draw(_ buffer: Buffer) {
         guard !isRestored else { return }
+        let buffer = buffer.displayed(in: display)
         let changes = previousFrame.map { buffer.diff(from: $0) } ?? buffer.allCells
         for change in changes where screen.area.contains(Position(x: change.x, y: change.y)) {
             let width = TextWidth.columns(of: Character(change.cell.symbol))

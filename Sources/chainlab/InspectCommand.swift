@@ -10,6 +10,7 @@ import Vocabulary
 struct InspectCommand {
     static let usage = """
         USAGE: chainlab [SCENARIO] [--scenario-file FILE] [--endpoint URL] [--record FILE] [--no-step]
+                        [--theme dark|light|high-contrast] [--ascii] [--no-mouse] [--config FILE]
                         [--otlp-endpoint URL [--otlp-header 'Name: value']... [--service-name NAME]]
 
         Opens the inspector on SCENARIO (basics when none is given): every operation stops
@@ -19,6 +20,12 @@ struct InspectCommand {
           --scenario-file FILE  open the scenario in the JSON file FILE
           --record FILE         save the session's decisions on quit, for 'chainlab trace --replay'
           --no-step             start with step mode off (operations run to breakpoints)
+          --theme THEME         dark, light or high-contrast (default: from COLORFGBG, else dark);
+                                NO_COLOR turns colours off
+          --ascii               draw borders, arrows and symbols in plain ASCII
+          --no-mouse            leave the mouse to the terminal, so its text selection works
+          --config FILE         read settings from FILE instead of
+                                $XDG_CONFIG_HOME/chainlab/config.json (~/.config/chainlab/config.json)
           --otlp-endpoint URL   send each operation's trace to an OTLP/HTTP receiver when it
                                 ends, in the background (failures show in the status line)
           --otlp-header H       add header H ('Name: value') to those requests; may be repeated
@@ -34,7 +41,11 @@ struct InspectCommand {
     var scenarioFile: String?
     var endpoint = EndpointOptions()
     var recordPath: String?
-    var stepMode = true
+    var stepMode: Bool?
+    var theme: Theme?
+    var ascii = false
+    var mouse: Bool?
+    var configPath: String?
     var otlp = OTLPOptions()
 
     init(arguments: [String]) throws {
@@ -45,11 +56,20 @@ struct InspectCommand {
             case "--scenario-file": scenarioFile = try list.value(for: argument)
             case "--record": recordPath = try list.value(for: argument)
             case "--no-step": stepMode = false
+            case "--ascii": ascii = true
+            case "--no-mouse": mouse = false
+            case "--config": configPath = try list.value(for: argument)
+            case "--theme":
+                let name = try list.value(for: argument)
+                guard let chosen = Theme(rawValue: name) else {
+                    throw CommandLineError("unknown theme '\(VisibleEscapes.escape(name))'; valid: \(Theme.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                theme = chosen
             case "--help", "-h": throw HelpRequested(text: Self.usage)
             default:
                 if try otlp.read(argument, from: &list) { continue }
                 if argument.hasPrefix("-") {
-                    throw CommandLineError("unknown option '\(VisibleEscapes.escape(argument))'; valid: --scenario-file, --record, --no-step, \(EndpointOptions.names.joined(separator: ", ")), --otlp-endpoint, --otlp-header, --service-name, or a command: trace, scenarios, serve, keys, help")
+                    throw CommandLineError("unknown option '\(VisibleEscapes.escape(argument))'; valid: --scenario-file, --record, --no-step, --theme, --ascii, --no-mouse, --config, \(EndpointOptions.names.joined(separator: ", ")), --otlp-endpoint, --otlp-header, --service-name, or a command: trace, scenarios, serve, keys, help")
                 }
                 guard scenarioName == nil else {
                     throw CommandLineError("give one scenario, got '\(VisibleEscapes.escape(scenarioName!))' and '\(VisibleEscapes.escape(argument))'")
@@ -63,6 +83,8 @@ struct InspectCommand {
     private var sender: OTLPSender?
 
     func run(environment: [String: String]) async throws -> Int32 {
+        let config = try ConfigFile.load(path: configPath, environment: environment)
+        let stepMode = self.stepMode ?? config.stepMode ?? true
         let remote = try endpoint.remoteOptions(environment: environment)
         let scenario = try endpoint.apply(to: ScenarioSource.resolve(name: scenarioFile == nil ? (scenarioName ?? "basics") : scenarioName, file: scenarioFile))
         if let recordPath { try checkOutput(recordPath, option: "--record") }
@@ -77,12 +99,15 @@ struct InspectCommand {
         }
         let terminal: NcursesBackend
         do {
-            terminal = try NcursesBackend(colors: environment["NO_COLOR"].map(\.isEmpty) ?? true)
+            let theme = theme ?? config.theme ?? Theme.following(colorFGBG: environment["COLORFGBG"])
+            terminal = try NcursesBackend(
+                colors: environment["NO_COLOR"].map(\.isEmpty) ?? true, mouse: mouse ?? config.mouse ?? true,
+                display: Display(palette: theme.palette, asciiOnly: ascii || config.ascii == true))
         } catch {
             throw CommandLineError("\(error)")
         }
         let liveExport = sender.map { OTLPLiveExport(session: session, sender: $0, serviceName: otlp.serviceName) }
-        let outcome = await InspectorApp.run(session: session, terminal: terminal, liveExport: liveExport)
+        let outcome = await InspectorApp.run(session: session, terminal: terminal, liveExport: liveExport, config: config)
         terminal.restore()
         if let recordPath {
             return saveRecording(Recording(scenario: scenario.name, commands: outcome.log).json, to: recordPath)

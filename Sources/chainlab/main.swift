@@ -15,7 +15,7 @@ let usage = """
            chainlab scenarios [--show NAME]    list the built-in scenarios, or print one
            chainlab serve [options]            serve the lab backend over HTTP on 127.0.0.1
            chainlab serve --upstream URL       a fault-injecting proxy in front of your server
-           chainlab keys [--markdown]          the inspector's keys
+           chainlab keys [--markdown]          the inspector's keys in force (config file included)
            chainlab help                       this text
 
     Run 'chainlab --help-inspector', 'chainlab trace --help', 'chainlab lint --help' and
@@ -54,16 +54,22 @@ do {
         let command = try ServeCommand(arguments: Array(arguments.dropFirst()))
         exit(try await command.run())
     case "keys":
-        let rest = Array(arguments.dropFirst())
-        guard rest.isEmpty || rest == ["--markdown"] else {
-            // Blame the first argument that is not the one valid option, or its repetition.
-            let culprit = rest.first { $0 != "--markdown" } ?? rest[1]
-            throw CommandLineError("unexpected argument '\(VisibleEscapes.escape(culprit))' for keys; valid: --markdown, once")
+        var list = ArgumentList(Array(arguments.dropFirst()), command: "keys")
+        var markdown = false, configPath: String?
+        while let argument = list.next() {
+            switch argument {
+            case "--markdown" where !markdown: markdown = true
+            case "--config" where configPath == nil: configPath = try list.value(for: argument)
+            default:
+                throw CommandLineError("unexpected argument '\(VisibleEscapes.escape(argument))' for keys; valid: --markdown, --config FILE, each once")
+            }
         }
-        if rest.isEmpty {
-            for line in Inspector.helpLines { print(line.spans.map(\.text).joined()) }
+        // The keys in force: the config file's bindings over the standard ones.
+        let keys = try ConfigFile.load(path: configPath, environment: ProcessInfo.processInfo.environment).keys
+        if markdown {
+            print(keys.markdownTable, terminator: "")
         } else {
-            print(Keymap.markdownTable, terminator: "")
+            for line in Inspector.helpLines(keys: keys) { print(line.spans.map(\.text).joined()) }
         }
     default:
         let command = try InspectCommand(arguments: arguments)

@@ -7,7 +7,8 @@ struct InspectorEndToEndTests {
     func open(_ arguments: String = "", width: Int = 120, height: Int = 40) async throws -> TmuxSession {
         let binary = try builtChainlab().path
         let session = try TmuxSession("\(binary) \(arguments)", width: width, height: height)
-        try await session.waitFor("Requests")
+        // The first frame can be slow while the whole suite runs on a busy machine.
+        try await session.waitFor("Requests", timeout: .seconds(30))
         return session
     }
 

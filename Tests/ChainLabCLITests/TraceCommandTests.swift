@@ -72,9 +72,12 @@ struct TraceCommandTests {
         (["trace", "basics", "--otlp-header", "X-Key: 1"], "chainlab: --otlp-header needs --otlp-endpoint\n"),
         (["trace", "basics", "--otlp-endpoint", "http://127.0.0.1:4318", "--otlp-header", "X-Key"], "chainlab: --otlp-header needs 'Name: value', got 'X-Key'\n"),
         (["trace", "basics", "--service-name", ""], "chainlab: --service-name needs a non-empty name\n"),
-        (["--bogus"], "chainlab: unknown option '--bogus'; valid: --scenario-file, --record, --no-step, --endpoint, --operation, --operation-name, --variables, --header, --token, --token-env, --oauth-token-url, --client-id, --client-secret-env, --client-auth, --refresh-token-env, --max-body, --timeout, --otlp-endpoint, --otlp-header, --service-name, or a command: trace, scenarios, serve, keys, help\n"),
-        (["keys", "--markdown", "extra"], "chainlab: unexpected argument 'extra' for keys; valid: --markdown, once\n"),
-        (["keys", "extra"], "chainlab: unexpected argument 'extra' for keys; valid: --markdown, once\n"),
+        (["--bogus"], "chainlab: unknown option '--bogus'; valid: --scenario-file, --record, --no-step, --theme, --ascii, --no-mouse, --config, --endpoint, --operation, --operation-name, --variables, --header, --token, --token-env, --oauth-token-url, --client-id, --client-secret-env, --client-auth, --refresh-token-env, --max-body, --timeout, --otlp-endpoint, --otlp-header, --service-name, or a command: trace, scenarios, serve, keys, help\n"),
+        (["keys", "--markdown", "extra"], "chainlab: unexpected argument 'extra' for keys; valid: --markdown, --config FILE, each once\n"),
+        (["keys", "extra"], "chainlab: unexpected argument 'extra' for keys; valid: --markdown, --config FILE, each once\n"),
+        (["keys", "--markdown", "--markdown"], "chainlab: unexpected argument '--markdown' for keys; valid: --markdown, --config FILE, each once\n"),
+        (["keys", "--config", "/nonexistent/config.json"], "chainlab: cannot read the config file /nonexistent/config.json\n"),
+        (["--theme", "purple"], "chainlab: unknown theme 'purple'; valid: dark, light, high-contrast\n"),
     ])
     func badInput(arguments: [String], message: String) throws {
         let result = try runProcess(try builtChainlab().path, arguments)

@@ -90,7 +90,7 @@ struct DetailBodyTests {
         var buffer = Buffer(size: driver.state.size)
         Inspector.render(driver.state, into: &buffer)
         #expect(buffer.lines[38].hasPrefix("search Detail: Hero"))
-        #expect(buffer.lines[38].hasSuffix("1 of 3 · Enter/↓ next · ↑ previous · Esc clears"))
+        #expect(buffer.lines[38].hasSuffix("1 of 3 · Enter/Down next · Up/Ctrl-P previous · Esc clears"))
         let row = buffer.lines.firstIndex { $0.contains("operation HeroQuery") }!
         let column = Array(buffer.lines[row]).firstIndex(of: "H")!
         #expect(buffer[column, row].style.background == .yellow, "the current match is highlighted")

@@ -25,7 +25,7 @@ struct KeymapTests {
     func readmeTable() throws {
         let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
-        #expect(text.contains(Keymap.markdownTable), "README.md's key table differs from the keymap; paste the output of 'swift run chainlab keys --markdown'")
+        #expect(text.contains(KeyBindings.standard.markdownTable), "README.md's key table differs from the keymap; paste the output of 'swift run chainlab keys --markdown'")
     }
 }
 

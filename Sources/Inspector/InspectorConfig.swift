@@ -1,0 +1,110 @@
+import ChainKit
+import TerminalUI
+
+/// The config file, `$XDG_CONFIG_HOME/chainlab/config.json` (else
+/// `~/.config/chainlab/config.json`): a person's theme, mouse, step mode at start, default
+/// export format and keys. Every field is optional; anything unknown or mistyped is refused
+/// with its JSON path.
+///
+/// ```json
+/// {"theme": "light", "mouse": false, "ascii": false, "stepMode": true,
+///  "exportFormat": "har", "keys": {"step": "space", "continueRequest": ["c", "F5"]}}
+/// ```
+public struct InspectorConfig: Sendable, Hashable {
+    public var theme: Theme?
+    public var mouse: Bool?
+    public var ascii: Bool?
+    public var stepMode: Bool?
+    public var exportFormat: ExportPrompt.Format?
+    /// The standard keys with the file's `"keys"` over them.
+    public var keys: KeyBindings = .standard
+
+    public init() {}
+
+    static let fields = ["theme", "mouse", "ascii", "stepMode", "exportFormat", "keys"]
+
+    /// Where the config file is, from the environment; nil when neither `XDG_CONFIG_HOME`
+    /// nor `HOME` is set.
+    public static func defaultPath(environment: [String: String]) -> String? {
+        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty { return xdg + "/chainlab/config.json" }
+        if let home = environment["HOME"], !home.isEmpty { return home + "/.config/chainlab/config.json" }
+        return nil
+    }
+
+    /// Reads a config file's text.
+    public static func parse(_ text: String) throws(ConfigError) -> InspectorConfig {
+        let root: JSONValue
+        do { root = try JSONValue(parsing: text) } catch { throw ConfigError(path: "", reason: error.description) }
+        guard case .object(let members) = root else { throw ConfigError(path: "", reason: "expected a JSON object at the top") }
+        var config = InspectorConfig()
+        for name in members.keys.sorted() where !fields.contains(name) {
+            throw ConfigError(path: name, reason: "unknown setting; valid: \(fields.joined(separator: ", "))")
+        }
+        func choice<T: RawRepresentable & CaseIterable>(_ name: String, _: T.Type) throws(ConfigError) -> T? where T.RawValue == String {
+            guard let value = members[name] else { return nil }
+            let valid = T.allCases.map(\.rawValue).joined(separator: ", ")
+            guard case .string(let text) = value, let result = T(rawValue: text) else {
+                throw ConfigError(path: name, reason: "expected one of \(valid), got \(value.jsonString)")
+            }
+            return result
+        }
+        func flag(_ name: String) throws(ConfigError) -> Bool? {
+            guard let value = members[name] else { return nil }
+            guard case .bool(let on) = value else { throw ConfigError(path: name, reason: "expected true or false, got \(value.jsonString)") }
+            return on
+        }
+        config.theme = try choice("theme", Theme.self)
+        config.exportFormat = try choice("exportFormat", ExportPrompt.Format.self)
+        config.mouse = try flag("mouse")
+        config.ascii = try flag("ascii")
+        config.stepMode = try flag("stepMode")
+        if let keys = members["keys"] { config.keys = try bindings(keys) }
+        return config
+    }
+
+    private static func bindings(_ value: JSONValue) throws(ConfigError) -> KeyBindings {
+        guard case .object(let members) = value else {
+            throw ConfigError(path: "keys", reason: "expected an object of action names and keys, as {\"step\": \"space\"}")
+        }
+        var rebound: [Action: [Key]] = [:]
+        for name in members.keys.sorted() {
+            let path = "keys.\(name)"
+            guard let action = Action(rawValue: name) else {
+                throw ConfigError(path: path, reason: "no such action; valid: \(Action.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            let names: [JSONValue] = switch members[name]! {
+            case .string: [members[name]!]
+            case .array(let items): items
+            default: []
+            }
+            guard !names.isEmpty else { throw ConfigError(path: path, reason: "expected a key name or a non-empty array of them, got \(members[name]!.jsonString)") }
+            var keys: [Key] = []
+            for (index, item) in names.enumerated() {
+                let itemPath = names.count == 1 && members[name]!.stringValue != nil ? path : "\(path)[\(index)]"
+                guard case .string(let text) = item, let key = Key(name: text) else {
+                    throw ConfigError(path: itemPath, reason: "\(item.jsonString) is not a key; write one character (s, ?), or Space, Enter, Esc, Tab, Shift-Tab, Up, Down, Left, Right, PgUp, PgDn, Home, End, Backspace, Delete, Ctrl-A to Ctrl-Z, F1 to F63")
+                }
+                if !keys.contains(key) { keys.append(key) }
+            }
+            rebound[action] = keys
+        }
+        do {
+            return try KeyBindings.standard.rebinding(rebound)
+        } catch {
+            throw ConfigError(path: "keys.\(error.second.rawValue)", reason: error.description)
+        }
+    }
+}
+
+/// Why the config file was refused: the JSON path of the mistake and what is valid there.
+public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { path.isEmpty ? reason : "\(path): \(reason)" }
+}
