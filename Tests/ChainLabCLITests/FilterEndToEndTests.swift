@@ -6,14 +6,16 @@ import Testing
 struct FilterEndToEndTests {
     func open(_ arguments: String) async throws -> TmuxSession {
         let session = try TmuxSession("\(try builtChainlab().path) \(arguments)", width: 120, height: 40)
-        try await session.waitFor("Requests")
+        try await session.waitFor("Requests", timeout: .seconds(30))
         return session
     }
 
     @Test("/ filters the Requests pane by an expression; a bad one is refused in place; Esc clears")
     func filter() async throws {
         let tmux = try await open("token-expiry --no-step")
-        try tmux.send("n")
+        // A key pressed while the machine is loaded can arrive before the screen reads keys:
+        // press until the request shows.
+        try await tmux.press("n", until: "#1 HeroQuery")
         try await tmux.waitFor("#1 HeroQuery 200")
         try tmux.send("n")
         // The second request finds HeroQuery's result in the cache.
@@ -40,8 +42,7 @@ struct FilterEndToEndTests {
     @Test("Ctrl-B adds a rule: the next request is held at AuthInterceptor's post-flight after its 401")
     func rule() async throws {
         let tmux = try await open("token-expiry --no-step")
-        try tmux.send("C-b")
-        try await tmux.waitFor("Breakpoints by rule")
+        try await tmux.press("C-b", until: "Breakpoints by rule")
         try tmux.type("post@AuthInterceptor if ~op HeroQuery & ~c 401 & !~retry")
         try tmux.send("Enter")
         try await tmux.waitFor("◆ post@AuthInterceptor if ~op HeroQuery & ~c 401 & !~retry")
