@@ -111,6 +111,7 @@ extension Inspector {
         switch event.phase {
         case .cacheHit: [Line([Span("cache read: ", style: .dim), Span("hit", style: good), Span(" — the result comes from the cache", style: .dim)])]
         case .cacheMiss: [Line([Span("cache read: ", style: .dim), Span("miss", style: .bold), Span(" — the request goes on to the network", style: .dim)])]
+        case .postflight where event.kind == .cache: [Line([Span("cache write: ", style: .dim), Span("the records the parser made", style: .bold), Span(", key → fields", style: .dim)])]
         case .retry: [Line("↻ this hop started another attempt", style: changed)]
         case .error where isRetry(event.error): [Line("a retry on its way up: the chain starts again from the top", style: .dim)]
         default: []

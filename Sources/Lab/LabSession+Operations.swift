@@ -87,7 +87,7 @@ extension LabSession {
                 graphQL: graphQL.map { LayerRegistry.graphQLInterceptor($0, environment) },
                 cache: DefaultCacheInterceptor(store: cache),
                 http: http.map { LayerRegistry.httpInterceptor($0) },
-                parser: JSONResponseParsingInterceptor())
+                parser: JSONResponseParsingInterceptor(cacheSchema: cache.schema))
             return .graphQL(InstrumentedGraphQLChain(interceptors: interceptors, transport: graphQLTransport, context: context), graphQLRequest(spec))
         case .middleware(let layers):
             let instrumented = InstrumentedMiddlewareStack(

@@ -181,7 +181,7 @@ public final class LabSession: Sendable {
         self.backend = backend
         self.target = target
         self.otlpAnchor = target.isRemote ? .wallClock() : .lab(scenario: scenario.name)
-        self.cache = CacheStore()
+        self.cache = CacheStore(schema: LabOperations.cacheSchema)
         self.baseURL = baseURL
         self.endpoint = remote?.graphQLEndpoint ?? baseURL.appendingPathComponent("graphql")
         self.graphQLTransport = transports.graphQL
@@ -209,7 +209,7 @@ public final class LabSession: Sendable {
         self.tokens = Self.tokenManager(
             scenario: scenario, initial: initial, source: remote?.tokenSource ?? .lab, baseURL: self.baseURL, target: target, clock: clock)
         if scenario.prefillCache, let first = scenario.operations.first {
-            cache.write(GraphQLResponse(source: .server, data: ["hero": ["id": "2001", "name": "R2-D2 (cached)"]]), for: Self.graphQLOperation(first))
+            _ = try? cache.write(data: ["hero": ["id": "2001", "name": "R2-D2 (cached)"]], for: Self.graphQLOperation(first))
         }
         launcher.withLock { $0 = { [weak self] operation, request in self?.start(operation: operation, request: request) } }
         // A replay sets the rules it was recorded with itself.

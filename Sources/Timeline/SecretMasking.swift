@@ -79,7 +79,9 @@ public enum SecretMasking: Sendable, Hashable {
         let type = contentType?.lowercased() ?? ""
         if type.contains("application/x-www-form-urlencoded") { return SecretMasking.maskForm(text) }
         if let first = text.unicodeScalars.first(where: { !" \t\r\n".unicodeScalars.contains($0) }), first == "{" || first == "[" {
-            return SecretMasking.maskJSON(text)
+            // A JSON string may quote a URL, a form or a header (a variable, a cache key with
+            // its arguments): masked as free text, beside the fields named for secrets.
+            return self.text(text)
         }
         if contentType == nil, text.contains("="), !text.contains(where: \.isWhitespace) {
             return SecretMasking.maskForm(text)

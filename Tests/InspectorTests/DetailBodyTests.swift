@@ -34,6 +34,17 @@ struct DetailBodyTests {
         expectSnapshot(driver.screen(), named: "detail-folded-120x40")
     }
 
+    @Test("the cache step's post-flight shows the records it wrote, key → fields")
+    func cacheWriteRecords() async {
+        let driver = Driver()
+        await driver.press(.char("n"), .char("c"), .tab, .char("j"), .char("j"), .char("j"), .char("l"))
+        #expect(Self.detail(driver).prefix(12) == [
+            "cache write: the records the parser made, key → fields",
+            "body (91 bytes)", "{", "  \"Hero:2001\": {", "    \"id\": \"2001\",", "    \"name\": \"R2-D2\"", "  },",
+            "  \"QUERY_ROOT\": {", "    \"hero\": {", "      \"$reference\": \"Hero:2001\"", "    }", "  }",
+        ])
+    }
+
     @Test("folded JSON at 80x24 and 160x48")
     func foldedSnapshots() async {
         for size in [Size(width: 80, height: 24), Size(width: 160, height: 48)] {

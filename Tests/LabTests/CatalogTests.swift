@@ -89,6 +89,38 @@ struct CatalogTests {
         #expect(result.events.filter { $0.phase == .cacheHit }.count == 1)
     }
 
+    // The records as Apollo iOS 2.4's GraphQLResultNormalizer makes them (Sources/Apollo/
+    // Execution/ResultAccumulators/GraphQLResultNormalizer.swift): root fields in QUERY_ROOT or
+    // MUTATION_ROOT keyed with their arguments, the hero in the one record Hero:2001.
+    @Test("cache-records: #1–#3 reach the server, #4 and #5 read the renamed hero from the shared record")
+    func cacheRecords() async throws {
+        let result = try await run("cache-records")
+        #expect(result.requests.map(\.operation) == ["HeroQuery", "HeroDetailsQuery", "RenameHero", "HeroQuery", "HeroDetailsQuery"])
+        #expect(result.requests.map(\.outcome) == Array(repeating: .success, count: 5))
+        #expect(result.requests.map(\.results) == [["server"], ["server"], ["server"], ["cache"], ["cache"]])
+        #expect(result.backend["graphqlRequests"] == 3)
+        #expect(result.events.filter { $0.phase == .cacheMiss }.map(\.request) == [1, 2])
+        let writes = result.events.filter { $0.kind == .cache && $0.phase == .postflight }
+        #expect(writes.map(\.request) == [1, 2, 3])
+        #expect(writes.map { $0.body?.text } == [
+            #"{"Hero:2001":{"id":"2001","name":"R2-D2"},"QUERY_ROOT":{"hero":{"$reference":"Hero:2001"}}}"#,
+            #"{"Hero:2001":{"appearsIn":["NEWHOPE","EMPIRE","JEDI"],"id":"2001","name":"R2-D2"},"QUERY_ROOT":{"hero(id:2001)":{"$reference":"Hero:2001"}}}"#,
+            #"{"Hero:2001":{"id":"2001","name":"Artoo-Detoo"},"MUTATION_ROOT":{"renameHero(name:Artoo-Detoo)":{"$reference":"Hero:2001"}}}"#,
+        ])
+        // The cache holds the films; the redactor hides them from the caller, cached or not.
+        #expect(result.events.filter { $0.phase == .cacheHit }.map { $0.body?.text } == [
+            #"{"data":{"hero":{"id":"2001","name":"Artoo-Detoo"}}}"#,
+            #"{"data":{"hero":{"appearsIn":["NEWHOPE","EMPIRE","JEDI"],"id":"2001","name":"Artoo-Detoo"}}}"#,
+        ])
+        let delivered = result.events.filter { $0.hop == 0 && $0.phase == .postflight && $0.request != 3 }
+        #expect(delivered.map { $0.body?.text } == [
+            #"{"data":{"hero":{"id":"2001","name":"R2-D2"}}}"#,
+            #"{"data":{"hero":{"appearsIn":"[redacted]","id":"2001","name":"R2-D2"}}}"#,
+            #"{"data":{"hero":{"id":"2001","name":"Artoo-Detoo"}}}"#,
+            #"{"data":{"hero":{"appearsIn":"[redacted]","id":"2001","name":"Artoo-Detoo"}}}"#,
+        ])
+    }
+
     @Test("graphql-errors-200: Auth reads the UNAUTHENTICATED error: 1 refresh, success")
     func graphQLErrors200() async throws {
         let result = try await run("graphql-errors-200")

@@ -80,7 +80,7 @@ struct InstrumentationFidelityTests {
 
     func interceptors(_ testCase: Case) -> (RequestChain.Interceptors, GraphQLRequest) {
         let store = CacheStore()
-        if testCase.prefill { store.write(GraphQLResponse(source: .server, data: ["hero": "cached"]), for: Self.hero) }
+        if testCase.prefill { _ = try? store.write(data: ["hero": "cached"], for: Self.hero) }
         let request = GraphQLRequest(
             operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: testCase.fetchBehavior,
             apqConfig: AutoPersistQueryConfiguration(autoPersistQueries: testCase.apq))

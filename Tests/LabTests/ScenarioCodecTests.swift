@@ -70,7 +70,7 @@ struct ScenarioCodecTests {
         #expect(error("{nope") == "not JSON: not valid JSON at line 1, column 2: expected a string key in object")
         #expect(error("[]") == "expected a JSON object at the top")
         #expect(error(#"{\#(Self.minimal),"chain":[{"interceptor":"MaxRetryInterceptor"},{"interceptor":"AuthInterceptor"},{"interceptor":"Foo"}]}"#)
-            == #"chain[2].interceptor: unknown "Foo"; known: MaxRetryInterceptor, AuthInterceptor, StaticAuthInterceptor, AutomaticPersistedQueryInterceptor, FallbackToCacheOnFailureInterceptor, RetryOnErrorInterceptor, LoggingInterceptor, ResponseCodeInterceptor"#)
+            == #"chain[2].interceptor: unknown "Foo"; known: MaxRetryInterceptor, AuthInterceptor, StaticAuthInterceptor, AutomaticPersistedQueryInterceptor, FallbackToCacheOnFailureInterceptor, RetryOnErrorInterceptor, LoggingInterceptor, RedactFieldInterceptor, ResponseCodeInterceptor"#)
         #expect(error(#"{\#(Self.minimal),"chain":[{"interceptor":"MaxRetryInterceptor","maxRetries":-1}]}"#)
             == "chain[0].maxRetries: expected a whole number ≥ 0, got -1")
         #expect(error(#"{\#(Self.minimal),"chain":[{"interceptor":"MaxRetryInterceptor","maxRetries":"3"}]}"#)

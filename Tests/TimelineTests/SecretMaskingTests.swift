@@ -41,6 +41,14 @@ import Timeline
             == #"{"refresh_token":"••••efgh""#)
     }
 
+    @Test("JSON strings that quote a query or a credential are masked as free text")
+    func jsonStringsQuotingSecrets() {
+        let body = #"{"variables":{"name":"R2?access_token=abcdefgh&x=1"},"renameHero(name:R2?pass%77ord=hunter22)":1,"note":"Bearer abcdefgh"}"#
+        #expect(SecretMasking.masked.body(body, contentType: "application/json")
+            == #"{"variables":{"name":"R2?access_token=••••efgh&x=1"},"renameHero(name:R2?pass%77ord=••••er22)":1,"note":"Bearer ••••efgh"}"#)
+        #expect(SecretMasking.revealed.body(body, contentType: "application/json") == body)
+    }
+
     @Test func formBodiesMaskValuesOfSecretKeysOnly() {
         let body = "grant_type=refresh_token&refresh_token=abc&client_id=lab&client_secret=s3cr3t-value&password=pw"
         let masked = "grant_type=refresh_token&refresh_token=••••&client_id=lab&client_secret=••••alue&password=••••"

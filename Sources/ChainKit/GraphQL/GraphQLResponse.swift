@@ -60,13 +60,15 @@ public struct GraphQLResponse: Sendable, Hashable {
         let extensions: [String: JSONValue]?
         /// The body these fields were read from; nil when they were not read from a body.
         let body: Data?
+        let cacheRecords: RecordSet?
 
-        init(source: Source, data: JSONValue?, errors: [GraphQLError]?, extensions: [String: JSONValue]?, body: Data? = nil) {
+        init(source: Source, data: JSONValue?, errors: [GraphQLError]?, extensions: [String: JSONValue]?, body: Data? = nil, cacheRecords: RecordSet? = nil) {
             self.source = source
             self.data = data
             self.errors = errors
             self.extensions = extensions
             self.body = body
+            self.cacheRecords = cacheRecords
         }
     }
 
@@ -76,28 +78,40 @@ public struct GraphQLResponse: Sendable, Hashable {
 
     public var source: Source {
         @inlinable get { fields.source }
-        set { fields = Fields(source: newValue, data: data, errors: errors, extensions: extensions) }
+        set { fields = Fields(source: newValue, data: data, errors: errors, extensions: extensions, cacheRecords: cacheRecords) }
     }
 
     public var data: JSONValue? {
         get { fields.data }
-        set { fields = Fields(source: source, data: newValue, errors: errors, extensions: extensions) }
+        set { fields = Fields(source: source, data: newValue, errors: errors, extensions: extensions, cacheRecords: cacheRecords) }
     }
 
     /// The `errors` array; nil when the response had no `errors` member (an empty array is
     /// kept as an empty array).
     public var errors: [GraphQLError]? {
         get { fields.errors }
-        set { fields = Fields(source: source, data: data, errors: newValue, extensions: extensions) }
+        set { fields = Fields(source: source, data: data, errors: newValue, extensions: extensions, cacheRecords: cacheRecords) }
     }
 
     public var extensions: [String: JSONValue]? {
         get { fields.extensions }
-        set { fields = Fields(source: source, data: data, errors: errors, extensions: newValue) }
+        set { fields = Fields(source: source, data: data, errors: errors, extensions: newValue, cacheRecords: cacheRecords) }
     }
 
-    public init(source: Source, data: JSONValue?, errors: [GraphQLError]? = nil, extensions: [String: JSONValue]? = nil) {
-        fields = Fields(source: source, data: data, errors: errors, extensions: extensions)
+    /// The cache records the parser made of this result as the server sent it (Apollo's
+    /// `ParsedResult.cacheRecords`); nil when none were made (a cached result, a request that
+    /// does not write to the cache). The chain writes these at the top, so changing `data` in
+    /// a post-flight keeps them: the caller gets the change, the cache does not.
+    public var cacheRecords: RecordSet? {
+        get { fields.cacheRecords }
+        set {
+            let old = fields
+            fields = Fields(source: old.source, data: old.data, errors: old.errors, extensions: old.extensions, body: old.body, cacheRecords: newValue)
+        }
+    }
+
+    public init(source: Source, data: JSONValue?, errors: [GraphQLError]? = nil, extensions: [String: JSONValue]? = nil, cacheRecords: RecordSet? = nil) {
+        fields = Fields(source: source, data: data, errors: errors, extensions: extensions, cacheRecords: cacheRecords)
     }
 
     /// Whether `other` is this very value (a copy of it, never changed since): true means

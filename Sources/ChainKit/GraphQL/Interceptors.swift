@@ -42,7 +42,9 @@ public protocol HTTPInterceptor: Sendable {
 public protocol CacheInterceptor: Sendable {
     /// The cached result for the request, or nil on a miss.
     func readCacheData(request: GraphQLRequest) async throws -> GraphQLResponse?
-    /// Stores a server result; called at the top of the chain when the request asks for it.
+    /// Stores a server result's ``GraphQLResponse/cacheRecords`` (the parser's, not the result
+    /// as post-flights changed it); called at the top of the chain when the request asks for it
+    /// and the parser made records.
     func writeCacheData(request: GraphQLRequest, response: GraphQLResponse) async throws
 }
 

@@ -16,7 +16,7 @@
 ///                        ◀── HTTP post-flight ◀───┘                   │
 ///                        ─▶ response parser ──────────────────────────┘
 ///      network error + cacheRead == .onNetworkFailure ─▶ cache read instead
-///  at the top: server results are written to the cache (writeResultsToCache)
+///  at the top: the parser's records of server results are written to the cache (writeResultsToCache)
 /// ```
 ///
 /// Worked example with interceptors `[A, B]` and a cache miss under `CacheFirst`: A's
@@ -30,7 +30,9 @@
 /// yields no result fails with ``RequestChainError/noResults``.
 ///
 /// Everything runs lazily in the task that iterates the returned stream, so cancelling that
-/// task reaches every interceptor as `CancellationError`.
+/// task reaches every interceptor as `CancellationError` — except, as upstream, the network
+/// step under CacheAndNetwork: it starts in a task of its own as soon as the cache has
+/// answered, while the cached result climbs (cancelled with the stream).
 public struct RequestChain: Sendable {
     /// Thrown by a GraphQL interceptor to run the chain again from the top with `request`.
     public struct Retry: Error, CustomStringConvertible {
@@ -77,12 +79,22 @@ public struct RequestChain: Sendable {
     }
 
     private let parts: Parts
+    /// Whether, under a fetch behaviour that reads the cache and then always fetches
+    /// (CacheAndNetwork), the network step starts as soon as the cache has answered, while the
+    /// cached result is still on its way up, as upstream's execution task goes straight on to
+    /// the network. The lab turns it off, so each operation has one place to stop at a time.
+    package let overlapsNetworkFetch: Bool
 
     public var interceptors: Interceptors { parts.interceptors }
     public var transport: any GraphQLTransport { parts.transport }
 
     public init(interceptors: Interceptors, transport: any GraphQLTransport) {
+        self.init(interceptors: interceptors, transport: transport, overlapsNetworkFetch: true)
+    }
+
+    package init(interceptors: Interceptors, transport: any GraphQLTransport, overlapsNetworkFetch: Bool) {
         parts = Parts(interceptors: interceptors, transport: transport)
+        self.overlapsNetworkFetch = overlapsNetworkFetch
     }
 
     /// The operation's results. Nothing runs until the stream is read.
@@ -169,6 +181,9 @@ public struct RequestChain: Sendable {
                         do {
                             if let cached = try await chain.parts.interceptors.cache.readCacheData(request: request) {
                                 step = .network(hadCacheHit: true)
+                                if chain.overlapsNetworkFetch, behavior.shouldFetchFromNetwork(hadSuccessfulCacheRead: true) {
+                                    step = .passthrough(InterceptorResultStream.started { try await chain.fetchFromNetwork(request) }.makeAsyncIterator())
+                                }
                                 return cached
                             }
                         } catch {
@@ -214,7 +229,7 @@ public struct RequestChain: Sendable {
     }
 
     private func writeToCacheIfNecessary(_ response: GraphQLResponse, for request: GraphQLRequest) async throws {
-        guard request.writeResultsToCache, response.source == .server, response.data != nil else { return }
+        guard request.writeResultsToCache, response.source == .server, response.cacheRecords != nil else { return }
         try await parts.interceptors.cache.writeCacheData(request: request, response: response)
     }
 }
@@ -242,9 +257,11 @@ public struct RequestChainNetworkTransport: Sendable {
         self.transport = transport
     }
 
-    /// The results of one operation.
+    /// The results of one operation. As upstream's, the operation starts now, in a task of its
+    /// own, whether or not anybody reads the stream yet; results wait in the stream until they
+    /// are read. Dropping the stream, or cancelling the task that reads it, cancels the operation.
     public func send(_ request: GraphQLRequest) -> InterceptorResultStream {
-        RequestChain(interceptors: .init(provider: interceptorProvider, operation: request.operation), transport: transport)
-            .kickoff(request: request)
+        let chain = RequestChain(interceptors: .init(provider: interceptorProvider, operation: request.operation), transport: transport)
+        return .started { chain.kickoff(request: request) }
     }
 }

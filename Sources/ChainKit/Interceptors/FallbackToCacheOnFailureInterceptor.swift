@@ -11,7 +11,7 @@ public struct FallbackToCacheOnFailureInterceptor: GraphQLInterceptor {
     public func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
         let store = self.store
         return await next(request).mapErrors { error in
-            guard !(error is RequestChain.Retry), let cached = store.read(request.operation) else { throw error }
+            guard !(error is RequestChain.Retry), let cached = store.load(request.operation) else { throw error }
             return cached
         }
     }

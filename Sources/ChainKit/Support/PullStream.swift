@@ -92,6 +92,27 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
         }
     }
 
+    /// A stream whose elements `makeStream` starts producing now, in a task of its own, before
+    /// anybody reads them; they wait in a buffer until they are read. Dropping the stream or
+    /// cancelling the task that reads it cancels the producing task. This is how Apollo iOS 2.x
+    /// runs a layer (`AsyncThrowingStream.executingInAsyncTask`); read it only once.
+    public static func started(_ makeStream: @escaping @Sendable () async throws -> PullStream) -> PullStream {
+        let (buffered, continuation) = AsyncThrowingStream<Element, any Error>.makeStream()
+        let task = Task {
+            do {
+                for try await element in try await makeStream() { continuation.yield(element) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return PullStream {
+            var iterator = buffered.makeAsyncIterator()
+            return { try await iterator.next() }
+        }
+    }
+
     /// Transforms every element; a thrown error fails the stream.
     public func map<T: Sendable>(_ transform: @escaping @Sendable (Element) async throws -> T) -> PullStream<T> {
         let upstream = source

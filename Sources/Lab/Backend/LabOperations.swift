@@ -27,6 +27,13 @@ public enum LabOperations {
             variables: ["name": .string(name)])
     }
 
+    /// What the normalized cache knows of the lab's schema: a `Hero` is keyed by its `id`,
+    /// and `hero` and `renameHero` return heroes. The backend's results carry no `__typename`
+    /// (Apollo's generated operations would select it), so the field types say it instead.
+    public static let cacheSchema = CacheSchema(
+        keyFields: ["Hero": ["id"]],
+        fieldTypes: ["Query.hero": "Hero", "Mutation.renameHero": "Hero"])
+
     /// Every operation name the backend knows, with its kind.
     public static let kinds: [String: GraphQLOperation.Kind] = Dictionary(
         uniqueKeysWithValues: ServedOperation.allCases.map { ($0.rawValue, $0.kind) })

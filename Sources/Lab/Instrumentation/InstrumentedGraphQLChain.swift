@@ -150,9 +150,10 @@ final class InstrumentedCacheInterceptor: CacheInterceptor {
         }
     }
 
+    /// Records the write with what was written: the parser's records, key → fields.
     func writeCacheData(request: GraphQLRequest, response: GraphQLResponse) async throws {
         try await base.writeCacheData(request: request, response: response)
-        context.emit(hop, .postflight, context.snapshot(result: response), detail: "cache write")
+        context.emit(hop, .postflight, context.snapshot(cacheRecords: response.cacheRecords ?? RecordSet()), detail: "cache write")
     }
 }
 
@@ -358,7 +359,9 @@ public struct InstrumentedGraphQLChain: Sendable {
         let transport = InstrumentedGraphQLTransport(base: transport, hop: hops[graphQLCount + 1 + httpCount], context: context)
         let parser = InstrumentedResponseParser(base: interceptors.parser, hop: hops[graphQLCount + 2 + httpCount], context: context)
         self.hops = hops
-        self.chain = RequestChain(interceptors: .init(graphQL: graphQL, cache: cache, http: http, parser: parser), transport: transport)
+        // One place to stop at a time per operation: the network step of CacheAndNetwork starts
+        // when the cached result has reached the top, so the scheduler can order every hop.
+        self.chain = RequestChain(interceptors: .init(graphQL: graphQL, cache: cache, http: http, parser: parser), transport: transport, overlapsNetworkFetch: false)
     }
 }
 

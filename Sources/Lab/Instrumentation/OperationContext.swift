@@ -128,6 +128,11 @@ public final class OperationContext: Sendable {
         }
     }
 
+    /// The records a cache write wrote; shared with the previous write's when they were equal.
+    func snapshot(cacheRecords records: RecordSet) -> HopSnapshot {
+        snapshots.state.withLock { $0.cacheRecords.snapshot(for: records) { HopSnapshot(cacheRecords: $0) } }
+    }
+
     /// What an HTTP hop or the transport saw going down; shared with the previous one when it
     /// was equal.
     func snapshot(_ request: NetworkRequest) -> HopSnapshot {
@@ -280,6 +285,7 @@ private struct RecentSnapshots: Sendable {
     var networkRequest = Slot<NetworkRequest>()
     var receivedResponse = Slot<ReceivedResponse>()
     var responseHead = Slot<ResponseHead>()
+    var cacheRecords = Slot<RecordSet>()
 }
 
 /// A hop of a request that threw a retry a person forced.

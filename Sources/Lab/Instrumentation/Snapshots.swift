@@ -25,6 +25,12 @@ extension HopSnapshot {
         self.init(error: result.errors?.first?.description, body: body)
     }
 
+    /// Records written to the cache, as one JSON object of key → fields (a reference to
+    /// another record as `{"$reference": key}`), encoded when somebody reads it.
+    convenience init(cacheRecords records: RecordSet) {
+        self.init(body: BodyPreview(deferred: { records.json.encoded }))
+    }
+
     /// An error passing a hop.
     convenience init(error: any Error) {
         self.init(error: describe(error))

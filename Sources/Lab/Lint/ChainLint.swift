@@ -219,7 +219,7 @@ extension ChainLint {
             id: "postflight-changes-cached-data", severity: .warning, title: "a post-flight that changes data the cache does not keep",
             why: "The cache stores what the parser produced, not the result as post-flight interceptors changed it, so the same query answered later from the cache comes back without the change (Apollo iOS RequestChain/RequestChain.swift, the cache write).",
             fix: "Change the data in the parser or in the caller, not in a post-flight interceptor.",
-            scenario: nil),
+            scenario: "cache-records"),
         find: { chain in
             let names = chain.operations.filter { $0.fetchBehavior.cacheRead != .never }.map(\.name)
             guard !names.isEmpty else { return [] }

@@ -44,6 +44,7 @@ public struct LayerTraits: OptionSet, Sendable, Hashable {
         "AutomaticPersistedQueryInterceptor": [.retries, .readsGraphQLErrors],
         "RetryOnErrorInterceptor": [.retries, .retriesOnAnyError],
         "LoggingInterceptor": [.logs],
+        "RedactFieldInterceptor": [.changesResultData],
         "JSONResponseParsingInterceptor": [.parsesResponses, .readsGraphQLErrors],
         "AuthenticationMiddleware": [.attachesAuthorization, .refreshesTokens],
         "LoggingMiddleware": [.logs],

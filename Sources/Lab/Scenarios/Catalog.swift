@@ -83,6 +83,19 @@ public enum Catalog {
             operations: [Scenario.Operation(name: "HeroQuery", fetchBehavior: .NetworkFirst)],
             prefillCache: true),
         Scenario(
+            name: "cache-records",
+            summary: "Two queries share the hero's cache record: a rename through a mutation shows in both, read from the cache.",
+            teaches: "The parser turns each result into normalized records, and the top of the chain writes those records: QUERY_ROOT points to Hero:2001, whose fields HeroQuery and HeroDetailsQuery both read (the cache step's post-flight shows the records written, key → fields). #1 HeroQuery and #2 HeroDetailsQuery miss (hero and hero(id:2001) are different fields of QUERY_ROOT) and fetch; #3 RenameHero writes name Artoo-Detoo into Hero:2001; #4 and #5 are answered from the cache with the new name and never reach the transport. RedactFieldInterceptor replaces appearsIn on the way up: the caller gets [redacted], but the cache keeps the parser's records, so the cache hit of #5 still holds the films.",
+            chain: chain([maxRetry, auth, Scenario.Layer("RedactFieldInterceptor"), apq]),
+            backend: LabBackend.Settings(latency: latency),
+            operations: [
+                heroQuery,
+                Scenario.Operation(name: "HeroDetailsQuery", fetchBehavior: .CacheFirst, variables: ["id": "2001"]),
+                Scenario.Operation(name: "RenameHero", variables: ["name": "Artoo-Detoo"]),
+            ],
+            launch: [0, 1, 2, 0, 1],
+            script: (1...4).flatMap { [Scenario.ScriptStep(request: $0, until: .hop(0, .post)), Scenario.ScriptStep(request: $0)] }),
+        Scenario(
             name: "graphql-errors-200",
             summary: "The server reports an expired token as 200 with an UNAUTHENTICATED error.",
             teaches: "Many GraphQL servers answer auth failures with HTTP 200 and an error whose extensions.code is UNAUTHENTICATED. ResponseCodeInterceptor lets a 200 through, so AuthInterceptor must read the result's errors in its map: it refreshes once and retries, and attempt 2 succeeds.",

@@ -55,6 +55,8 @@ public enum LayerRegistry {
                    summary: "retries on every error, with no limit of its own"),
         Definition(name: "LoggingInterceptor", place: .graphQL, settings: [:],
                    summary: "writes a line per operation and per result into the timeline"),
+        Definition(name: "RedactFieldInterceptor", place: .graphQL, settings: ["field": .string],
+                   summary: "replaces every value of one field (appearsIn by default) in results on their way up"),
         Definition(name: "ResponseCodeInterceptor", place: .http, settings: [:],
                    summary: "fails non-2xx responses with ResponseCodeError"),
         Definition(name: "AuthenticationMiddleware", place: .middleware, settings: ["authorization": .string],
@@ -100,6 +102,8 @@ public enum LayerRegistry {
         case "LoggingInterceptor":
             let log = environment.log
             return LoggingInterceptor { log("LoggingInterceptor", $0) }
+        case "RedactFieldInterceptor":
+            return RedactFieldInterceptor(field: layer.string("field") ?? RedactFieldInterceptor.defaultField)
         default:
             return RetryOnErrorInterceptor()
         }
@@ -147,6 +151,39 @@ public struct RetryOnErrorInterceptor: GraphQLInterceptor {
         await next(request).mapErrors { error in
             if error is RequestChain.Retry || error is LabSafetyCapError { throw error }
             throw RequestChain.Retry(request: request)
+        }
+    }
+}
+
+/// Replaces every value of one field in the results that pass it on their way up with
+/// `"[redacted]"`: a post-flight that changes data. The `cache-records` scenario shows that
+/// the caller gets the change and the cache does not, since the cache keeps the parser's records.
+public struct RedactFieldInterceptor: GraphQLInterceptor {
+    public static let defaultField = "appearsIn"
+    public let field: String
+
+    public init(field: String = RedactFieldInterceptor.defaultField) {
+        self.field = field
+    }
+
+    public func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+        let field = self.field
+        return await next(request).map { response in
+            guard let data = response.data else { return response }
+            var redacted = response
+            redacted.data = Self.redact(field, in: data)
+            return redacted
+        }
+    }
+
+    static func redact(_ field: String, in value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let members):
+            .object(Dictionary(uniqueKeysWithValues: members.map { name, member in
+                (name, name == field ? .string("[redacted]") : redact(field, in: member))
+            }))
+        case .array(let elements): .array(elements.map { redact(field, in: $0) })
+        default: value
         }
     }
 }

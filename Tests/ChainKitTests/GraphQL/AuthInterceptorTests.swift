@@ -112,10 +112,10 @@ struct AuthInterceptorTests {
     }
 
     @Test("FallbackToCacheOnFailure answers from the cache when the network fails, and lets retries through")
-    func fallbackToCache() async {
+    func fallbackToCache() async throws {
         struct Offline: Error {}
         let store = CacheStore()
-        store.write(GraphQLResponse(source: .server, data: heroData), for: heroQuery)
+        try store.write(data: heroData, for: heroQuery)
         let outcome = await run(makeChain(graphQL: [FallbackToCacheOnFailureInterceptor(store: store)], store: store, transport: .failing(Offline())).kickoff(request: request()))
         #expect(outcome.responses == [GraphQLResponse(source: .cache, data: heroData)])
         let empty = await run(makeChain(graphQL: [FallbackToCacheOnFailureInterceptor(store: CacheStore())], transport: .failing(Offline())).kickoff(request: request()))

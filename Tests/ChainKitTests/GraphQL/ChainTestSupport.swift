@@ -39,14 +39,14 @@ struct LoggingCache: CacheInterceptor {
     let log: EventLog
 
     func readCacheData(request: GraphQLRequest) async throws -> GraphQLResponse? {
-        let cached = store.read(request.operation)
+        let cached = store.load(request.operation)
         log.add(cached == nil ? "cache miss" : "cache hit")
         return cached
     }
 
     func writeCacheData(request: GraphQLRequest, response: GraphQLResponse) async throws {
         log.add("cache write")
-        store.write(response, for: request.operation)
+        if let records = response.cacheRecords { store.publish(records: records) }
     }
 }
 

@@ -41,6 +41,10 @@ struct RunFindingsScenarioTests {
         "cache-fallback": [
             "warning cache-fallback-hid-error: #1's 503 (seq 6) was answered from the cache (seq 10): the request succeeded and no GraphQL interceptor saw the error",
         ],
+        "cache-records": [
+            "info cache-only-result: #4 was answered from the cache (seq 52) and never reached the network",
+            "info cache-only-result: #5 was answered from the cache (seq 61) and never reached the network",
+        ],
         "graphql-errors-200": [],
         "empty-401": [
             "error empty-401-no-results: #1 got a 401 with an empty body (seq 7) and failed with noResults instead of an auth error",

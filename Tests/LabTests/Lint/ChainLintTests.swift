@@ -205,6 +205,9 @@ struct ChainLintScenarioTests {
         ],
         "apq": [],
         "cache-fallback": [],
+        "cache-records": [
+            "postflight-changes-cached-data: RedactFieldInterceptor (hop 3) changes result data in its post-flight, and HeroQuery, HeroDetailsQuery later read the cache without that change",
+        ],
         "graphql-errors-200": [],
         "empty-401": [],
         "openapi-middleware": [
