@@ -394,5 +394,26 @@ if want light-theme; then
     capture light-theme
 fi
 
+# A filtered session: refresh-storm's five requests after the storm, filtered to the four
+# that never retried and that a finding cites; a rule breakpoint (answer if ~c 5xx) is marked
+# ◆ on the transport in the Chain pane.
+shot=filtered
+open_terminal "$chainlab refresh-storm --no-step"
+wait_for "press n to start"
+keys C-b
+wait_for "Breakpoints by rule"
+type_text "answer if ~c 5xx"
+keys Enter
+wait_for "◆ answer if ~c 5xx"
+keys Escape
+keys N
+wait_for "#5 HeroQuery invalid_grant"
+keys /
+type_text "!~retry & ~finding"
+keys Enter
+wait_for "Requests · !~retry & ~finding"
+press_until j "Chain · #3 HeroQuery"
+capture filtered
+
 close_terminal
 echo "screenshots: done"

@@ -59,7 +59,10 @@ public struct InspectorState: Sendable {
     public var sequenceSeq: Int?
     /// The event `m` marked for a compare (`=`).
     public var marked: TimelineEvent?
-    public var filter = ""
+    /// The filter expression of the Requests pane and the waterfall (`/`).
+    public var filter: FilterExpression?
+    /// The requests ``filter`` lets through, as of the last view (``Inspector/refreshFilter(_:)``).
+    var filterMatches: Set<Int> = []
     public var modal: Overlay?
     public var notice: Notice?
     public var symbols: Symbols
@@ -83,9 +86,8 @@ public struct InspectorState: Sendable {
 
     /// The requests the filter lets through.
     public var visibleRequests: [RequestRow] {
-        guard !filter.isEmpty else { return lab.requests }
-        let needle = filter.lowercased()
-        return lab.requests.filter { "#\($0.id) \($0.operation) \($0.state.rawValue)".lowercased().contains(needle) }
+        guard filter != nil else { return lab.requests }
+        return lab.requests.filter { filterMatches.contains($0.id) }
     }
 
     /// The selected request's row.
@@ -174,7 +176,8 @@ public enum Overlay: Sendable, Hashable {
     case curl(title: String, command: String)
     case failPicker(request: Int)
     case reorder(ChainReorder)
-    case filter(TextInput)
+    case filter(FilterPrompt)
+    case breakRules(BreakRulesEditor)
     case findings(FindingsList)
     case search(TextInput)
     case compare(Comparison)

@@ -4,7 +4,7 @@ public import TerminalUI
 public enum Action: String, Sendable, Hashable, CaseIterable {
     case newOperation, newSeveral, step, continueRequest, continueAll, toggleStepMode, toggleBreakpoint
     case editHeaders, force401, forceRetry, fail, advanceClock, expireTokens, reorderChain
-    case export, showCurl, filter, revealSecrets, scenarioInfo, lintFindings, runFindings
+    case breakRules, export, showCurl, filter, revealSecrets, scenarioInfo, lintFindings, runFindings
     case previousAttempt, nextAttempt, preFlight, postFlight, maximize, fold, search, zoomIn, zoomOut
     case sequenceDiagram, allRequests, mark, compareMarked, compareAttempts, compareHop, compareRequests
     case nextPane, previousPane, up, down, pageUp, pageDown, home, end, open, back, help, quit
@@ -50,6 +50,7 @@ public enum Keymap {
         KeyBinding([.char("C")], .continueAll, "continue all", "continue every held request to its next breakpoint, or to the end"),
         KeyBinding([.char("B")], .toggleStepMode, "step mode", "step mode on/off: new operations stop before every hop (on at start)", hint: false),
         KeyBinding([.char("b")], .toggleBreakpoint, "breakpoint", "breakpoint on the selected hop: pre, post, both, none"),
+        KeyBinding([.ctrl("b")], .breakRules, "rules", "breakpoints by rule: add one (post@AuthInterceptor if ~op HeroQuery & ~c 401), switch it off, delete it", hint: false),
         KeyBinding([.char("e")], .editHeaders, "edit headers", "edit the headers at this stop (request at a pre-flight stop, response at a post stop)"),
         KeyBinding([.char("4")], .force401, "force 401", "force a 401 here"),
         KeyBinding([.char("r")], .forceRetry, "force retry", "force a retry from here"),
@@ -59,7 +60,7 @@ public enum Keymap {
         KeyBinding([.char("o")], .reorderChain, "reorder", "reorder the chain (applies to new operations)", hint: false),
         KeyBinding([.char("w")], .export, "export", "export the timeline as JSON, HAR or OTLP traces to a file", hint: false),
         KeyBinding([.char("y")], .showCurl, "curl", "show the curl command for this request at this hop", hint: false),
-        KeyBinding([.char("/")], .filter, "filter", "filter requests", hint: false),
+        KeyBinding([.char("/")], .filter, "filter", "filter the Requests pane and the waterfall by an expression such as ~op Hero & ~c 4xx (? shows the grammar); Esc clears", hint: false),
         KeyBinding([.char("v")], .revealSecrets, "reveal", "reveal or mask secrets (Authorization, cookies, tokens)", hint: false),
         KeyBinding([.char("L")], .lintFindings, "lint", "lint findings of the chain (⚠ marks their hops); Enter jumps to the hop", hint: false),
         KeyBinding([.char("F")], .runFindings, "findings", "what the recorded events prove; Enter opens the events each cites", hint: false),

@@ -82,6 +82,8 @@ public struct LabView: Sendable {
     public var parked: [Int: ParkedStop]
     public var blocked: Set<Int>
     public var breakpoints: Set<Breakpoint>
+    /// Breakpoints by rule (`Ctrl-B`), in the order they were added.
+    public var rules: [BreakRule] = []
     public var stepMode: Bool
     public var chain: Scenario.Chain
     public var chainHops: [HopInfo]
@@ -190,6 +192,7 @@ public final class LabViewBuilder {
         view.parked = Dictionary(uniqueKeysWithValues: snapshot.parked.map { ($0.request, $0) })
         view.blocked = snapshot.blocked
         view.breakpoints = snapshot.breakpoints
+        view.rules = snapshot.rules
         view.clock = session.clock.seconds
         view.hasLabControls = session.hasLabControls
         view.newRefusals = snapshot.refusals.dropFirst(refusalsSeen).map(\.reason)

@@ -7,7 +7,7 @@ public enum OverlayAction: String, Sendable, Hashable, CaseIterable {
     case apply, cancel, clear, edit, next, previous
     case selectUp, selectDown, moveUp, moveDown, switchFormat
     case reveal, nextField, previousField, addRow, deleteRow
-    case open, back, jump
+    case open, back, jump, toggle
 }
 
 /// One row of an overlay's keymap. No keys means every key the rows above do not name.
@@ -30,7 +30,7 @@ public struct OverlayBinding: Sendable, Hashable {
 /// `chainlab keys` and the README's tables are generated from the same rows.
 public enum OverlayKeymap {
     public enum Overlay: String, Sendable, Hashable, CaseIterable {
-        case help, confirmQuit, failPicker, filter, search, reorder, export, editor, findings, findingEvent, text
+        case help, confirmQuit, failPicker, filter, breakRules, search, reorder, export, editor, findings, findingEvent, text
 
         /// The heading in the help overlay and the README.
         public var title: String {
@@ -39,6 +39,7 @@ public enum OverlayKeymap {
             case .confirmQuit: "When quit asks"
             case .failPicker: "Choosing a failure (x)"
             case .filter: "Typing a filter (/)"
+            case .breakRules: "Breakpoints by rule (Ctrl-B)"
             case .search: "Searching Detail (Ctrl-F)"
             case .reorder: "Reordering the chain (o)"
             case .export: "Exporting (w)"
@@ -70,9 +71,18 @@ public enum OverlayKeymap {
             OverlayBinding([], .close, "back, failing nothing", hint: "back"),
         ]
         case .filter: [
-            OverlayBinding([.enter], .apply, "keep the filter and close"),
+            OverlayBinding([.enter], .apply, "apply the expression and close; a wrong one is refused in place and the filter in force stays"),
             OverlayBinding([.escape], .clear, "clear the filter and close"),
             OverlayBinding([], .edit, "edit the filter"),
+        ]
+        case .breakRules: [
+            OverlayBinding([.enter], .apply, "add the rule typed (post@AuthInterceptor if ~c 401)", hint: "add"),
+            OverlayBinding([.up], .selectUp, "select the rule above"),
+            OverlayBinding([.down], .selectDown, "select the rule below", hint: "select"),
+            OverlayBinding([.ctrl("t")], .toggle, "switch the selected rule off or on", hint: "on/off"),
+            OverlayBinding([.ctrl("d")], .deleteRow, "delete the selected rule", hint: "delete"),
+            OverlayBinding([.escape], .close, "close", hint: "close"),
+            OverlayBinding([], .edit, "edit the rule being typed"),
         ]
         case .search: [
             OverlayBinding([.enter, .down, .ctrl("n")], .next, "the next match", hint: "next"),

@@ -127,7 +127,7 @@ extension Inspector {
 
     static func renderRequests(_ state: InspectorState, in area: Rect, into buffer: inout Buffer, map: inout ScreenMap) {
         let rows = state.visibleRequests
-        let title = state.filter.isEmpty ? "Requests" : "Requests · /\(state.filter)"
+        let title = state.filter.map { "Requests · \($0)" } ?? "Requests"
         let frame = block(title, focused: state.focus == .requests, state)
         frame.render(in: area, into: &buffer)
         let inner = frame.inner(area)
@@ -136,7 +136,7 @@ extension Inspector {
             return
         }
         // Only the rows around the selection are made into lines: a run can hold thousands.
-        let selected = state.filter.isEmpty ? state.selectedRequest.flatMap { state.lab.index(of: $0) } : rows.firstIndex { $0.id == state.selectedRequest }
+        let selected = state.filter == nil ? state.selectedRequest.flatMap { state.lab.index(of: $0) } : rows.firstIndex { $0.id == state.selectedRequest }
         let first = max(0, min((selected ?? 0) - inner.height + 1, rows.count - inner.height))
         let window = rows[first..<min(rows.count, first + inner.height)]
         List(window.map { requestLine($0, width: inner.width) }, selected: selected.map { $0 - first }, highlightStyle: state.focus == .requests ? .reverse : .bold).render(in: inner, into: &buffer)

@@ -125,6 +125,8 @@ extension Inspector {
             title += " · #\(row.id) \(row.operation) · attempt \(state.shownAttempt) of \(state.attemptCount)"
         }
         if state.lab.stepMode { title += " · step mode" }
+        let rules = state.lab.rules.filter(\.isEnabled).count
+        if rules > 0 { title += " · ◆ \(rules) rule\(rules == 1 ? "" : "s")" }
         return title
     }
 
@@ -161,8 +163,12 @@ extension Inspector {
                 label = "cache (\(behavior))"
             }
             label = Fitting.hopName(label, width: nameWidth - 5)
-            let name = Line([pre || post ? Span("●", style: bad) : Span(" "), Span(String(format: "%2d ", hop.index + 1), style: .dim), lintMark(hop.index, state), Span(label)])
+            let rulePre = hasRule(hop, .pre, state), rulePost = hasRule(hop, .post, state)
+            let mark = pre || post ? Span("●", style: bad) : rulePre || rulePost ? Span("◆", style: bad) : Span(" ")
+            let name = Line([mark, Span(String(format: "%2d ", hop.index + 1), style: .dim), lintMark(hop.index, state), Span(label)])
             var preLine = cells[index].pre, postLine = cells[index].post
+            if rulePre { preLine.spans.insert(Span("◆ ", style: bad), at: 0) }
+            if rulePost { postLine.spans.insert(Span("◆ ", style: bad), at: 0) }
             if pre { preLine.spans.insert(Span("● ", style: bad), at: 0) }
             if post { postLine.spans.insert(Span("● ", style: bad), at: 0) }
             rows.append([name, preLine, postLine])

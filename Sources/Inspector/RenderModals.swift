@@ -35,9 +35,19 @@ extension Inspector {
             ("⧗", "blocked: waiting for another request's token refresh"),
             ("miss/hit", "the cache step's read: miss goes on to the network, hit answers from the cache"),
             ("●", "a breakpoint on that hop (b)"),
+            ("◆", "a breakpoint by rule on that side of the hop (Ctrl-B): holds when its filter matches"),
             ("⚡ / ✎", "a forced or injected change, and who made it (you, scenario, server); an edit"),
         ]
         lines += symbols.map { entry($0.0, $0.1, width: 10) }
+        lines += [Line(""), section("Filters (/) and rules (Ctrl-B)")]
+        let grammar = [
+            ("~op NAME", "operation · ~c 401 or 4xx: any status seen · ~m POST · ~u ~h ~b: URL, header, body"),
+            ("~hop NAME", "reached that hop · ~retry ~refresh ~err ~held ~edited ~cache ~finding"),
+            ("! & |", "not, and, or (binding in that order) · ( ) · \"quoted\" · regexes ignore case"),
+            ("rule", "pre@HOP, post@HOP, answer or refresh, then optionally if FILTER, such as"),
+            ("", "post@AuthInterceptor if ~op HeroQuery & ~c 401"),
+        ]
+        lines += grammar.map { entry($0.0, $0.1, width: 11) }
         lines += [Line(""), section("Keys")]
         let width = keys.bindings.map(\.keyNames.count).max() ?? 0
         lines += keys.bindings.map { binding in
@@ -79,11 +89,10 @@ extension Inspector {
             show(title, Line.lines(of: command) + [Line(""), Line(state.revealSecrets ? "secrets revealed" : "secrets masked · v to reveal, then y again", style: .dim)], wrap: true)
         case .failPicker(let request):
             show("Fail request #\(request) here", [Line(OverlayKeymap.hints(.failPicker))])
-        case .filter(let input):
-            let box = Rect(x: area.x, y: area.maxY - 1, width: area.width, height: 1)
-            buffer.fill(box)
-            _ = buffer.set(string: "/", at: box.origin, style: accent, clip: box)
-            input.render(in: Rect(x: box.x + 1, y: box.y, width: box.width - 1, height: 1), into: &buffer)
+        case .filter(let prompt):
+            renderFilterPrompt(prompt, in: area, into: &buffer)
+        case .breakRules(let editor):
+            renderBreakRules(editor, state, in: area, into: &buffer)
         case .search(let input):
             let box = Rect(x: area.x, y: area.maxY - 1, width: area.width, height: 1)
             buffer.fill(box)

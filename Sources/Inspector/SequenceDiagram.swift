@@ -54,7 +54,9 @@ extension Inspector {
             }
             return rows
         case .allRequests:
-            return state.lab.timeline.events().filter(drawsRow).map(SequenceRow.event)
+            // A filter (`/`) keeps the requests it lets through, as in the Requests pane.
+            let kept = state.filter == nil ? nil : state.filterMatches
+            return state.lab.timeline.events().filter { drawsRow($0) && kept?.contains($0.request) != false }.map(SequenceRow.event)
         }
     }
 

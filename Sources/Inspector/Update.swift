@@ -15,6 +15,7 @@ public enum Inspector {
             return []
         case .labChanged(let view):
             state.lab = view
+            if state.filter != nil { refreshFilter(&state) }
             if let refusal = view.newRefusals.last { state.notice = .init(text: refusal, isError: true) }
             followSelection(&state)
             return []
@@ -147,7 +148,10 @@ public enum Inspector {
             showCurl(&state)
             return []
         case .filter:
-            state.modal = .filter(TextInput(text: state.filter))
+            state.modal = .filter(FilterPrompt(text: state.filter?.source ?? ""))
+            return []
+        case .breakRules:
+            state.modal = .breakRules(BreakRulesEditor())
             return []
         case .revealSecrets:
             state.revealSecrets.toggle()
@@ -197,7 +201,7 @@ public enum Inspector {
             if state.focus == .requests { state.focus = .chain } else if state.focus == .chain { state.focus = .detail }
             return []
         case .back:
-            if state.focus == .detail { state.focus = .chain } else if state.focus == .chain { state.focus = .requests }
+            if state.focus == .detail { state.focus = .chain } else if state.focus == .chain { state.focus = .requests } else { clearFilter(&state) }
             return []
         case .help:
             state.modal = .help(scroll: 0)
@@ -356,19 +360,11 @@ public enum Inspector {
                 state.modal = .search(input)
             }
             return []
-        case .filter(var input):
-            switch OverlayKeymap.action(for: key, in: .filter) {
-            case .apply: state.modal = nil
-            case .clear: state.filter = ""; state.modal = nil
-            default:
-                _ = input.handle(key)
-                state.filter = input.text
-                state.modal = .filter(input)
-            }
-            if let first = state.visibleRequests.first, !state.visibleRequests.contains(where: { $0.id == state.selectedRequest }) {
-                state.selectedRequest = first.id
-            }
+        case .filter(let prompt):
+            handleFilterKey(prompt, key, &state)
             return []
+        case .breakRules(let editor):
+            return handleBreakRulesKey(editor, key, &state)
         case .reorder(var reorder):
             switch OverlayKeymap.action(for: key, in: .reorder) {
             case .cancel: state.modal = nil

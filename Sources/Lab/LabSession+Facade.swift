@@ -101,8 +101,10 @@ extension LabSession {
     // MARK: - Running and results
 
     /// Launches the scenario's operations (or replays), runs until nothing can move, and
-    /// reports what happened.
+    /// reports what happened. A stop a breakpoint rule holds is recorded and released at
+    /// once, since nobody is there to release it.
     public func runHeadless() async -> RunResult {
+        scheduler.setReleasesRuleStops(true)
         if !scheduler.isReplaying {
             for operation in scenario.launch { scheduler.submit(.launch(operation: operation)) }
         }

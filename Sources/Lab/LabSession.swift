@@ -35,7 +35,9 @@ public final class LabSession: Sendable {
         public var networkFailures: [RemoteFailure] = []
 
         /// What the run proves, from its events and outcomes (``RunFindings``).
-        public var findings: [Finding] { RunFindings.detect(events: events, requests: requests) }
+        public var findings: [Finding] { keptFindings ?? RunFindings.detect(events: events, requests: requests) }
+        /// The whole run's findings, kept when the result was filtered down to some requests.
+        var keptFindings: [Finding]?
 
         public var document: TraceDocument { TraceDocument(scenario: "", requests: requests, events: events, backend: backendCounters, findings: findings) }
     }
@@ -206,7 +208,11 @@ public final class LabSession: Sendable {
                     case .remote(let remote): Task { try? await remote.expireTokens() }
                     }
                 },
-                changed: onChange),
+                changed: onChange,
+                ruleSubject: { [operations = scenario.operations] stop, operation in
+                    let name = operations.indices.contains(operation) ? operations[operation].name : ""
+                    return stop.filterSubject(operation: name, events: store.events(request: stop.request))
+                }),
             defaultMode: defaultMode, script: replay == nil ? scenario.script : [], replay: replay, recordsLog: recordsLog)
         self.scheduler = scheduler
         self.tokens = Self.tokenManager(
@@ -215,5 +221,7 @@ public final class LabSession: Sendable {
             _ = try? cache.write(data: ["hero": ["id": "2001", "name": "R2-D2 (cached)"]], for: Self.graphQLOperation(first))
         }
         launcher.withLock { $0 = { [weak self] operation, request in self?.start(operation: operation, request: request) } }
+        // A replay sets the rules it was recorded with itself.
+        if replay == nil, !scenario.breakpoints.isEmpty { scheduler.submit(.setBreakRules(scenario.breakpoints)) }
     }
 }

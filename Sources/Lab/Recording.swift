@@ -92,6 +92,12 @@ public struct Recording: Sendable, Hashable {
             if let request = recorded.command.request, request > launched {
                 throw DecodingError(path: "\(path).request", reason: "request #\(request) has not been launched; \(launched == 0 ? "no request was" : launched == 1 ? "only #1 was" : "only #1 to #\(launched) were") launched before this command")
             }
+            if case .setBreakRules(let rules) = recorded.command {
+                let names = scenario.chain.hops.map(\.name)
+                for (ruleIndex, rule) in rules.enumerated() {
+                    if let refusal = rule.refusal(hopNames: names) { throw DecodingError(path: "\(path).rules[\(ruleIndex)].rule", reason: refusal) }
+                }
+            }
             if case .hop(let hop, _) = recorded.place, hop >= hops {
                 throw DecodingError(path: "\(path).at.hop", reason: "hop \(hop) does not exist; the chain of '\(VisibleEscapes.escape(scenario.name))' has \(hops) hops (0-based)")
             }
@@ -140,6 +146,11 @@ public struct Recording: Sendable, Hashable {
         case .delay(let request, let seconds): set("delay", request: request); object["seconds"] = .number(seconds)
         case .advanceClock(let seconds): set("advanceClock"); object["seconds"] = .number(seconds)
         case .expireTokens: set("expireTokens")
+        case .setBreakRules(let rules):
+            set("setBreakRules")
+            object["rules"] = .array(rules.map { rule in
+                rule.isEnabled ? ["rule": .string(rule.description)] : ["rule": .string(rule.description), "enabled": false]
+            })
         }
         if let place = recorded.place { object["at"] = encode(place) }
         return .object(object)
@@ -159,8 +170,29 @@ public struct Recording: Sendable, Hashable {
         "launch": ["operation"], "step": ["request"], "resume": ["request"], "resumeAll": [], "pass": ["request"],
         "editRequestHeaders": ["request", "headers"], "editResponse": ["request", "status", "headers"],
         "force401": ["request"], "forceRetry": ["request"], "fail": ["request", "fault"], "delay": ["request", "seconds"],
-        "advanceClock": ["seconds"], "expireTokens": [],
+        "advanceClock": ["seconds"], "expireTokens": [], "setBreakRules": ["rules"],
     ]
+
+    /// `[{"rule": "post@AuthInterceptor if ~c 401"}, {"rule": "answer", "enabled": false}]`
+    static func decodeRules(_ value: JSONValue?, path: String) throws(DecodingError) -> [BreakRule] {
+        guard let entries = value?.arrayValue else { throw DecodingError(path: path, reason: "expected an array of {\"rule\": TEXT, \"enabled\": BOOL}") }
+        guard entries.count <= BreakRule.maximumCount else { throw DecodingError(path: path, reason: "\(entries.count) rules; at most \(BreakRule.maximumCount)") }
+        var rules: [BreakRule] = []
+        for (index, entry) in entries.enumerated() {
+            let at = "\(path)[\(index)]"
+            guard case .object(let members) = entry else { throw DecodingError(path: at, reason: "expected {\"rule\": TEXT, \"enabled\": BOOL}") }
+            try refuseUnknownKeys(members, known: ["rule", "enabled"], path: at)
+            guard let text = members["rule"]?.stringValue else { throw DecodingError(path: "\(at).rule", reason: "expected a string") }
+            var rule: BreakRule
+            do { rule = try BreakRule(parsing: text) } catch { throw DecodingError(path: "\(at).rule", reason: "rule \(error)") }
+            if let enabled = members["enabled"] {
+                guard case .bool(let value) = enabled else { throw DecodingError(path: "\(at).enabled", reason: "expected true or false") }
+                rule.isEnabled = value
+            }
+            rules.append(rule)
+        }
+        return rules
+    }
 
     static func decode(_ entry: JSONValue, path: String) throws(DecodingError) -> RecordedCommand {
         guard case .object(let members) = entry else { throw DecodingError(path: path, reason: "expected an object such as {\"command\": \"step\", \"request\": 1}") }
@@ -217,6 +249,7 @@ public struct Recording: Sendable, Hashable {
             command = .fail(request: try request(), fault: fault)
         case "delay": command = .delay(request: try request(), seconds: try seconds())
         case "advanceClock": command = .advanceClock(seconds: try seconds())
+        case "setBreakRules": command = .setBreakRules(try decodeRules(members["rules"], path: "\(path).rules"))
         default: command = .expireTokens
         }
         var place: StopPlace?

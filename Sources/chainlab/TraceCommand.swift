@@ -11,6 +11,7 @@ struct TraceCommand {
     static let usage = """
         USAGE: chainlab trace SCENARIO [--format text|json|har|curl|otlp] [--output FILE]
                                        [--include-secrets] [--record FILE] [--replay FILE]
+                                       [--filter EXPR] [--break RULE]...
                                        [--otlp-endpoint URL [--otlp-header 'Name: value']...]
                                        [--service-name NAME]
                chainlab trace --scenario-file FILE [options]
@@ -27,6 +28,11 @@ struct TraceCommand {
           --record FILE       save the run's scheduling decisions for --replay
           --replay FILE       run the decisions saved with --record (SCENARIO may be omitted)
           --scenario-file F   run the scenario in the JSON file F (see 'chainlab scenarios')
+          --filter EXPR       print and export only the requests EXPR matches, such as
+                              '~op HeroQuery & ~c 401' (the grammar: README, Filter expressions)
+          --break RULE        a breakpoint by rule, such as 'post@AuthInterceptor if ~c 401':
+                              the stop is recorded (paused, then continue) and the run goes on;
+                              may be repeated
           --otlp-endpoint URL also send the traces to an OTLP/HTTP receiver (POST URL/v1/traces),
                               such as an OpenTelemetry Collector or Jaeger on port 4318
           --otlp-header H     add header H ('Name: value') to those requests; may be repeated
@@ -48,6 +54,8 @@ struct TraceCommand {
     var scenarioFile: String?
     var endpoint = EndpointOptions()
     var otlp = OTLPOptions()
+    var filter: FilterExpression?
+    var breakRules: [BreakRule] = []
 
     init(arguments: [String]) throws {
         var list = ArgumentList(arguments, command: "trace")
@@ -65,11 +73,18 @@ struct TraceCommand {
             case "--record": recordPath = try list.value(for: argument)
             case "--replay": replayPath = try list.value(for: argument)
             case "--scenario-file": scenarioFile = try list.value(for: argument)
+            case "--filter":
+                let text = try list.value(for: argument)
+                do { filter = try FilterExpression(parsing: text) } catch { throw CommandLineError("--filter '\(VisibleEscapes.escape(text))': \(error)") }
+            case "--break":
+                let text = try list.value(for: argument)
+                do { breakRules.append(try BreakRule(parsing: text)) } catch { throw CommandLineError("--break '\(VisibleEscapes.escape(text))': \(error)") }
+                guard breakRules.count <= BreakRule.maximumCount else { throw CommandLineError("--break: at most \(BreakRule.maximumCount) rules") }
             case "--help", "-h": throw HelpRequested(text: Self.usage)
             default:
                 if try otlp.read(argument, from: &list) { continue }
                 if argument.hasPrefix("-") {
-                    throw CommandLineError("unknown option '\(VisibleEscapes.escape(argument))' for trace; valid: --format, --output, --include-secrets, --record, --replay, --scenario-file, \(EndpointOptions.names.joined(separator: ", ")), --otlp-endpoint, --otlp-header, --service-name")
+                    throw CommandLineError("unknown option '\(VisibleEscapes.escape(argument))' for trace; valid: --format, --output, --include-secrets, --record, --replay, --scenario-file, --filter, --break, \(EndpointOptions.names.joined(separator: ", ")), --otlp-endpoint, --otlp-header, --service-name")
                 }
                 guard scenarioName == nil else {
                     throw CommandLineError("trace takes one scenario, got '\(VisibleEscapes.escape(scenarioName!))' and '\(VisibleEscapes.escape(argument))'")
@@ -94,7 +109,14 @@ struct TraceCommand {
                 throw CommandLineError("\(replayPath): \(error)")
             }
         }
-        let scenario = try endpoint.apply(to: ScenarioSource.resolve(name: scenarioName ?? (scenarioFile == nil ? replay?.scenario : nil), file: scenarioFile))
+        var scenario = try endpoint.apply(to: ScenarioSource.resolve(name: scenarioName ?? (scenarioFile == nil ? replay?.scenario : nil), file: scenarioFile))
+        if !breakRules.isEmpty {
+            guard replay == nil else { throw CommandLineError("--break cannot be used with --replay: a recording replays the rules it was made with") }
+            for rule in breakRules {
+                if let refusal = rule.refusal(hopNames: scenario.chain.hops.map(\.name)) { throw CommandLineError("--break '\(VisibleEscapes.escape(rule.description))': \(refusal)") }
+            }
+            scenario.breakpoints += breakRules
+        }
         if let replay, let replayPath {
             guard replay.scenario == scenario.name else {
                 throw CommandLineError("the recording \(replayPath) is of scenario '\(VisibleEscapes.escape(replay.scenario))', not '\(VisibleEscapes.escape(scenario.name))'")
@@ -108,7 +130,13 @@ struct TraceCommand {
             session = LabSession(scenario: scenario, replay: replay?.commands)
         }
         let anchor = session.otlpAnchor
-        let result = await session.runHeadless()
+        let run = await session.runHeadless()
+        var result = run
+        if let filter {
+            let launched = session.control.launched
+            let names = launched.compactMapValues { scenario.operations.indices.contains($0) ? scenario.operations[$0].name : nil }
+            result = run.filtered(by: filter, operationNames: names)
+        }
         let text = render(result, scenario: scenario.name, anchor: anchor)
         try writeOutput(text, to: output ?? "-", option: "--output")
         var exported = true
@@ -126,8 +154,8 @@ struct TraceCommand {
         for refusal in result.refusals {
             writeStandardError("chainlab: \(VisibleEscapes.escape(refusal.reason))\n")
         }
-        if !result.unfinished.isEmpty {
-            writeStandardError("chainlab: requests \(result.unfinished.map { "#\($0)" }.joined(separator: ", ")) did not finish\n")
+        if !run.unfinished.isEmpty {
+            writeStandardError("chainlab: requests \(run.unfinished.map { "#\($0)" }.joined(separator: ", ")) did not finish\n")
             return 1
         }
         return result.refusals.isEmpty && exported ? 0 : 1
@@ -155,7 +183,12 @@ struct TraceCommand {
     }
 
     func render(_ result: LabSession.RunResult, scenario: String, anchor: OTLPExport.Anchor, format: ExportFormat? = nil) -> String {
-        result.export(format ?? self.format, scenario: scenario, anchor: anchor, masking: masking, serviceName: otlp.serviceName)
+        let text = result.export(format ?? self.format, scenario: scenario, anchor: anchor, masking: masking, serviceName: otlp.serviceName)
+        // The text trace says, under its scenario line, what the filter let through.
+        guard let filter, (format ?? self.format) == .text, let end = text.firstIndex(of: "\n") else { return text }
+        let count = result.requests.count + result.unfinished.count
+        let line = VisibleEscapes.escape("filter \(filter): \(count == 1 ? "1 request" : "\(count) requests") match")
+        return text[...end] + line + "\n" + text[text.index(after: end)...]
     }
 }
 

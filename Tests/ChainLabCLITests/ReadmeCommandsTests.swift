@@ -62,13 +62,34 @@ struct ReadmeCommandsTests {
     /// `swift run chainlab ARGS` with ARGS that a test can run to completion here.
     static func runnable(_ command: String) -> [String]? {
         guard command.hasPrefix("swift run chainlab ") else { return nil }
-        let arguments = command.dropFirst("swift run chainlab ".count).split(separator: " ").map(String.init)
+        let arguments = words(of: String(command.dropFirst("swift run chainlab ".count)))
         // --endpoint needs a running server: EndpointCommandTests runs those.
         // --otlp-endpoint needs a receiver: .ci/run runs those against small ones.
         guard let first = arguments.first, ["trace", "scenarios", "keys"].contains(first), !arguments.contains("--endpoint"),
             !arguments.contains("--otlp-endpoint")
         else { return nil }
         return arguments
+    }
+
+    /// A command line's words as a shell splits them: spaces separate, single quotes keep
+    /// a word together (`--break 'post@AuthInterceptor if ~c 401'` is two words).
+    static func words(of line: String) -> [String] {
+        var words: [String] = [], word = "", quoted = false, started = false
+        for character in line {
+            if character == "'" {
+                quoted.toggle()
+                started = true
+            } else if character == " ", !quoted {
+                if started { words.append(word) }
+                word = ""
+                started = false
+            } else {
+                word.append(character)
+                started = true
+            }
+        }
+        if started { words.append(word) }
+        return words
     }
 
     @Test("every README command is run by this suite or named as run elsewhere")

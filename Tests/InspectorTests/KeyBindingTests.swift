@@ -62,12 +62,12 @@ struct KeyBindingTests {
         #expect(driver.state.notice == nil)
         #expect(driver.screen()[23].hasPrefix("n new  Space step  c continue"))
         #expect(Inspector.helpLines(keys: keys).map { $0.spans.map(\.text).joined() }.contains("Space      step — step the selected request one hop"))
-        let moved = try KeyBindings.standard.rebinding([.newOperation: [.char("a")], .toggleBreakpoint: [.ctrl("b")]])
+        let moved = try KeyBindings.standard.rebinding([.newOperation: [.char("a")], .toggleBreakpoint: [.ctrl("k")]])
         driver.state.keys = moved
         _ = Inspector.update(&driver.state, .key(.char("]")))
         driver.state.selectedRequest = nil
         _ = Inspector.update(&driver.state, .key(.char("c")))
-        #expect(driver.state.notice?.text == "no request is selected; press a to start one, Ctrl-B to set a breakpoint, B for step mode")
+        #expect(driver.state.notice?.text == "no request is selected; press a to start one, Ctrl-K to set a breakpoint, B for step mode")
     }
 
     @Test("a key bound twice is refused, naming both actions")
@@ -153,7 +153,7 @@ struct ConfigTests {
         (#"{"keys": {"step": "spce"}}"#, "keys.step", #""spce" is not a key; write one character (s, ?), or Space, Enter, Esc, Tab, Shift-Tab, Up, Down, Left, Right, PgUp, PgDn, Home, End, Backspace, Delete, Ctrl-A to Ctrl-Z, F1 to F63"#),
         (#"{"keys": {"step": ["s", 5]}}"#, "keys.step[1]", #"5 is not a key; write one character (s, ?), or Space, Enter, Esc, Tab, Shift-Tab, Up, Down, Left, Right, PgUp, PgDn, Home, End, Backspace, Delete, Ctrl-A to Ctrl-Z, F1 to F63"#),
         (#"{"keys": {"step": "n"}}"#, "keys.step", "key n is bound twice: to newOperation and to step"),
-        (#"{"keys": {"quit": "Ctrl-B", "toggleBreakpoint": "ctrl-b"}}"#, "keys.quit", "key Ctrl-B is bound twice: to toggleBreakpoint and to quit"),
+        (#"{"keys": {"quit": "Ctrl-K", "toggleBreakpoint": "ctrl-k"}}"#, "keys.quit", "key Ctrl-K is bound twice: to toggleBreakpoint and to quit"),
         (#"{"keys": {"continueRequest": ["c", "Enter"]}}"#, "keys.continueRequest", "key Enter is bound twice: to open and to continueRequest"),
     ])
     func refuses(text: String, path: String, reason: String) {

@@ -258,17 +258,6 @@ struct UpdateTests {
         #expect(command.hasPrefix("curl 'https://lab.chainlab.local/graphql'"))
     }
 
-    @Test("/ filters the requests as you type; Esc clears the filter")
-    func filter() async {
-        let driver = Driver()
-        await driver.press(.char("B"), .char("n"), .char("n"), .char("/"), .char("#"), .char("2"))
-        #expect(driver.state.visibleRequests.map(\.id) == [2])
-        #expect(driver.state.selectedRequest == 2)
-        await driver.press(.escape)
-        #expect(driver.state.filter == "")
-        #expect(driver.state.visibleRequests.map(\.id) == [1, 2])
-    }
-
     @Test("Tab and Shift-Tab move between panes; j/k move; Enter opens; Esc goes back")
     func navigation() async {
         let driver = Driver()

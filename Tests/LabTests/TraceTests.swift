@@ -148,7 +148,7 @@ struct ReplayTests {
 
     @Test("a malformed recording is refused with the JSON path of the problem")
     func malformedRecording() {
-        #expect(throws: Recording.DecodingError(path: "commands[0].command", reason: "unknown \"jump\"; known: launch, step, resume, resumeAll, pass, editRequestHeaders, editResponse, force401, forceRetry, fail, delay, advanceClock, expireTokens")) {
+        #expect(throws: Recording.DecodingError(path: "commands[0].command", reason: "unknown \"jump\"; known: launch, step, resume, resumeAll, pass, editRequestHeaders, editResponse, force401, forceRetry, fail, delay, advanceClock, expireTokens, setBreakRules")) {
             try Recording(json: Data(#"{"format":"chainlab-recording","version":1,"scenario":"basics","commands":[{"command":"jump"}]}"#.utf8))
         }
     }

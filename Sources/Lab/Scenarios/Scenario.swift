@@ -114,6 +114,8 @@ public struct Scenario: Sendable, Hashable {
     public var prefillCache: Bool
     /// Attempts after which the lab stops an operation whose retries nothing limits.
     public var safetyCap: Int
+    /// Breakpoints by rule in force from the start.
+    public var breakpoints: [BreakRule] = []
 
     public init(
         name: String, summary: String, teaches: String, chain: Chain, backend: LabBackend.Settings = .init(),

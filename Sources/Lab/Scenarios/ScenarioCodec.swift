@@ -39,7 +39,7 @@ public struct ScenarioError: Error, Sendable, Hashable, CustomStringConvertible 
 /// }
 /// ```
 public enum ScenarioCodec {
-    static let topLevelKeys = ["name", "summary", "teaches", "chain", "backend", "token", "refreshStrategy", "operations", "launch", "script", "prefillCache", "safetyCap"]
+    static let topLevelKeys = ["name", "summary", "teaches", "chain", "backend", "token", "refreshStrategy", "operations", "launch", "script", "prefillCache", "safetyCap", "breakpoints"]
     static let backendKeys = ["tokenTTL", "authFailureMode", "requireAuth", "rotateRefreshTokens", "reuseDetection", "serverErrorStatus", "failNext", "failNextStatus", "latency", "hostile"]
     static let operationKeys = ["name", "fetchBehavior", "autoPersistQueries", "useGETForQueries", "useGETForPersistedQueryRetry", "variables", "clientAwareness", "method", "path", "document", "documentFile", "body"]
     static let clientAwarenessKeys = ["name", "version", "library"]
@@ -76,6 +76,9 @@ public enum ScenarioCodec {
         members.append(("script", .array(scenario.script.map(scriptStep))))
         members.append(("prefillCache", .bool(scenario.prefillCache)))
         members.append(("safetyCap", .number(Double(scenario.safetyCap))))
+        if !scenario.breakpoints.isEmpty {
+            members.append(("breakpoints", .array(scenario.breakpoints.map { .string($0.description) })))
+        }
         let lines = members.map { "  " + JSONValue.string($0.0).jsonString + ": " + $0.1.jsonString }
         return "{\n" + lines.joined(separator: ",\n") + "\n}\n"
     }
@@ -143,11 +146,36 @@ public enum ScenarioCodec {
         guard passes <= LabLimits.hopPasses else {
             throw ScenarioError(path: "safetyCap", reason: "\(launch.count) launches × safety cap \(safetyCap) × \(Recording.hopCount(of: chain)) hops allow \(passes) hop passes; at most \(LabLimits.hopPasses): lower the safety cap, launch fewer operations or shorten the chain")
         }
-        return Scenario(
+        var scenario = Scenario(
             name: name, summary: try reader.optionalString("summary") ?? "", teaches: try reader.optionalString("teaches") ?? "",
             chain: chain, backend: try decodeBackend(members["backend"]), token: token, refreshStrategy: strategy,
             operations: operations, launch: launch, script: try decodeScript(members["script"]),
             prefillCache: try reader.optionalBool("prefillCache") ?? false, safetyCap: safetyCap)
+        scenario.breakpoints = try decodeBreakpoints(members["breakpoints"], chain: chain)
+        return scenario
+    }
+
+    /// `"breakpoints": ["post@AuthInterceptor if ~c 401", "answer"]`: rules in ``BreakRule``'s
+    /// syntax, each naming hops the chain has.
+    static func decodeBreakpoints(_ value: JSONValue?, chain: Scenario.Chain) throws(ScenarioError) -> [BreakRule] {
+        guard let value else { return [] }
+        guard let entries = value.arrayValue else {
+            throw ScenarioError(path: "breakpoints", reason: "expected an array of rules such as \"post@AuthInterceptor if ~c 401\"")
+        }
+        guard entries.count <= BreakRule.maximumCount else {
+            throw ScenarioError(path: "breakpoints", reason: "\(entries.count) rules; at most \(BreakRule.maximumCount)")
+        }
+        let hopNames = chain.hops.map(\.name)
+        var rules: [BreakRule] = []
+        for (index, entry) in entries.enumerated() {
+            let path = "breakpoints[\(index)]"
+            guard let text = entry.stringValue else { throw ScenarioError(path: path, reason: "expected a rule such as \"post@AuthInterceptor if ~c 401\"") }
+            let rule: BreakRule
+            do { rule = try BreakRule(parsing: text) } catch { throw ScenarioError(path: path, reason: "rule \(error)") }
+            if let refusal = rule.refusal(hopNames: hopNames) { throw ScenarioError(path: path, reason: refusal) }
+            rules.append(rule)
+        }
+        return rules
     }
 
     static func refuseUnknownKeys(_ members: [String: JSONValue], known: [String], path: String) throws(ScenarioError) {

@@ -30,6 +30,8 @@ public enum LabCommand: Sendable, Hashable {
     case advanceClock(seconds: Double)
     /// Expire every access token on the backend.
     case expireTokens
+    /// Replace the breakpoints by rule (a person's list, a scenario's, or `trace --break`).
+    case setBreakRules([BreakRule])
 
     /// The request the command acts on, if any.
     public var request: Int? {
@@ -37,7 +39,7 @@ public enum LabCommand: Sendable, Hashable {
         case .step(let id), .resume(let id), .pass(let id), .editRequestHeaders(let id, _), .editResponse(let id, _, _),
             .force401(let id), .forceRetry(let id), .fail(let id, _), .delay(let id, _):
             id
-        case .launch, .resumeAll, .advanceClock, .expireTokens:
+        case .launch, .resumeAll, .advanceClock, .expireTokens, .setBreakRules:
             nil
         }
     }

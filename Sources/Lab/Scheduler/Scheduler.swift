@@ -38,6 +38,10 @@ public final class Scheduler: Sendable {
         public var expireTokens: @Sendable () -> Void
         /// Called after the scheduler's state changed (a UI redraws).
         public var changed: @Sendable () -> Void
+        /// What a breakpoint rule's filter reads about a request at a stop: its events so
+        /// far and the stop itself; given the stop and the request's operation number. By
+        /// default a rule's filter sees nothing recorded.
+        public var ruleSubject: @Sendable (_ stop: ParkedStop, _ operation: Int) -> FilterSubject
 
         public init(
             record: @escaping @Sendable (TimelineEvent) -> Void,
@@ -45,7 +49,8 @@ public final class Scheduler: Sendable {
             launch: @escaping @Sendable (Int, Int) -> Void,
             advanceClock: @escaping @Sendable (Double) -> Void,
             expireTokens: @escaping @Sendable () -> Void,
-            changed: @escaping @Sendable () -> Void = {}
+            changed: @escaping @Sendable () -> Void = {},
+            ruleSubject: @escaping @Sendable (ParkedStop, Int) -> FilterSubject = { _, _ in FilterSubject(operation: "", events: []) }
         ) {
             self.record = record
             self.now = now
@@ -53,6 +58,7 @@ public final class Scheduler: Sendable {
             self.advanceClock = advanceClock
             self.expireTokens = expireTokens
             self.changed = changed
+            self.ruleSubject = ruleSubject
         }
     }
 
@@ -65,6 +71,7 @@ public final class Scheduler: Sendable {
         public var launched: [Int: Int]
         public var modes: [Int: RunMode]
         public var breakpoints: Set<Breakpoint>
+        public var rules: [BreakRule]
         public var defaultMode: RunMode
         public var refusals: [CommandRefusal]
         public var pendingCommands: Int
@@ -83,6 +90,9 @@ public final class Scheduler: Sendable {
     /// ``SchedulerCore/soloLane`` as of the last change, readable without the lock: a free run's
     /// stops cost one atomic load.
     private let lane = Atomic<Int>(0)
+    /// ``SchedulerCore/hasActiveRules`` as of the last change: a stop reads the rules only
+    /// when there are some.
+    private let rulesActive = Atomic<Bool>(false)
     private let environment: Environment
 
     /// - Parameters:
@@ -102,6 +112,7 @@ public final class Scheduler: Sendable {
         state.withLock { state in
             let result = body(&state)
             lane.store(state.core.soloLane, ordering: .releasing)
+            rulesActive.store(state.core.hasActiveRules, ordering: .releasing)
             return result
         }
     }
@@ -118,6 +129,12 @@ public final class Scheduler: Sendable {
     public func setDefaultMode(_ mode: RunMode) {
         mutate { $0.core.setDefaultMode(mode) }
         environment.changed()
+    }
+
+    /// Whether a stop a breakpoint rule holds is recorded and released at once (a headless
+    /// run, with nobody to release it) instead of waiting for a person.
+    public func setReleasesRuleStops(_ releases: Bool) {
+        mutate { $0.core.setReleasesRuleStops(releases) }
     }
 
     /// Adds or removes a breakpoint.
@@ -141,7 +158,7 @@ public final class Scheduler: Sendable {
             Snapshot(
                 parked: state.core.parkedStops, running: state.core.running, blocked: state.core.blocked,
                 finished: state.core.finished, launched: state.core.launched, modes: state.core.modes,
-                breakpoints: state.core.breakpoints, defaultMode: state.core.defaultMode,
+                breakpoints: state.core.breakpoints, rules: state.core.rules, defaultMode: state.core.defaultMode,
                 refusals: state.core.refusals, pendingCommands: state.core.commands.count)
         }
     }
@@ -181,24 +198,44 @@ public final class Scheduler: Sendable {
     /// never builds what nobody will see.
     public func arrive(request: Int, place: StopPlace, _ makeStop: () -> ParkedStop) async -> Release {
         if passesStraight(request: request) { return .proceed }
+        var made: ParkedStop?
+        var rule: BreakRule?
+        if place.isHoldable, rulesActive.load(ordering: .acquiring) {
+            let stop = makeStop()
+            made = stop
+            rule = matchingRule(at: stop)
+        }
         // Neither a pass nor a refusal changes the lane: no need to republish it.
         let held: Bool
-        switch state.withLock({ $0.core.arrive(request: request, place: place) }) {
+        switch state.withLock({ $0.core.arrive(request: request, place: place, heldByRule: rule != nil) }) {
         case .pass: return .proceed
         case .sessionEnded: return Release(disposition: .fail(.sessionEnded))
         case .wait(let isHeld): held = isHeld
         }
-        var stop = makeStop()
+        var stop = made ?? makeStop()
         stop.held = held
         if held {
             let reason = state.withLock { $0.core.holdReason(request: stop.request) }
-            environment.record(stop.event(time: environment.now(), phase: .paused, detail: reason))
+            let detail = reason == "step" ? reason : rule.map { "rule \($0)" } ?? reason
+            environment.record(stop.event(time: environment.now(), phase: .paused, detail: detail))
         }
         let release = await withCheckedContinuation { continuation in
-            mutate { $0.core.park(stop, waiter: continuation) }
+            mutate { $0.core.park(stop, waiter: continuation, heldByRule: rule != nil) }
             pump()
         }
         return release
+    }
+
+    /// The first enabled rule about `stop` whose filter the request passes now.
+    private func matchingRule(at stop: ParkedStop) -> BreakRule? {
+        let (rules, operation) = state.withLock { ($0.core.rules, $0.core.launched[stop.request] ?? 0) }
+        var subject: FilterSubject?
+        return rules.first { rule in
+            guard rule.isEnabled, rule.isAbout(stop) else { return false }
+            guard let condition = rule.condition else { return true }
+            if subject == nil { subject = environment.ruleSubject(stop, operation) }
+            return condition.matches(subject!)
+        }
     }
 
     /// The operation finished; it no longer takes turns.

@@ -52,6 +52,15 @@ package struct SchedulerCore<Waiter> {
     var stepping: Set<Int> = []
     package private(set) var defaultMode: Scheduler.RunMode
     package private(set) var breakpoints: Set<Scheduler.Breakpoint> = []
+    /// Breakpoints by rule, set by ``LabCommand/setBreakRules(_:)``; ``Scheduler`` evaluates
+    /// them at a stop and says whether one matched in ``arrive(request:place:heldByRule:)``.
+    package private(set) var rules: [BreakRule] = []
+    /// Whether any rule is enabled.
+    package private(set) var hasActiveRules = false
+    /// Whether a stop a rule holds is released at once (recorded as a `resume`), as in a
+    /// headless run with nobody to release it; not while a replay runs, whose own entries
+    /// release it.
+    package private(set) var releasesRuleStops = false
     var parked: [Int: Parked] = [:]
     package private(set) var running: Set<Int> = []
     package private(set) var blocked: Set<Int> = []
@@ -114,7 +123,7 @@ package struct SchedulerCore<Waiter> {
     /// ``mayPassWithoutTurn(_:)``, is held nowhere (no breakpoint, not stepping) and whose
     /// passes need no log entry. ``Scheduler`` publishes it after every change.
     package var soloLane: Int {
-        guard !recordsLog, breakpoints.isEmpty, running.count == 1, let only = running.first, !isStepping(only),
+        guard !recordsLog, breakpoints.isEmpty, !hasActiveRules, running.count == 1, let only = running.first, !isStepping(only),
             mayPassWithoutTurn(only)
         else { return 0 }
         return only
@@ -148,6 +157,10 @@ package struct SchedulerCore<Waiter> {
         version += 1
     }
 
+    package mutating func setReleasesRuleStops(_ releases: Bool) {
+        releasesRuleStops = releases
+    }
+
     package mutating func setBreakpoint(_ breakpoint: Scheduler.Breakpoint, enabled: Bool) {
         if enabled { breakpoints.insert(breakpoint) } else { breakpoints.remove(breakpoint) }
         version += 1
@@ -174,17 +187,22 @@ package struct SchedulerCore<Waiter> {
 
     // MARK: - Operation side
 
-    /// `request` reached a stop at `place`. A pass that is logged is logged here.
-    package mutating func arrive(request: Int, place: StopPlace) -> Arrival {
+    /// `request` reached a stop at `place`; `heldByRule` says a breakpoint by rule matched
+    /// there. A pass that is logged is logged here.
+    package mutating func arrive(request: Int, place: StopPlace, heldByRule: Bool = false) -> Arrival {
         if shuttingDown { return .sessionEnded }
-        let held = shouldHold(request: request, place: place)
+        let held = heldByRule || shouldHold(request: request, place: place)
         guard !held, mayPassWithoutTurn(request) else { return .wait(held: held) }
         if recordsLog { log.append(RecordedCommand(command: .pass(request: request), place: place)) }
         return .pass
     }
 
-    /// The operation waits at `stop` until an effect resumes `waiter`.
-    package mutating func park(_ stop: ParkedStop, waiter: Waiter) {
+    /// The operation waits at `stop` until an effect resumes `waiter`; `heldByRule` says a
+    /// breakpoint by rule holds it.
+    package mutating func park(_ stop: ParkedStop, waiter: Waiter, heldByRule: Bool = false) {
+        if heldByRule, stop.held, releasesRuleStops, replay == nil {
+            commands.insert(.resume(request: stop.request), at: 0)
+        }
         running.remove(stop.request)
         waking.remove(stop.request)
         blocked.remove(stop.request)
@@ -328,6 +346,12 @@ package struct SchedulerCore<Waiter> {
         case .advanceClock(let seconds):
             logged(nil)
             return ([.advanceClock(seconds)], true)
+        case .setBreakRules(let rules):
+            self.rules = rules
+            hasActiveRules = rules.contains(where: \.isEnabled)
+            version += 1
+            logged(nil)
+            return ([], true)
         case .expireTokens:
             logged(nil)
             let event = TimelineEvent(time: now, request: 0, attempt: 0, hop: TimelineEvent.noHop, name: "LabBackend", kind: .auth, phase: .injected, detail: "expire all access tokens")

@@ -1,0 +1,101 @@
+public import Lab
+public import TerminalUI
+public import Timeline
+
+/// The `/` line: a filter expression being typed, and why the last one was refused.
+public struct FilterPrompt: Sendable, Hashable {
+    public var input: TextInput
+    /// The refusal of the expression last entered; the filter in force did not change.
+    public var error: FilterSyntaxError?
+
+    public init(text: String, error: FilterSyntaxError? = nil) {
+        input = TextInput(text: text)
+        self.error = error
+    }
+}
+
+extension Inspector {
+    /// What a filter reads about `row`: the events the view has seen, its outcome and the
+    /// findings that cite it.
+    static func filterSubject(_ row: RequestRow, _ lab: LabView) -> FilterSubject {
+        FilterSubject(
+            operation: row.operation, events: lab.timeline.events(request: row.id),
+            failed: row.state == .failed, results: row.results,
+            hasFinding: lab.findings?.contains { $0.requests.contains(row.id) } ?? false)
+    }
+
+    /// Works out which requests the filter lets through, after the filter or the lab changed,
+    /// and keeps a visible request selected.
+    static func refreshFilter(_ state: inout InspectorState) {
+        guard let filter = state.filter else {
+            state.filterMatches = []
+            return
+        }
+        let lab = state.lab
+        state.filterMatches = Set(lab.requests.filter { filter.matches(filterSubject($0, lab)) }.map(\.id))
+        let visible = state.visibleRequests
+        if let first = visible.first, !visible.contains(where: { $0.id == state.selectedRequest }) {
+            state.selectedRequest = first.id
+        }
+    }
+
+    /// Keys on the `/` line: Enter applies a valid expression (an empty one clears the
+    /// filter) or shows where it is wrong and keeps the filter in force; Esc clears it.
+    static func handleFilterKey(_ prompt: FilterPrompt, _ key: Key, _ state: inout InspectorState) {
+        var prompt = prompt
+        switch OverlayKeymap.action(for: key, in: .filter) {
+        case .clear:
+            state.modal = nil
+            clearFilter(&state)
+        case .apply:
+            let text = prompt.input.text
+            guard !text.allSatisfy(\.isWhitespace) else {
+                state.modal = nil
+                clearFilter(&state)
+                return
+            }
+            do {
+                state.filter = try FilterExpression(parsing: text)
+                state.modal = nil
+                refreshFilter(&state)
+                state.notice = .init(text: "filter \(text): \(state.visibleRequests.count) of \(state.lab.requests.count) requests · Esc clears", isError: false)
+            } catch {
+                prompt.error = error
+                state.modal = .filter(prompt)
+            }
+        default:
+            _ = prompt.input.handle(key)
+            state.modal = .filter(prompt)
+        }
+    }
+
+    static func clearFilter(_ state: inout InspectorState) {
+        guard state.filter != nil else { return }
+        state.filter = nil
+        refreshFilter(&state)
+        state.notice = .init(text: "filter cleared", isError: false)
+    }
+
+    /// The `/` line at the bottom of the screen, with the refusal and a caret under where
+    /// the expression went wrong on the line above.
+    static func renderFilterPrompt(_ prompt: FilterPrompt, in area: Rect, into buffer: inout Buffer) {
+        let box = Rect(x: area.x, y: area.maxY - 1, width: area.width, height: 1)
+        buffer.fill(box)
+        _ = buffer.set(string: "/", at: box.origin, style: accent, clip: box)
+        prompt.input.render(in: Rect(x: box.x + 1, y: box.y, width: box.width - 1, height: 1), into: &buffer)
+        let help = Line(prompt.input.text.isEmpty ? "~op NAME ~c 401 ~m ~u ~h ~b ~hop ~retry ~refresh ~err ~held ~edited ~cache ~finding ! & | ( ) · Enter applies · Esc clears" : "", style: .dim)
+        guard box.y > area.y else { return }
+        let above = Rect(x: area.x, y: box.y - 1, width: area.width, height: 1)
+        guard let error = prompt.error else {
+            if !help.spans[0].text.isEmpty {
+                buffer.fill(above)
+                _ = buffer.set(line: Fitting.cut(help, to: above.width), at: above.origin, clip: above)
+            }
+            return
+        }
+        buffer.fill(above)
+        let column = error.position + 1 <= above.width - 12 ? error.position : 0
+        let text = String(repeating: " ", count: column) + "^ " + error.description
+        _ = buffer.set(line: Fitting.cut(Line(text, style: bad), to: above.width), at: above.origin, clip: above)
+    }
+}
