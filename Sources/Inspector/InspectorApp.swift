@@ -12,6 +12,9 @@ public enum InspectorApp {
         public var log: [RecordedCommand]
     }
 
+    /// The most keys handled between two frames.
+    static let keysPerFrame = 256
+
     /// Whether the app goes on after an effect.
     public enum Continuation: Sendable, Hashable {
         case proceed, quit
@@ -50,50 +53,98 @@ public enum InspectorApp {
     /// Opens the inspector on `session` and returns when the person quits. The lab runs on
     /// its own tasks; this loop only reads from it, so the screen never waits on a request.
     ///
+    /// Every key waiting when the loop wakes is handled before the next frame is drawn, so a
+    /// burst of keys costs one frame, not one frame each: a key is on screen within a frame
+    /// of arriving however busy the lab is (`input.latency.1k`).
+    ///
     /// With `liveExport`, each operation's trace goes to an OTLP receiver once it ends; what
     /// that export reports shows in the status line.
     public static func run(
         session: LabSession, terminal: any Terminal, idleRedraw: Duration = .milliseconds(50),
         liveExport: OTLPLiveExport? = nil
     ) async -> Outcome {
-        let builder = LabViewBuilder(session: session)
-        var state = InspectorState(scenario: session.scenario, lab: builder.view(), size: terminal.size, symbols: terminal.symbols)
-        _ = Inspector.update(&state, .labChanged(builder.view()))
+        let loop = InspectorLoop(session: session, size: terminal.size, symbols: terminal.symbols, liveExport: liveExport)
         let labChanged = Locked(false)
         let watcher = Task {
             for await _ in session.store.changes() { labChanged.withLock { $0 = true } }
         }
         defer { watcher.cancel() }
-        var schedulerVersion = session.scheduler.version
+        func refresh() -> Bool {
+            loop.refresh(labChanged: labChanged.withLock { changed in defer { changed = false }; return changed })
+        }
         var needsDraw = true
         loop: while true {
-            let version = session.scheduler.version
-            if labChanged.withLock({ changed in defer { changed = false }; return changed }) || version != schedulerVersion {
-                schedulerVersion = version
-                _ = Inspector.update(&state, .labChanged(builder.view()))
-                liveExport?.poll()
-                needsDraw = true
-            }
-            if let status = liveExport?.takeStatus() {
-                _ = Inspector.update(&state, .otlpExportStatus(text: status.text, isError: status.isError))
-                needsDraw = true
-            }
+            if refresh() { needsDraw = true }
             if needsDraw {
-                terminal.draw { Inspector.render(state, into: &$0) }
+                terminal.draw { Inspector.render(loop.state, into: &$0) }
                 needsDraw = false
             }
-            guard let key = terminal.readKey(timeout: idleRedraw) else { continue }
-            needsDraw = true
-            if key == .resize {
-                _ = Inspector.update(&state, .resize(terminal.size))
-                continue
-            }
-            for effect in Inspector.update(&state, .key(key)) {
-                if perform(effect, session: session, state: &state) == .quit { break loop }
+            var next = terminal.readKey(timeout: idleRedraw)
+            var handled = 0
+            while let key = next {
+                needsDraw = true
+                if loop.handle(key, size: terminal.size) == .quit { break loop }
+                handled += 1
+                // A flood of keys still sees a frame now and then.
+                guard handled < Self.keysPerFrame, let waiting = terminal.readKey(timeout: .zero) else { break }
+                // Each key acts on the lab as the keys before it left it (`q` after `n` asks).
+                _ = refresh()
+                next = waiting
             }
         }
         let log = session.scheduler.log
         await session.shutDown()
         return Outcome(log: log)
+    }
+}
+
+/// What the inspector does between two frames, without a terminal: the state, the lab's
+/// changes read into it, and keys handled with their effects. ``InspectorApp/run`` drives
+/// one on a terminal; `chainlab-bench` times one for `input.latency.1k`.
+public final class InspectorLoop {
+    public private(set) var state: InspectorState
+    public let session: LabSession
+    private let builder: LabViewBuilder
+    private let liveExport: OTLPLiveExport?
+    private var schedulerVersion: Int
+
+    public init(session: LabSession, size: Size, symbols: Symbols, liveExport: OTLPLiveExport? = nil) {
+        self.session = session
+        self.liveExport = liveExport
+        builder = LabViewBuilder(session: session)
+        schedulerVersion = session.scheduler.version
+        state = InspectorState(scenario: session.scenario, lab: builder.view(), size: size, symbols: symbols)
+        _ = Inspector.update(&state, .labChanged(builder.view()))
+    }
+
+    /// Reads what changed since the last call into the state: the lab's view when its store
+    /// (`labChanged`) or its scheduler moved or findings read in the background arrived, and
+    /// the live export's status. Whether the screen needs drawing.
+    public func refresh(labChanged: Bool) -> Bool {
+        var changed = false
+        let version = session.scheduler.version
+        if labChanged || version != schedulerVersion || builder.hasNewFindings {
+            schedulerVersion = version
+            _ = Inspector.update(&state, .labChanged(builder.view()))
+            liveExport?.poll()
+            changed = true
+        }
+        if let status = liveExport?.takeStatus() {
+            _ = Inspector.update(&state, .otlpExportStatus(text: status.text, isError: status.isError))
+            changed = true
+        }
+        return changed
+    }
+
+    /// Handles one key (a resize takes the terminal's new `size`) and carries out its effects.
+    public func handle(_ key: Key, size: Size) -> InspectorApp.Continuation {
+        if key == .resize {
+            _ = Inspector.update(&state, .resize(size))
+            return .proceed
+        }
+        for effect in Inspector.update(&state, .key(key)) {
+            if InspectorApp.perform(effect, session: session, state: &state) == .quit { return .quit }
+        }
+        return .proceed
     }
 }
