@@ -30,17 +30,41 @@ public func fuzzRecording(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         }
         return 0
     }
+    // libFuzzer looks for leaks as soon as this function returns, so it waits until the task
+    // is gone with everything it holds: the semaphore is signalled when the task's closure is
+    // destroyed, not from inside it (the session and its timeline would still be alive, and
+    // reported as leaked, while the task unwound).
     let done = DispatchSemaphore(value: 0)
+    let signal = SignalOnRelease(done)
     Task {
-        let session = LabSession(scenario: scenario, replay: recording.commands)
-        let result = await session.runHeadless()
-        await session.shutDown()
-        guard session.activeTaskCount == 0 else { fatalError("a replay left \(session.activeTaskCount) tasks after shutDown") }
-        guard result.requests.count + result.unfinished.count <= recording.commands.count else {
-            fatalError("a replay of \(recording.commands.count) commands reported \(result.requests.count + result.unfinished.count) requests")
-        }
-        done.signal()
+        withExtendedLifetime(signal) {}
+        await replay(recording, scenario: scenario)
     }
     done.wait()
     return 0
+}
+
+/// Replays `recording` in a session of its own; everything the run made is released when this
+/// returns.
+func replay(_ recording: Recording, scenario: Scenario) async {
+    let session = LabSession(scenario: scenario, replay: recording.commands)
+    let result = await session.runHeadless()
+    await session.shutDown()
+    guard session.activeTaskCount == 0 else { fatalError("a replay left \(session.activeTaskCount) tasks after shutDown") }
+    guard result.requests.count + result.unfinished.count <= recording.commands.count else {
+        fatalError("a replay of \(recording.commands.count) commands reported \(result.requests.count + result.unfinished.count) requests")
+    }
+}
+
+/// Signals a semaphore when the last reference to it goes: the end of whatever holds it.
+final class SignalOnRelease: Sendable {
+    private let semaphore: DispatchSemaphore
+
+    init(_ semaphore: DispatchSemaphore) {
+        self.semaphore = semaphore
+    }
+
+    deinit {
+        semaphore.signal()
+    }
 }
