@@ -12,9 +12,6 @@ public enum InspectorApp {
         public var log: [RecordedCommand]
     }
 
-    /// The most keys handled between two frames.
-    static let keysPerFrame = 256
-
     /// Whether the app goes on after an effect.
     public enum Continuation: Sendable, Hashable {
         case proceed, quit
@@ -23,24 +20,13 @@ public enum InspectorApp {
     /// Carries out one effect of an update against the lab.
     public static func perform(_ effect: InspectorEffect, session: LabSession, state: inout InspectorState) -> Continuation {
         switch effect {
-        case .command(let command): session.scheduler.submit(command)
-        case .setBreakpoint(let breakpoint, let enabled): session.scheduler.setBreakpoint(breakpoint, enabled: enabled)
-        case .setStepMode(let on): session.scheduler.setDefaultMode(on ? .step : .run)
+        case .command(let command): session.submit(command)
+        case .setBreakpoint(let breakpoint, let enabled): session.setBreakpoint(breakpoint, enabled: enabled)
+        case .setStepMode(let on): session.setStepMode(on)
         case .setChain(let chain): session.setChain(chain)
         case .export(let format, let path):
-            let events = session.store.events()
-            let summaries = session.summaries
-            let text = switch format {
-            case .json:
-                TraceJSON.encode(TraceDocument(scenario: session.scenario.name, requests: summaries.keys.sorted().map { summaries[$0]! }, events: events, backend: session.backend.counters), masking: .masked)
-            case .har: HARExport.archive(events: events, masking: .masked, anchor: session.otlpAnchor)
-            case .otlp:
-                OTLPExport.document(
-                    requests: summaries.keys.sorted().map { summaries[$0]! }, events: events,
-                    options: OTLPExport.Options(anchor: session.otlpAnchor, masking: .masked))
-            }
             do {
-                try AtomicFile.write(text, to: path)
+                try AtomicFile.write(session.export(format.exportFormat, masking: .masked), to: path)
                 _ = Inspector.update(&state, .exportFinished(path: path, error: nil))
             } catch {
                 _ = Inspector.update(&state, .exportFinished(path: path, error: error.description))
@@ -53,9 +39,14 @@ public enum InspectorApp {
     /// Opens the inspector on `session` and returns when the person quits. The lab runs on
     /// its own tasks; this loop only reads from it, so the screen never waits on a request.
     ///
-    /// Every key waiting when the loop wakes is handled before the next frame is drawn, so a
-    /// burst of keys costs one frame, not one frame each: a key is on screen within a frame
-    /// of arriving however busy the lab is (`input.latency.1k`).
+    /// Lab changes reach the state as messages: when the timeline's change notification
+    /// fired or the session's ``Lab/LabSession/controlVersion`` moved, the loop builds a
+    /// ``LabView`` (the timeline frozen at its last seq) and sends `.labChanged`; render
+    /// then draws only that state.
+    ///
+    /// Each key is drawn before the next is read, so a key acts on the lab as the screen showed
+    /// it (twelve quick `s` presses step twelve times); a frame costs the same however many
+    /// requests ran (`input.latency.1k`).
     ///
     /// With `liveExport`, each operation's trace goes to an OTLP receiver once it ends; what
     /// that export reports shows in the status line.
@@ -66,33 +57,23 @@ public enum InspectorApp {
         let loop = InspectorLoop(session: session, size: terminal.size, symbols: terminal.symbols, liveExport: liveExport)
         let labChanged = Locked(false)
         let watcher = Task {
-            for await _ in session.store.changes() { labChanged.withLock { $0 = true } }
+            for await _ in session.timelineChanges() { labChanged.withLock { $0 = true } }
         }
         defer { watcher.cancel() }
-        func refresh() -> Bool {
-            loop.refresh(labChanged: labChanged.withLock { changed in defer { changed = false }; return changed })
-        }
         var needsDraw = true
-        loop: while true {
-            if refresh() { needsDraw = true }
+        while true {
+            if loop.refresh(labChanged: labChanged.withLock { changed in defer { changed = false }; return changed }) {
+                needsDraw = true
+            }
             if needsDraw {
                 terminal.draw { Inspector.render(loop.state, into: &$0) }
                 needsDraw = false
             }
-            var next = terminal.readKey(timeout: idleRedraw)
-            var handled = 0
-            while let key = next {
-                needsDraw = true
-                if loop.handle(key, size: terminal.size) == .quit { break loop }
-                handled += 1
-                // A flood of keys still sees a frame now and then.
-                guard handled < Self.keysPerFrame, let waiting = terminal.readKey(timeout: .zero) else { break }
-                // Each key acts on the lab as the keys before it left it (`q` after `n` asks).
-                _ = refresh()
-                next = waiting
-            }
+            guard let key = terminal.readKey(timeout: idleRedraw) else { continue }
+            needsDraw = true
+            if loop.handle(key, size: terminal.size) == .quit { break }
         }
-        let log = session.scheduler.log
+        let log = session.commandLog
         await session.shutDown()
         return Outcome(log: log)
     }
@@ -106,25 +87,25 @@ public final class InspectorLoop {
     public let session: LabSession
     private let builder: LabViewBuilder
     private let liveExport: OTLPLiveExport?
-    private var schedulerVersion: Int
+    private var controlVersion: Int
 
     public init(session: LabSession, size: Size, symbols: Symbols, liveExport: OTLPLiveExport? = nil) {
         self.session = session
         self.liveExport = liveExport
         builder = LabViewBuilder(session: session)
-        schedulerVersion = session.scheduler.version
+        controlVersion = session.controlVersion
         state = InspectorState(scenario: session.scenario, lab: builder.view(), size: size, symbols: symbols)
         _ = Inspector.update(&state, .labChanged(builder.view()))
     }
 
-    /// Reads what changed since the last call into the state: the lab's view when its store
-    /// (`labChanged`) or its scheduler moved or findings read in the background arrived, and
-    /// the live export's status. Whether the screen needs drawing.
+    /// Reads what changed since the last call into the state: the lab's view when its timeline
+    /// (`labChanged`) or its control moved or findings read in the background arrived, and the
+    /// live export's status. Whether the screen needs drawing.
     public func refresh(labChanged: Bool) -> Bool {
         var changed = false
-        let version = session.scheduler.version
-        if labChanged || version != schedulerVersion || builder.hasNewFindings {
-            schedulerVersion = version
+        let version = session.controlVersion
+        if labChanged || version != controlVersion || builder.hasNewFindings {
+            controlVersion = version
             _ = Inspector.update(&state, .labChanged(builder.view()))
             liveExport?.poll()
             changed = true

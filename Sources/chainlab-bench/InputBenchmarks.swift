@@ -31,6 +31,8 @@ enum InputBenchmarks {
 /// One inspector over a lab that ran `requests` operations, taking key after key.
 final class InputRig {
     let loop: InspectorLoop
+    /// The session's store, which the keys' events are appended to directly.
+    let store = TimelineStore()
     var previous: Buffer
     private let templates: [TimelineEvent]
     private var appended = 0
@@ -40,7 +42,7 @@ final class InputRig {
     init(requests: Int) async throws {
         guard var scenario = Catalog.scenario(named: "basics") else { throw BenchFailure("no basics scenario") }
         scenario.launch = Array(repeating: 0, count: requests)
-        let session = LabSession(scenario: scenario, store: TimelineStore(), recordsLog: false)
+        let session = LabSession(scenario: scenario, store: store, recordsLog: false)
         let result = await session.runHeadless()
         guard result.requests.count == requests, result.requests.allSatisfy({ $0.outcome == .success }) else {
             throw BenchFailure("the \(requests) basics operations did not all succeed")
@@ -61,7 +63,7 @@ final class InputRig {
     func timedKey() -> Double {
         var event = templates[appended % templates.count]
         event.request = firstAppendedRequest + appended / templates.count
-        loop.session.store.append(event)
+        store.append(event)
         appended += 1
         let key: Key = pressed % 2 == 0 ? .char("k") : .char("j")
         pressed += 1
