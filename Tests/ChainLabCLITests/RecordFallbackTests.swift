@@ -60,10 +60,12 @@ final class RecordFallbackTests {
         let commands = try #require(json["commands"] as? [[String: Any]])
         #expect(commands.first?["command"] as? String == "launch")
         #expect(commands.contains { $0["command"] as? String == "step" && $0["request"] as? Int == 1 })
-        // What was saved is a recording the lab replays.
+        // What was saved replays the session as it was left: #1 stepped once, held at Auth's
+        // pre-flight stop, never finished.
         let replay = try runProcess(try builtChainlab().path, ["trace", "basics", "--replay", fallback])
-        #expect(replay.status == 0, "\(replay.stderr)")
-        #expect(replay.stdout.contains("#1 HeroQuery"))
+        #expect(replay.status == 1)
+        #expect(replay.stderr == "chainlab: requests #1 did not finish\n")
+        #expect(replay.stdout.contains("#1.1   • AuthInterceptor paused (step · pre-flight)"))
     }
 
     @Test("when the temporary folder cannot take it either, stderr says the recording is lost, exit 1")
