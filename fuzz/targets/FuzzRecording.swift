@@ -30,15 +30,14 @@ public func fuzzRecording(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         }
         return 0
     }
-    // libFuzzer looks for leaks as soon as this function returns, so it waits until the task
-    // is gone with everything it holds: the semaphore is signalled when the task's closure is
-    // destroyed, not from inside it (the session and its timeline would still be alive, and
-    // reported as leaked, while the task unwound).
+    // libFuzzer looks for leaks as soon as this function returns: the replay runs in a
+    // function whose locals (the session, its timeline, the result) are gone when it returns,
+    // and only then is the semaphore signalled. Signalled from beside them, they could still
+    // be being released when the check ran, and were reported as leaked.
     let done = DispatchSemaphore(value: 0)
-    let signal = SignalOnRelease(done)
     Task {
-        withExtendedLifetime(signal) {}
         await replay(recording, scenario: scenario)
+        done.signal()
     }
     done.wait()
     return 0
@@ -53,18 +52,5 @@ func replay(_ recording: Recording, scenario: Scenario) async {
     guard session.activeTaskCount == 0 else { fatalError("a replay left \(session.activeTaskCount) tasks after shutDown") }
     guard result.requests.count + result.unfinished.count <= recording.commands.count else {
         fatalError("a replay of \(recording.commands.count) commands reported \(result.requests.count + result.unfinished.count) requests")
-    }
-}
-
-/// Signals a semaphore when the last reference to it goes: the end of whatever holds it.
-final class SignalOnRelease: Sendable {
-    private let semaphore: DispatchSemaphore
-
-    init(_ semaphore: DispatchSemaphore) {
-        self.semaphore = semaphore
-    }
-
-    deinit {
-        semaphore.signal()
     }
 }
