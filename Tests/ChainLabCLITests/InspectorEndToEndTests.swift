@@ -7,7 +7,7 @@ struct InspectorEndToEndTests {
     func open(_ arguments: String = "", width: Int = 120, height: Int = 40) async throws -> TmuxSession {
         let binary = try builtChainlab().path
         let session = try TmuxSession("\(binary) \(arguments)", width: width, height: height)
-        try await session.waitFor("Requests")
+        try await session.waitFor("Requests", timeout: .seconds(60))
         return session
     }
 
@@ -139,7 +139,7 @@ struct InspectorEndToEndTests {
     func quitRestoresTerminal() async throws {
         let binary = try builtChainlab().path
         let tmux = try TmuxSession("sh -c '\(binary); s=$?; stty -a; echo chainlab-exit=$s; sleep 60'")
-        try await tmux.waitFor("Requests")
+        try await tmux.waitFor("Requests", timeout: .seconds(60))
         try tmux.send("n")
         try await tmux.waitFor("⏸ held")
         try tmux.send("q")
@@ -169,7 +169,7 @@ struct InspectorEndToEndTests {
             sleep 60
             """.write(to: script, atomically: true, encoding: .utf8)
         let tmux = try TmuxSession("sh \(script.path)")
-        try await tmux.waitFor("Requests")
+        try await tmux.waitFor("Requests", timeout: .seconds(60))
         let pid = try #require(Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         kill(pid, signal)
         // After a crash the Swift runtime's report comes first, which can take a while.
@@ -186,7 +186,7 @@ struct InspectorEndToEndTests {
         // The terminal sends SIGQUIT to the whole foreground group: the shell here must
         // survive it (an interactive shell puts chainlab in a group of its own).
         let tmux = try TmuxSession("sh -c 'trap \"\" QUIT; \(binary) 2>&1; s=$?; stty -a; echo chainlab-exit=$s; sleep 60'")
-        try await tmux.waitFor("Requests")
+        try await tmux.waitFor("Requests", timeout: .seconds(60))
         try tmux.send("C-\\")
         let screen = try await tmux.waitFor("chainlab-exit=131")
         #expect(screen.contains(" icanon") && screen.contains(" echo"))
