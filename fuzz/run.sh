@@ -104,11 +104,8 @@ for target in "${targets[@]}"; do
     out="fuzz/out/$target"
     mkdir -p "$corpus" "$out"
     echo "== fuzz: $target for ${seconds}s"
-    extra=()
-    # A replay leaves a few session objects unreleased at exit (a reference cycle in the
-    # lab's run, not in the decoder); leak reports for this target are off until it is found.
-    [ "$target" = FuzzRecording ] && extra+=(-detect_leaks=0)
-    if "$build/bin/$target" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 "${extra[@]}" \
+    # Leaks are looked for after every input (LeakSanitizer), in every target.
+    if "$build/bin/$target" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 -detect_leaks=1 \
         -artifact_prefix="$out/" "$corpus" "fuzz/corpus/$target"; then
         echo "== fuzz: $target passed"
     else

@@ -44,6 +44,10 @@ public enum InspectorApp {
     /// ``LabView`` (the timeline frozen at its last seq) and sends `.labChanged`; render
     /// then draws only that state.
     ///
+    /// Each key is drawn before the next is read, so a key acts on the lab as the screen showed
+    /// it (twelve quick `s` presses step twelve times); a frame costs the same however many
+    /// requests ran (`input.latency.1k`).
+    ///
     /// With `liveExport`, each operation's trace goes to an OTLP receiver once it ends; what
     /// that export reports shows in the status line. `config` gives the keys in force and
     /// the export format offered first.
@@ -51,49 +55,83 @@ public enum InspectorApp {
         session: LabSession, terminal: any Terminal, idleRedraw: Duration = .milliseconds(50),
         liveExport: OTLPLiveExport? = nil, config: InspectorConfig = InspectorConfig()
     ) async -> Outcome {
-        let builder = LabViewBuilder(session: session)
-        var state = InspectorState(scenario: session.scenario, lab: builder.view(), size: terminal.size, symbols: terminal.symbols)
-        state.keys = config.keys
-        state.exportFormat = config.exportFormat ?? .json
-        // Where the frame on screen put things, for the mouse.
-        var map = ScreenMap()
-        _ = Inspector.update(&state, .labChanged(builder.view()))
+        let loop = InspectorLoop(session: session, size: terminal.size, symbols: terminal.symbols, liveExport: liveExport, config: config)
         let labChanged = Locked(false)
         let watcher = Task {
             for await _ in session.timelineChanges() { labChanged.withLock { $0 = true } }
         }
         defer { watcher.cancel() }
-        var controlVersion = session.controlVersion
         var needsDraw = true
-        loop: while true {
-            let version = session.controlVersion
-            if labChanged.withLock({ changed in defer { changed = false }; return changed }) || version != controlVersion {
-                controlVersion = version
-                _ = Inspector.update(&state, .labChanged(builder.view()))
-                liveExport?.poll()
-                needsDraw = true
-            }
-            if let status = liveExport?.takeStatus() {
-                _ = Inspector.update(&state, .otlpExportStatus(text: status.text, isError: status.isError))
+        while true {
+            if loop.refresh(labChanged: labChanged.withLock { changed in defer { changed = false }; return changed }) {
                 needsDraw = true
             }
             if needsDraw {
-                terminal.draw { map = Inspector.render(state, into: &$0) }
+                terminal.draw { loop.map = Inspector.render(loop.state, into: &$0) }
                 needsDraw = false
             }
             guard let key = terminal.readKey(timeout: idleRedraw) else { continue }
             needsDraw = true
-            if key == .resize {
-                _ = Inspector.update(&state, .resize(terminal.size))
-                continue
-            }
-            let message: InspectorMessage = if case .mouse(let event) = key { .mouse(event, map) } else { .key(key) }
-            for effect in Inspector.update(&state, message) {
-                if perform(effect, session: session, state: &state) == .quit { break loop }
-            }
+            if loop.handle(key, size: terminal.size) == .quit { break }
         }
         let log = session.commandLog
         await session.shutDown()
         return Outcome(log: log)
+    }
+}
+
+/// What the inspector does between two frames, without a terminal: the state, the lab's
+/// changes read into it, and keys handled with their effects. ``InspectorApp/run`` drives
+/// one on a terminal; `chainlab-bench` times one for `input.latency.1k`.
+public final class InspectorLoop {
+    public private(set) var state: InspectorState
+    public let session: LabSession
+    private let builder: LabViewBuilder
+    private let liveExport: OTLPLiveExport?
+    private var controlVersion: Int
+    /// Where the frame on screen put things, for the mouse.
+    public var map = ScreenMap()
+
+    public init(session: LabSession, size: Size, symbols: Symbols, liveExport: OTLPLiveExport? = nil, config: InspectorConfig = InspectorConfig()) {
+        self.session = session
+        self.liveExport = liveExport
+        builder = LabViewBuilder(session: session)
+        controlVersion = session.controlVersion
+        state = InspectorState(scenario: session.scenario, lab: builder.view(), size: size, symbols: symbols)
+        state.keys = config.keys
+        state.exportFormat = config.exportFormat ?? .json
+        _ = Inspector.update(&state, .labChanged(builder.view()))
+    }
+
+    /// Reads what changed since the last call into the state: the lab's view when its timeline
+    /// (`labChanged`) or its control moved or findings read in the background arrived, and the
+    /// live export's status. Whether the screen needs drawing.
+    public func refresh(labChanged: Bool) -> Bool {
+        var changed = false
+        let version = session.controlVersion
+        if labChanged || version != controlVersion || builder.hasNewFindings {
+            controlVersion = version
+            _ = Inspector.update(&state, .labChanged(builder.view()))
+            liveExport?.poll()
+            changed = true
+        }
+        if let status = liveExport?.takeStatus() {
+            _ = Inspector.update(&state, .otlpExportStatus(text: status.text, isError: status.isError))
+            changed = true
+        }
+        return changed
+    }
+
+    /// Handles one key (a resize takes the terminal's new `size`) and carries out its effects.
+    public func handle(_ key: Key, size: Size) -> InspectorApp.Continuation {
+        if key == .resize {
+            _ = Inspector.update(&state, .resize(size))
+            return .proceed
+        }
+        let message: InspectorMessage = if case .mouse(let event) = key { .mouse(event, map) } else { .key(key) }
+        for effect in Inspector.update(&state, message) {
+            if InspectorApp.perform(effect, session: session, state: &state) == .quit { return .quit }
+        }
+        return .proceed
     }
 }

@@ -1,5 +1,6 @@
 import ChainKit
 public import Lab
+import Synchronization
 public import Timeline
 
 /// One line of the Requests pane and one row of the Timeline waterfall.
@@ -163,15 +164,28 @@ public final class LabViewBuilder {
     private var refusalsSeen = 0
     private var hopCache: [Int: [HopInfo]] = [:]
     private var findings: (seq: Int, finished: Int, findings: [Finding]?) = (0, 0, [])
+    private let synchronousFindingsLimit: Int
+    private let worker = FindingsWorker()
 
     /// Up to this many events, findings are read again whenever events arrive. Detectors read
     /// the whole store, and a view must cost the same with a million events (the frame figure),
     /// so past it they run only when `F` asks.
     public static let liveFindingsLimit = 50_000
 
-    public init(session: LabSession) {
+    /// Up to this many events, findings are read within the view; past it, on a task of their
+    /// own, so a key is drawn within a frame however many requests ran (`input.latency.1k`):
+    /// the view shows the latest findings read, and ``hasNewFindings`` says when newer ones
+    /// are ready.
+    public static let synchronousFindingsLimit = 2_000
+
+    /// - Parameter synchronousFindingsLimit: see ``synchronousFindingsLimit``; tests lower it.
+    public init(session: LabSession, synchronousFindingsLimit: Int = LabViewBuilder.synchronousFindingsLimit) {
         self.session = session
+        self.synchronousFindingsLimit = synchronousFindingsLimit
     }
+
+    /// Whether findings read on their own task arrived since the last view.
+    public var hasNewFindings: Bool { worker.hasResult }
 
     /// The lab as it is now, its timeline frozen at the newest event read.
     public func view() -> LabView {
@@ -200,9 +214,18 @@ public final class LabViewBuilder {
         refusalsSeen = snapshot.refusals.count
         let summaries = session.summaries
         view.summaries = summaries.keys.sorted().map { summaries[$0]! }
+        if let read = worker.take(), read.seq >= findings.seq {
+            findings = (read.seq, read.finished, read.findings)
+        }
         if findings.seq != lastSeq || findings.finished != summaries.count {
-            let live = session.eventCount <= Self.liveFindingsLimit
-            findings = (lastSeq, summaries.count, live ? RunFindings.detect(events: view.timeline.events(), requests: view.summaries) : nil)
+            let count = session.eventCount
+            if count > Self.liveFindingsLimit {
+                findings = (lastSeq, summaries.count, nil)
+            } else if count <= synchronousFindingsLimit {
+                findings = (lastSeq, summaries.count, RunFindings.detect(events: view.timeline.events(), requests: view.summaries))
+            } else {
+                worker.read(view.timeline, requests: view.summaries)
+            }
         }
         view.findings = findings.findings
         for (request, operation) in snapshot.launched.sorted(by: { $0.key < $1.key }) {
@@ -231,5 +254,39 @@ public final class LabViewBuilder {
                 start: accumulated.start, end: accumulated.end, marks: marks, error: summary?.error, results: summary?.results ?? []))
         }
         return view
+    }
+}
+
+/// Reads a run's findings on a task of its own, one reading at a time, for stores too large
+/// to read within a frame. What it read waits until the next view takes it.
+private final class FindingsWorker: Sendable {
+    struct Reading: Sendable {
+        var seq: Int
+        var finished: Int
+        var findings: [Finding]
+    }
+
+    private struct State {
+        var reading = false
+        var result: Reading?
+    }
+
+    private let state = Mutex(State())
+
+    var hasResult: Bool { state.withLock { $0.result != nil } }
+
+    /// Starts reading the findings of `timeline` now, unless a reading is under way (the view
+    /// asks again once it has taken that one).
+    func read(_ timeline: TimelineView, requests: [RequestSummary]) {
+        guard state.withLock({ state in defer { state.reading = true }; return !state.reading }) else { return }
+        Task.detached(priority: .utility) { [self] in
+            let findings = RunFindings.detect(events: timeline.events(), requests: requests)
+            state.withLock { $0 = State(reading: false, result: Reading(seq: timeline.lastSeq, finished: requests.count, findings: findings)) }
+        }
+    }
+
+    /// The findings read since the last call, if any.
+    func take() -> Reading? {
+        state.withLock { state in defer { state.result = nil }; return state.result }
     }
 }

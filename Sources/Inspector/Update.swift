@@ -301,7 +301,7 @@ public enum Inspector {
         // request, the first full HTTP request below them.
         let atHop = events.last { $0.hop == hop && ($0.phase == .preflight || $0.phase == .send) && ($0.kind == .http || $0.kind == .transport || $0.kind == .middleware) }
         let below = events.first { $0.hop >= hop && ($0.kind == .http || $0.kind == .middleware || $0.kind == .transport) && ($0.phase == .preflight || $0.phase == .send) }
-        guard let event = atHop ?? below, let command = CurlExport.command(for: event, masking: masking) else {
+        guard let event = atHop ?? below, let command = CurlExport.command(for: event, masking: masking, preview: true) else {
             state.notice = .init(text: "request #\(request) has not reached the HTTP layer yet at this attempt", isError: true)
             return
         }

@@ -1,3 +1,5 @@
+public import ChainKit
+
 /// The largest inputs the lab accepts, chosen from what its scenarios and a person at the
 /// inspector need, so that anything accepted runs in bounded time and memory. Scenario files
 /// and recordings beyond them are refused with the JSON path of the count or size that is
@@ -30,4 +32,9 @@ public enum LabLimits {
     public static let scenarioFileBytes = 1 << 20
     /// Bytes of a recording file.
     public static let recordingFileBytes = 16 << 20
+    /// How scenario files and recordings are parsed: an object at the top, refused at its
+    /// first byte otherwise (before a large array is read), and no key twice in one object
+    /// (which of two values a reader keeps is not something a file should leave open); both
+    /// errors name the line, the column and, for a duplicate, its JSON path.
+    public static let fileParsing = JSONParser.Options(expecting: .object, rejectsDuplicateKeys: true)
 }

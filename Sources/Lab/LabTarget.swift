@@ -147,6 +147,7 @@ public struct RemoteLab: Sendable {
         guard let response = try? await send(BackendRequest(method: "GET", target: "/_lab/state")),
             let counters = (try? JSONValue(parsing: response.body))?["counters"]?.objectValue
         else { return [:] }
-        return counters.compactMapValues { $0.numberValue.flatMap { Int(exactly: $0.rounded()) } }
+        // The numbers come from a server: converted without trapping, whatever they are.
+        return counters.compactMapValues { $0.numberValue.map { Int(saturating: $0) } }
     }
 }

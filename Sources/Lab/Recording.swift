@@ -45,7 +45,7 @@ public struct Recording: Sendable, Hashable {
             throw DecodingError(path: "", reason: "the file has \(data.count) bytes; a recording may have at most \(LabLimits.recordingFileBytes)")
         }
         let root: JSONValue
-        do { root = try JSONValue(parsing: data) } catch { throw DecodingError(path: "", reason: error.description) }
+        do { root = try JSONValue(parsing: data, options: LabLimits.fileParsing) } catch { throw DecodingError(path: "", reason: error.description) }
         guard case .object(let members) = root else { throw DecodingError(path: "", reason: "expected a JSON object at the top") }
         try Self.refuseUnknownKeys(members, known: ["format", "version", "scenario", "commands"], path: "")
         guard members["format"]?.stringValue == "chainlab-recording" else {

@@ -100,7 +100,10 @@ public enum AtomicFile {
 
     /// A new, empty temporary file in `destination`'s folder, open for writing: `.NAME.`
     /// and 12 random characters, created exclusively and never through a link.
-    static func createTemporary(next destination: String, mode: mode_t?, shownAs path: String) throws(FileWriteError) -> (descriptor: Int32, path: String) {
+    /// `suffix` is `randomSuffix` but in tests, which name the files it would pick.
+    static func createTemporary(
+        next destination: String, mode: mode_t?, shownAs path: String, suffix: () -> String = randomSuffix
+    ) throws(FileWriteError) -> (descriptor: Int32, path: String) {
         let folder = Self.folder(of: destination)
         var status = stat()
         guard stat(folder, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
@@ -108,7 +111,7 @@ public enum AtomicFile {
         }
         let name = (destination as NSString).lastPathComponent
         for _ in 0..<16 {
-            let temporary = (folder as NSString).appendingPathComponent(".\(name).\(randomSuffix())")
+            let temporary = (folder as NSString).appendingPathComponent(".\(name).\(suffix())")
             let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode ?? 0o666)
             if descriptor >= 0 { return (descriptor, temporary) }
             guard errno == EEXIST else { break }

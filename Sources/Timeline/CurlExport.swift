@@ -37,13 +37,17 @@ public enum CurlExport {
     }
 
     /// The command for the request an event carries, or nil when it carries no method and
-    /// URL (a response or a cache event). A body cut by its preview is said so in a comment
-    /// line first, because the command then sends only the preview.
-    public static func command(for event: TimelineEvent, masking: SecretMasking) -> String? {
+    /// URL (a response or a cache event). It sends the whole body; with `preview` (for a
+    /// screen), only the body's preview, and a body cut that way is said so in a comment line
+    /// first, because the command then sends only the start.
+    public static func command(for event: TimelineEvent, masking: SecretMasking, preview: Bool = false) -> String? {
         guard let method = event.method, let url = event.url else { return nil }
-        let command = command(method: method, url: url, headers: event.headers ?? HTTPFields(), body: event.body?.text, masking: masking)
-        guard let body = event.body, body.isTruncated else { return command }
-        return "# body cut to \(body.text.utf8.count) of \(body.byteCount) bytes\n" + command
+        let body = event.body
+        let cut = preview ? body?.isTruncated == true : body?.isWholeTruncated == true
+        let text = preview ? body?.text : body?.wholeText
+        let command = command(method: method, url: url, headers: event.headers ?? HTTPFields(), body: text, masking: masking)
+        guard let body, cut else { return command }
+        return "# body cut to \(text?.utf8.count ?? 0) of \(body.byteCount) bytes\n" + command
     }
 
     /// `argument` as one shell word.

@@ -171,8 +171,14 @@ public enum HARExport {
 
     /// `2025-01-01T00:00:00.012Z`: the epoch plus lab seconds, rounded to the millisecond in
     /// integers (a `Date`'s fraction in binary would print 0.012 s as .011).
+    /// 9999-12-31T23:59:59.999Z in unix milliseconds.
+    static let lastISO8601Millisecond: Int64 = 253_402_300_799_999
+
     static func timestamp(_ epoch: Date, plus seconds: Double) -> String {
-        let milliseconds = Int64((epoch.timeIntervalSince1970 * 1000).rounded()) + Int64((max(0, seconds) * 1000).rounded())
+        // ISO 8601 has four-digit years: a clock moved past 9999 (a replay may move it by
+        // days many times over) shows as the last millisecond of 9999, never trapping.
+        let (sum, overflow) = Int64((epoch.timeIntervalSince1970 * 1000).rounded()).addingReportingOverflow(Int64(saturating: max(0, seconds) * 1000))
+        let milliseconds = overflow ? lastISO8601Millisecond : min(sum, lastISO8601Millisecond)
         let whole = Date(timeIntervalSince1970: Double(milliseconds / 1000)).formatted(Date.ISO8601FormatStyle())
         let fraction = String(milliseconds % 1000)
         return whole.dropLast() + "." + String(repeating: "0", count: 3 - fraction.count) + fraction + "Z"
@@ -208,9 +214,9 @@ public enum HARExport {
             writer.key("mimeType")
             writer.string(mimeType ?? "")
             writer.key("text")
-            writer.string(masking.body(body.text, contentType: mimeType))
+            writer.string(masking.body(body.wholeText, contentType: mimeType))
             writer.key("_truncated")
-            writer.bool(body.isTruncated)
+            writer.bool(body.isWholeTruncated)
             writer.endObject()
         }
         writer.endObject()
@@ -240,9 +246,9 @@ public enum HARExport {
         writer.string(mimeType ?? "x-unknown")
         if let body = receive?.body {
             writer.key("text")
-            writer.string(masking.body(body.text, contentType: mimeType))
+            writer.string(masking.body(body.wholeText, contentType: mimeType))
             writer.key("_truncated")
-            writer.bool(body.isTruncated)
+            writer.bool(body.isWholeTruncated)
         }
         writer.endObject()
         writer.key("redirectURL")

@@ -94,14 +94,20 @@ public final class HopSnapshot: Sendable, Hashable {
     }
 }
 
-/// The start of a body, bounded so a large upload does not bloat the timeline.
+/// A body as the timeline keeps it: a bounded start for views (``text``), and the whole
+/// body for exports (``wholeText``).
 ///
 /// ```swift
 /// let preview = BodyPreview(Data(repeating: 65, count: 10_000))
-/// preview.text.utf8.count // 4096
-/// preview.byteCount       // 10000
-/// preview.isTruncated     // true
+/// preview.text.utf8.count      // 4096
+/// preview.byteCount            // 10000
+/// preview.isTruncated          // true
+/// preview.wholeText.utf8.count // 10000
 /// ```
+///
+/// The whole body is the `Data` the preview was made from, kept by reference (no copy) and
+/// decoded only when an export reads it. Bodies reach the timeline already bounded by the
+/// reads that produced them (`--max-body` for a real server's answers).
 ///
 /// A preview can also be *deferred* (``init(deferred:limit:)``): the body is produced the
 /// first time anything reads the preview, then kept and the producer dropped. The
@@ -135,6 +141,20 @@ public struct BodyPreview: Sendable, Hashable {
     /// Whether `text` is only the start of the body.
     public var isTruncated: Bool { contents.isTruncated }
 
+    /// The whole body as UTF-8 text, for exports; ``text`` when that is all of it (or all
+    /// that is known, for a preview read back from an export).
+    public var wholeText: String {
+        let contents = contents
+        return contents.whole.map(Contents.decode) ?? contents.text
+    }
+
+    /// Whether ``wholeText`` is less than the body: only for a preview read back from an
+    /// export that carried a cut body.
+    public var isWholeTruncated: Bool {
+        let contents = contents
+        return contents.whole == nil && contents.isTruncated
+    }
+
     public static func == (lhs: BodyPreview, rhs: BodyPreview) -> Bool {
         lhs.contents == rhs.contents
     }
@@ -159,6 +179,8 @@ public struct BodyPreview: Sendable, Hashable {
         var text: String
         var byteCount: Int
         var isTruncated: Bool
+        /// The whole body when `text` is only its start; nil when `text` is all of it.
+        var whole: Data?
 
         init(text: String, byteCount: Int, isTruncated: Bool) {
             self.text = text
@@ -178,11 +200,20 @@ public struct BodyPreview: Sendable, Hashable {
             while end > data.startIndex, data[end] & 0xC0 == 0x80 { end -= 1 }
             text = Contents.decode(data[data.startIndex..<end])
             isTruncated = true
+            whole = data
+        }
+
+        // The start, the size and the cut identify a body nearly always; equal values still
+        // compare the whole bodies, so the hash need not read a megabyte.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(text)
+            hasher.combine(byteCount)
+            hasher.combine(isTruncated)
         }
 
         /// UTF-8 text from contiguous bytes, invalid sequences replaced: `String(decoding:)` on
         /// a buffer takes the fast validating path, on `Data` itself the slow generic one.
-        private static func decode(_ data: Data) -> String {
+        static func decode(_ data: Data) -> String {
             data.withUnsafeBytes { String(decoding: $0.bindMemory(to: UInt8.self), as: UTF8.self) }
         }
     }

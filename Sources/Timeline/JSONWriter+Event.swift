@@ -58,11 +58,11 @@ extension JSONWriter {
         string(event.error.map(masking.text))
         if fields.contains(.message) {
             key("body")
-            string(event.body.map { masking.body($0.text, contentType: event.headers?["Content-Type"]) })
+            string(event.body.map { masking.body($0.wholeText, contentType: event.headers?["Content-Type"]) })
             key("bodyBytes")
             int(event.body?.byteCount)
             key("bodyTruncated")
-            bool(event.body?.isTruncated)
+            bool(event.body?.isWholeTruncated)
         }
         key("diff")
         diff(event.diff)

@@ -1,4 +1,5 @@
 public import Foundation
+import ChainKit
 
 /// The timeline as OpenTelemetry traces: one OTLP/JSON document, the protobuf JSON mapping of
 /// `ExportTraceServiceRequest`, as Jaeger, Tempo and every OpenTelemetry Collector accept it.
@@ -168,7 +169,9 @@ struct OTLPTime {
     }
 
     func nanoseconds(_ seconds: Double) -> String {
-        String(epochMicroseconds * 1000 + Int64((max(0, seconds) * 1_000_000_000).rounded()))
+        // A replayed clock can be moved by days many times over: clamped, never trapping.
+        let (sum, overflow) = (epochMicroseconds &* 1000).addingReportingOverflow(Int64(saturating: max(0, seconds) * 1_000_000_000))
+        return String(overflow ? .max : sum)
     }
 }
 

@@ -224,10 +224,11 @@ public enum TraceJSON {
             }
             return fields
         }
-        let body = try field["body"].optional { (text) throws(DecodingError) in
-            BodyPreview(
-                text: try text.string(), byteCount: try field["bodyBytes"].int(),
-                isTruncated: try field["bodyTruncated"].bool())
+        let body = try field["body"].optional { (text) throws(DecodingError) -> BodyPreview in
+            let text = try text.string(), byteCount = try field["bodyBytes"].int(), isTruncated = try field["bodyTruncated"].bool()
+            // A whole body is previewed again as it was when recorded.
+            guard isTruncated || text.utf8.count != byteCount else { return BodyPreview(Data(text.utf8)) }
+            return BodyPreview(text: text, byteCount: byteCount, isTruncated: isTruncated)
         }
         let diff = field["diff"]
         let strings = { (field: Field) throws(DecodingError) -> [String] in

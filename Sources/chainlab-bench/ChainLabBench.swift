@@ -16,6 +16,7 @@ struct ChainLabBench {
         StoreBenchmarks.run,
         LabBenchmarks.run,
         ScreenBenchmarks.run,
+        InputBenchmarks.run,
         WaterfallBenchmarks.run,
     ]
 

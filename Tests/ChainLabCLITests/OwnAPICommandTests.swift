@@ -181,6 +181,45 @@ struct OwnAPICommandTests {
         #expect(written.contains(#""outcome":"failure""#))
     }
 
+    @Test("bodies over the 4 KiB preview are whole in HAR, JSON and curl exports, with their secrets masked")
+    func largeBodiesAreWholeInExports() async throws {
+        let servers = try PlainServers()
+        let operation = try Self.file("big-and-me.graphql", "query Big { blob }\nquery Me($id: ID!, $password: String!, $pad: String!) { me(id: $id) { id } }")
+        let pad = String(repeating: "p", count: 6_000)
+        let variables = #"{"id":"7","password":"hunter2-secret","pad":"\#(pad)"}"#
+        func trace(_ name: String, _ format: String) async throws -> String {
+            let result = try await Self.chainlab([
+                "trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token", "--operation", operation,
+                "--operation-name", name, "--variables", variables, "--max-body", "\(4 << 20)", "--format", format,
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdout
+        }
+        let blob = #"{"data":{"blob":""# + String(repeating: "x", count: 3 << 20) + #""}}"#
+
+        let har = try JSONValue(parsing: try await trace("Big", "har"))
+        let response = try #require(har["log"]?["entries"]?[0]?["response"])
+        #expect(response["content"]?["text"]?.stringValue == blob)
+        #expect(response["content"]?["size"]?.numberValue == Double(blob.utf8.count))
+        #expect(response["content"]?["_truncated"] == false)
+
+        let json = try await trace("Me", "json")
+        let events = try #require(try JSONValue(parsing: json)["events"]?.arrayValue)
+        let send = try #require(events.first { $0["phase"]?.stringValue == "send" })
+        let sentBody = try #require(send["body"]?.stringValue)
+        #expect(sentBody.utf8.count > 6_000)
+        #expect(try JSONValue(parsing: sentBody)["variables"]?["pad"]?.stringValue == pad)
+        #expect(try JSONValue(parsing: sentBody)["variables"]?["password"]?.stringValue == "••••cret")
+        #expect(send["bodyTruncated"] == false)
+        #expect(!json.contains("hunter2-secret"))
+
+        let curl = try await trace("Me", "curl")
+        #expect(curl.contains(pad))
+        #expect(!curl.contains("# body cut"))
+        #expect(!curl.contains("hunter2-secret"))
+        #expect(curl.contains("••••cret"))
+    }
+
     @Test func networkFailuresAreOneLineNamingTheURLAndExitOne() async throws {
         // A port that was just listened on and closed: nothing answers there.
         let closed = HTTPServer { _ in .text("") }

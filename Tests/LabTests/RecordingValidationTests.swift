@@ -71,6 +71,20 @@ struct RecordingValidationTests {
             == "recording at commands[1].headers: 101 headers; an edit may have at most 100")
     }
 
+    @Test("a key given twice is refused with its JSON path; anything but an object at the top at its first byte")
+    func duplicateKeysAndTopLevel() throws {
+        // Which request a step with two ids would release is not for the reader to guess.
+        #expect(try error(#"{"command":"launch","operation":0},{"command":"step","request":1,"request":2}"#)
+            == #"recording: not valid JSON at line 1, column 141: duplicate key "request" at commands[1].request"#)
+        let twice = Data(#"{"format":"chainlab-recording","version":1,"format":"chainlab-recording","scenario":"basics","commands":[]}"#.utf8)
+        #expect(throws: Recording.DecodingError(path: "", reason: #"not valid JSON at line 1, column 44: duplicate key "format" at format"#)) {
+            try Recording(json: twice)
+        }
+        #expect(throws: Recording.DecodingError(path: "", reason: "not valid JSON at line 1, column 1: expected an object at the top, found an array")) {
+            try Recording(json: Data("[".utf8) + Data(repeating: UInt8(ascii: " "), count: 1000))
+        }
+    }
+
     @Test("a file beyond the size limit is refused before it is parsed")
     func fileSize() {
         let data = Data(count: LabLimits.recordingFileBytes + 1)

@@ -65,10 +65,22 @@ struct ScenarioCodecTests {
         #expect(summary.error == "LabSafetyCapError: the lab stopped the operation after 20 attempts (safety cap): nothing in the chain limited its retries")
     }
 
+    @Test("a key given twice is refused with its JSON path; the wrong top-level type at its first byte")
+    func duplicateKeysAndTopLevel() {
+        #expect(error(#"{\#(Self.minimal),"name":"y"}"#) == "not valid JSON at line 1, column 49: duplicate key \"name\" at name")
+        #expect(error(#"{"name":"x","chain":[{"interceptor":"MaxRetryInterceptor","maxRetries":1,"maxRetries":99}],"operations":[{"name":"HeroQuery"}]}"#)
+            == "not valid JSON at line 1, column 74: duplicate key \"maxRetries\" at chain[0].maxRetries")
+        #expect(error(#"{"name":"x","chain":[],"operations":[{"name":"HeroQuery","variables":{"id":"1","id":"2"}}]}"#)
+            == "not valid JSON at line 1, column 80: duplicate key \"id\" at operations[0].variables.id")
+        // Refused at the first byte: the array behind it is never read, so its error is not the one reported.
+        #expect(error("\n  [1, 2, nope") == "not valid JSON at line 2, column 3: expected an object at the top, found an array")
+        #expect(error(#""name""#) == "not valid JSON at line 1, column 1: expected an object at the top, found a string")
+    }
+
     @Test("bad files are refused with the JSON path and the valid choices")
     func errors() {
-        #expect(error("{nope") == "not JSON: not valid JSON at line 1, column 2: expected a string key in object")
-        #expect(error("[]") == "expected a JSON object at the top")
+        #expect(error("{nope") == "not valid JSON at line 1, column 2: expected a string key in object")
+        #expect(error("[]") == "not valid JSON at line 1, column 1: expected an object at the top, found an array")
         #expect(error(#"{\#(Self.minimal),"chain":[{"interceptor":"MaxRetryInterceptor"},{"interceptor":"AuthInterceptor"},{"interceptor":"Foo"}]}"#)
             == #"chain[2].interceptor: unknown "Foo"; known: MaxRetryInterceptor, AuthInterceptor, StaticAuthInterceptor, AutomaticPersistedQueryInterceptor, FallbackToCacheOnFailureInterceptor, RetryOnErrorInterceptor, LoggingInterceptor, RedactFieldInterceptor, ResponseCodeInterceptor"#)
         #expect(error(#"{\#(Self.minimal),"chain":[{"interceptor":"MaxRetryInterceptor","maxRetries":-1}]}"#)

@@ -44,12 +44,18 @@ import Timeline
         #expect(!command.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{202E}" })
     }
 
-    @Test func commandForAnEventSaysWhenTheBodyWasCut() {
+    @Test func commandForAnEventSendsTheWholeBodyAndItsPreviewSaysWhenCut() {
         let snapshot = HopSnapshot(
             method: "POST", url: "https://lab.local/upload", headers: HTTPFields(),
             body: BodyPreview(Data("abcdefgh".utf8), limit: 4))
         let event = TimelineEvent(time: 0, request: 1, attempt: 1, hop: 2, name: "transport", kind: .transport, phase: .send, snapshot: snapshot)
         #expect(CurlExport.command(for: event, masking: .masked)
+            == "curl 'https://lab.local/upload' \\\n  --data-raw 'abcdefgh'")
+        #expect(CurlExport.command(for: event, masking: .masked, preview: true)
+            == "# body cut to 4 of 8 bytes\ncurl 'https://lab.local/upload' \\\n  --data-raw 'abcd'")
+        // Read back from an export that had only the start: the command says so.
+        let known = HopSnapshot(method: "POST", url: "https://lab.local/upload", headers: HTTPFields(), body: BodyPreview(text: "abcd", byteCount: 8, isTruncated: true))
+        #expect(CurlExport.command(for: TimelineEvent(time: 0, request: 1, attempt: 1, hop: 2, name: "transport", kind: .transport, phase: .send, snapshot: known), masking: .masked)
             == "# body cut to 4 of 8 bytes\ncurl 'https://lab.local/upload' \\\n  --data-raw 'abcd'")
         #expect(CurlExport.command(for: Fixtures.threeEvents[1], masking: .masked) == nil)
     }

@@ -13,7 +13,9 @@ import Timeline
     @Test func bodyPreviewCutsOnACharacterBoundary() {
         let body = Data("ab€cd".utf8)  // "€" is 3 bytes, at offsets 2...4
         let preview = BodyPreview(body, limit: 4)
-        #expect(preview == BodyPreview(text: "ab", byteCount: 7, isTruncated: true))
+        #expect(preview.text == "ab")
+        #expect(preview.byteCount == 7)
+        #expect(preview.isTruncated)
         #expect(BodyPreview(body, limit: 7) == BodyPreview(text: "ab€cd", byteCount: 7, isTruncated: false))
         #expect(BodyPreview(Data(repeating: 65, count: 5000)).text.utf8.count == 4096)
     }
@@ -28,8 +30,47 @@ import Timeline
         #expect(preview.text == "ab")
         #expect(preview.byteCount == 7)
         #expect(preview.isTruncated)
-        #expect(preview == BodyPreview(text: "ab", byteCount: 7, isTruncated: true))
+        #expect(preview == BodyPreview(Data("ab€cd".utf8), limit: 4))
+        #expect(preview.wholeText == "ab€cd")
         #expect(calls.value == 1)
+    }
+
+    @Test("a body over its preview keeps the whole body for exports; equal starts of different bodies are different bodies")
+    func wholeBodyIsKeptForExports() throws {
+        let body = Data((String(repeating: "a", count: 5_000) + "€end").utf8)
+        let preview = BodyPreview(body)
+        #expect(preview.text == String(repeating: "a", count: 4_096))
+        #expect(preview.isTruncated)
+        #expect(preview.byteCount == 5_006)
+        #expect(preview.wholeText == String(repeating: "a", count: 5_000) + "€end")
+        #expect(!preview.isWholeTruncated)
+        let other = BodyPreview(Data((String(repeating: "a", count: 5_000) + "€END").utf8))
+        #expect(preview.text == other.text && preview.byteCount == other.byteCount)
+        #expect(preview != other)
+        #expect(preview == BodyPreview(body))
+        #expect(preview.hashValue == BodyPreview(body).hashValue)
+
+        let small = BodyPreview(Data("{}".utf8))
+        #expect(small.wholeText == "{}")
+        #expect(!small.isWholeTruncated)
+        // Read back from an export that cut it: only the start is known.
+        let cut = BodyPreview(text: "aaaa", byteCount: 5_006, isTruncated: true)
+        #expect(cut.wholeText == "aaaa")
+        #expect(cut.isWholeTruncated)
+    }
+
+    @Test("trace JSON carries the whole body and reads it back as the same preview")
+    func traceJSONRoundTripsAWholeBody() throws {
+        let body = Data(#"{"data":{"blob":""#.utf8 + Data(repeating: UInt8(ascii: "x"), count: 9_000) + Data(#""}}"#.utf8))
+        let event = Fixtures.stored([
+            Fixtures.event(0.01, hop: 2, "transport", .transport, .receive, HopSnapshot(headers: Fixtures.fields([("Content-Type", "application/json")]), status: 200, body: BodyPreview(body))),
+        ])
+        let document = TraceDocument(scenario: "s", requests: [], events: event, backend: [:])
+        let text = TraceJSON.encode(document, masking: .masked)
+        #expect(text.contains(#""bodyBytes":9020,"bodyTruncated":false"#))
+        let decoded = try TraceJSON.decode(text)
+        #expect(decoded.events.first?.body == BodyPreview(body))
+        #expect(decoded.events.first?.body?.text.utf8.count == BodyPreview.defaultLimit)
     }
 
     @Test func snapshotKeepsRareFieldsAndAnyStatus() {

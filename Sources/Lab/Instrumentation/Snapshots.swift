@@ -14,9 +14,9 @@ extension HopSnapshot {
 
     /// A GraphQL result: its first error and its JSON. A result read from a body, unchanged
     /// since, shows that body as it came: small, decoded when somebody reads it (keeping the
-    /// bytes, not the parsed result); large, its bounded start now. Any other result shows its
-    /// JSON, encoded when read if small, now if large, so the timeline keeps a bounded preview
-    /// rather than the whole parsed result.
+    /// bytes, not the parsed result); large, its bounded start now, with the body itself kept
+    /// by reference for exports. Any other result shows its JSON, encoded when read if small,
+    /// now if large, so the timeline keeps bytes rather than the whole parsed result.
     convenience init(result: GraphQLResponse) {
         let small = result.isSmall(limit: BodyPreview.defaultLimit)
         let body: BodyPreview

@@ -32,7 +32,9 @@ enum IPv6LiteralExchange {
         guard url.scheme?.lowercased() == "http" else { throw RemoteFailure(url: shown, cause: .ipv6Literal) }
         var address = sockaddr_in6()
         address.sin6_family = sa_family_t(AF_INET6)
-        address.sin6_port = in_port_t(UInt16(url.port ?? 80).bigEndian)
+        // The port comes from the user or a server's redirect: out of range is an error, not a trap.
+        guard let port = UInt16(exactly: url.port ?? 80) else { throw RemoteFailure(url: shown, cause: .other("port \(url.port ?? 0) is out of range (0–65535)")) }
+        address.sin6_port = in_port_t(port.bigEndian)
         guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else {
             throw RemoteFailure(url: shown, cause: .other("\(host) is not an IPv6 address"))
         }

@@ -125,7 +125,7 @@ public enum ScenarioCodec {
             throw ScenarioError(path: "", reason: "the file has \(data.count) bytes; a scenario file may have at most \(LabLimits.scenarioFileBytes)")
         }
         let root: JSONValue
-        do { root = try JSONValue(parsing: data) } catch { throw ScenarioError(path: "", reason: "not JSON: \(error.description)") }
+        do { root = try JSONValue(parsing: data, options: LabLimits.fileParsing) } catch { throw ScenarioError(path: "", reason: error.description) }
         guard case .object(let members) = root else { throw ScenarioError(path: "", reason: "expected a JSON object at the top") }
         try refuseUnknownKeys(members, known: topLevelKeys, path: "")
         let reader = Reader(members: members, path: "")

@@ -167,6 +167,22 @@ struct LabDetectionTests {
         #expect(took >= 0.15, "the server waited 150 ms before answering; the timeline says \(took) s")
     }
 
+    @Test("a lab's counters beyond Int, negative or fractional are converted without trapping: clamped and rounded")
+    func hostileCountersAreClamped() async throws {
+        let state = #"{"counters":{"huge":1e300,"beyond":9.3e18,"negative":-1e300,"half":2.5,"plain":7,"text":"12","none":null}}"#
+        let server = HTTPServer { request in
+            request.target == "/_lab/state"
+                ? HTTPServerResponse(status: 200, headers: [HTTPServerHeader(name: "Content-Type", value: "application/json")], body: Data(state.utf8))
+                : .text("not here", status: 404)
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let lab = try await RemoteLab.detect(endpoint: URL(string: "http://127.0.0.1:\(port)/graphql")!, client: RemoteHTTPClient())
+        #expect(lab.isLab)
+        let counters = await lab.counters()
+        #expect(counters == ["huge": .max, "beyond": .max, "negative": .min, "half": 3, "plain": 7])
+    }
+
     @Test func aLabIsDetectedAndKeepsItsCounters() async throws {
         let lab = try ServedLab(LabBackend.Settings())
         defer { lab.service.stop() }

@@ -1,0 +1,81 @@
+import Inspector
+import Lab
+import TerminalUI
+import Timeline
+
+/// `input.latency.1k`: milliseconds from a key to its frame with 1,000 requests in the lab.
+///
+/// The lab is a `basics` session whose 1,000 operations ran through the scheduler, so every
+/// one is a row of the Requests pane and the waterfall, with its events (about 14 each) in
+/// the store. The inspector is an ``InspectorLoop`` on a 200x60 screen, the Requests pane
+/// focused. One timed key is what the app does for a key while the lab is busy: the key
+/// (`j` and `k` in turn, moving the selection, so the Chain pane and Detail change) and
+/// its effects, the lab's new view (one event was appended before the key, untimed, as a
+/// running lab appends them), the whole screen rendered and diffed against the previous
+/// frame. The median of the keys is reported; the target is one frame at 60 Hz.
+enum InputBenchmarks {
+    static let requests = 1_000
+    static let target = Target.atMost(16)
+
+    static func run(_ sampling: Sampling, _ selection: Selection) async throws -> [Row] {
+        guard selection.includes("input.latency.1k") else { return [] }
+        let rig = try await InputRig(requests: requests)
+        let keys = sampling.fixedOperations ?? sampling.batches * 25
+        let warmup = sampling.fixedOperations == nil ? 20 : 1
+        for _ in 0..<warmup { _ = rig.timedKey() }
+        let samples = (0..<keys).map { _ in rig.timedKey() }
+        return [.measured(Figure(name: "input.latency.1k", value: Sampler.median(samples) / 1e6, unit: "ms", target: target))]
+    }
+}
+
+/// One inspector over a lab that ran `requests` operations, taking key after key.
+final class InputRig {
+    let loop: InspectorLoop
+    /// The session's store, which the keys' events are appended to directly.
+    let store = TimelineStore()
+    var previous: Buffer
+    private let templates: [TimelineEvent]
+    private var appended = 0
+    private var pressed = 0
+    private let firstAppendedRequest: Int
+
+    init(requests: Int) async throws {
+        guard var scenario = Catalog.scenario(named: "basics") else { throw BenchFailure("no basics scenario") }
+        scenario.launch = Array(repeating: 0, count: requests)
+        let session = LabSession(scenario: scenario, store: store, recordsLog: false)
+        let result = await session.runHeadless()
+        guard result.requests.count == requests, result.requests.allSatisfy({ $0.outcome == .success }) else {
+            throw BenchFailure("the \(requests) basics operations did not all succeed")
+        }
+        templates = try TypicalTraffic().events(request: 1)
+        firstAppendedRequest = requests + 1
+        loop = InspectorLoop(session: session, size: ScreenBenchmarks.size, symbols: .unicode)
+        _ = loop.handle(.char("G"), size: ScreenBenchmarks.size)
+        previous = Buffer(size: ScreenBenchmarks.size)
+        Inspector.render(loop.state, into: &previous)
+        guard loop.state.lab.requests.count == requests, loop.state.selectedRequest != nil else {
+            throw BenchFailure("the inspector does not list the \(requests) requests")
+        }
+    }
+
+    /// Appends one event (untimed), then handles one key and draws its frame; returns the
+    /// nanoseconds from the key to the frame's changes.
+    func timedKey() -> Double {
+        var event = templates[appended % templates.count]
+        event.request = firstAppendedRequest + appended / templates.count
+        store.append(event)
+        appended += 1
+        let key: Key = pressed % 2 == 0 ? .char("k") : .char("j")
+        pressed += 1
+        let start = Sampler.clock.now
+        _ = loop.handle(key, size: ScreenBenchmarks.size)
+        _ = loop.refresh(labChanged: true)
+        var buffer = Buffer(size: ScreenBenchmarks.size)
+        Inspector.render(loop.state, into: &buffer)
+        let changes = buffer.diff(from: previous)
+        previous = buffer
+        let elapsed = Sampler.nanoseconds(Sampler.clock.now - start)
+        withExtendedLifetime(changes) {}
+        return elapsed
+    }
+}
