@@ -185,3 +185,58 @@ struct URLSessionTransportTests {
         #expect(backend.requests.isEmpty)
     }
 }
+
+@Suite("URLSessionTransport streams multipart answers", .timeLimit(.minutes(1)))
+struct URLSessionTransportStreamingTests {
+    /// Upstream's `URLSession.chunks(for:)` (`ApolloURLSession.swift`, `AsyncHTTPResponseChunkSequence.swift`)
+    /// hands each multipart part on as soon as it is complete. The server writes the second
+    /// part only after the client has read the first, so this test ends only if the first
+    /// part reached the chain while the answer was still being sent.
+    @Test func eachPartReachesTheChainBeforeTheServerSendsTheNext() async throws {
+        let (gate, open) = AsyncStream.makeStream(of: Void.self)
+        let server = HTTPServer(idleTimeout: .seconds(10)) { _ in
+            HTTPServerResponse(
+                status: 200, headers: [HTTPServerHeader(name: "Content-Type", value: deferType)],
+                stream: HTTPServerBodyStream { writer in
+                    // The first part, cut in two writes, with its closing delimiter.
+                    try writer.write(Data((part(MultipartDeferTests.initial).prefix(30)).utf8))
+                    try writer.write(Data((part(MultipartDeferTests.initial).dropFirst(30) + "\r\n--graphql").utf8))
+                    for await _ in gate { break }
+                    try writer.write(Data(("\r\ncontent-type: application/json\r\n\r\n" + MultipartDeferTests.increment + closing).utf8))
+                })
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let chain = makeChain(transport: URLSessionTransport())
+        let stream = chain.kickoff(request: GraphQLRequest(operation: heroQuery, graphQLEndpoint: URL(string: "http://127.0.0.1:\(port)/graphql")!))
+        var results: [JSONValue?] = []
+        for try await response in stream {
+            results.append(response.data)
+            if results.count == 1 { open.yield() }
+        }
+        #expect(results == [
+            ["hero": ["id": "2001", "name": "R2-D2"]],
+            ["hero": ["id": "2001", "name": "R2-D2", "appearsIn": ["NEWHOPE"]]],
+        ])
+    }
+
+    @Test func aBodyLargerThanTheReadAheadArrivesWhole() async throws {
+        let piece = Data(repeating: UInt8(ascii: "x"), count: 64 * 1024)
+        let server = HTTPServer(idleTimeout: .seconds(10)) { _ in
+            HTTPServerResponse(status: 200, stream: HTTPServerBodyStream { writer in
+                for _ in 0..<48 { try writer.write(piece) }
+            })
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let reader = URLSessionChunkReader(highWater: 256 * 1024)
+        let (head, chunks) = try await reader.start(URLRequest(url: URL(string: "http://127.0.0.1:\(port)/")!))
+        var total = 0
+        for try await chunk in chunks {
+            #expect(chunk.allSatisfy { $0 == UInt8(ascii: "x") })
+            total += chunk.count
+        }
+        #expect(head.statusCode == 200)
+        #expect(total == 48 * 64 * 1024)
+    }
+}
