@@ -244,6 +244,9 @@ final class InstrumentedGraphQLTransport: GraphQLTransport {
             context.emit(hop, .send, context.snapshot(request))
             do {
                 response = try await base.send(request)
+                if MultipartContentType.isMultipartMixed(response.headerFields["Content-Type"]) {
+                    return try await streaming(response, for: request)
+                }
                 var collected: Data?
                 // A body that arrives in one chunk is kept as that chunk, not copied.
                 for try await chunk in response.chunks {
@@ -265,6 +268,34 @@ final class InstrumentedGraphQLTransport: GraphQLTransport {
         }
         if let status = post.responseStatus { response.status = status }
         if let headers = post.responseHeaders { response.headerFields = headers }
+        return response
+    }
+
+    /// A multipart answer goes up as it arrives: its head is received and held at the
+    /// post-flight stop, then each part is recorded as its own `receive` event when the
+    /// layers above read it, so the timeline shows every @defer increment and subscription
+    /// event arriving.
+    private func streaming(_ arrived: NetworkResponse, for request: NetworkRequest) async throws -> NetworkResponse {
+        var response = arrived
+        context.emit(hop, .receive, context.snapshot(responseHead: response), detail: "multipart head; parts follow")
+        let post = await context.gate(hop, .post, context.snapshot(responseHead: response), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: httpRetryRefusal))
+        switch post.disposition {
+        case .proceed, .forceRetry: break
+        case .force401: return NetworkResponse(status: 401, headerFields: jsonContentType, url: request.url, body: forced401Body)
+        case .fail(let fault): throw context.reported(error: fault, at: hop)
+        }
+        if let status = post.responseStatus { response.status = status }
+        if let headers = post.responseHeaders { response.headerFields = headers }
+        let context = self.context, hop = self.hop, head = response
+        let count = Locked(0)
+        response.chunks = arrived.chunks.map { part in
+            let number = count.withLock { count in
+                count += 1
+                return count
+            }
+            context.emit(hop, .receive, HopSnapshot(response: head, body: part), detail: "part \(number)")
+            return part
+        }
         return response
     }
 }
