@@ -60,6 +60,16 @@ struct IncrementalScenarioTests {
         LabSession(scenario: try #require(Catalog.scenario(named: name)))
     }
 
+    /// The body the backend sends for `HeroDeferQuery`, all its pieces joined.
+    static var deferWire: Data {
+        let lab = BackendHarness()
+        let body: JSONValue = ["operationName": "HeroDeferQuery", "query": .string(LabOperations.heroDeferQuery.document)]
+        return lab.send("POST", "/graphql", headers: [
+            ("Content-Type", "application/json"), ("Accept", GraphQLRequest.deferAccept),
+            ("Authorization", "Bearer \(lab.backend.issueTokens().accessToken)"),
+        ], body: body.jsonString).body
+    }
+
     func receives(_ events: [TimelineEvent], request: Int) -> [String] {
         events.filter { $0.request == request && $0.kind == .transport && $0.phase == .receive }.map { $0.detail ?? "" }
     }
@@ -80,6 +90,15 @@ struct IncrementalScenarioTests {
         for hop in ["MaxRetryInterceptor", "AuthInterceptor", "AutomaticPersistedQueryInterceptor"] {
             #expect(first.events.filter { $0.name == hop && $0.phase == .postflight }.count == 2, "\(hop)")
         }
+
+        let har = try JSONValue(parsing: HARExport.archive(events: first.events, masking: .masked, anchor: .lab(scenario: "defer")))
+        let entry = try #require(har["log"]?["entries"]?[0])
+        let wire = String(decoding: IncrementalScenarioTests.deferWire, as: UTF8.self)
+        #expect(entry["response"]?["content"]?["text"] == .string(wire))
+        #expect(entry["response"]?["content"]?["size"] == .number(Double(wire.utf8.count)))
+        #expect(entry["timings"]?["wait"] == 12)
+        #expect(entry["timings"]?["receive"] == 80)
+        #expect(entry["time"] == 92)
 
         let second = await session.runHeadless()
         let rerun = try #require(second.requests.last)
