@@ -22,9 +22,11 @@ public import Timeline
 /// the body; `Host` becomes the upstream's. The answer is streamed: its head goes to the
 /// client as soon as it arrives, and its body with chunked transfer coding piece by piece
 /// as the upstream sends it, so a multipart answer (@defer increments, subscription events)
-/// reaches the app part by part. Memory stays bounded whatever the answer's size: reading
-/// from the upstream pauses while a slow client has not taken what was read (see
-/// ``URLSessionChunkReader``), and the HAR keeps at most `maxBodyBytes` of each body.
+/// reaches the app part by part. Memory stays bounded whatever the answer's size: each piece
+/// is written to the app as soon as it arrives, at most 16 MiB may wait for an app slower
+/// than the upstream (past that the exchange is cut; on Darwin reading from the upstream
+/// pauses first, see ``URLSessionChunkReader``), and the HAR keeps at most `maxBodyBytes`
+/// of each body.
 /// An upstream that cannot be reached gets the client a `502` with a JSON reason, and the
 /// proxy keeps serving; an upstream that fails in the middle of a body gets the client's
 /// connection closed before the last chunk, so the client sees the body is incomplete.
@@ -126,6 +128,9 @@ private final class ProxyCore: Sendable {
         "transfer-encoding", "upgrade", "host", "content-length",
     ]
 
+    /// The most of an answer that may wait for a slow app.
+    static let maxUnread = 16 << 20
+
     let upstream: URL
     let timeout: Double
     /// For IPv6 address literals, which URLSession on Linux cannot reach: answers read whole.
@@ -147,7 +152,7 @@ private final class ProxyCore: Sendable {
         configuration.timeoutIntervalForRequest = client.timeout
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
-        reader = URLSessionChunkReader(configuration: configuration, followsRedirects: false)
+        reader = URLSessionChunkReader(configuration: configuration, followsRedirects: false, maxUnread: Self.maxUnread)
         self.maxBodyBytes = max(0, maxBodyBytes)
         self.log = log
         // The HAR keeps the latest exchanges; the store drops the oldest past its cap.

@@ -220,23 +220,50 @@ struct URLSessionTransportStreamingTests {
         ])
     }
 
-    @Test func aBodyLargerThanTheReadAheadArrivesWhole() async throws {
-        let piece = Data(repeating: UInt8(ascii: "x"), count: 64 * 1024)
+    @Test func aLargeBodyReadAsItArrivesComesWholeAndInOrder() async throws {
+        let pieces = (0..<48).map { Data(repeating: UInt8(ascii: "a") + UInt8($0 % 26), count: 64 * 1024) }
         let server = HTTPServer(idleTimeout: .seconds(10)) { _ in
             HTTPServerResponse(status: 200, stream: HTTPServerBodyStream { writer in
-                for _ in 0..<48 { try writer.write(piece) }
+                for piece in pieces { try writer.write(piece) }
             })
         }
         let port = try server.start()
         defer { server.stop() }
-        let reader = URLSessionChunkReader(highWater: 256 * 1024)
-        let (head, chunks) = try await reader.start(URLRequest(url: URL(string: "http://127.0.0.1:\(port)/")!))
-        var total = 0
-        for try await chunk in chunks {
-            #expect(chunk.allSatisfy { $0 == UInt8(ascii: "x") })
-            total += chunk.count
-        }
+        let (head, chunks) = try await URLSessionChunkReader().start(URLRequest(url: URL(string: "http://127.0.0.1:\(port)/")!))
+        var body = Data()
+        for try await chunk in chunks { body.append(chunk) }
         #expect(head.statusCode == 200)
-        #expect(total == 48 * 64 * 1024)
+        #expect(body == pieces.reduce(into: Data()) { $0.append($1) })
+    }
+
+    /// Nothing reads the body until the server has written 256 MiB or seen the client go, and
+    /// URLSession on Linux reads from the socket regardless, so the reader's unread bytes pass
+    /// `maxUnread`: it drops them, fails the body and cancels the transfer.
+    @Test func aBodyNobodyReadsFailsPastMaxUnreadInsteadOfFillingMemory() async throws {
+        let (outcome, report) = AsyncStream.makeStream(of: String.self)
+        let piece = Data(repeating: 0x78, count: 64 * 1024)
+        let server = HTTPServer(idleTimeout: .seconds(30)) { _ in
+            HTTPServerResponse(status: 200, stream: HTTPServerBodyStream { writer in
+                do {
+                    for _ in 0..<4_096 { try writer.write(piece) }
+                    report.yield("wrote 256 MiB")
+                } catch {
+                    report.yield("\(error)")
+                }
+            })
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let reader = URLSessionChunkReader(maxUnread: 1 << 20)
+        let (_, chunks) = try await reader.start(URLRequest(url: URL(string: "http://127.0.0.1:\(port)/")!))
+        for await _ in outcome { break }
+        var read = 0
+        do {
+            for try await chunk in chunks { read += chunk.count }
+            Issue.record("read \(read) bytes without failing")
+        } catch {
+            #expect(error as? URLSessionChunkReader.ReadAheadExceeded == URLSessionChunkReader.ReadAheadExceeded(limit: 1 << 20))
+            #expect(read == 0)
+        }
     }
 }
