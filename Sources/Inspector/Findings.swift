@@ -59,9 +59,9 @@ extension Inspector {
         return parts.isEmpty ? "" : "⚠ " + parts.joined(separator: " · ")
     }
 
-    /// The run findings: live when the view has them, otherwise read from the store now.
+    /// The run findings: live when the view has them, otherwise read from the view's timeline now.
     static func runFindings(_ state: InspectorState) -> [Finding] {
-        state.lab.findings ?? RunFindings.detect(events: state.lab.store.events(), requests: state.lab.summaries)
+        state.lab.findings ?? RunFindings.detect(events: state.lab.timeline.events(), requests: state.lab.summaries)
     }
 
     /// One entry of the overlay: its lines and where Enter jumps (request, hop).
@@ -76,7 +76,7 @@ extension Inspector {
                 return (lines, nil, finding.hops.first, [])
             }
         case .run:
-            let events = Dictionary(state.lab.store.events().map { ($0.seq, $0) }, uniquingKeysWith: { first, _ in first })
+            let events = Dictionary(state.lab.timeline.events().map { ($0.seq, $0) }, uniquingKeysWith: { first, _ in first })
             return runFindings(state).map { finding in
                 let cited = finding.events.compactMap { events[$0] }
                 let lines = [Line([Span("\(finding.severity.rawValue) \(finding.id): ", style: finding.severity == .error ? bad : changed), Span(finding.message)])]

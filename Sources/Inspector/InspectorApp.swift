@@ -20,24 +20,13 @@ public enum InspectorApp {
     /// Carries out one effect of an update against the lab.
     public static func perform(_ effect: InspectorEffect, session: LabSession, state: inout InspectorState) -> Continuation {
         switch effect {
-        case .command(let command): session.scheduler.submit(command)
-        case .setBreakpoint(let breakpoint, let enabled): session.scheduler.setBreakpoint(breakpoint, enabled: enabled)
-        case .setStepMode(let on): session.scheduler.setDefaultMode(on ? .step : .run)
+        case .command(let command): session.submit(command)
+        case .setBreakpoint(let breakpoint, let enabled): session.setBreakpoint(breakpoint, enabled: enabled)
+        case .setStepMode(let on): session.setStepMode(on)
         case .setChain(let chain): session.setChain(chain)
         case .export(let format, let path):
-            let events = session.store.events()
-            let summaries = session.summaries
-            let text = switch format {
-            case .json:
-                TraceJSON.encode(TraceDocument(scenario: session.scenario.name, requests: summaries.keys.sorted().map { summaries[$0]! }, events: events, backend: session.backend.counters), masking: .masked)
-            case .har: HARExport.archive(events: events, masking: .masked, anchor: session.otlpAnchor)
-            case .otlp:
-                OTLPExport.document(
-                    requests: summaries.keys.sorted().map { summaries[$0]! }, events: events,
-                    options: OTLPExport.Options(anchor: session.otlpAnchor, masking: .masked))
-            }
             do {
-                try AtomicFile.write(text, to: path)
+                try AtomicFile.write(session.export(format.exportFormat, masking: .masked), to: path)
                 _ = Inspector.update(&state, .exportFinished(path: path, error: nil))
             } catch {
                 _ = Inspector.update(&state, .exportFinished(path: path, error: error.description))
@@ -50,6 +39,11 @@ public enum InspectorApp {
     /// Opens the inspector on `session` and returns when the person quits. The lab runs on
     /// its own tasks; this loop only reads from it, so the screen never waits on a request.
     ///
+    /// Lab changes reach the state as messages: when the timeline's change notification
+    /// fired or the session's ``Lab/LabSession/controlVersion`` moved, the loop builds a
+    /// ``LabView`` (the timeline frozen at its last seq) and sends `.labChanged`; render
+    /// then draws only that state.
+    ///
     /// With `liveExport`, each operation's trace goes to an OTLP receiver once it ends; what
     /// that export reports shows in the status line.
     public static func run(
@@ -61,15 +55,15 @@ public enum InspectorApp {
         _ = Inspector.update(&state, .labChanged(builder.view()))
         let labChanged = Locked(false)
         let watcher = Task {
-            for await _ in session.store.changes() { labChanged.withLock { $0 = true } }
+            for await _ in session.timelineChanges() { labChanged.withLock { $0 = true } }
         }
         defer { watcher.cancel() }
-        var schedulerVersion = session.scheduler.version
+        var controlVersion = session.controlVersion
         var needsDraw = true
         loop: while true {
-            let version = session.scheduler.version
-            if labChanged.withLock({ changed in defer { changed = false }; return changed }) || version != schedulerVersion {
-                schedulerVersion = version
+            let version = session.controlVersion
+            if labChanged.withLock({ changed in defer { changed = false }; return changed }) || version != controlVersion {
+                controlVersion = version
                 _ = Inspector.update(&state, .labChanged(builder.view()))
                 liveExport?.poll()
                 needsDraw = true
@@ -92,7 +86,7 @@ public enum InspectorApp {
                 if perform(effect, session: session, state: &state) == .quit { break loop }
             }
         }
-        let log = session.scheduler.log
+        let log = session.commandLog
         await session.shutDown()
         return Outcome(log: log)
     }

@@ -100,8 +100,7 @@ public struct InspectorState: Sendable {
     /// has seen them.
     var history: RequestHistory {
         guard let request = selectedRequest else { return RequestHistory(events: []) }
-        let last = lab.lastSeq
-        return RequestHistory(events: lab.store.events(request: request).filter { $0.seq <= last })
+        return RequestHistory(events: lab.timeline.events(request: request))
     }
 
     /// How many attempts the selected request has made so far.
@@ -167,7 +166,7 @@ public enum InspectorMessage: Sendable {
 /// What the app must do for an update: talk to the lab, write a file, or stop.
 public enum InspectorEffect: Sendable, Hashable {
     case command(LabCommand)
-    case setBreakpoint(Scheduler.Breakpoint, enabled: Bool)
+    case setBreakpoint(Breakpoint, enabled: Bool)
     case setStepMode(Bool)
     case setChain(Scenario.Chain)
     case export(format: ExportPrompt.Format, path: String)
@@ -185,6 +184,15 @@ public struct ExportPrompt: Sendable, Hashable {
             case .json: "json"
             case .har: "har"
             case .otlp: "otlp.json"
+            }
+        }
+
+        /// The session's export format this is.
+        public var exportFormat: ExportFormat {
+            switch self {
+            case .json: .json
+            case .har: .har
+            case .otlp: .otlp
             }
         }
 

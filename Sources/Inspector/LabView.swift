@@ -75,24 +75,27 @@ public struct RequestRow: Sendable, Hashable {
 }
 
 /// What the screen knows about the lab at one moment: a value that `update` stores and
-/// `render` reads. The ``store`` reference answers queries for one request's events.
+/// `render` reads. Its ``timeline`` answers queries for one request's events as they were
+/// at ``lastSeq``, so a frame drawn from it shows the same whenever it is drawn.
 public struct LabView: Sendable {
     public var requests: [RequestRow]
     public var parked: [Int: ParkedStop]
     public var blocked: Set<Int>
-    public var breakpoints: Set<Scheduler.Breakpoint>
+    public var breakpoints: Set<Breakpoint>
     public var stepMode: Bool
     public var chain: Scenario.Chain
     public var chainHops: [HopInfo]
     public var hops: [Int: [HopInfo]]
-    public var lastSeq: Int
+    /// The newest seq the view has seen: ``timeline``'s.
+    public var lastSeq: Int { timeline.lastSeq }
     public var clock: Double
     /// Refusals the scheduler reported since the previous view (a forced retry at an HTTP hop…).
     public var newRefusals: [String]
     /// What the lab backend has counted so far (refreshes, rejections, revoked families,
     /// requests…), by counter name.
     public var backend: [String: Int] = [:]
-    public var store: TimelineStore
+    /// The timeline up to ``lastSeq``: the events render reads.
+    public var timeline: TimelineView
     /// Whether the server has the lab's controls (expiring tokens); false on a plain server.
     public var hasLabControls = true
     /// How the finished requests ended, by id.
@@ -101,8 +104,8 @@ public struct LabView: Sendable {
     /// read on every change (``LabViewBuilder/liveFindingsLimit``): `F` then reads it on demand.
     public var findings: [Finding]? = []
 
-    /// An empty view for a store with nothing in it.
-    public init(store: TimelineStore, chain: Scenario.Chain, chainHops: [HopInfo], stepMode: Bool) {
+    /// A view of `timeline` with no requests listed yet.
+    public init(timeline: TimelineView, chain: Scenario.Chain, chainHops: [HopInfo], stepMode: Bool) {
         requests = []
         parked = [:]
         blocked = []
@@ -111,10 +114,9 @@ public struct LabView: Sendable {
         self.chain = chain
         self.chainHops = chainHops
         hops = [:]
-        lastSeq = 0
         clock = 0
         newRefusals = []
-        self.store = store
+        self.timeline = timeline
     }
 
     /// The hops of `request` (or of the chain new requests get).
@@ -169,9 +171,9 @@ public final class LabViewBuilder {
         self.session = session
     }
 
-    /// The lab as it is now.
+    /// The lab as it is now, its timeline frozen at the newest event read.
     public func view() -> LabView {
-        for event in session.store.events(after: lastSeq) {
+        for event in session.events(after: lastSeq) {
             lastSeq = event.seq
             guard event.request > 0 else { continue }
             var row = accumulators[event.request] ?? Accumulator(start: event.time, end: event.time)
@@ -183,22 +185,21 @@ public final class LabViewBuilder {
             if event.kind == .transport, event.phase == .receive { row.status = event.status }
             accumulators[event.request] = row
         }
-        let snapshot = session.scheduler.snapshot
-        var view = LabView(store: session.store, chain: session.chain, chainHops: session.chainHops, stepMode: snapshot.defaultMode == .step)
+        let snapshot = session.control
+        var view = LabView(timeline: session.timeline(upTo: lastSeq), chain: session.chain, chainHops: session.chainHops, stepMode: snapshot.defaultMode == .step)
         view.parked = Dictionary(uniqueKeysWithValues: snapshot.parked.map { ($0.request, $0) })
         view.blocked = snapshot.blocked
         view.breakpoints = snapshot.breakpoints
-        view.lastSeq = lastSeq
         view.clock = session.clock.seconds
         view.hasLabControls = session.hasLabControls
         view.newRefusals = snapshot.refusals.dropFirst(refusalsSeen).map(\.reason)
-        view.backend = session.backend.counters
+        view.backend = session.labCounters ?? [:]
         refusalsSeen = snapshot.refusals.count
         let summaries = session.summaries
         view.summaries = summaries.keys.sorted().map { summaries[$0]! }
         if findings.seq != lastSeq || findings.finished != summaries.count {
-            let live = session.store.count <= Self.liveFindingsLimit
-            findings = (lastSeq, summaries.count, live ? RunFindings.detect(events: session.store.events(), requests: view.summaries) : nil)
+            let live = session.eventCount <= Self.liveFindingsLimit
+            findings = (lastSeq, summaries.count, live ? RunFindings.detect(events: view.timeline.events(), requests: view.summaries) : nil)
         }
         view.findings = findings.findings
         for (request, operation) in snapshot.launched.sorted(by: { $0.key < $1.key }) {

@@ -152,8 +152,8 @@ extension Inspector {
         var rows: [[Line]] = []
         let cells = hopCells(state, history: history)
         for (index, hop) in hops.enumerated() {
-            let pre = state.lab.breakpoints.contains(Scheduler.Breakpoint(hop: hop.index, position: .pre))
-            let post = state.lab.breakpoints.contains(Scheduler.Breakpoint(hop: hop.index, position: .post))
+            let pre = state.lab.breakpoints.contains(Breakpoint(hop: hop.index, position: .pre))
+            let post = state.lab.breakpoints.contains(Breakpoint(hop: hop.index, position: .post))
             var label = hop.name
             if hop.kind == .cache, case .graphQL = state.lab.chain {
                 let behavior = state.selectedRow.flatMap { _ in state.scenario.operations.first?.fetchBehavior }?.description ?? "CacheFirst"

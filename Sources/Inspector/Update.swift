@@ -245,7 +245,7 @@ public enum Inspector {
     static func toggleBreakpoint(_ state: inout InspectorState) -> [InspectorEffect] {
         guard state.hops.indices.contains(state.selectedHop) else { return [] }
         let hop = state.selectedHop
-        let pre = Scheduler.Breakpoint(hop: hop, position: .pre), post = Scheduler.Breakpoint(hop: hop, position: .post)
+        let pre = Breakpoint(hop: hop, position: .pre), post = Breakpoint(hop: hop, position: .post)
         let hasPre = state.lab.breakpoints.contains(pre), hasPost = state.lab.breakpoints.contains(post)
         // none → pre → post → both → none
         let (nextPre, nextPost, label): (Bool, Bool, String) = switch (hasPre, hasPost) {
@@ -310,7 +310,7 @@ public enum Inspector {
         }
         let masking: SecretMasking = state.revealSecrets ? .revealed : .masked
         let attempt = state.shownAttempt
-        let events = state.lab.store.events(request: request).filter { $0.attempt == attempt }
+        let events = state.lab.timeline.events(request: request).filter { $0.attempt == attempt }
         let hop = state.selectedHop
         // The request as the selected hop handed it on; for hops that see only the GraphQL
         // request, the first full HTTP request below them.

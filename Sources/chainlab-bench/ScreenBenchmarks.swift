@@ -117,6 +117,8 @@ enum ScreenBenchmarks {
 /// One inspector over one store, drawing frame after frame as ``ScreenBenchmarks`` describes.
 final class FrameRig {
     let session: LabSession
+    /// The session's store, which the frames append to directly.
+    let store: TimelineStore
     let builder: LabViewBuilder
     var state: InspectorState
     var previous: Buffer
@@ -128,6 +130,7 @@ final class FrameRig {
         guard var scenario = Catalog.scenario(named: "basics") else { throw BenchFailure("no basics scenario") }
         scenario.launch = Array(repeating: 0, count: ScreenBenchmarks.launched)
         let store = TimelineStore()
+        self.store = store
         session = LabSession(scenario: scenario, store: store, recordsLog: false)
         let result = await session.runHeadless()
         guard result.requests.count == ScreenBenchmarks.launched, result.requests.allSatisfy({ $0.outcome == .success }) else {
@@ -157,7 +160,7 @@ final class FrameRig {
     func timedFrame() -> Double {
         var event = templates[appended % templates.count]
         event.request = firstAppendedRequest + appended / templates.count
-        session.store.append(event)
+        store.append(event)
         appended += 1
         let start = Sampler.clock.now
         let view = builder.view()

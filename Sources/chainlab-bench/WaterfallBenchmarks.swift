@@ -29,10 +29,10 @@ enum WaterfallBenchmarks {
 
         init() throws {
             guard let scenario = Catalog.scenario(named: "basics") else { throw BenchFailure("no basics scenario") }
-            let session = LabSession(scenario: scenario, recordsLog: false)
-            let store = session.store
+            let store = TimelineStore()
+            let session = LabSession(scenario: scenario, store: store, recordsLog: false)
             let templates = try TypicalTraffic().events(request: 1)
-            var view = LabView(store: store, chain: session.chain, chainHops: session.chainHops, stepMode: false)
+            var view = LabView(timeline: store.view(upTo: 0), chain: session.chain, chainHops: session.chainHops, stepMode: false)
             for request in 1...WaterfallBenchmarks.requests {
                 let start = Double(request) * 0.001
                 let attempts = request % 3 == 0 ? 2 : 1
@@ -49,7 +49,7 @@ enum WaterfallBenchmarks {
                     id: request, operation: "HeroQuery", attempt: attempts, state: .succeeded, status: 200,
                     start: start, end: start + Double(attempts) * 0.024 - 0.012))
             }
-            view.lastSeq = store.lastSeq
+            view.timeline = store.view(upTo: store.lastSeq)
             view.clock = view.requests.last!.end
             state = InspectorState(scenario: scenario, lab: view, size: ScreenBenchmarks.size)
             state.selectedRequest = WaterfallBenchmarks.requests / 2

@@ -6,9 +6,7 @@ import Vocabulary
 
 /// `chainlab trace`: runs a scenario headless and prints what happened.
 struct TraceCommand {
-    enum Format: String, CaseIterable {
-        case text, json, har, curl, otlp
-    }
+    typealias Format = ExportFormat
 
     static let usage = """
         USAGE: chainlab trace SCENARIO [--format text|json|har|curl|otlp] [--output FILE]
@@ -118,7 +116,7 @@ struct TraceCommand {
             exported = await export(otlpDocument(result, anchor: anchor), with: sender)
         }
         if let recordPath {
-            try writeOutput(Recording(scenario: scenario.name, commands: session.scheduler.log).json, to: recordPath, option: "--record")
+            try writeOutput(Recording(scenario: scenario.name, commands: session.commandLog).json, to: recordPath, option: "--record")
         }
         await session.shutDown()
         if let failure = result.networkFailures.first {
@@ -153,45 +151,11 @@ struct TraceCommand {
     }
 
     private func otlpDocument(_ result: LabSession.RunResult, anchor: OTLPExport.Anchor) -> String {
-        OTLPExport.document(
-            requests: result.requests, events: result.events,
-            options: OTLPExport.Options(serviceName: otlp.serviceName, anchor: anchor, masking: masking))
+        render(result, scenario: "", anchor: anchor, format: .otlp)
     }
 
-    func render(_ result: LabSession.RunResult, scenario: String, anchor: OTLPExport.Anchor) -> String {
-        switch format {
-        case .text:
-            var lines = [VisibleEscapes.escape("scenario \(scenario)")] + TextTrace.lines(result.events, masking: masking)
-            lines += Self.findingLines(result.findings).map { VisibleEscapes.escape(masking.text($0)) }
-            lines += result.requests.map { TextTrace.summaryLine(for: $0, masking: masking) }
-            if let backend = result.backendCounters {
-                lines.append(VisibleEscapes.escape("backend " + backend.keys.sorted().map { "\($0)=\(backend[$0]!)" }.joined(separator: " ")))
-            } else {
-                lines.append("backend: not a ChainLab lab (no counters)")
-            }
-            return lines.joined(separator: "\n") + "\n"
-        case .json:
-            return TraceJSON.encode(
-                TraceDocument(scenario: scenario, requests: result.requests, events: result.events, backend: result.backendCounters, findings: result.findings),
-                masking: masking)
-        case .har:
-            return HARExport.archive(events: result.events, masking: masking, anchor: anchor)
-        case .curl:
-            let commands = result.events.filter { $0.kind == .transport && $0.phase == .send }.compactMap { event in
-                CurlExport.command(for: event, masking: masking).map { "# request #\(event.request), attempt \(event.attempt)\n" + $0 }
-            }
-            return commands.joined(separator: "\n\n") + "\n"
-        case .otlp:
-            return otlpDocument(result, anchor: anchor)
-        }
-    }
-}
-
-extension TraceCommand {
-    /// The text trace's findings section: `findings: none`, or a heading and one line each.
-    static func findingLines(_ findings: [Finding]) -> [String] {
-        guard !findings.isEmpty else { return ["findings: none"] }
-        return ["findings:"] + findings.map { "  \($0.severity.rawValue) \($0.id): \(VisibleEscapes.escape($0.message))" }
+    func render(_ result: LabSession.RunResult, scenario: String, anchor: OTLPExport.Anchor, format: ExportFormat? = nil) -> String {
+        result.export(format ?? self.format, scenario: scenario, anchor: anchor, masking: masking, serviceName: otlp.serviceName)
     }
 }
 

@@ -155,7 +155,7 @@ struct HistoryTests {
         driver.state.personActions = []
         await driver.press(.char("n"))
         await driver.step(until: .hop(5, .pre))
-        driver.session.scheduler.submit(.force401(request: 1))
+        driver.session.submit(.force401(request: 1))
         await driver.refresh()
         await driver.press(.char("c"), .char("["))
         #expect(Self.row(driver.screen(), "6 transport ⚡401 scenario 401"))

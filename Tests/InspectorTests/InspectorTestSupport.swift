@@ -32,7 +32,7 @@ final class Driver {
 
     /// Waits until the lab is settled and hands the inspector a fresh view.
     func refresh() async {
-        await session.scheduler.waitUntilSettled()
+        await session.waitUntilSettled()
         _ = Inspector.update(&state, .labChanged(builder.view()))
     }
 

@@ -100,7 +100,7 @@ struct UpdateTests {
         try expected.append("X-OK", "1")
         #expect(driver.effects == [.command(.editRequestHeaders(request: 1, headers: expected))])
         await driver.press(.char("c"))
-        let send = driver.session.store.events().first { $0.phase == .send }
+        let send = driver.session.timeline().events().first { $0.phase == .send }
         #expect(send?.headers?["X-OK"] == "1")
     }
 

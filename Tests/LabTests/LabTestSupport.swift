@@ -11,13 +11,13 @@ func steppingSession(_ name: String = "basics", scenario: Scenario? = nil) -> La
 extension LabSession {
     /// Carries out `command` and waits until nothing moves.
     func perform(_ command: LabCommand) async {
-        scheduler.submit(command)
-        await scheduler.waitUntilSettled()
+        submit(command)
+        await waitUntilSettled()
     }
 
     /// Where request `request` is held, if it is.
     func place(of request: Int) -> StopPlace? {
-        scheduler.snapshot.parked.first { $0.request == request }?.place
+        control.parked.first { $0.request == request }?.place
     }
 
     /// Steps request `request` until it is held at `place`; returns the places it passed.
@@ -35,7 +35,7 @@ extension LabSession {
 
     /// Events of one phase.
     func events(_ phase: Phase) -> [TimelineEvent] {
-        store.events().filter { $0.phase == phase }
+        timeline().events().filter { $0.phase == phase }
     }
 }
 

@@ -289,7 +289,7 @@ struct OTLPExportTests {
         let session = steppingSession("basics")
         await session.perform(.launch(operation: 0))
         await session.step(1, until: .hop(BasicsHop.responseCode, .pre))
-        var headers = try #require(session.scheduler.snapshot.parked.first?.currentHeaders)
+        var headers = try #require(session.control.parked.first?.currentHeaders)
         try headers.set("X-Debug", "1")
         await session.perform(.editRequestHeaders(request: 1, headers: headers))
         await session.step(1, until: .hop(BasicsHop.transport, .pre))

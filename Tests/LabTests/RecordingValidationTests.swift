@@ -84,7 +84,7 @@ struct RecordingValidationTests {
         let scenario = try #require(Catalog.scenario(named: "refresh-storm"))
         let session = LabSession(scenario: scenario)
         let original = await session.runHeadless()
-        let recording = try Recording(json: Data(Recording(scenario: scenario.name, commands: session.scheduler.log).json.utf8))
+        let recording = try Recording(json: Data(Recording(scenario: scenario.name, commands: session.commandLog).json.utf8))
         try recording.validate(for: scenario)
         let replayed = await LabSession(scenario: scenario, replay: recording.commands).runHeadless()
         #expect(replayed.events == original.events)

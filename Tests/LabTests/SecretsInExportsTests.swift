@@ -27,7 +27,7 @@ struct SecretsInExportsTests {
         let session = steppingSession("token-expiry")
         await session.perform(.launch(operation: 0))
         await session.step(1, until: .refresh)
-        let stop = try #require(session.scheduler.snapshot.parked.first { $0.request == 1 && $0.place == .refresh })
+        let stop = try #require(session.control.parked.first { $0.request == 1 && $0.place == .refresh })
         await session.shutDown()
         return TimelineEvent(time: 0.012, request: 1, attempt: 1, hop: TimelineEvent.noHop, name: "TokenManager", kind: .auth, phase: .refresh, snapshot: stop.snapshot)
     }

@@ -113,19 +113,31 @@ struct OAuthClientRequestTests {
     }
 }
 
-@Suite("Telling a lab from a plain server")
-struct LabDetectionTests {
-    @Test func aServerWithoutLabStateIsPlainAndHasNoCounters() async throws {
-        let server = HTTPServer { request in
-            request.target == "/graphql"
-                ? HTTPServerResponse(status: 200, headers: [HTTPServerHeader(name: "Content-Type", value: "application/json")], body: Data(#"{"data":{"hero":{"id":"1"}}}"#.utf8))
-                : .text("not here", status: 404)
-        }
-        let port = try server.start()
-        defer { server.stop() }
+/// A session of `basics` against a started server that is not a ChainLab lab: its
+/// `/graphql` answers a hero, anything else 404. The caller stops the server.
+private func basicsOnAPlainServer() async throws -> (HTTPServer, LabSession) {
+    let server = HTTPServer { request in
+        request.target == "/graphql"
+            ? HTTPServerResponse(status: 200, headers: [HTTPServerHeader(name: "Content-Type", value: "application/json")], body: Data(#"{"data":{"hero":{"id":"1"}}}"#.utf8))
+            : .text("not here", status: 404)
+    }
+    let port = try server.start()
+    do {
         let session = try await LabSession.connect(
             scenario: try #require(Catalog.scenario(named: "basics")),
             remote: RemoteOptions(endpoint: URL(string: "http://127.0.0.1:\(port)/graphql")!, token: "t"))
+        return (server, session)
+    } catch {
+        server.stop()
+        throw error
+    }
+}
+
+@Suite("Telling a lab from a plain server")
+struct LabDetectionTests {
+    @Test func aServerWithoutLabStateIsPlainAndHasNoCounters() async throws {
+        let (server, session) = try await basicsOnAPlainServer()
+        defer { server.stop() }
         let result = await session.runHeadless()
         await session.shutDown()
         #expect(!session.hasLabControls)
@@ -174,9 +186,9 @@ struct RecordedSecretTests {
         let scenario = try #require(Catalog.scenario(named: "basics"))
         let live = steppingSession(scenario: scenario)
         live.launch()
-        await live.scheduler.waitUntilSettled()
+        await live.waitUntilSettled()
         _ = await live.step(1, until: .hop(2, .pre))
-        var headers = try #require(live.scheduler.snapshot.parked.first { $0.request == 1 }?.currentHeaders)
+        var headers = try #require(live.control.parked.first { $0.request == 1 }?.currentHeaders)
         let token = try #require(headers["Authorization"])
         #expect(token.hasPrefix("Bearer at-"))
         try headers.append("X-Replay", "yes")
@@ -185,7 +197,7 @@ struct RecordedSecretTests {
         let original = live.result()
         #expect(original.requests.map(\.outcome) == [.success])
 
-        let json = Recording(scenario: scenario.name, commands: live.scheduler.log).json
+        let json = Recording(scenario: scenario.name, commands: live.commandLog).json
         #expect(!json.contains(String(token.dropFirst("Bearer ".count))))
         #expect(json.contains(#"["Authorization","(credential not recorded)"]"#))
         #expect(json.contains(#"["X-Replay","yes"]"#))
@@ -200,5 +212,47 @@ struct RecordedSecretTests {
         let edited = try HTTPFields(["Authorization": RecordedSecret.marker, "Set-Cookie": RecordedSecret.marker, "X-Plain": "kept"])
         #expect(RecordedSecret.restored(edited, from: current) == (try HTTPFields(["Authorization": "Bearer live", "X-Plain": "kept"])))
         #expect(RecordedSecret.redacted(current) == (try HTTPFields(["Authorization": RecordedSecret.marker, "Cookie": RecordedSecret.marker])))
+    }
+}
+
+@Suite("What an --endpoint session exports")
+struct EndpointExportTests {
+    /// The session keeps an in-process backend it never uses against a real server; its
+    /// counters (all zero) must not appear as the server's in an export.
+    @Test func anEndpointSessionsExportsCarryNoLabCounters() async throws {
+        let (server, session) = try await basicsOnAPlainServer()
+        defer { server.stop() }
+        session.submit(.launch(operation: 0))
+        await session.waitUntilSettled()
+        await session.shutDown()
+        #expect(session.labCounters == nil)
+        let json = session.export(.json)
+        #expect(json.contains(#""backend":null"#))
+        #expect(!json.contains("graphqlRequests"))
+        let text = session.export(.text)
+        #expect(text.hasSuffix("backend: not a ChainLab lab (no counters)\n"))
+    }
+
+    /// On a lab served over HTTP the export made during a session (the inspector's `w`) has
+    /// no counters to show either: they are the server's, and only a headless run reads them.
+    @Test func aRemoteLabsSessionExportHasNoInProcessCounters() async throws {
+        let lab = try ServedLab(LabBackend.Settings())
+        defer { lab.service.stop() }
+        let session = try await LabSession.connect(
+            scenario: try #require(Catalog.scenario(named: "basics")), remote: RemoteOptions(endpoint: lab.baseURL.appendingPathComponent("graphql")))
+        session.submit(.launch(operation: 0))
+        await session.waitUntilSettled()
+        await session.shutDown()
+        #expect(session.labCounters == nil)
+        #expect(session.export(.json).contains(#""backend":null"#))
+        #expect(session.result().requests.map(\.outcome) == [.success])
+    }
+
+    @Test func anInProcessSessionsExportCarriesTheLabsCounters() async throws {
+        let session = LabSession(scenario: try #require(Catalog.scenario(named: "basics")))
+        _ = await session.runHeadless()
+        await session.shutDown()
+        #expect(session.labCounters?["graphqlRequests"] == 1)
+        #expect(session.export(.json).contains(#""graphqlRequests":1"#))
     }
 }

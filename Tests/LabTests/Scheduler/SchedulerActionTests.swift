@@ -10,7 +10,7 @@ struct SchedulerActionTests {
     func stepThroughBasics() async {
         let session = steppingSession()
         session.launch()
-        await session.scheduler.waitUntilSettled()
+        await session.waitUntilSettled()
         var places: [StopPlace] = []
         while let place = session.place(of: 1) {
             places.append(place)
@@ -29,9 +29,9 @@ struct SchedulerActionTests {
     @Test("a breakpoint holds a running request at that stop, and only there")
     func breakpoint() async {
         let session = LabSession(scenario: Catalog.scenario(named: "basics")!)
-        session.scheduler.setBreakpoint(.init(hop: BasicsHop.transport, position: .pre), enabled: true)
+        session.setBreakpoint(.init(hop: BasicsHop.transport, position: .pre), enabled: true)
         session.launch()
-        await session.scheduler.waitUntilSettled()
+        await session.waitUntilSettled()
         #expect(session.place(of: 1) == .hop(BasicsHop.transport, .pre))
         let paused = session.events(.paused)
         #expect(paused.map(\.name) == ["transport"])
@@ -44,9 +44,9 @@ struct SchedulerActionTests {
     func editRequestHeaders() async throws {
         let session = steppingSession()
         session.launch()
-        await session.scheduler.waitUntilSettled()
+        await session.waitUntilSettled()
         await session.step(1, until: .hop(BasicsHop.responseCode, .pre))
-        var headers = try #require(session.scheduler.snapshot.parked.first?.currentHeaders)
+        var headers = try #require(session.control.parked.first?.currentHeaders)
         try headers.append("X-Debug", "1")
         await session.perform(.editRequestHeaders(request: 1, headers: headers))
         let edited = try #require(session.events(.edited).first)
@@ -62,12 +62,12 @@ struct SchedulerActionTests {
     func force401AtTransport() async {
         let session = steppingSession()
         session.launch()
-        await session.scheduler.waitUntilSettled()
+        await session.waitUntilSettled()
         await session.step(1, until: .hop(BasicsHop.transport, .pre))
         await session.perform(.force401(request: 1))
         await session.perform(.resume(request: 1))
         #expect(session.summary(of: 1) == RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 2, results: ["server"], operationType: "query"))
-        #expect(session.backend.counters["tokenRefreshes"] == 1)
+        #expect(session.labCounters?["tokenRefreshes"] == 1)
         #expect(session.events(.send).map(\.name) == ["TokenManager", "transport"])
         #expect(session.events(.receive).map(\.status) == [401, 200])
         #expect(session.events(.refresh).map(\.status) == [200])
@@ -78,32 +78,32 @@ struct SchedulerActionTests {
     func force401AtGraphQLPost() async {
         let session = steppingSession()
         session.launch()
-        await session.scheduler.waitUntilSettled()
+        await session.waitUntilSettled()
         await session.step(1, until: .hop(BasicsHop.apq, .post))
         await session.perform(.force401(request: 1))
         await session.perform(.resume(request: 1))
         #expect(session.summary(of: 1)?.attempts == 2)
         #expect(session.summary(of: 1)?.outcome == .success)
-        #expect(session.backend.counters["tokenRefreshes"] == 1)
+        #expect(session.labCounters?["tokenRefreshes"] == 1)
     }
 
     @Test("a 401 forced at an HTTP post-flight stop replaces the response")
     func force401AtHTTPPost() async {
         let session = steppingSession()
         session.launch()
-        await session.scheduler.waitUntilSettled()
+        await session.waitUntilSettled()
         await session.step(1, until: .hop(BasicsHop.responseCode, .post))
         await session.perform(.force401(request: 1))
         await session.perform(.resume(request: 1))
         #expect(session.summary(of: 1)?.attempts == 2)
-        #expect(session.backend.counters["graphqlRequests"] == 2)
+        #expect(session.labCounters?["graphqlRequests"] == 2)
     }
 
     @Test("a retry forced at a GraphQL pre-flight stop starts attempt 2 from the top")
     func forceRetryAtGraphQL() async {
         let session = steppingSession()
         session.launch()
-        await session.scheduler.waitUntilSettled()
+        await session.waitUntilSettled()
         await session.step(1, until: .hop(BasicsHop.apq, .pre))
         await session.perform(.forceRetry(request: 1))
         // The retry travels up through the post stops of the hops above, like any error.
@@ -112,7 +112,7 @@ struct SchedulerActionTests {
         #expect(session.place(of: 1) == .hop(BasicsHop.maxRetry, .post))
         await session.perform(.step(request: 1))
         #expect(session.place(of: 1) == .hop(BasicsHop.maxRetry, .pre))
-        #expect(session.scheduler.snapshot.parked.first?.attempt == 2)
+        #expect(session.control.parked.first?.attempt == 2)
         await session.perform(.resume(request: 1))
         #expect(session.summary(of: 1)?.attempts == 2)
         #expect(session.events(.retry).map(\.name) == ["AutomaticPersistedQueryInterceptor", "AuthInterceptor", "MaxRetryInterceptor"])
@@ -124,11 +124,11 @@ struct SchedulerActionTests {
     func forceRetryAtTopHop() async {
         let session = steppingSession()
         session.launch()
-        await session.scheduler.waitUntilSettled()
+        await session.waitUntilSettled()
         await session.step(1, until: .hop(BasicsHop.maxRetry, .pre))
         await session.perform(.forceRetry(request: 1))
         #expect(session.place(of: 1) == .hop(BasicsHop.maxRetry, .pre))
-        #expect(session.scheduler.snapshot.parked.first?.attempt == 2)
+        #expect(session.control.parked.first?.attempt == 2)
         let retries = session.events(.retry)
         #expect(retries.map(\.name) == ["MaxRetryInterceptor"])
         #expect(retries.map(\.detail) == ["forced retry from pre-flight"])
@@ -141,11 +141,11 @@ struct SchedulerActionTests {
     func forceRetryAtHTTPRefused() async {
         let session = steppingSession()
         session.launch()
-        await session.scheduler.waitUntilSettled()
+        await session.waitUntilSettled()
         await session.step(1, until: .hop(BasicsHop.responseCode, .pre))
         await session.perform(.forceRetry(request: 1))
         #expect(session.place(of: 1) == .hop(BasicsHop.responseCode, .pre))
-        #expect(session.scheduler.snapshot.refusals.map(\.reason) == [
+        #expect(session.control.refusals.map(\.reason) == [
             "HTTP interceptors see only the HTTP request, so they cannot throw RequestChain.Retry (Apollo iOS 2.x); force the retry at a GraphQL hop",
         ])
     }
@@ -154,7 +154,7 @@ struct SchedulerActionTests {
     func failTimeout() async {
         let session = steppingSession()
         session.launch()
-        await session.scheduler.waitUntilSettled()
+        await session.waitUntilSettled()
         await session.step(1, until: .hop(BasicsHop.transport, .pre))
         await session.perform(.fail(request: 1, fault: .timeout))
         await session.perform(.resume(request: 1))
@@ -167,7 +167,7 @@ struct SchedulerActionTests {
     func editResponseStatus() async {
         let session = steppingSession()
         session.launch()
-        await session.scheduler.waitUntilSettled()
+        await session.waitUntilSettled()
         await session.step(1, until: .hop(BasicsHop.transport, .post))
         await session.perform(.editResponse(request: 1, status: 500, headers: nil))
         await session.perform(.resume(request: 1))
@@ -180,7 +180,7 @@ struct SchedulerActionTests {
     func delay() async {
         let session = steppingSession()
         session.launch()
-        await session.scheduler.waitUntilSettled()
+        await session.waitUntilSettled()
         await session.perform(.delay(request: 1, seconds: 2.5))
         #expect(session.clock.now.offset == .milliseconds(2500))
         #expect(session.events(.injected).map(\.detail) == ["delay 2.5s · pre-flight"])
@@ -195,12 +195,12 @@ struct SchedulerActionTests {
             operations: [Scenario.Operation(name: "getHero", method: "GET", path: "/heroes/2001")])
         let session = steppingSession(scenario: scenario)
         session.launch()
-        await session.scheduler.waitUntilSettled()
+        await session.waitUntilSettled()
         await session.step(1, until: .hop(0, .post))
         await session.perform(.forceRetry(request: 1))
         await session.perform(.resume(request: 1))
         #expect(session.summary(of: 1)?.outcome == .success)
         #expect(session.events(.send).count == 2)
-        #expect(session.backend.counters["restRequests"] == 2)
+        #expect(session.labCounters?["restRequests"] == 2)
     }
 }

@@ -1,5 +1,5 @@
 import ChainKit
-import Lab
+@testable import Lab
 import Testing
 import Timeline
 

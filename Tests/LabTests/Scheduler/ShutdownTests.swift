@@ -44,7 +44,7 @@ struct ShutdownTests {
         await session.step(4, until: .refresh)
         await session.perform(.resume(request: 5))
 
-        let before = session.scheduler.snapshot
+        let before = session.control
         #expect(before.parked.filter(\.held).map { "#\($0.request) \($0.place)" }.sorted() == [
             "#1 \(StopPlace.hop(BasicsHop.auth, .pre))",
             "#2 \(StopPlace.hop(BasicsHop.transport, .pre))",
@@ -66,7 +66,7 @@ struct ShutdownTests {
             #expect(summary.results == [], "#\(id)")
             #expect(summary.error?.contains("cancelled") == true, "#\(id): \(summary.error ?? "no error")")
         }
-        let after = session.scheduler.snapshot
+        let after = session.control
         #expect(after.parked == [])
         #expect(after.running == [])
         #expect(after.blocked == [])

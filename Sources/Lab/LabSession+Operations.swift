@@ -1,0 +1,154 @@
+import ChainKit
+import Foundation
+import Timeline
+
+/// Running one operation of a session: its task, its chain built and instrumented, and the
+/// summary of how it ended.
+extension LabSession {
+    /// What one operation sends through which instrumented chain.
+    private enum Exchange {
+        case graphQL(InstrumentedGraphQLChain, GraphQLRequest)
+        case http(InstrumentedMiddlewareStack, HTTPRequest, HTTPBody?, baseURL: URL, operationID: String)
+
+        var hops: [HopInfo] {
+            switch self {
+            case .graphQL(let chain, _): chain.hops
+            case .http(let stack, _, _, _, _): stack.hops
+            }
+        }
+    }
+
+    /// Starts request `request` for operation number `index` on its own task: it arrives at
+    /// the launch stop first, and its summary is kept once it ends.
+    func start(operation index: Int, request: Int) {
+        let context = OperationContext(
+            request: request, scheduler: scheduler, safetyCap: scenario.safetyCap,
+            store: store, snapshots: snapshots, now: { [clock] in clock.seconds })
+        unfinishedTasks.withLock { _ = $0.insert(request) }
+        let task = Task {
+            await LabContext.$operation.withValue(context) {
+                _ = await context.gate(.launch, name: "launch", kind: .graphql)
+                let summary = await self.run(operation: index, context: context)
+                self.summariesByRequest.withLock { $0[request] = summary }
+                self.store.markFinished(request: request)
+                self.scheduler.finish(request: request)
+            }
+            self.unfinishedTasks.withLock { _ = $0.remove(request) }
+        }
+        tasks.withLock { $0[request] = task }
+    }
+
+    private func run(operation index: Int, context: OperationContext) async -> RequestSummary {
+        guard scenario.operations.indices.contains(index) else {
+            // A library caller's `launch(operation:)` out of range; files are checked before they run.
+            return RequestSummary(
+                id: context.request, operation: "#\(index)", outcome: .failure, attempts: 0,
+                error: "operation \(index) does not exist; the scenario has \(scenario.operations.count)", results: [])
+        }
+        var results: [String] = []
+        var failure: (any Error)?
+        var operationType: String?
+        // An app's own chain without a request for this operation sends nothing.
+        let prepared = if let custom { exchange(custom: custom, operation: index, context: context) } else { exchange(operation: index, context: context) }
+        if let prepared {
+            hopLists.withLock { $0[context.request] = prepared.hops }
+            do {
+                switch prepared {
+                case .graphQL(let instrumented, let request):
+                    operationType = request.operation.kind.rawValue
+                    for try await response in instrumented.chain.kickoff(request: request) { results.append(response.source.rawValue) }
+                case .http(let instrumented, let request, let body, let baseURL, let operationID):
+                    let (response, _) = try await instrumented.stack.send(request, body: body, baseURL: baseURL, operationID: operationID)
+                    results.append("server \(response.status)")
+                    if !response.isSuccess { failure = HTTPStatusFailure(status: response.status) }
+                }
+            } catch {
+                failure = error
+            }
+        }
+        return RequestSummary(
+            id: context.request, operation: scenario.operations[index].name,
+            outcome: failure == nil && !results.isEmpty ? .success : .failure,
+            // Attempts that ran: the one the safety cap refused did not.
+            attempts: min(max(context.attempt, 1), context.safetyCap),
+            error: failure.map(describe), results: results, operationType: operationType)
+    }
+
+    /// The scenario's operation `index` through the session's current chain, built from the
+    /// layers' names.
+    private func exchange(operation index: Int, context: OperationContext) -> Exchange? {
+        let spec = scenario.operations[index]
+        let environment = LayerEnvironment(clock: clock, store: cache, tokens: tokens, request: context.request) { name, line in
+            context.log(name: name, line: line)
+        }
+        switch chain {
+        case .graphQL(let graphQL, let http):
+            let interceptors = RequestChain.Interceptors(
+                graphQL: graphQL.map { LayerRegistry.graphQLInterceptor($0, environment) },
+                cache: DefaultCacheInterceptor(store: cache),
+                http: http.map { LayerRegistry.httpInterceptor($0) },
+                parser: JSONResponseParsingInterceptor())
+            return .graphQL(InstrumentedGraphQLChain(interceptors: interceptors, transport: graphQLTransport, context: context), graphQLRequest(spec))
+        case .middleware(let layers):
+            let instrumented = InstrumentedMiddlewareStack(
+                middlewares: layers.map { LayerRegistry.middleware($0, environment) }, transport: clientTransport, context: context)
+            var request = HTTPRequest(method: HTTPMethod(rawValue: spec.method ?? "GET"), path: spec.path ?? "/heroes/2001")
+            for field in remoteSetup?.headers ?? HTTPFields() { request.headerFields.append(field) }
+            var body: HTTPBody?
+            if let json = spec.body {
+                try? request.headerFields.set("Content-Type", "application/json")
+                body = HTTPBody(Data(json.jsonString.utf8))
+            }
+            return .http(instrumented, request, body, baseURL: baseURL, operationID: spec.name)
+        }
+    }
+
+    /// Request `index` of an app's own chain, through its own interceptors or middlewares;
+    /// nil when it has no such request.
+    private func exchange(custom: CustomChain, operation index: Int, context: OperationContext) -> Exchange? {
+        switch custom {
+        case .graphQL(let provider, let transport, let requests):
+            guard requests.indices.contains(index) else { return nil }
+            let request = requests[index]
+            let instrumented = InstrumentedGraphQLChain(interceptors: .init(provider: provider, operation: request.operation), transport: transport, context: context)
+            return .graphQL(instrumented, request)
+        case .middleware(let middlewares, let transport, let baseURL, let requests):
+            guard requests.indices.contains(index) else { return nil }
+            let operation = requests[index]
+            let instrumented = InstrumentedMiddlewareStack(middlewares: middlewares(), transport: transport, context: context)
+            return .http(instrumented, operation.request, operation.body.map { HTTPBody($0) }, baseURL: baseURL, operationID: operation.operationID)
+        }
+    }
+
+    private func graphQLRequest(_ spec: Scenario.Operation) -> GraphQLRequest {
+        Self.graphQLRequest(spec, endpoint: endpoint, additionalHeaders: remoteSetup?.headers ?? HTTPFields())
+    }
+
+    /// The request a scenario operation starts (lint reads what it asks for from it).
+    static func graphQLRequest(_ spec: Scenario.Operation, endpoint: URL, additionalHeaders: HTTPFields = HTTPFields()) -> GraphQLRequest {
+        GraphQLRequest(
+            operation: Self.graphQLOperation(spec), graphQLEndpoint: endpoint, additionalHeaders: additionalHeaders,
+            fetchBehavior: spec.fetchBehavior,
+            apqConfig: AutoPersistQueryConfiguration(autoPersistQueries: spec.autoPersistQueries, useGETForPersistedQueryRetry: spec.useGETForPersistedQueryRetry),
+            useGETForQueries: spec.useGETForQueries, clientAwareness: spec.clientAwareness)
+    }
+
+    static func graphQLOperation(_ spec: Scenario.Operation) -> GraphQLOperation {
+        if let document = spec.document {
+            return GraphQLOperation(name: spec.name, kind: spec.kind ?? .query, document: document, variables: spec.variables)
+        }
+        return switch spec.name {
+        case "RenameHero": LabOperations.renameHero(name: spec.variables?["name"]?.stringValue ?? "Artoo")
+        case "HeroDetailsQuery": LabOperations.heroDetailsQuery(id: spec.variables?["id"]?.stringValue ?? "2001")
+        case "HeroDeferQuery": LabOperations.heroDeferQuery
+        case "HeroNameChanged": LabOperations.heroNameChanged
+        default: LabOperations.heroQuery
+        }
+    }
+}
+
+/// A REST call that ended with a non-2xx status.
+public struct HTTPStatusFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    public let status: Int
+    public var description: String { "the server answered HTTP \(status)" }
+}
