@@ -40,10 +40,25 @@ public struct MultipartContentType: Sendable, Hashable {
         }
     }
 
-    /// Whether the value names `multipart/mixed`, the test upstream's `isMultipart` makes.
+    /// Whether the value holds `multipart/mixed`, the test upstream's `isMultipart` makes.
+    /// Every response the chain parses asks it, so it scans the bytes itself: `String`'s
+    /// `contains` costs more than the rest of an instrumented exchange's transport hop
+    /// (`chain.instrumented.5`).
     public static func isMultipartMixed(_ value: String?) -> Bool {
-        value?.contains("multipart/mixed") ?? false
+        guard var value else { return false }
+        return value.withUTF8 { bytes in
+            let needle = multipartMixed
+            guard bytes.count >= needle.count else { return false }
+            for start in 0...(bytes.count - needle.count) where bytes[start] == needle[0] {
+                var offset = 1
+                while offset < needle.count && bytes[start + offset] == needle[offset] { offset += 1 }
+                if offset == needle.count { return true }
+            }
+            return false
+        }
     }
+
+    private static let multipartMixed: [UInt8] = Array("multipart/mixed".utf8)
 }
 
 extension Substring {

@@ -269,3 +269,20 @@ struct MultipartSubscriptionTests {
         #expect(result.responses.map(\.data) == [["text": .string(text)]])
     }
 }
+
+@Suite("multipart/mixed detection")
+struct MultipartDetectionTests {
+    /// Upstream's `HTTPURLResponse.isMultipart` (`HTTPURLResponse+MultipartHeaderComponents.swift`):
+    /// the Content-Type contains `multipart/mixed`, anywhere.
+    @Test("the byte scan agrees with String.contains", arguments: [
+        "multipart/mixed", "multipart/mixed;boundary=\"graphql\";deferSpec=20220824", "text/plain, multipart/mixed",
+        "application/json", "multipart/mixe", "multipart/mixedx", "", "mmultipart/mixed", "multipart/form-data", "Multipart/Mixed",
+    ])
+    func agreesWithContains(value: String) {
+        #expect(MultipartContentType.isMultipartMixed(value) == value.contains("multipart/mixed"))
+    }
+
+    @Test func noValueIsNotMultipart() {
+        #expect(!MultipartContentType.isMultipartMixed(nil))
+    }
+}
