@@ -67,11 +67,39 @@ final class HTTPConnection: Sendable {
             guard let response = respond(to: request) else { return }
             let problem = response.handlerMistake
             let answer = problem.map { HTTPServerResponse.refusal(status: 500, reason: $0) } ?? response
-            let keepAlive = problem == nil && request.allowsKeepAlive && !response.asksToClose
+            var keepAlive = problem == nil && request.allowsKeepAlive && !response.asksToClose
                 && !state.withLock(\.aborted)
-            let bytes = answer.wireBytes(includeBody: request.method != "HEAD", closing: !keepAlive)
+            if let stream = answer.stream, request.method != "HEAD", !answer.isBodyless {
+                let chunked = request.version == .http1_1
+                keepAlive = keepAlive && chunked
+                guard Socket.sendAll(descriptor, answer.streamedHead(chunked: chunked, closing: !keepAlive)),
+                    send(stream, chunked: chunked), keepAlive
+                else { return }
+                continue
+            }
+            let bytes = answer.stream == nil
+                ? answer.wireBytes(includeBody: request.method != "HEAD", closing: !keepAlive)
+                : answer.streamedHead(chunked: request.version == .http1_1, closing: !keepAlive)
             guard Socket.sendAll(descriptor, bytes), keepAlive else { return }
         }
+    }
+
+    /// Runs a streamed body's producer and sends what it writes as it writes it; true when
+    /// the whole body went out (the last chunk included), so the connection may go on.
+    private func send(_ stream: HTTPServerBodyStream, chunked: Bool) -> Bool {
+        let descriptor = self.descriptor
+        let writer = HTTPServerChunkWriter { bytes in
+            Socket.sendAll(descriptor, chunked ? HTTPServerResponse.chunk(bytes) : Array(bytes))
+        }
+        let outcome = Mutex(false)
+        let ran = runHandlerTask {
+            do {
+                try await stream.produce(writer)
+                outcome.withLock { $0 = true }
+            } catch {}
+        }
+        guard ran, outcome.withLock({ $0 }), !state.withLock(\.aborted) else { return false }
+        return !chunked || Socket.sendAll(descriptor, HTTPServerResponse.lastChunk)
     }
 
     /// Reads until the parser has a whole request, answering errors and timeouts itself.
@@ -122,25 +150,32 @@ final class HTTPConnection: Sendable {
     /// Runs the handler as a task on ``HandlerExecutor`` and blocks this thread (which is not
     /// a pool thread) until it answers; nil when the connection was aborted first.
     private func respond(to request: HTTPServerRequest) -> HTTPServerResponse? {
-        let done = DispatchSemaphore(value: 0)
         let slot = ResponseSlot()
         let handler = settings.handler
+        guard runHandlerTask({ slot.fill(await handler(request)) }) else { return nil }
+        return slot.take()
+    }
+
+    /// Runs `body` as a task on ``HandlerExecutor`` and blocks this thread until it ends or
+    /// the connection is aborted (which cancels it); false when aborted before it started.
+    private func runHandlerTask(_ body: @escaping @Sendable () async -> Void) -> Bool {
+        let done = DispatchSemaphore(value: 0)
         let started = state.withLock { state in
             guard !state.aborted else { return false }
             state.handlerDone = done
             state.handlerTask = Task(executorPreference: HandlerExecutor.shared) {
-                slot.fill(await handler(request))
+                await body()
                 done.signal()
             }
             return true
         }
-        guard started else { return nil }
+        guard started else { return false }
         done.wait()
         state.withLock { state in
             state.handlerTask = nil
             state.handlerDone = nil
         }
-        return slot.take()
+        return true
     }
 }
 

@@ -7,8 +7,9 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// A small HTTP/1.1 server for loopback use: keep-alive, Content-Length bodies, strict
-/// parsing, bounded waits.
+/// A small HTTP/1.1 server for loopback use: keep-alive, Content-Length bodies, responses
+/// streamed with chunked transfer coding (``HTTPServerBodyStream``), strict parsing,
+/// bounded waits.
 ///
 /// ```swift
 /// let server = HTTPServer { request in

@@ -72,8 +72,9 @@ public struct HTTPServerRequest: Sendable, Hashable {
 
 /// What a handler answers.
 ///
-/// The server owns the framing headers: it writes `Content-Length` from `body` (and drops
-/// any `Content-Length` or `Transfer-Encoding` given here) and `Connection: close` when it
+/// The server owns the framing headers: it writes `Content-Length` from `body`, or
+/// `Transfer-Encoding: chunked` for a ``stream`` (and drops any `Content-Length` or
+/// `Transfer-Encoding` given here) and `Connection: close` when it
 /// is going to close. A `Connection: close` header given here makes the server close the
 /// connection after this response. 204 and 304 responses go out without a body and
 /// without `Content-Length`, as RFC 9110 §8.6 and §15.4.5 require; a body given with them
@@ -89,11 +90,21 @@ public struct HTTPServerResponse: Sendable, Hashable {
     public var status: Int
     public var headers: [HTTPServerHeader]
     public var body: Data
+    /// A body sent as it is produced, with `Transfer-Encoding: chunked`, instead of `body`;
+    /// nil sends `body` with `Content-Length`.
+    public var stream: HTTPServerBodyStream?
 
     public init(status: Int, headers: [HTTPServerHeader] = [], body: Data = Data()) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.stream = nil
+    }
+
+    /// A response whose body `stream` writes while it is sent.
+    public init(status: Int, headers: [HTTPServerHeader] = [], stream: HTTPServerBodyStream) {
+        self.init(status: status, headers: headers)
+        self.stream = stream
     }
 
     /// A `text/plain; charset=utf-8` response whose body is `text`.

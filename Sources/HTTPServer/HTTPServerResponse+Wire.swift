@@ -29,19 +29,39 @@ extension HTTPServerResponse {
     /// The bytes on the wire. The server writes the framing headers itself; `includeBody`
     /// is false for HEAD requests, which get the Content-Length the body would have.
     func wireBytes(includeBody: Bool, closing: Bool) -> [UInt8] {
-        let bodyless = status == 204 || status == 304
+        var bytes = head(framing: isBodyless ? nil : "Content-Length: \(body.count)", closing: closing)
+        if includeBody && !isBodyless { bytes.append(contentsOf: body) }
+        return bytes
+    }
+
+    /// The head of a streamed response: `Transfer-Encoding: chunked` when `chunked`, no
+    /// framing header otherwise (the body then ends with the connection).
+    func streamedHead(chunked: Bool, closing: Bool) -> [UInt8] {
+        head(framing: chunked && !isBodyless ? "Transfer-Encoding: chunked" : nil, closing: closing)
+    }
+
+    /// 204 and 304 never carry a body (RFC 9110 §8.6, §15.4.5).
+    var isBodyless: Bool { status == 204 || status == 304 }
+
+    private func head(framing: String?, closing: Bool) -> [UInt8] {
         var head = "HTTP/1.1 \(status) \(ReasonPhrase.of(status))\r\n"
         for header in headers
         where !header.hasName("Content-Length") && !header.hasName("Transfer-Encoding") && !header.hasName("Connection") {
             head += "\(header.name): \(header.value)\r\n"
         }
-        if !bodyless { head += "Content-Length: \(body.count)\r\n" }
+        if let framing { head += framing + "\r\n" }
         if closing { head += "Connection: close\r\n" }
         head += "\r\n"
-        var bytes = Array(head.utf8)
-        if includeBody && !bodyless { bytes.append(contentsOf: body) }
-        return bytes
+        return Array(head.utf8)
     }
+
+    /// `bytes` as one chunk of a chunked body: size in hex, CRLF, the bytes, CRLF.
+    static func chunk(_ bytes: Data) -> [UInt8] {
+        Array(String(bytes.count, radix: 16).utf8) + [HTTPSyntax.cr, HTTPSyntax.lf] + Array(bytes) + [HTTPSyntax.cr, HTTPSyntax.lf]
+    }
+
+    /// The last chunk of a chunked body, without trailers.
+    static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
 
     /// A plain-text answer to a request the server refuses; it always closes.
     static func refusal(status: Int, reason: String) -> HTTPServerResponse {

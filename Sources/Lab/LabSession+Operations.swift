@@ -140,6 +140,8 @@ extension LabSession {
         return switch spec.name {
         case "RenameHero": LabOperations.renameHero(name: spec.variables?["name"]?.stringValue ?? "Artoo")
         case "HeroDetailsQuery": LabOperations.heroDetailsQuery(id: spec.variables?["id"]?.stringValue ?? "2001")
+        case "HeroDeferQuery": LabOperations.heroDeferQuery
+        case "HeroNameChanged": LabOperations.heroNameChanged
         default: LabOperations.heroQuery
         }
     }

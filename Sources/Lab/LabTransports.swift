@@ -15,7 +15,21 @@ public struct LabGraphQLTransport: GraphQLTransport {
     public func send(_ request: NetworkRequest) async throws -> NetworkResponse {
         let response = backend.handle(BackendRequest(request))
         if response.latency > 0 { try await clock.sleep(for: .seconds(response.latency)) }
-        return NetworkResponse(status: response.status, headerFields: response.headers, url: request.url, body: response.body)
+        guard !response.pieces.isEmpty else {
+            return NetworkResponse(status: response.status, headerFields: response.headers, url: request.url, body: response.body)
+        }
+        // A streamed answer: the head now, each piece after its delay on the lab clock, cut
+        // into parts as a network transport cuts them.
+        let clock = self.clock, pieces = response.pieces
+        let chunks = ChunkStream {
+            var remaining = pieces.makeIterator()
+            return {
+                guard let piece = remaining.next() else { return nil }
+                if piece.delay > 0 { try await clock.sleep(for: .seconds(piece.delay)) }
+                return piece.bytes
+            }
+        }
+        return NetworkResponse(status: response.status, headerFields: response.headers, url: request.url, chunks: chunks).splittingBodyIntoParts()
     }
 }
 

@@ -6,7 +6,9 @@ import Vocabulary
 ///
 /// Each transport exchange becomes one entry: a transport-kind `send` event paired with the
 /// next transport `receive` or `error` event of the same request and attempt (an exchange
-/// with neither has status 0 and `_error` "no response recorded"). Each token refresh is an
+/// with neither has status 0 and `_error` "no response recorded"). A multipart answer's
+/// parts, received after its head, are put back together as its body, and the time from the
+/// head to the last part is the entry's `receive` timing. Each token refresh is an
 /// entry too: the `refresh_token` grant the token manager sent, and its answer. Entries carry
 /// custom fields:
 /// - `_chainlab`: `request`, `attempt`, `exchange` (`transport` or `refresh`), and the
@@ -76,6 +78,8 @@ public enum HARExport {
         let send: TimelineEvent
         var answer: TimelineEvent?
         var isRefresh = false
+        /// The parts of a multipart answer, received after its head (one `receive` each).
+        var parts: [TimelineEvent] = []
     }
 
     /// Sends paired with their answers, and token refreshes, in the order they were sent. A
@@ -85,6 +89,7 @@ public enum HARExport {
     private static func exchanges(in events: [TimelineEvent]) -> [Exchange] {
         var exchanges: [Exchange] = []
         var open: [AttemptKey: [Int]] = [:]
+        var lastAnswered: [AttemptKey: Int] = [:]
         var refreshRequests: [AttemptKey: TimelineEvent] = [:]
         for event in events {
             switch (event.kind, event.phase) {
@@ -92,8 +97,14 @@ public enum HARExport {
                 open[AttemptKey(event), default: []].append(exchanges.count)
                 exchanges.append(Exchange(send: event))
             case (.transport, .receive), (.transport, .error):
-                guard var waiting = open[AttemptKey(event)], !waiting.isEmpty else { continue }
-                exchanges[waiting.removeFirst()].answer = event
+                guard var waiting = open[AttemptKey(event)], !waiting.isEmpty else {
+                    // A receive with no send waiting is a part of the answer received last.
+                    if event.phase == .receive, let index = lastAnswered[AttemptKey(event)] { exchanges[index].parts.append(event) }
+                    continue
+                }
+                let index = waiting.removeFirst()
+                exchanges[index].answer = event
+                if event.phase == .receive { lastAnswered[AttemptKey(event)] = index }
                 open[AttemptKey(event)] = waiting
             case (.auth, .refresh) where event.request > 0:
                 var request = refreshRequests.removeValue(forKey: AttemptKey(event))
@@ -118,7 +129,10 @@ public enum HARExport {
         let answer = exchange.answer
         let received = answer?.phase == .receive || (exchange.isRefresh && answer?.status != nil) ? answer : nil
         // Milliseconds to the microsecond: 0.024 s - 0.012 s is 11.999999999999996 in binary.
-        let elapsed = (max(0, ((answer?.time ?? send.time) - send.time) * 1000) * 1000).rounded() / 1000
+        let wait = (max(0, ((answer?.time ?? send.time) - send.time) * 1000) * 1000).rounded() / 1000
+        // A multipart answer's body is read from its head to its last part.
+        let reading = (max(0, ((exchange.parts.last?.time ?? 0) - (answer?.time ?? 0)) * 1000) * 1000).rounded() / 1000
+        let elapsed = exchange.parts.isEmpty ? wait : wait + reading
         writer.beginObject()
         writer.key("startedDateTime")
         writer.string(timestamp(anchor.epoch, plus: send.time))
@@ -127,7 +141,7 @@ public enum HARExport {
         writer.key("request")
         writeRequest(send, masking: masking, into: &writer)
         writer.key("response")
-        writeResponse(received, masking: masking, into: &writer)
+        writeResponse(received, parts: exchange.parts, masking: masking, into: &writer)
         writer.key("cache")
         writer.beginObject()
         writer.endObject()
@@ -137,9 +151,9 @@ public enum HARExport {
         writer.key("send")
         writer.int(0)
         writer.key("wait")
-        writer.double(elapsed)
+        writer.double(wait)
         writer.key("receive")
-        writer.int(0)
+        if exchange.parts.isEmpty { writer.int(0) } else { writer.double(reading) }
         writer.endObject()
         writer.key("_chainlab")
         writer.beginObject()
@@ -222,9 +236,10 @@ public enum HARExport {
         writer.endObject()
     }
 
-    private static func writeResponse(_ receive: TimelineEvent?, masking: SecretMasking, into writer: inout JSONWriter) {
+    private static func writeResponse(_ receive: TimelineEvent?, parts: [TimelineEvent], masking: SecretMasking, into writer: inout JSONWriter) {
         let status = receive?.status ?? 0
         let mimeType = receive?.headers?["Content-Type"]
+        let body = parts.isEmpty ? receive?.body : multipartBody(parts, contentType: mimeType)
         writer.beginObject()
         writer.key("status")
         writer.int(status)
@@ -241,10 +256,10 @@ public enum HARExport {
         writer.key("content")
         writer.beginObject()
         writer.key("size")
-        writer.int(receive?.body?.byteCount ?? 0)
+        writer.int(body?.byteCount ?? 0)
         writer.key("mimeType")
         writer.string(mimeType ?? "x-unknown")
-        if let body = receive?.body {
+        if let body {
             writer.key("text")
             writer.string(masking.body(body.wholeText, contentType: mimeType))
             writer.key("_truncated")
@@ -256,8 +271,25 @@ public enum HARExport {
         writer.key("headersSize")
         writer.int(-1)
         writer.key("bodySize")
-        writer.int(receive == nil ? -1 : receive?.body?.byteCount ?? 0)
+        writer.int(receive == nil ? -1 : body?.byteCount ?? 0)
         writer.endObject()
+    }
+
+    /// A multipart answer's body put back together from its parts as the timeline recorded
+    /// them: each part after `CRLF--boundary CRLF`, then the closing delimiter.
+    private static func multipartBody(_ parts: [TimelineEvent], contentType: String?) -> BodyPreview {
+        let delimiter = "\r\n--" + (MultipartContentType(contentType).boundary ?? "")
+        var text = ""
+        var byteCount = 0
+        var isTruncated = false
+        for part in parts {
+            text += delimiter + "\r\n" + (part.body?.text ?? "")
+            byteCount += delimiter.utf8.count + 2 + (part.body?.byteCount ?? 0)
+            isTruncated = isTruncated || part.body?.isTruncated == true
+        }
+        text += delimiter + "--\r\n"
+        byteCount += delimiter.utf8.count + 4
+        return BodyPreview(text: text, byteCount: byteCount, isTruncated: isTruncated)
     }
 
     private static func writeHeaders(_ headers: HTTPFields?, masking: SecretMasking, into writer: inout JSONWriter) {

@@ -29,7 +29,8 @@ struct ServeCommand {
         chainlab serve --upstream URL [--port N] [--host ADDR]
         A fault-injecting reverse proxy in front of a real server: every request is forwarded
         to URL (method, path, query, headers but hop-by-hop ones, body; Host rewritten) and
-        the answer returned whole (at most 16 MiB); one line is printed per exchange. Control
+        the answer streamed back as it arrives (chunked; at most 16 MiB may wait for a slow
+        client); one line is printed per exchange when its answer has gone out. Control
         at /_lab/ (a "match" of {"path": P} and/or {"operationName": N} narrows each):
           POST /_lab/fail-next          {"count": N, "status": 500-599}
           POST /_lab/unauthorized-next  {"count": N, "mode": "status401"|"graphQLError200"}

@@ -446,6 +446,45 @@ struct UpstreamProxyCommandTests {
         #expect(try await proxy.stop().status == 0)
     }
 
+    /// The upstream sends the second part only after the app has read the first, so this
+    /// test ends only if the proxy passed the first part on while the upstream was still
+    /// answering.
+    @Test func aPartReachesTheAppBeforeTheUpstreamHasFinishedAnswering() async throws {
+        let (gate, open) = AsyncStream.makeStream(of: Void.self)
+        let first = "\r\n--graphql\r\ncontent-type: application/json\r\n\r\n{\"data\":{\"me\":{\"id\":\"1\"}},\"hasNext\":true}\r\n--graphql"
+        let second = "\r\ncontent-type: application/json\r\n\r\n{\"hasNext\":false,\"incremental\":[{\"data\":{\"name\":\"Ada\"},\"label\":\"n\",\"path\":[\"me\"]}]}\r\n--graphql--\r\n"
+        let upstream = HTTPServer { _ in
+            HTTPServerResponse(
+                status: 200, headers: [HTTPServerHeader(name: "Content-Type", value: "multipart/mixed;boundary=\"graphql\";deferSpec=20220824")],
+                stream: HTTPServerBodyStream { writer in
+                    try writer.write(Data(first.utf8))
+                    for await _ in gate { break }
+                    try writer.write(Data(second.utf8))
+                })
+        }
+        let port = try upstream.start()
+        defer { upstream.stop() }
+        let proxy = try await ProxyProcess(upstream: "http://127.0.0.1:\(port)")
+        let reader = URLSessionChunkReader()
+        var request = URLRequest(url: URL(string: proxy.base + "/graphql")!)
+        request.httpMethod = "POST"
+        request.httpBody = Data(Self.me.utf8)
+        let (head, chunks) = try await reader.start(request)
+        var received = ""
+        for try await piece in chunks {
+            received += String(decoding: piece, as: UTF8.self)
+            if received == first { open.yield() }
+        }
+        #expect(head.statusCode == 200)
+        #expect(head.value(forHTTPHeaderField: "Content-Type") == "multipart/mixed;boundary=\"graphql\";deferSpec=20220824")
+        #expect(received == first + second)
+        let har = try await proxy.send("GET", "/_lab/har")
+        #expect(har.body.contains(#""text":"\r\n--graphql\r\ncontent-type: application/json"#))
+        let stopped = try await proxy.stop()
+        #expect(stopped.lines.count == 1)
+        #expect(stopped.lines[0].split(separator: " ").dropFirst().prefix(4) == ["POST", "/graphql", "Me", "200"])
+    }
+
     @Test func labOnlyOptionsAndBadURLsAreRefused() async throws {
         let labOnly = try await OwnAPICommandTests.chainlab(["serve", "--upstream", "http://127.0.0.1:1", "--token-ttl", "5"])
         #expect(labOnly.status == 2)

@@ -132,6 +132,16 @@ final class RawHTTPClient: Sendable {
         }
     }
 
+    /// Runs `body` on the bytes received and not yet read.
+    func takeReceived<T>(_ body: (inout [UInt8]) -> T) -> T {
+        received.withLock { body(&$0) }
+    }
+
+    /// Waits for more bytes (see ``read(through:within:)``).
+    func fillForRead(until deadline: ContinuousClock.Instant) throws {
+        try fill(until: deadline)
+    }
+
     private func fill(until deadline: ContinuousClock.Instant) throws {
         while true {
             let remaining = deadline - .now
@@ -169,4 +179,24 @@ func eventually(within timeout: Duration = .seconds(5), _ condition: @Sendable (
         try? await Task.sleep(for: .milliseconds(10))
     }
     return condition()
+}
+
+extension RawHTTPClient {
+    /// Reads until `marker` has arrived and returns everything up to and including it, as
+    /// text; what follows stays for the next read. For bodies the server streams.
+    func read(through marker: String, within timeout: Duration = .seconds(5)) throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        let needle = Array(marker.utf8)
+        while true {
+            let found = takeReceived { received -> [UInt8]? in
+                guard received.count >= needle.count,
+                    let start = received.indices.dropLast(needle.count - 1).first(where: { received[$0..<($0 + needle.count)].elementsEqual(needle) })
+                else { return nil }
+                defer { received.removeSubrange(..<(start + needle.count)) }
+                return Array(received[..<(start + needle.count)])
+            }
+            if let found { return String(decoding: found, as: UTF8.self) }
+            try fillForRead(until: deadline)
+        }
+    }
 }

@@ -96,7 +96,7 @@ struct ScenarioCodecTests {
         #expect(error(#"{\#(Self.minimal),"chain":[],"backend":{"latency":-1}}"#) == "backend.latency: expected a number from 0 to 60, got -1")
         #expect(error(#"{\#(Self.minimal),"chain":[],"launch":[3]}"#) == "launch[0]: operation 3 does not exist; there is 1 operation (0-based)")
         #expect(error(#"{"name":"x","chain":[],"operations":[{"name":"DropTables"}]}"#)
-            == #"operations[0].name: unknown operation "DropTables"; the lab backend serves: HeroQuery, HeroDetailsQuery, RenameHero"#)
+            == #"operations[0].name: unknown operation "DropTables"; the lab backend serves: HeroQuery, HeroDetailsQuery, RenameHero, HeroDeferQuery, HeroNameChanged"#)
         #expect(error(#"{\#(Self.minimal),"chain":[{"interceptor":"StaticAuthInterceptor","authorization":"Bearer a\r\nX: y"}]}"#)
             == #"chain[0].authorization: header "Authorization" has an invalid value: CR (\r) at offset 8; CR, LF and NUL are not allowed"#)
         #expect(error(#"{"name":"x\u001b]2;t\u0007","chain":[],"operations":[{"name":"HeroQuery"}]}"#) == "name: must be a non-empty name without control characters")

@@ -148,6 +148,12 @@ public struct GraphQLResponse: Sendable, Hashable {
         guard case .object(let members) = json else {
             throw JSONResponseParsingError.notAnObject(bodyByteCount: body.count)
         }
+        self.init(payload: members, source: source, body: body)
+    }
+
+    /// A result read from a payload object (`data`, `errors`, `extensions`): a whole body,
+    /// or one part of a multipart answer.
+    init(payload members: [String: JSONValue], source: Source, body: Data? = nil) {
         fields = CopyOnWrite(Fields(
             source: source, data: members["data"].flatMap { $0 == .null ? nil : $0 },
             errors: members["errors"]?.arrayValue?.compactMap(GraphQLError.init(json:)),
@@ -180,6 +186,11 @@ public struct GraphQLResponse: Sendable, Hashable {
 public enum JSONResponseParsingError: Error, Equatable, CustomStringConvertible {
     case couldNotParseToJSON(reason: String, bodyByteCount: Int)
     case notAnObject(bodyByteCount: Int)
+    /// A `multipart/mixed` answer whose `Content-Type` names no boundary.
+    case missingMultipartBoundary
+    /// A `multipart/mixed` answer whose `Content-Type` names no specification, or one this
+    /// parser does not know (`deferSpec=20220824` and `subscriptionSpec=1.0` are known).
+    case invalidMultipartProtocol
 
     public var description: String {
         switch self {
@@ -187,6 +198,10 @@ public enum JSONResponseParsingError: Error, Equatable, CustomStringConvertible 
             "the \(count)-byte response body is not JSON: \(reason)"
         case .notAnObject(let count):
             "the \(count)-byte response body is JSON but not an object"
+        case .missingMultipartBoundary:
+            "the multipart response's Content-Type has no boundary"
+        case .invalidMultipartProtocol:
+            "the multipart response's Content-Type names no known specification (deferSpec=20220824 or subscriptionSpec=1.0)"
         }
     }
 }

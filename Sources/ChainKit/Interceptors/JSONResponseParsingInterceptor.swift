@@ -1,9 +1,18 @@
-/// Parses each body chunk as one GraphQL JSON response (Apollo's
-/// `JSONResponseParsingInterceptor`): one result per chunk, none for an empty body.
+/// Parses the body into GraphQL results (Apollo's `JSONResponseParsingInterceptor`): one
+/// result per chunk, none for an empty body.
+///
+/// A `multipart/mixed` answer arrives one part per chunk (see
+/// ``NetworkResponse/splittingBodyIntoParts()``) and each part is read by the parser its
+/// `Content-Type` names: `deferSpec=20220824` (``MultipartResponseDeferParser``) or
+/// `subscriptionSpec=1.0` (``MultipartResponseSubscriptionParser``). As upstream's
+/// `JSONResponseParser` does, an `incremental` part is merged into the result before it
+/// and yielded whole, a part with nothing to act on (a heartbeat) yields nothing, and a
+/// missing boundary or unknown specification fails when the first part is read.
 ///
 /// When the request writes results to the cache, each result carries the records its data
 /// normalizes to (``GraphQLResponse/cacheRecords``), keyed with ``cacheSchema``; as upstream,
-/// they are made here, from the result as the server sent it.
+/// they are made here, from the result as the server sent it (a merged result's from all of
+/// its data so far).
 public struct JSONResponseParsingInterceptor: ResponseParsingInterceptor {
     /// The key fields and field types records are made with; the store they are written to
     /// should read with the same one.
@@ -16,10 +25,42 @@ public struct JSONResponseParsingInterceptor: ResponseParsingInterceptor {
     public func parse(response: NetworkResponse, for request: GraphQLRequest) async throws -> InterceptorResultStream {
         // An operation whose selections cannot be read (a persisted-only one) gets no records.
         let normalizer = request.writeResultsToCache ? try? ResultNormalizer(operation: request.operation, schema: cacheSchema) : nil
-        return response.chunks.map { chunk in
-            var result = try GraphQLResponse(parsing: chunk, source: .server)
-            if let normalizer, let data = result.data { result.cacheRecords = normalizer.records(for: data) }
+        @Sendable func withRecords(_ result: GraphQLResponse) -> GraphQLResponse {
+            guard let normalizer, let data = result.data else { return result }
+            var result = result
+            result.cacheRecords = normalizer.records(for: data)
             return result
+        }
+        let contentType = response.headerFields["Content-Type"]
+        guard MultipartContentType.isMultipartMixed(contentType) else {
+            return response.chunks.map { chunk in withRecords(try GraphQLResponse(parsing: chunk, source: .server)) }
+        }
+        let header = MultipartContentType(contentType)
+        let chunks = response.chunks
+        return PullStream {
+            let parts = chunks.makeAsyncIterator()
+            var current: GraphQLResponse?
+            return {
+                while let part = try await parts.next() {
+                    guard header.boundary != nil else { throw JSONResponseParsingError.missingMultipartBoundary }
+                    let payload: [String: JSONValue]?
+                    switch header.specification {
+                    case MultipartResponseDeferParser.specification: payload = try MultipartResponseDeferParser.parse(part: part)
+                    case MultipartResponseSubscriptionParser.specification: payload = try MultipartResponseSubscriptionParser.parse(part: part)
+                    default: throw JSONResponseParsingError.invalidMultipartProtocol
+                    }
+                    guard let payload else { continue }
+                    try Task.checkCancellation()
+                    if let items = payload["incremental"]?.arrayValue {
+                        guard let existing = current else { throw IncrementalResponseError.missingExistingData }
+                        current = withRecords(try existing.merging(incremental: items))
+                    } else {
+                        current = withRecords(GraphQLResponse(payload: payload, source: .server))
+                    }
+                    return current
+                }
+                return nil
+            }
         }
     }
 }

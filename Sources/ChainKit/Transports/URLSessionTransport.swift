@@ -27,30 +27,33 @@ public import FoundationNetworking
 ///   and body are still what the server sent, and a header the chain cannot represent
 ///   could not be shown or edited anyway.
 public struct URLSessionTransport: GraphQLTransport, ClientTransport {
-    /// The session requests go through.
-    public let session: URLSession
+    /// The session requests go through (its delegate streams bodies as they arrive).
+    public var session: URLSession { reader.session }
     /// The largest ``HTTPBody`` a middleware request may carry; bodies are read whole
     /// before sending, because `URLRequest` needs the bytes up front.
     public let maxRequestBodyBytes: Int
+    private let reader: URLSessionChunkReader
 
-    /// A transport over `session` (the shared session by default).
-    public init(session: URLSession = .shared, maxRequestBodyBytes: Int = 16 * 1024 * 1024) {
-        self.session = session
+    /// A transport over a session made from `configuration`.
+    public init(configuration: URLSessionConfiguration = .default, maxRequestBodyBytes: Int = 16 * 1024 * 1024) {
+        self.reader = URLSessionChunkReader(configuration: configuration)
         self.maxRequestBodyBytes = maxRequestBodyBytes
     }
 
-    /// Sends a GraphQL-layer request. The response body arrives as one chunk, or no chunk
-    /// when it is empty (as Apollo delivers it).
+    /// Sends a GraphQL-layer request and returns as soon as the response head arrives. The
+    /// body follows as upstream's `URLSession.chunks(for:)` delivers it: a `multipart/mixed`
+    /// answer one part per chunk, each as soon as it is complete (a @defer increment, a
+    /// subscription event); any other answer as one chunk, or no chunk when it is empty.
     public func send(_ request: NetworkRequest) async throws -> NetworkResponse {
         var urlRequest = Self.urlRequest(url: request.url, method: request.method, headerFields: request.headerFields, body: request.body)
         if let timeout = request.timeoutInterval { urlRequest.timeoutInterval = timeout }
-        let (data, response) = try await exchange(urlRequest)
+        let (response, chunks) = try await reader.start(urlRequest)
         return NetworkResponse(
             status: response.statusCode,
             headerFields: Self.headerFields(of: response),
             url: response.url ?? request.url,
-            body: data
-        )
+            chunks: chunks
+        ).splittingBodyIntoParts()
     }
 
     /// Sends a middleware-stack request to `request.path` under `baseURL`. An empty
@@ -66,19 +69,13 @@ public struct URLSessionTransport: GraphQLTransport, ClientTransport {
         }
         let bytes = try await body?.collect(upTo: maxRequestBodyBytes)
         let urlRequest = Self.urlRequest(url: url, method: request.method, headerFields: request.headerFields, body: bytes)
-        let (data, response) = try await exchange(urlRequest)
+        let (response, chunks) = try await reader.start(urlRequest)
+        var data = Data()
+        for try await piece in chunks { data.append(piece) }
         return (
             HTTPResponse(status: response.statusCode, headerFields: Self.headerFields(of: response)),
             data.isEmpty ? nil : HTTPBody(data)
         )
-    }
-
-    private func exchange(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        let (data, response) = try await session.data(for: request)
-        guard let http = response as? HTTPURLResponse else {
-            throw URLSessionTransportError.notHTTP(url: request.url)
-        }
-        return (data, http)
     }
 
     private static func urlRequest(url: URL, method: HTTPMethod, headerFields: HTTPFields, body: Data?) -> URLRequest {

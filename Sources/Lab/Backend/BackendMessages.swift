@@ -53,11 +53,35 @@ public struct BackendResponse: Sendable, Hashable {
     /// before delivering the response, and `serve` waits this long on the wall clock. It is
     /// not sent as a header, so traces show only what a real server would send.
     public var latency: Double
+    /// The body in the pieces a streaming server sends it in (a multipart answer: @defer
+    /// increments, subscription events), each after a delay; empty when the body goes out
+    /// at once. When not empty, ``body`` is the pieces joined.
+    public var pieces: [Piece]
+
+    /// Part of a body sent `delay` seconds after the piece before it (after the head for
+    /// the first): the in-process transport spends the delay on the lab clock, `serve` on
+    /// the wall clock between two chunks of a chunked response.
+    public struct Piece: Sendable, Hashable {
+        public var delay: Double
+        public var bytes: Data
+
+        public init(delay: Double, bytes: Data) {
+            self.delay = delay
+            self.bytes = bytes
+        }
+    }
 
     public init(status: Int, headers: HTTPFields = HTTPFields(), body: Data = Data(), latency: Double = 0) {
         self.status = status
         self.headers = headers
         self.body = body
         self.latency = latency
+        self.pieces = []
+    }
+
+    /// A response whose body is `pieces`, sent one after another.
+    public init(status: Int, headers: HTTPFields, pieces: [Piece], latency: Double = 0) {
+        self.init(status: status, headers: headers, body: pieces.reduce(into: Data()) { $0.append($1.bytes) }, latency: latency)
+        self.pieces = pieces
     }
 }

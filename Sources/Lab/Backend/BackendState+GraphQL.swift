@@ -55,12 +55,23 @@ extension BackendState {
                 405, message: "Can only perform a mutation operation from a POST request.", code: "BAD_REQUEST",
                 extraHeaders: [("Allow", "POST")])
         }
-        return execute(operation, variables: parameters.variables)
+        return execute(operation, variables: parameters.variables, headers: request.headers)
     }
 
-    private mutating func execute(_ operation: ServedOperation, variables: [String: JSONValue]) -> BackendResponse {
+    /// `headers` are read only by the operations answered in parts (their `Accept`).
+    private mutating func execute(_ operation: ServedOperation, variables: [String: JSONValue], headers: HTTPFields) -> BackendResponse {
         let hostile = settings.hostile
         switch operation {
+        case .heroDeferQuery:
+            guard let hero = heroes[HeroStore.heroID]?.json(hostile: hostile, appearsIn: true), case .object(var initial) = hero,
+                let films = initial.removeValue(forKey: "appearsIn")
+            else { return .json(200, ["data": ["hero": .null]]) }
+            return IncrementalAnswers.deferred(
+                initial: ["hero": .object(initial)], path: ["hero"], label: "films", fields: ["appearsIn": films], accept: headers["Accept"])
+        case .heroNameChanged:
+            return IncrementalAnswers.subscription(
+                events: IncrementalAnswers.heroNames.map { ["heroNameChanged": ["id": .string(HeroStore.heroID), "name": .string($0)]] },
+                accept: headers["Accept"])
         case .heroQuery:
             return .json(200, ["data": ["hero": heroes[HeroStore.heroID]?.json(hostile: hostile) ?? .null]])
         case .heroDetailsQuery:

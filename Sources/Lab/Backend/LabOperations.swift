@@ -34,6 +34,19 @@ public enum LabOperations {
         keyFields: ["Hero": ["id"]],
         fieldTypes: ["Query.hero": "Hero", "Mutation.renameHero": "Hero"])
 
+    /// The hero with its films deferred: `{"hero":{"id","name"}}` first, and `appearsIn`
+    /// as an increment 80 ms (``IncrementalAnswers/deferDelay``) later, as a
+    /// `multipart/mixed;deferSpec=20220824` answer when the request accepts one.
+    public static let heroDeferQuery = GraphQLOperation(
+        name: "HeroDeferQuery", kind: .query,
+        document: #"query HeroDeferQuery { hero { id name ... @defer(label: "films") { appearsIn } } }"#)
+
+    /// A subscription over HTTP (`multipart/mixed;subscriptionSpec=1.0`): three renames of
+    /// the hero, a heartbeat between the first two, then the server ends the stream.
+    public static let heroNameChanged = GraphQLOperation(
+        name: "HeroNameChanged", kind: .subscription,
+        document: "subscription HeroNameChanged { heroNameChanged { id name } }")
+
     /// Every operation name the backend knows, with its kind.
     public static let kinds: [String: GraphQLOperation.Kind] = Dictionary(
         uniqueKeysWithValues: ServedOperation.allCases.map { ($0.rawValue, $0.kind) })
@@ -44,11 +57,14 @@ enum ServedOperation: String, CaseIterable {
     case heroQuery = "HeroQuery"
     case heroDetailsQuery = "HeroDetailsQuery"
     case renameHero = "RenameHero"
+    case heroDeferQuery = "HeroDeferQuery"
+    case heroNameChanged = "HeroNameChanged"
 
     var kind: GraphQLOperation.Kind {
         switch self {
-        case .heroQuery, .heroDetailsQuery: .query
+        case .heroQuery, .heroDetailsQuery, .heroDeferQuery: .query
         case .renameHero: .mutation
+        case .heroNameChanged: .subscription
         }
     }
 }

@@ -192,7 +192,11 @@ final class InstrumentedGraphQLTransport: GraphQLTransport {
         var answer: ReceivedAnswer<NetworkResponse>
         if let sent = try context.reporting(at: hop, { try pre.sending(request) }) {
             context.emit(hop, .send, context.snapshots.snapshot(sent))
-            answer = try await context.reporting(at: hop) { try await receive(sent) }
+            let response = try await context.reporting(at: hop) { try await base.send(sent) }
+            if MultipartContentType.isMultipartMixed(response.headerFields["Content-Type"]) {
+                return try await streaming(response, for: request)
+            }
+            answer = try await context.reporting(at: hop) { try await collect(response) }
             context.emit(hop, .receive, context.snapshots.snapshot(response: answer.head, body: answer.body))
         } else {
             answer = .forced401(url: request.url)
@@ -202,9 +206,8 @@ final class InstrumentedGraphQLTransport: GraphQLTransport {
         return try context.reporting(at: hop) { try post.applied(to: .success(answer), url: request.url).head }
     }
 
-    /// Sends `request` and reads the whole answer, as the transport's stops show it.
-    private func receive(_ request: NetworkRequest) async throws -> ReceivedAnswer<NetworkResponse> {
-        let response = try await base.send(request)
+    /// Reads the whole answer, as the transport's stops show it.
+    private func collect(_ response: NetworkResponse) async throws -> ReceivedAnswer<NetworkResponse> {
         var collected: Data?
         // A body that arrives in one chunk is kept as that chunk, not copied.
         for try await chunk in response.chunks {
@@ -212,6 +215,28 @@ final class InstrumentedGraphQLTransport: GraphQLTransport {
         }
         let body = collected ?? Data()
         return ReceivedAnswer(NetworkResponse(status: response.status, headerFields: response.headerFields, url: response.url, body: body), body: body)
+    }
+
+    /// A multipart answer goes up as it arrives: its head is received and held at the
+    /// post-flight stop, then each part is recorded as its own `receive` event when the
+    /// layers above read it, so the timeline shows every @defer increment and subscription
+    /// event arriving.
+    private func streaming(_ arrived: NetworkResponse, for request: NetworkRequest) async throws -> NetworkResponse {
+        context.emit(hop, .receive, context.snapshots.snapshot(responseHead: arrived), detail: "multipart head; parts follow")
+        let post = await context.gate(hop, .post, context.snapshots.snapshot(responseHead: arrived), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: httpRetryRefusal))
+        var response = try context.reporting(at: hop) { try post.applied(to: .success(arrived), url: request.url) }
+        if case .force401 = post.disposition { return response }
+        let context = self.context, hop = self.hop, head = response
+        let count = Locked(0)
+        response.chunks = arrived.chunks.map { part in
+            let number = count.withLock { count in
+                count += 1
+                return count
+            }
+            context.emit(hop, .receive, HopSnapshot(response: head, body: part), detail: "part \(number)")
+            return part
+        }
+        return response
     }
 }
 

@@ -36,7 +36,10 @@ public struct RemoteTransport: GraphQLTransport, ClientTransport {
         var urlRequest = RemoteHTTPClient.request(url: request.url, method: request.method.rawValue, headers: request.headerFields, body: request.body)
         if let timeout = request.timeoutInterval { urlRequest.timeoutInterval = min(timeout, client.timeout) }
         let (response, data) = try await fetch(urlRequest)
+        // Read whole within --max-body, then cut into parts as a streaming transport would,
+        // so a multipart answer (@defer, a subscription) still yields one result per part.
         return NetworkResponse(status: response.statusCode, headerFields: RemoteHTTPClient.headerFields(of: response), url: response.url ?? request.url, body: data)
+            .splittingBodyIntoParts()
     }
 
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {

@@ -124,6 +124,20 @@ public enum Catalog {
             backend: LabBackend.Settings(latency: latency),
             operations: [Scenario.Operation(name: "getHero", method: "GET", path: "/heroes/2001")]),
         Scenario(
+            name: "defer",
+            summary: "A query with a @defer fragment: the films arrive 80 ms after the hero, as a second result.",
+            teaches: "The server answers multipart/mixed;deferSpec=20220824. The transport receives the head, then each part as it arrives (receive events part 1, part 2). The parser yields one result per part: first the hero without appearsIn (hasNext true), then, 80 ms later on the lab clock, the same result with the incremental films merged in at path [\"hero\"]. Every GraphQL post-flight runs once per result, and the cache is written after each. Launch it again (n in the inspector): CacheFirst now answers from the cache with the merged result.",
+            chain: defaultChain,
+            backend: LabBackend.Settings(latency: latency),
+            operations: [Scenario.Operation(name: "HeroDeferQuery", fetchBehavior: .CacheFirst)]),
+        Scenario(
+            name: "subscription",
+            summary: "A subscription over HTTP: three events and a heartbeat in one multipart answer, then the server closes it.",
+            teaches: "Subscriptions over HTTP use multipart/mixed;subscriptionSpec=1.0: one long answer whose parts arrive 100 ms apart on the lab clock. Each event's payload becomes a result that climbs every post-flight on its own; the heartbeat ({}) is received as a part but yields no result. When the server ends the stream (--graphql--), the operation finishes with three results.",
+            chain: defaultChain,
+            backend: LabBackend.Settings(latency: latency),
+            operations: [Scenario.Operation(name: "HeroNameChanged", fetchBehavior: .NetworkOnly)]),
+        Scenario(
             name: "hostile-server",
             summary: "A server that puts terminal escape sequences and bidi overrides in headers and bodies.",
             teaches: "Headers and the hero's name carry an OSC title change, an OSC 52 clipboard write, a screen clear and bidirectional overrides. ChainLab shows every one of them as a visible escape (\\e, \\x07, \\u{202E}) on screen and in every export, and never sends them to your terminal.",

@@ -43,7 +43,7 @@ public enum ScenarioCodec {
     static let backendKeys = ["tokenTTL", "authFailureMode", "requireAuth", "rotateRefreshTokens", "reuseDetection", "serverErrorStatus", "failNext", "failNextStatus", "latency", "hostile"]
     static let operationKeys = ["name", "fetchBehavior", "autoPersistQueries", "useGETForQueries", "useGETForPersistedQueryRetry", "variables", "clientAwareness", "method", "path", "document", "documentFile", "body"]
     static let clientAwarenessKeys = ["name", "version", "library"]
-    static let graphQLOperationNames = ["HeroQuery", "HeroDetailsQuery", "RenameHero"]
+    static let graphQLOperationNames = ["HeroQuery", "HeroDetailsQuery", "RenameHero", "HeroDeferQuery", "HeroNameChanged"]
 
     // MARK: - Encoding
 

@@ -12,10 +12,11 @@ import HTTPServer
 /// defer { service.stop() }
 /// ```
 ///
-/// The HTTP side (keep-alive, Content-Length bodies, 400 for malformed requests, 431 for
-/// oversized heads, 413 for oversized bodies, the idle timeout) is ``HTTPServer``'s; this
-/// type translates each request for ``LabBackend/handle(_:)`` and its answer back, and
-/// holds the answer for the backend's ``BackendResponse/latency`` on the wall clock.
+/// The HTTP side (keep-alive, Content-Length bodies, chunked streamed answers, 400 for
+/// malformed requests, 431 for oversized heads, 413 for oversized bodies, the idle timeout)
+/// is ``HTTPServer``'s; this type translates each request for ``LabBackend/handle(_:)`` and
+/// its answer back, holds the answer for the backend's ``BackendResponse/latency`` on the
+/// wall clock, and sends a multipart answer (@defer, subscriptions) piece by piece.
 public final class LabHTTPService: Sendable {
     /// The numeric address listened on.
     public let host: String
@@ -95,11 +96,21 @@ extension BackendRequest {
 }
 
 extension HTTPServerResponse {
-    /// The backend's answer as the server sends it; the server adds the framing headers.
+    /// The backend's answer as the server sends it; the server adds the framing headers. A
+    /// multipart answer goes out chunked, each piece after its delay on the wall clock, so
+    /// curl and URLSession receive every part as it is sent.
     init(_ response: BackendResponse) {
-        self.init(
-            status: response.status,
-            headers: response.headers.map { HTTPServerHeader(name: $0.name, value: $0.value) },
-            body: response.body)
+        let headers = response.headers.map { HTTPServerHeader(name: $0.name, value: $0.value) }
+        guard !response.pieces.isEmpty else {
+            self.init(status: response.status, headers: headers, body: response.body)
+            return
+        }
+        let pieces = response.pieces
+        self.init(status: response.status, headers: headers, stream: HTTPServerBodyStream { writer in
+            for piece in pieces {
+                if piece.delay > 0 { try await Task.sleep(for: LabHTTPService.delay(forLatency: piece.delay)) }
+                try writer.write(piece.bytes)
+            }
+        })
     }
 }

@@ -1,6 +1,9 @@
 public import ChainKit
 import Vocabulary
 public import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import HTTPServer
 import Synchronization
 public import Timeline
@@ -16,10 +19,17 @@ public import Timeline
 ///
 /// Every request but `/_lab/` is forwarded: method, path and query under the upstream URL,
 /// the headers without the hop-by-hop ones (RFC 9110 §7.6.1, and any `Connection` names),
-/// the body; `Host` becomes the upstream's. The answer comes back whole (read up to
-/// `maxBodyBytes`, see ``RemoteHTTPClient``) — `HTTPServer` writes Content-Length bodies.
+/// the body; `Host` becomes the upstream's. The answer is streamed: its head goes to the
+/// client as soon as it arrives, and its body with chunked transfer coding piece by piece
+/// as the upstream sends it, so a multipart answer (@defer increments, subscription events)
+/// reaches the app part by part. Memory stays bounded whatever the answer's size: each piece
+/// is written to the app as soon as it arrives, at most 16 MiB may wait for an app slower
+/// than the upstream (past that the exchange is cut; on Darwin reading from the upstream
+/// pauses first, see ``URLSessionChunkReader``), and the HAR keeps at most `maxBodyBytes`
+/// of each body.
 /// An upstream that cannot be reached gets the client a `502` with a JSON reason, and the
-/// proxy keeps serving.
+/// proxy keeps serving; an upstream that fails in the middle of a body gets the client's
+/// connection closed before the last chunk, so the client sees the body is incomplete.
 ///
 /// Controls (`/_lab/`, never forwarded), each with an optional `"match"`:
 /// `{"path": "/graphql"}` (the path without the query) and/or `{"operationName": "Me"}`:
@@ -67,13 +77,13 @@ public final class UpstreamProxy: Sendable {
     /// - Parameters:
     ///   - log: gets one line per exchange (time, method, path, operation, status, duration,
     ///     `injected` when the proxy answered itself).
-    ///   - maxBodyBytes: the most of an upstream answer read; more is a 502.
+    ///   - maxBodyBytes: the most of each body the HAR keeps; the client gets every byte.
     public init(
         upstream: URL, host: String, port: UInt16, timeout: Double = 30, maxBodyBytes: Int = 16 << 20,
         log: @escaping @Sendable (String) -> Void
     ) {
         self.upstream = upstream
-        let core = ProxyCore(upstream: upstream, client: RemoteHTTPClient(timeout: timeout, followsRedirects: false), maxBodyBytes: maxBodyBytes, log: log)
+        let core = ProxyCore(upstream: upstream, timeout: timeout, maxBodyBytes: maxBodyBytes, log: log)
         self.core = core
         server = HTTPServer(host: host, port: port, limits: HTTPRequestLimits(maxHeaderBytes: 64 << 10, maxBodyBytes: 16 << 20)) { request in
             await core.respond(to: request)
@@ -118,18 +128,32 @@ private final class ProxyCore: Sendable {
         "transfer-encoding", "upgrade", "host", "content-length",
     ]
 
+    /// The most of an answer that may wait for a slow app.
+    static let maxUnread = 16 << 20
+
     let upstream: URL
+    let timeout: Double
+    /// For IPv6 address literals, which URLSession on Linux cannot reach: answers read whole.
     let client: RemoteHTTPClient
+    let reader: URLSessionChunkReader
     let maxBodyBytes: Int
     let log: @Sendable (String) -> Void
     private let state = Mutex(State())
     private let store: TimelineStore
     private let started = Date()
 
-    init(upstream: URL, client: RemoteHTTPClient, maxBodyBytes: Int, log: @escaping @Sendable (String) -> Void) {
+    init(upstream: URL, timeout: Double, maxBodyBytes: Int, log: @escaping @Sendable (String) -> Void) {
         self.upstream = upstream
+        let client = RemoteHTTPClient(timeout: timeout, followsRedirects: false)
         self.client = client
-        self.maxBodyBytes = maxBodyBytes
+        self.timeout = client.timeout
+        let configuration = URLSessionConfiguration.ephemeral
+        // The timeout is for silence: a stream (a subscription) may last longer than it.
+        configuration.timeoutIntervalForRequest = client.timeout
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        reader = URLSessionChunkReader(configuration: configuration, followsRedirects: false, maxUnread: Self.maxUnread)
+        self.maxBodyBytes = max(0, maxBodyBytes)
         self.log = log
         // The HAR keeps the latest exchanges; the store drops the oldest past its cap.
         store = (try? TimelineStore(cap: 20_000)) ?? TimelineStore()
@@ -161,19 +185,53 @@ private final class ProxyCore: Sendable {
         }
         let (number, injected, latency) = exchange
         if latency > 0 { try? await Task.sleep(for: .seconds(latency)) }
-        let response: HTTPServerResponse
+        let exchanged = Exchanged(number: number, request: request, path: path, operation: operation, began: begin)
         if let injected {
-            response = Self.answer(injected)
-        } else {
-            response = await forward(request)
+            let response = Self.answer(injected)
+            finish(exchanged, status: response.status, headers: response.headers, body: response.body, note: "injected")
+            return response
         }
-        record(number: number, request: request, response: response, injected: injected != nil, began: begin)
-        let milliseconds = Int((ContinuousClock.now - begin) / .milliseconds(1))
+        switch await forward(request) {
+        case .answered(let response):
+            finish(exchanged, status: response.status, headers: response.headers, body: response.body, note: nil)
+            return response
+        case .streaming(let status, let headers, let chunks):
+            let keep = maxBodyBytes
+            return HTTPServerResponse(status: status, headers: headers, stream: HTTPServerBodyStream { [self] writer in
+                var kept = Data()
+                var failure: (any Error)?
+                do {
+                    for try await piece in chunks {
+                        if kept.count < keep { kept.append(piece.prefix(keep - kept.count)) }
+                        try writer.write(piece)
+                    }
+                } catch {
+                    failure = error
+                }
+                finish(exchanged, status: status, headers: headers, body: kept, note: failure.map { _ in "cut" })
+                if let failure { throw failure }
+            })
+        }
+    }
+
+    /// One exchange as the log and the HAR name it.
+    private struct Exchanged {
+        let number: Int
+        let request: HTTPServerRequest
+        let path: String
+        let operation: String?
+        let began: ContinuousClock.Instant
+    }
+
+    /// Records an exchange once its answer has gone out and prints its line; `note` is
+    /// `injected` for the proxy's own answers and `cut` for a body the upstream broke off.
+    private func finish(_ exchange: Exchanged, status: Int, headers: [HTTPServerHeader], body: Data, note: String?) {
+        record(number: exchange.number, request: exchange.request, status: status, headers: headers, body: body, injected: note == "injected", began: exchange.began)
+        let milliseconds = Int((ContinuousClock.now - exchange.began) / .milliseconds(1))
         let time = Date().formatted(Date.ISO8601FormatStyle(timeZone: .gmt).time(includingFractionalSeconds: true))
-        let line = [time, VisibleEscapes.escape(request.method), VisibleEscapes.escape(path), operation.map(VisibleEscapes.escape) ?? "-",
-                    "\(response.status)", "\(milliseconds)ms"] + (injected == nil ? [] : ["injected"])
+        let line = [time, VisibleEscapes.escape(exchange.request.method), VisibleEscapes.escape(exchange.path), exchange.operation.map(VisibleEscapes.escape) ?? "-",
+                    "\(status)", "\(milliseconds)ms"] + (note.map { [$0] } ?? [])
         log(line.joined(separator: " "))
-        return response
     }
 
     /// The GraphQL `operationName` of a request: from a JSON body, or from the query string.
@@ -197,11 +255,18 @@ private final class ProxyCore: Sendable {
         }
     }
 
-    private func forward(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+    private enum Forwarded {
+        /// The proxy's own answer (a bad target, an upstream it could not reach).
+        case answered(HTTPServerResponse)
+        /// The upstream's head, and its body as it arrives.
+        case streaming(status: Int, headers: [HTTPServerHeader], body: ChunkStream)
+    }
+
+    private func forward(_ request: HTTPServerRequest) async -> Forwarded {
         var base = upstream.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         guard let url = URL(string: base + request.target) else {
-            return Self.json(400, ["error": "bad target", "message": .string("cannot forward \(VisibleEscapes.escape(request.target)) to \(RemoteFailure.displayURL(upstream))")])
+            return .answered(Self.json(400, ["error": "bad target", "message": .string("cannot forward \(VisibleEscapes.escape(request.target)) to \(RemoteFailure.displayURL(upstream))")]))
         }
         let named = Set(request.values(forHeader: "Connection").flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
         var headers = HTTPFields()
@@ -211,30 +276,46 @@ private final class ProxyCore: Sendable {
         where !Self.hopByHop.contains(header.name.lowercased()) && !named.contains(header.name.lowercased()) && header.name.lowercased() != "accept-encoding" {
             if let field = try? HTTPField(name: header.name, value: header.value) { headers.append(field) }
         }
+        // URLSession has already decoded a compressed body, so its encoding and length go.
+        let dropped: Set<String> = Self.hopByHop.union(["content-encoding"])
+        func forwarded(_ fields: HTTPFields) -> [HTTPServerHeader] {
+            fields.filter { !dropped.contains($0.name.lowercased()) }.map { HTTPServerHeader(name: $0.name, value: $0.value) }
+        }
+        #if !canImport(Darwin)
+        if let host = url.host, host.contains(":") {
+            do {
+                let answer = try await client.exchange(url: url, method: request.method, headers: headers, body: request.body, limit: 16 << 20)
+                return .answered(HTTPServerResponse(status: answer.status, headers: forwarded(answer.headers), body: answer.body))
+            } catch {
+                return .answered(Self.json(502, ["error": "bad gateway", "message": .string("\(error)")]))
+            }
+        }
+        #endif
+        var urlRequest = RemoteHTTPClient.request(url: url, method: request.method, headers: headers, body: request.body)
+        urlRequest.timeoutInterval = timeout
         do {
-            let answer = try await client.exchange(url: url, method: request.method, headers: headers, body: request.body, limit: maxBodyBytes)
-            // URLSession has already decoded a compressed body, so its encoding and length go.
-            let dropped: Set<String> = Self.hopByHop.union(["content-encoding"])
-            let forwarded = answer.headers.filter { !dropped.contains($0.name.lowercased()) }.map { HTTPServerHeader(name: $0.name, value: $0.value) }
-            return HTTPServerResponse(status: answer.status, headers: forwarded, body: answer.body)
+            let (head, body) = try await reader.start(urlRequest)
+            return .streaming(status: head.statusCode, headers: forwarded(RemoteHTTPClient.headerFields(of: head)), body: body)
         } catch {
-            return Self.json(502, ["error": "bad gateway", "message": .string("\(error)")])
+            let outcome: BoundedReader.Failure = error is URLSessionTransportError ? .notHTTP : .error(error)
+            let failure = RemoteFailure(url: url, outcome: outcome, timeout: timeout)
+            return .answered(Self.json(502, ["error": "bad gateway", "message": .string("\(failure)")]))
         }
     }
 
-    private func record(number: Int, request: HTTPServerRequest, response: HTTPServerResponse, injected: Bool, began: ContinuousClock.Instant) {
+    private func record(number: Int, request: HTTPServerRequest, status: Int, headers: [HTTPServerHeader], body: Data, injected: Bool, began: ContinuousClock.Instant) {
         let sent = began - ContinuousClock.now + .seconds(Date().timeIntervalSince(started))
         let sentSeconds = Double(sent.components.seconds) + Double(sent.components.attoseconds) / 1e18
         let now = Date().timeIntervalSince(started)
         let requestHeaders = HTTPFields(request.headers.compactMap { try? HTTPField(name: $0.name, value: $0.value) })
-        let responseHeaders = HTTPFields(response.headers.compactMap { try? HTTPField(name: $0.name, value: $0.value) })
+        let responseHeaders = HTTPFields(headers.compactMap { try? HTTPField(name: $0.name, value: $0.value) })
         store.append(TimelineEvent(
             time: sentSeconds, request: number, attempt: 1, hop: 0, name: "upstream", kind: .transport, phase: .send,
             snapshot: HopSnapshot(method: request.method, url: RemoteFailure.displayURL(upstream) + request.target, headers: requestHeaders,
                                   body: request.body.isEmpty ? nil : BodyPreview(request.body))))
         store.append(TimelineEvent(
             time: now, request: number, attempt: 1, hop: 0, name: "upstream", kind: .transport, phase: .receive,
-            snapshot: HopSnapshot(headers: responseHeaders, status: response.status, body: BodyPreview(response.body)),
+            snapshot: HopSnapshot(headers: responseHeaders, status: status, body: BodyPreview(body)),
             detail: injected ? "injected" : nil))
         store.markFinished(request: number)
     }

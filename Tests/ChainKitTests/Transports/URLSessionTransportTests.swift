@@ -185,3 +185,85 @@ struct URLSessionTransportTests {
         #expect(backend.requests.isEmpty)
     }
 }
+
+@Suite("URLSessionTransport streams multipart answers", .timeLimit(.minutes(1)))
+struct URLSessionTransportStreamingTests {
+    /// Upstream's `URLSession.chunks(for:)` (`ApolloURLSession.swift`, `AsyncHTTPResponseChunkSequence.swift`)
+    /// hands each multipart part on as soon as it is complete. The server writes the second
+    /// part only after the client has read the first, so this test ends only if the first
+    /// part reached the chain while the answer was still being sent.
+    @Test func eachPartReachesTheChainBeforeTheServerSendsTheNext() async throws {
+        let (gate, open) = AsyncStream.makeStream(of: Void.self)
+        let server = HTTPServer(idleTimeout: .seconds(10)) { _ in
+            HTTPServerResponse(
+                status: 200, headers: [HTTPServerHeader(name: "Content-Type", value: deferType)],
+                stream: HTTPServerBodyStream { writer in
+                    // The first part, cut in two writes, with its closing delimiter.
+                    try writer.write(Data((part(MultipartDeferTests.initial).prefix(30)).utf8))
+                    try writer.write(Data((part(MultipartDeferTests.initial).dropFirst(30) + "\r\n--graphql").utf8))
+                    for await _ in gate { break }
+                    try writer.write(Data(("\r\ncontent-type: application/json\r\n\r\n" + MultipartDeferTests.increment + closing).utf8))
+                })
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let chain = makeChain(transport: URLSessionTransport())
+        let stream = chain.kickoff(request: GraphQLRequest(operation: heroQuery, graphQLEndpoint: URL(string: "http://127.0.0.1:\(port)/graphql")!))
+        var results: [JSONValue?] = []
+        for try await response in stream {
+            results.append(response.data)
+            if results.count == 1 { open.yield() }
+        }
+        #expect(results == [
+            ["hero": ["id": "2001", "name": "R2-D2"]],
+            ["hero": ["id": "2001", "name": "R2-D2", "appearsIn": ["NEWHOPE"]]],
+        ])
+    }
+
+    @Test func aLargeBodyReadAsItArrivesComesWholeAndInOrder() async throws {
+        let pieces = (0..<48).map { Data(repeating: UInt8(ascii: "a") + UInt8($0 % 26), count: 64 * 1024) }
+        let server = HTTPServer(idleTimeout: .seconds(10)) { _ in
+            HTTPServerResponse(status: 200, stream: HTTPServerBodyStream { writer in
+                for piece in pieces { try writer.write(piece) }
+            })
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let (head, chunks) = try await URLSessionChunkReader().start(URLRequest(url: URL(string: "http://127.0.0.1:\(port)/")!))
+        var body = Data()
+        for try await chunk in chunks { body.append(chunk) }
+        #expect(head.statusCode == 200)
+        #expect(body == pieces.reduce(into: Data()) { $0.append($1) })
+    }
+
+    /// Nothing reads the body until the server has written 256 MiB or seen the client go, and
+    /// URLSession on Linux reads from the socket regardless, so the reader's unread bytes pass
+    /// `maxUnread`: it drops them, fails the body and cancels the transfer.
+    @Test func aBodyNobodyReadsFailsPastMaxUnreadInsteadOfFillingMemory() async throws {
+        let (outcome, report) = AsyncStream.makeStream(of: String.self)
+        let piece = Data(repeating: 0x78, count: 64 * 1024)
+        let server = HTTPServer(idleTimeout: .seconds(30)) { _ in
+            HTTPServerResponse(status: 200, stream: HTTPServerBodyStream { writer in
+                do {
+                    for _ in 0..<4_096 { try writer.write(piece) }
+                    report.yield("wrote 256 MiB")
+                } catch {
+                    report.yield("\(error)")
+                }
+            })
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let reader = URLSessionChunkReader(maxUnread: 1 << 20)
+        let (_, chunks) = try await reader.start(URLRequest(url: URL(string: "http://127.0.0.1:\(port)/")!))
+        for await _ in outcome { break }
+        var read = 0
+        do {
+            for try await chunk in chunks { read += chunk.count }
+            Issue.record("read \(read) bytes without failing")
+        } catch {
+            #expect(error as? URLSessionChunkReader.ReadAheadExceeded == URLSessionChunkReader.ReadAheadExceeded(limit: 1 << 20))
+            #expect(read == 0)
+        }
+    }
+}

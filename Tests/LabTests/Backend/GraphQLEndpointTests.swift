@@ -90,7 +90,7 @@ import Testing
         let lab = BackendHarness()
         let response = lab.graphQL(["operationName": "VillainQuery"], token: lab.backend.issueTokens().accessToken)
         #expect(response.status == 200)
-        #expect(response.text == #"{"errors":[{"extensions":{"code":"GRAPHQL_VALIDATION_FAILED"},"message":"unknown operation \"VillainQuery\"; this server knows HeroDetailsQuery, HeroQuery, RenameHero"}]}"#)
+        #expect(response.text == #"{"errors":[{"extensions":{"code":"GRAPHQL_VALIDATION_FAILED"},"message":"unknown operation \"VillainQuery\"; this server knows HeroDeferQuery, HeroDetailsQuery, HeroNameChanged, HeroQuery, RenameHero"}]}"#)
     }
 
     @Test func operationNameMissingFromTheDocumentIsAnError() {

@@ -50,6 +50,8 @@ struct RunFindingsScenarioTests {
             "error empty-401-no-results: #1 got a 401 with an empty body (seq 7) and failed with noResults instead of an auth error",
         ],
         "openapi-middleware": [],
+        "defer": [],
+        "subscription": [],
         "hostile-server": [],
     ]
 

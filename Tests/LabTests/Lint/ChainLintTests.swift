@@ -214,6 +214,8 @@ struct ChainLintScenarioTests {
             "retry-inside-auth: RetryingMiddleware (hop 3) retries below AuthenticationMiddleware (hop 1): every retry re-sends the Authorization attached before the first attempt",
             "logging-outside-retry: LoggingMiddleware (hop 2) sits above RetryingMiddleware (hop 3): it writes one line for all attempts of a call",
         ],
+        "defer": [],
+        "subscription": [],
         "hostile-server": [],
     ]
 

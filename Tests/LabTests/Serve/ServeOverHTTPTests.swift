@@ -210,3 +210,46 @@ struct ServeOverHTTPTests {
         #expect(LabHTTPService.delay(forLatency: 0.25) == .milliseconds(250))
     }
 }
+
+@Suite("serve: multipart answers over chunked HTTP/1.1")
+struct ServeIncrementalTests {
+    func chain(_ lab: ServedLab) async throws -> RequestChainNetworkTransport {
+        let grant = try await lab.token(passwordGrant)
+        let token = try #require(try JSONValue(parsing: Data(grant.text.utf8))["access_token"]?.stringValue)
+        return RequestChainNetworkTransport(
+            interceptorProvider: BearerTokenProvider(auth: try StaticAuthInterceptor(authorization: "Bearer \(token)")),
+            transport: URLSessionTransport())
+    }
+
+    @Test func aDeferQueryArrivesAsTwoResultsThroughURLSession() async throws {
+        let lab = try ServedLab()
+        defer { lab.service.stop() }
+        let results = try await chain(lab).send(GraphQLRequest(
+            operation: LabOperations.heroDeferQuery, graphQLEndpoint: lab.baseURL.appending(path: "graphql"))).collect()
+        #expect(results.map(\.data) == [
+            ["hero": ["id": "2001", "name": "R2-D2"]],
+            ["hero": ["id": "2001", "name": "R2-D2", "appearsIn": ["NEWHOPE", "EMPIRE", "JEDI"]]],
+        ])
+    }
+
+    @Test func aSubscriptionGoesOutChunkedOnePieceAtATime() async throws {
+        let lab = try ServedLab()
+        defer { lab.service.stop() }
+        let results = try await chain(lab).send(GraphQLRequest(
+            operation: LabOperations.heroNameChanged, graphQLEndpoint: lab.baseURL.appending(path: "graphql"))).collect()
+        #expect(results.map(\.data) == ["R2-D2", "Artoo", "Artoo-Detoo"].map { ["heroNameChanged": ["id": "2001", "name": .string($0)]] })
+
+        let token = lab.backend.issueTokens().accessToken
+        let body = #"{"operationName":"HeroNameChanged","query":"subscription HeroNameChanged { heroNameChanged { id name } }"}"#
+        let port = lab.port
+        let wire = try await offThePool {
+            let raw = try RawClient(port: port)
+            try raw.transmit("POST /graphql HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nAccept: multipart/mixed;subscriptionSpec=1.0\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            return try raw.readThroughLastChunk()
+        }
+        #expect(wire.hasPrefix("HTTP/1.1 200 OK\r\nContent-Type: multipart/mixed;boundary=\"graphql\";subscriptionSpec=1.0\r\nTransfer-Encoding: chunked\r\n\r\n"))
+        let first = "\r\n--graphql\r\ncontent-type: application/json\r\n\r\n{\"payload\":{\"data\":{\"heroNameChanged\":{\"id\":\"2001\",\"name\":\"R2-D2\"}}}}\r\n--graphql"
+        #expect(wire.contains(String(first.utf8.count, radix: 16) + "\r\n" + first + "\r\n"))
+        #expect(wire.hasSuffix("4\r\n--\r\n\r\n0\r\n\r\n"))
+    }
+}

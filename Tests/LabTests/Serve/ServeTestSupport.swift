@@ -153,6 +153,14 @@ final class RawClient {
         return RawResponse(status: status, headers: headers, body: body)
     }
 
+    /// Reads a chunked response through its last chunk and returns the bytes as they came.
+    func readThroughLastChunk() throws -> String {
+        let last = Array("\r\n0\r\n\r\n".utf8)
+        while !buffer.suffix(last.count).elementsEqual(last) { try fill() }
+        defer { buffer.removeAll() }
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
     /// Whether the server has closed the connection (reads end of stream within `timeout`).
     func isClosedByServer(within timeout: Duration) -> Bool {
         guard buffer.isEmpty, waitReadable(for: timeout) else { return false }
