@@ -93,7 +93,7 @@ public struct Recording: Sendable, Hashable {
                 throw DecodingError(path: "\(path).request", reason: "request #\(request) has not been launched; \(launched == 0 ? "no request was" : launched == 1 ? "only #1 was" : "only #1 to #\(launched) were") launched before this command")
             }
             if case .setBreakRules(let rules) = recorded.command {
-                let names = scenario.chain.hops.map(\.name)
+                let names = scenario.chain.hops().map(\.name)
                 for (ruleIndex, rule) in rules.enumerated() {
                     if let refusal = rule.refusal(hopNames: names) { throw DecodingError(path: "\(path).rules[\(ruleIndex)].rule", reason: refusal) }
                 }

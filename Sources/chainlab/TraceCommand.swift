@@ -113,7 +113,7 @@ struct TraceCommand {
         if !breakRules.isEmpty {
             guard replay == nil else { throw CommandLineError("--break cannot be used with --replay: a recording replays the rules it was made with") }
             for rule in breakRules {
-                if let refusal = rule.refusal(hopNames: scenario.chain.hops.map(\.name)) { throw CommandLineError("--break '\(VisibleEscapes.escape(rule.description))': \(refusal)") }
+                if let refusal = rule.refusal(hopNames: scenario.chain.hops().map(\.name)) { throw CommandLineError("--break '\(VisibleEscapes.escape(rule.description))': \(refusal)") }
             }
             scenario.breakpoints += breakRules
         }

@@ -165,7 +165,7 @@ public enum ScenarioCodec {
         guard entries.count <= BreakRule.maximumCount else {
             throw ScenarioError(path: "breakpoints", reason: "\(entries.count) rules; at most \(BreakRule.maximumCount)")
         }
-        let hopNames = chain.hops.map(\.name)
+        let hopNames = chain.hops().map(\.name)
         var rules: [BreakRule] = []
         for (index, entry) in entries.enumerated() {
             let path = "breakpoints[\(index)]"

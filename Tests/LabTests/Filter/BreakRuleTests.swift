@@ -48,7 +48,7 @@ struct BreakRuleTests {
 
     @Test("a rule naming a hop the chain lacks is refused with the hops it has")
     func unknownHop() throws {
-        let hops = Catalog.scenario(named: "basics")!.chain.hops.map(\.name)
+        let hops = Catalog.scenario(named: "basics")!.chain.hops().map(\.name)
         #expect(try Self.rule("pre@authinterceptor").refusal(hopNames: hops) == nil)
         #expect(try Self.rule("answer").refusal(hopNames: hops) == nil)
         #expect(try Self.rule("post@RetryMiddleware").refusal(hopNames: hops)
