@@ -1,4 +1,5 @@
 import TerminalUI
+import Timeline
 
 extension Inspector {
     /// What a mouse report does, found in the map of the frame it was made on: a click
@@ -44,6 +45,10 @@ extension Inspector {
             state.selectedHop = min(row, max(0, state.chainRowCount - 1))
             if let side { state.selectedSide = side }
             state.detailScroll = 0
+        case .sequenceEvent(let seq):
+            state.focus = .chain
+            guard let event = sequenceRows(state).lazy.compactMap(\.event).first(where: { $0.seq == seq }) else { return [] }
+            selectSequenceEvent(event, &state)
         }
         guard event.clickCount >= 2 else { return [] }
         return perform(.open, &state)

@@ -131,7 +131,7 @@ extension Inspector {
     }
 
     static func renderChain(_ state: InspectorState, in area: Rect, into buffer: inout Buffer, map: inout ScreenMap) {
-        guard state.chainView == .hops else { return renderSequence(state, in: area, into: &buffer) }
+        guard state.chainView == .hops else { return renderSequence(state, in: area, into: &buffer, map: &map) }
         let frame = block(chainTitle(state), focused: state.focus == .chain, state)
         frame.render(in: area, into: &buffer)
         let inner = frame.inner(area)

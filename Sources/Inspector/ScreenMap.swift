@@ -13,6 +13,8 @@ public struct ScreenMap: Sendable, Hashable {
         /// A row of the Chain pane (a hop, or the refresh row after the last hop), and the
         /// side when the click was on its pre- or post-flight column.
         case hop(Int, side: StopPosition?)
+        /// A row of the sequence diagram (`S`, `A`): the event it draws, by its seq.
+        case sequenceEvent(Int)
         /// A key hint in the status line.
         case hint(Action)
     }

@@ -186,7 +186,7 @@ extension Inspector {
         return title + " · A: all · S: hops"
     }
 
-    static func renderSequence(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
+    static func renderSequence(_ state: InspectorState, in area: Rect, into buffer: inout Buffer, map: inout ScreenMap) {
         let frame = block(sequenceTitle(state), focused: state.focus == .chain, state)
         frame.render(in: area, into: &buffer)
         let inner = frame.inner(area)
@@ -232,6 +232,7 @@ extension Inspector {
                 let column = place(of: event, hopCount: hops.count).hop
                 defer { previousColumn[event.request] = column }
                 guard shown else { continue }
+                map.add(Rect(x: inner.x, y: y, width: inner.width, height: 1), .sequenceEvent(event.seq))
                 for lifeline in 0..<columns {
                     _ = buffer.set(string: lifeline == hops.count ? "┊" : "│", at: Position(x: center(lifeline), y: y), style: .dim, clip: inner)
                 }

@@ -72,6 +72,27 @@ struct SequenceCompareTests {
         }
     }
 
+    @Test("a click on a row of the diagram selects that event everywhere, as j/k do")
+    func clickingARowSelectsTheEvent() async {
+        let driver = await Self.tokenExpiry(size: Size(width: 120, height: 40))
+        await driver.press(.char("S"), .char("g"), .tab)
+        #expect(driver.state.focus != .chain)
+        // The refresh's answer: the token endpoint's row, beside the hops.
+        await driver.mouse(driver.click(on: "refresh answer 200"))
+        #expect(driver.state.focus == .chain)
+        #expect(driver.state.chainView == .sequence)
+        #expect(driver.state.selectedHop == driver.state.hops.count, "the refresh row follows the last hop")
+        let answer = driver.state.sequenceSeq
+        #expect(answer != nil)
+        // The diagram keeps the refresh in view, so the AuthInterceptor pre-flight on screen is
+        // the one after it: hop 2, going down, in attempt 2 (the latest, shown by default).
+        await driver.mouse(driver.click(on: "↓ Auth"))
+        #expect(driver.state.selectedHop == 1 && driver.state.selectedSide == .pre)
+        #expect(driver.state.selectedAttempt == nil && driver.state.shownAttempt == 2)
+        #expect(driver.state.sequenceSeq.map { $0 > answer! } == true)
+        #expect(driver.screen().contains { $0.contains("Hop 2 AuthInterceptor · pre-flight · attempt 2 of 2") })
+    }
+
     @Test("j/k in the diagram select the event everywhere: request, attempt, hop and side; Detail follows")
     func selectingARowSelectsTheEvent() async {
         let driver = await Self.tokenExpiry(size: Size(width: 120, height: 40))
