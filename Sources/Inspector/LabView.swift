@@ -189,6 +189,11 @@ public final class LabViewBuilder {
 
     /// The lab as it is now, its timeline frozen at the newest event read.
     public func view() -> LabView {
+        // Where requests are and which have finished, read before the events: a stop or an
+        // end is recorded after the events that led to it, so the frame never shows a request
+        // held (or finished) at a place its events have not reached yet.
+        let snapshot = session.control
+        let summaries = session.summaries
         for event in session.events(after: lastSeq) {
             lastSeq = event.seq
             guard event.request > 0 else { continue }
@@ -201,7 +206,6 @@ public final class LabViewBuilder {
             if event.kind == .transport, event.phase == .receive { row.status = event.status }
             accumulators[event.request] = row
         }
-        let snapshot = session.control
         var view = LabView(timeline: session.timeline(upTo: lastSeq), chain: session.chain, chainHops: session.chainHops, stepMode: snapshot.defaultMode == .step)
         view.parked = Dictionary(uniqueKeysWithValues: snapshot.parked.map { ($0.request, $0) })
         view.blocked = snapshot.blocked
@@ -212,7 +216,6 @@ public final class LabViewBuilder {
         view.newRefusals = snapshot.refusals.dropFirst(refusalsSeen).map(\.reason)
         view.backend = session.labCounters ?? [:]
         refusalsSeen = snapshot.refusals.count
-        let summaries = session.summaries
         view.summaries = summaries.keys.sorted().map { summaries[$0]! }
         if let read = worker.take(), read.seq >= findings.seq {
             findings = (read.seq, read.finished, read.findings)
