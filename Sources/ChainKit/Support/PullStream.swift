@@ -103,20 +103,17 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
     /// ``started(_:)``, with the producing task, for a caller that must know when that task
     /// has ended (a cancelled reader's stream ends before it does).
     package static func startedWithTask(_ makeStream: @escaping @Sendable () async throws -> PullStream) -> (stream: PullStream, task: Task<Void, Never>) {
-        let (buffered, continuation) = AsyncThrowingStream<Element, any Error>.makeStream()
+        let buffer = StartedBuffer<Element>()
         let task = Task {
             do {
-                for try await element in try await makeStream() { continuation.yield(element) }
-                continuation.finish()
+                for try await element in try await makeStream() { buffer.yield(element) }
+                buffer.finish()
             } catch {
-                continuation.finish(throwing: error)
+                buffer.finish(throwing: error)
             }
         }
-        continuation.onTermination = { _ in task.cancel() }
-        let stream = PullStream {
-            var iterator = buffered.makeAsyncIterator()
-            return { try await iterator.next() }
-        }
+        let reader = StartedReader(buffer: buffer, task: task)
+        let stream = PullStream { { try await reader.next() } }
         return (stream, task)
     }
 
