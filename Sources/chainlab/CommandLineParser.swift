@@ -67,9 +67,6 @@ struct CommandLineParser<Settings> {
         self.unknown = unknown ?? { "unknown option '\($0)'\(forCommand); valid: \(valid)" }
     }
 
-    /// The options' first names, in table order, as messages list them.
-    var names: [String] { options.map(\.names[0]) }
-
     func parse(_ arguments: [String], into settings: inout Settings) throws {
         var remaining = arguments[...]
         var given: Set<String> = []
