@@ -22,11 +22,19 @@ public enum Catalog {
     /// in it.
     static func refreshStorm(_ strategy: RefreshStrategy) -> (inout Scenario) -> Void {
         { scenario in
-            scenario.backend = LabBackend.Settings(latency: latency)
-            scenario.token = .expired
-            scenario.refreshStrategy = strategy
+            expiredToken(strategy)(&scenario)
             scenario.launch = [0, 0, 0, 0, 0]
             scenario.script = everyRequestToRefresh
+        }
+    }
+
+    /// A client whose access token has already expired, refreshing with `strategy`, against
+    /// `backend`: the setup of every lesson about a refresh.
+    static func expiredToken(_ strategy: RefreshStrategy, backend: LabBackend.Settings = LabBackend.Settings(latency: latency)) -> (inout Scenario) -> Void {
+        { scenario in
+            scenario.backend = backend
+            scenario.token = .expired
+            scenario.refreshStrategy = strategy
         }
     }
 
@@ -46,12 +54,8 @@ public enum Catalog {
             summary: "The access token has expired: Auth refreshes once and retries.",
             teaches: "The server answers 401; ResponseCodeInterceptor turns it into a ResponseCodeError, which travels up to AuthInterceptor's error mapper. Auth asks the token manager for a new token (one refresh_token grant) and throws RequestChain.Retry: attempt 2 starts at the top and succeeds. MaxRetryInterceptor counts that second pass.",
             chain: defaultChain,
-            operations: [heroQuery]
-        ) {
-            $0.backend = LabBackend.Settings(latency: latency)
-            $0.token = .expired
-            $0.refreshStrategy = .singleFlight
-        },
+            operations: [heroQuery],
+            expiredToken(.singleFlight)),
         Scenario(
             name: "refresh-storm",
             summary: "Five queries on an expired token with a naive refresh: a storm and a reused refresh token.",
@@ -71,12 +75,8 @@ public enum Catalog {
             summary: "Auth refreshes but retries with the token it captured before: 401 until MaxRetry gives up.",
             teaches: "The staleToken strategy reproduces a common bug: the interceptor keeps the token it read on the first pass. Each refresh succeeds, yet every retry carries the old token (compare Authorization in the transport's send events), so the server keeps answering 401 until MaxRetryInterceptor throws MaxRetriesError after 1 + 3 passes.",
             chain: defaultChain,
-            operations: [heroQuery]
-        ) {
-            $0.backend = LabBackend.Settings(latency: latency)
-            $0.token = .expired
-            $0.refreshStrategy = .staleToken
-        },
+            operations: [heroQuery],
+            expiredToken(.staleToken)),
         Scenario(
             name: "retry-order",
             summary: "A retrying interceptor placed before MaxRetry retries without bound.",
@@ -125,23 +125,15 @@ public enum Catalog {
             summary: "The server reports an expired token as 200 with an UNAUTHENTICATED error.",
             teaches: "Many GraphQL servers answer auth failures with HTTP 200 and an error whose extensions.code is UNAUTHENTICATED. ResponseCodeInterceptor lets a 200 through, so AuthInterceptor must read the result's errors in its map: it refreshes once and retries, and attempt 2 succeeds.",
             chain: defaultChain,
-            operations: [heroQuery]
-        ) {
-            $0.backend = LabBackend.Settings(authFailureMode: .graphQLError200, latency: latency)
-            $0.token = .expired
-            $0.refreshStrategy = .singleFlight
-        },
+            operations: [heroQuery],
+            expiredToken(.singleFlight, backend: LabBackend.Settings(authFailureMode: .graphQLError200, latency: latency))),
         Scenario(
             name: "empty-401",
             summary: "A 401 with an empty body ends in noResults, not an auth refresh.",
             teaches: "ResponseCodeInterceptor raises its error on the response's first body chunk. An empty body has no chunk, so no error is raised, the parser yields nothing and the chain fails with noResults — AuthInterceptor never learns the token expired. This is upstream Apollo iOS behaviour worth knowing when a server sends bare 401s.",
             chain: defaultChain,
-            operations: [heroQuery]
-        ) {
-            $0.backend = LabBackend.Settings(authFailureMode: .emptyBody401, latency: latency)
-            $0.token = .expired
-            $0.refreshStrategy = .singleFlight
-        },
+            operations: [heroQuery],
+            expiredToken(.singleFlight, backend: LabBackend.Settings(authFailureMode: .emptyBody401, latency: latency))),
         Scenario(
             name: "openapi-middleware",
             summary: "A REST call through swift-openapi-runtime middlewares: auth, logging, retrying, fault injection.",
