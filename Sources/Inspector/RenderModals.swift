@@ -8,46 +8,17 @@ extension Inspector {
     /// The help overlay's lines with the standard keys, as `chainlab keys` prints them.
     public static var helpLines: [Line] { helpLines(keys: .standard) }
 
-    /// The help overlay's lines: the panes, the symbols, every key in force and each
-    /// overlay's keys. With a state, a key that does nothing there says why.
+    /// The help overlay's lines: the reference tables (panes, symbols, filters), every key
+    /// in force and each overlay's keys. With a state, a key that does nothing there says why.
     public static func helpLines(keys: KeyBindings, state: InspectorState? = nil) -> [Line] {
         func section(_ title: String) -> Line { Line(title, style: accent.patched(with: .bold)) }
-        func entry(_ term: String, _ text: String, width: Int) -> Line {
-            Line([Span(term.padding(toLength: width, withPad: " ", startingAt: 0), style: .bold), Span(text)])
+        func table(_ table: HelpTable) -> [Line] {
+            let width = (table.rows.map(\.term.count).max() ?? 0) + 2
+            return [section(table.title)] + table.rows.map { row in
+                Line([Span(row.term.padding(toLength: width, withPad: " ", startingAt: 0), style: .bold), Span(row.text)])
+            }
         }
-        var lines = [section("Panes")]
-        let panes = [
-            ("Requests", "every operation started, its state and, once finished, its outcome and cause (200, cache, invalid_grant, MaxRetries(3))"),
-            ("Chain", "the selected request's hops for one attempt ([ ] other attempts): each hop's pre-flight ↓ (the request going down) and post-flight ↑ (the result or error coming up); h/l choose the side; S draws it as a sequence diagram (hops as columns, events as rows, ↓ down, ↑ up, ◇/◆ cache miss/hit, each retry under a divider, the refresh in the ↻ column), A with every request's events"),
-            ("Timeline", "a waterfall on the lab clock: █ transport, ▓ refresh, ▒ held, ░ waiting, and where a hop took time ━ pre-flight, ┉ cache, ═ HTTP, ▄ parse, ┅ post-flight; the title counts what the lab backend saw"),
-            ("Compare", "m marks an event and = compares it with the selected one; p: with the previous attempt, d: what the hop received vs passed on, #: another request at the same hop"),
-            ("Detail", "what the selected hop saw on the selected side: method, URL, status, headers (+ added, ~ changed, - removed by this hop) and body"),
-        ]
-        lines += panes.map { entry($0.0, $0.1, width: 10) }
-        lines += [Line(""), section("Symbols")]
-        let symbols = [
-            ("⏸", "held at a stop (step mode or a breakpoint): s steps, c continues"),
-            ("… ", "running, or waiting its turn between two stops"),
-            ("✓", "done: a hop passed the request or result on; a request succeeded"),
-            ("✕", "failed: an error at that hop; a request that failed, with its cause"),
-            ("·", "not reached (yet) in this attempt"),
-            ("↻", "a retry: the chain starts again from the top (a new attempt)"),
-            ("⧗", "blocked: waiting for another request's token refresh"),
-            ("miss/hit", "the cache step's read: miss goes on to the network, hit answers from the cache"),
-            ("●", "a breakpoint on that hop (b)"),
-            ("◆", "a breakpoint by rule on that side of the hop (Ctrl-B): holds when its filter matches"),
-            ("⚡ / ✎", "a forced or injected change, and who made it (you, scenario, server); an edit"),
-        ]
-        lines += symbols.map { entry($0.0, $0.1, width: 10) }
-        lines += [Line(""), section("Filters (/) and rules (Ctrl-B)")]
-        let grammar = [
-            ("~op NAME", "operation · ~c 401 or 4xx: any status seen · ~m POST · ~u ~h ~b: URL, header, body"),
-            ("~hop NAME", "reached that hop · ~retry ~refresh ~err ~held ~edited ~cache ~finding"),
-            ("! & |", "not, and, or (binding in that order) · ( ) · \"quoted\" · regexes ignore case"),
-            ("rule", "pre@HOP, post@HOP, answer or refresh, then optionally if FILTER, such as"),
-            ("", "post@AuthInterceptor if ~op HeroQuery & ~c 401"),
-        ]
-        lines += grammar.map { entry($0.0, $0.1, width: 11) }
+        var lines = Array(HelpTable.reference.map(table).joined(separator: [Line("")]))
         lines += [Line(""), section("Keys")]
         let width = keys.bindings.map(\.keyNames.count).max() ?? 0
         lines += keys.bindings.map { binding in
@@ -56,11 +27,7 @@ extension Inspector {
             return Line(spans)
         }
         for overlay in OverlayKeymap.Overlay.allCases {
-            lines += [Line(""), section(overlay.title)]
-            let rows = OverlayKeymap.bindings(overlay)
-            let names = rows.map { $0.keys.isEmpty ? "other keys" : $0.keys.map(\.name).joined(separator: "/") }
-            let width = names.map(\.count).max() ?? 0
-            lines += zip(names, rows).map { entry($0, $1.summary, width: width + 2) }
+            lines += [Line("")] + table(HelpTable.keys(of: overlay))
         }
         return lines
     }

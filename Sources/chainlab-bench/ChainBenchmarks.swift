@@ -3,10 +3,10 @@ import Foundation
 import Lab
 import Timeline
 
-/// The GraphQL chain's figures: nanoseconds to kick off one GraphQL operation and read its
-/// single result through N pass-through interceptors, over an in-memory transport answering
-/// a fixed small JSON, every variant of every depth interleaved in one run (see
-/// ``depthFigures(_:depths:_:_:)``).
+/// The GraphQL chain's figures (a ``DepthFamily``, prefix `chain`, per-layer figures
+/// `chain.ns_per_hop`, events of kind `graphql`): nanoseconds to kick off one GraphQL
+/// operation and read its single result through N pass-through interceptors, over an
+/// in-memory transport answering a fixed small JSON.
 ///
 /// The request is NetworkOnly and does not write to the cache, so the cache step does no work
 /// in any variant. The floor, bare and instrumented variants share a response parser that
@@ -17,43 +17,17 @@ import Timeline
 /// - `chain.bare.N`: ``RequestChain`` with N interceptors that return `await next(request)`;
 /// - `chain.instrumented.N`: ``InstrumentedGraphQLChain`` over the same interceptors for each
 ///   operation, on a free-run scheduler, every event appended to a timeline store;
-/// - `chain.handcomposed.N`: the floor with the body parsed, as earlier runs measured it;
-/// - `chain.ns_per_hop`: (bare.10 − bare.0) / 10, and the floor's the same way;
-/// - `instrument.ns_per_event.graphql`: (instrumented.5 − bare.5) / events per operation.
+/// - `chain.handcomposed.N`: the floor with the body parsed, as earlier runs measured it.
 enum ChainBenchmarks {
-    static let depths = [0, 1, 5, 10]
-    static let eventDepth = 5
-
     static func run(_ sampling: Sampling, _ selection: Selection) async throws -> [Row] {
         let fixture = try GraphQLFixture()
-        var subjects: [Subject] = []
-        for depth in depths {
-            subjects += [
-                Subject(name: "chain.handcomposed.\(depth)", operation: handComposed(depth: depth, fixture, parse: true)),
-                Subject(name: "chain.floor.\(depth)", operation: handComposed(depth: depth, fixture, parse: false)),
-                Subject(name: "chain.bare.\(depth)", operation: bare(depth: depth, fixture)),
-                Subject(name: "chain.instrumented.\(depth)") { instrumented(depth: depth, fixture, rig: LabRig()) },
-            ]
-        }
-        let family = Family(subjects: subjects, derived: [
-            "chain.ns_per_hop": ["chain.bare.0", "chain.bare.10"],
-            "chain.floor.ns_per_hop": ["chain.floor.0", "chain.floor.10"],
-            "instrument.ns_per_event.graphql": perEventNeeds(prefix: "chain", depth: eventDepth),
-        ])
-        let measured = try await family.measure(sampling, selection)
-        var figures = depthFigures("chain", depths: depths, measured, selection)
-        if selection.includes("chain.ns_per_hop"), let hop = perLayer(measured, "chain.bare", from: 0, to: 10) {
-            figures.append(Figure(name: "chain.ns_per_hop", value: hop, unit: "ns/hop"))
-        }
-        if selection.includes("chain.floor.ns_per_hop"), let hop = perLayer(measured, "chain.floor", from: 0, to: 10) {
-            figures.append(Figure(name: "chain.floor.ns_per_hop", value: hop, unit: "ns/hop"))
-        }
-        if ["instrument.ns_per_event.graphql", "instrument.events_per_op.graphql"].contains(where: selection.includes) {
-            let rig = LabRig()
-            try await instrumented(depth: eventDepth, fixture, rig: rig)()
-            figures += perEventFigures("graphql", prefix: "chain", depth: eventDepth, events: rig.store.count, measured, selection)
-        }
-        return figures.map(Row.measured)
+        let family = DepthFamily(
+            prefix: "chain", layer: "hop", perLayerTarget: nil, eventKind: "graphql",
+            handComposed: { handComposed(depth: $0, fixture, parse: true) },
+            floor: { handComposed(depth: $0, fixture, parse: false) },
+            bare: { bare(depth: $0, fixture) },
+            instrumented: { instrumented(depth: $0, fixture, rig: $1) })
+        return try await family.run(sampling, selection)
     }
 
     typealias Layer = @Sendable (GraphQLRequest) async throws -> GraphQLResponse

@@ -3,66 +3,34 @@ import Foundation
 import Lab
 import Timeline
 
-/// The middleware stack's figures: nanoseconds to send one request through N pass-through
-/// middlewares to a ``ClosureTransport`` answering a fixed 70-byte JSON body, every variant
-/// of every depth interleaved in one run (see ``depthFigures(_:depths:_:_:)``).
+/// The middleware stack's figures (a ``DepthFamily``, prefix `middleware`, per-layer figures
+/// `middleware.ns_per_layer`, events of kind `middleware`): nanoseconds to send one request
+/// through N pass-through middlewares to a ``ClosureTransport`` answering a fixed 70-byte JSON
+/// body.
 ///
 /// - `middleware.floor.N`: N async closures with the middleware `next` signature, composed
 ///   once, each awaiting the next; the response's body is not read;
 /// - `middleware.bare.N`: ``MiddlewareStack`` with N middlewares that call `next` unchanged;
 /// - `middleware.instrumented.N`: ``InstrumentedMiddlewareStack`` over the same middlewares
-///   for each operation, on a free-run scheduler, every event appended to a timeline store;
+///   for each operation, on a free-run scheduler, every event appended to a timeline store
+///   (2 events per middleware and 2 at the transport);
 /// - `middleware.handcomposed.N`: the floor plus reading and parsing the body, as earlier
 ///   runs measured it;
-/// - `middleware.body.collect`: reading the 70-byte body (its parse is `json.parse.small`);
-/// - `middleware.ns_per_layer`: (bare.10 − bare.0) / 10, and the floor's the same way;
-/// - `instrument.ns_per_event.middleware`: (instrumented.5 − bare.5) / events per operation.
+/// - `middleware.body.collect`: reading the 70-byte body (its parse is `json.parse.small`).
 enum MiddlewareBenchmarks {
-    static let depths = [0, 1, 5, 10]
-    static let eventDepth = 5
-
     static func run(_ sampling: Sampling, _ selection: Selection) async throws -> [Row] {
         let fixture = try MiddlewareFixture()
-        var subjects: [Subject] = []
-        for depth in depths {
-            subjects += [
-                Subject(name: "middleware.handcomposed.\(depth)", operation: handComposed(depth: depth, fixture, readBody: true)),
-                Subject(name: "middleware.floor.\(depth)", operation: handComposed(depth: depth, fixture, readBody: false)),
-                Subject(name: "middleware.bare.\(depth)", operation: bare(depth: depth, fixture)),
-                Subject(name: "middleware.instrumented.\(depth)") { instrumented(depth: depth, fixture, rig: LabRig()) },
-            ]
-        }
+        let family = DepthFamily(
+            prefix: "middleware", layer: "layer", perLayerTarget: .atMost(80), eventKind: "middleware",
+            handComposed: { handComposed(depth: $0, fixture, readBody: true) },
+            floor: { handComposed(depth: $0, fixture, readBody: false) },
+            bare: { bare(depth: $0, fixture) },
+            instrumented: { instrumented(depth: $0, fixture, rig: $1) })
         let body = HTTPBody(MiddlewareFixture.body)
-        subjects.append(Subject(name: "middleware.body.collect", operation: { _ = try await body.collect(upTo: 1 << 16) }))
-        let family = Family(subjects: subjects, derived: [
-            "middleware.ns_per_layer": ["middleware.bare.0", "middleware.bare.10"],
-            "middleware.floor.ns_per_layer": ["middleware.floor.0", "middleware.floor.10"],
-            "instrument.ns_per_event.middleware": perEventNeeds(prefix: "middleware", depth: eventDepth),
-        ])
-        let measured = try await family.measure(sampling, selection)
-        var figures = depthFigures("middleware", depths: depths, measured, selection)
-        if selection.includes("middleware.body.collect"), let collect = measured["middleware.body.collect"] {
-            figures.append(Figure(name: "middleware.body.collect", value: collect, unit: "ns/op"))
+        let collect = Subject(name: "middleware.body.collect", operation: { _ = try await body.collect(upTo: 1 << 16) })
+        return try await family.run(sampling, selection, extra: [collect]) { measured in
+            measured["middleware.body.collect"].map { [Figure(name: "middleware.body.collect", value: $0, unit: "ns/op")] } ?? []
         }
-        if selection.includes("middleware.ns_per_layer"), let layer = perLayer(measured, "middleware.bare", from: 0, to: 10) {
-            figures.append(Figure(name: "middleware.ns_per_layer", value: layer, unit: "ns/layer", target: .atMost(80)))
-        }
-        if selection.includes("middleware.floor.ns_per_layer"), let layer = perLayer(measured, "middleware.floor", from: 0, to: 10) {
-            figures.append(Figure(name: "middleware.floor.ns_per_layer", value: layer, unit: "ns/layer"))
-        }
-        if ["instrument.ns_per_event.middleware", "instrument.events_per_op.middleware"].contains(where: selection.includes) {
-            // 2 events per middleware and 2 at the transport; counted, not assumed.
-            let events = try await eventsPerOperation(depth: eventDepth, fixture)
-            figures += perEventFigures("middleware", prefix: "middleware", depth: eventDepth, events: events, measured, selection)
-        }
-        return figures.map(Row.measured)
-    }
-
-    /// The events one instrumented operation at `depth` records.
-    static func eventsPerOperation(depth: Int, _ fixture: MiddlewareFixture) async throws -> Int {
-        let rig = LabRig()
-        try await instrumented(depth: depth, fixture, rig: rig)()
-        return rig.store.count
     }
 
     static func handComposed(depth: Int, _ fixture: MiddlewareFixture, readBody: Bool) -> Subject.Operation {

@@ -28,11 +28,6 @@ struct EndpointOptions {
           --timeout SECONDS   give up on a server silent for SECONDS (default 30)
         """
 
-    static let names = [
-        "--endpoint", "--operation", "--operation-name", "--variables", "--header", "--token", "--token-env", "--oauth-token-url",
-        "--client-id", "--client-secret-env", "--client-auth", "--refresh-token-env", "--max-body", "--timeout",
-    ]
-
     /// The largest `--max-body`: 1 GiB.
     static let maxBodyLimit = 1 << 30
 
@@ -53,40 +48,50 @@ struct EndpointOptions {
     /// Options given, in order, for "needs --endpoint" messages.
     private var given: [String] = []
 
-    /// Takes `argument` (and its value) when it is one of these options; false otherwise.
-    mutating func parse(_ argument: String, _ list: inout ArgumentList) throws -> Bool {
-        guard Self.names.contains(argument) else { return false }
-        given.append(argument)
-        let value = try list.value(for: argument)
-        switch argument {
-        case "--endpoint": endpoint = try Self.httpURL(value, option: argument)
-        case "--operation": operationFile = value
-        case "--operation-name": operationName = value
-        case "--variables": variables = value
-        case "--header": try Self.addHeader(value, to: &headers)
-        case "--token": token = value
-        case "--token-env": tokenEnv = value
-        case "--oauth-token-url": tokenURL = try Self.httpURL(value, option: argument)
-        case "--client-id": clientID = value
-        case "--client-secret-env": clientSecretEnv = value
-        case "--client-auth":
-            guard let method = OAuthTokenEndpoint.ClientAuthentication(rawValue: value) else {
-                throw CommandLineError("--client-auth is basic or body, got '\(VisibleEscapes.escape(value))'")
-            }
-            clientAuth = method
-        case "--refresh-token-env": refreshTokenEnv = value
-        case "--max-body":
-            guard let bytes = Int(value), bytes >= 1, bytes <= Self.maxBodyLimit else {
-                throw CommandLineError("--max-body needs a number of bytes from 1 to \(Self.maxBodyLimit), got '\(VisibleEscapes.escape(value))'")
-            }
-            maxBody = bytes
-        default:
-            guard let seconds = Double(value), seconds > 0, seconds <= 3600 else {
-                throw CommandLineError("--timeout needs seconds above 0 and at most 3600, got '\(VisibleEscapes.escape(value))'")
-            }
-            timeout = seconds
+    /// The options, as `trace` and the inspector take them.
+    static var options: [CommandOption<EndpointOptions>] {
+        [
+            option("--endpoint") { $0.endpoint = try httpURL($1, option: "--endpoint") },
+            option("--operation") { $0.operationFile = $1 },
+            option("--operation-name") { $0.operationName = $1 },
+            option("--variables") { $0.variables = $1 },
+            option("--header", repeatable: true) { try addHeader($1, to: &$0.headers) },
+            option("--token") { $0.token = $1 },
+            option("--token-env") { $0.tokenEnv = $1 },
+            option("--oauth-token-url") { $0.tokenURL = try httpURL($1, option: "--oauth-token-url") },
+            option("--client-id") { $0.clientID = $1 },
+            option("--client-secret-env") { $0.clientSecretEnv = $1 },
+            option("--client-auth") { settings, value in
+                guard let method = OAuthTokenEndpoint.ClientAuthentication(rawValue: value) else {
+                    throw CommandLineError("--client-auth is basic or body, got '\(VisibleEscapes.escape(value))'")
+                }
+                settings.clientAuth = method
+            },
+            option("--refresh-token-env") { $0.refreshTokenEnv = $1 },
+            option("--max-body") { settings, value in
+                guard let bytes = Int(value), bytes >= 1, bytes <= maxBodyLimit else {
+                    throw CommandLineError("--max-body needs a number of bytes from 1 to \(maxBodyLimit), got '\(VisibleEscapes.escape(value))'")
+                }
+                settings.maxBody = bytes
+            },
+            option("--timeout") { settings, value in
+                guard let seconds = Double(value), seconds > 0, seconds <= 3600 else {
+                    throw CommandLineError("--timeout needs seconds above 0 and at most 3600, got '\(VisibleEscapes.escape(value))'")
+                }
+                settings.timeout = seconds
+            },
+        ]
+    }
+
+    /// An option of this group: it takes a value and is remembered as given, for the
+    /// "needs --endpoint" messages.
+    private static func option(
+        _ name: String, repeatable: Bool = false, _ apply: @escaping (inout EndpointOptions, String) throws -> Void
+    ) -> CommandOption<EndpointOptions> {
+        .value(name, repeatable: repeatable) { settings, value in
+            settings.given.append(name)
+            try apply(&settings, value)
         }
-        return true
     }
 
     /// An `http://` or `https://` URL with a host (IPv6 literals in brackets).

@@ -49,35 +49,35 @@ struct InspectCommand {
     var otlp = OTLPOptions()
 
     init(arguments: [String]) throws {
-        var list = ArgumentList(arguments, command: "")
-        while let argument = list.next() {
-            if try endpoint.parse(argument, &list) { continue }
-            switch argument {
-            case "--scenario-file": scenarioFile = try list.value(for: argument)
-            case "--record": recordPath = try list.value(for: argument)
-            case "--no-step": stepMode = false
-            case "--ascii": ascii = true
-            case "--no-mouse": mouse = false
-            case "--config": configPath = try list.value(for: argument)
-            case "--theme":
-                let name = try list.value(for: argument)
+        try Self.parser.parse(arguments, into: &self)
+        sender = try otlp.sender()
+    }
+
+    static var parser: CommandLineParser<Self> {
+        let options: [CommandOption<Self>] = [
+            .value("--scenario-file") { $0.scenarioFile = $1 },
+            .value("--record") { $0.recordPath = $1 },
+            .flag("--no-step") { $0.stepMode = false },
+            .value("--theme") { command, name in
                 guard let chosen = Theme(rawValue: name) else {
                     throw CommandLineError("unknown theme '\(VisibleEscapes.escape(name))'; valid: \(Theme.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
-                theme = chosen
-            case "--help", "-h": throw HelpRequested(text: Self.usage)
-            default:
-                if try otlp.read(argument, from: &list) { continue }
-                if argument.hasPrefix("-") {
-                    throw CommandLineError("unknown option '\(VisibleEscapes.escape(argument))'; valid: --scenario-file, --record, --no-step, --theme, --ascii, --no-mouse, --config, \(EndpointOptions.names.joined(separator: ", ")), --otlp-endpoint, --otlp-header, --service-name, or a command: trace, scenarios, serve, keys, help")
-                }
-                guard scenarioName == nil else {
-                    throw CommandLineError("give one scenario, got '\(VisibleEscapes.escape(scenarioName!))' and '\(VisibleEscapes.escape(argument))'")
-                }
-                scenarioName = argument
+                command.theme = chosen
+            },
+            .flag("--ascii") { $0.ascii = true },
+            .flag("--no-mouse") { $0.mouse = false },
+            .value("--config") { $0.configPath = $1 },
+        ] + EndpointOptions.options.map { $0.on(\.endpoint) } + OTLPOptions.options.map { $0.on(\.otlp) }
+        let valid = options.map(\.names[0]).joined(separator: ", ")
+        return CommandLineParser(
+            command: "", options: options, usage: usage,
+            unknown: { "unknown option '\($0)'; valid: \(valid), or a command: trace, scenarios, serve, keys, help" }
+        ) { command, argument in
+            guard command.scenarioName == nil else {
+                throw CommandLineError("give one scenario, got '\(VisibleEscapes.escape(command.scenarioName!))' and '\(VisibleEscapes.escape(argument))'")
             }
+            command.scenarioName = argument
         }
-        sender = try otlp.sender()
     }
 
     private var sender: OTLPSender?

@@ -33,32 +33,30 @@ struct LintCommand {
     var failOn = FindingSeverity.warning
 
     init(arguments: [String]) throws {
-        var list = ArgumentList(arguments, command: "lint")
-        while let argument = list.next() {
-            switch argument {
-            case "--format":
-                let value = try list.value(for: argument)
+        try Self.parser.parse(arguments, into: &self)
+    }
+
+    static var parser: CommandLineParser<Self> {
+        let options: [CommandOption<Self>] = [
+            .value("--format") { command, value in
                 guard let format = Format(rawValue: value) else {
                     throw CommandLineError("unknown format '\(VisibleEscapes.escape(value))'; valid formats: \(Format.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
-                self.format = format
-            case "--fail-on":
-                let value = try list.value(for: argument)
+                command.format = format
+            },
+            .value("--fail-on") { command, value in
                 guard let level = FindingSeverity(rawValue: value) else {
                     throw CommandLineError("unknown level '\(VisibleEscapes.escape(value))' for --fail-on; valid: error, warning, info")
                 }
-                failOn = level
-            case "--scenario-file": scenarioFile = try list.value(for: argument)
-            case "--help", "-h": throw HelpRequested(text: Self.usage)
-            default:
-                if argument.hasPrefix("-") {
-                    throw CommandLineError("unknown option '\(VisibleEscapes.escape(argument))' for lint; valid: --format, --fail-on, --scenario-file")
-                }
-                guard scenarioName == nil else {
-                    throw CommandLineError("lint takes one scenario, got '\(VisibleEscapes.escape(scenarioName!))' and '\(VisibleEscapes.escape(argument))'")
-                }
-                scenarioName = argument
+                command.failOn = level
+            },
+            .value("--scenario-file") { $0.scenarioFile = $1 },
+        ]
+        return CommandLineParser(command: "lint", options: options, usage: usage) { command, argument in
+            guard command.scenarioName == nil else {
+                throw CommandLineError("lint takes one scenario, got '\(VisibleEscapes.escape(command.scenarioName!))' and '\(VisibleEscapes.escape(argument))'")
             }
+            command.scenarioName = argument
         }
     }
 

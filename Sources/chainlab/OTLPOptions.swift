@@ -4,23 +4,20 @@ import Lab
 /// `--otlp-endpoint`, `--otlp-header` and `--service-name`, as `trace` and the inspector take
 /// them.
 struct OTLPOptions {
-    static let names = ["--otlp-endpoint", "--otlp-header", "--service-name"]
-
     var endpoint: String?
     var headers: [String] = []
     var serviceName = "chainlab"
 
-    /// Reads `argument`'s value if it is one of these options; false when it is not.
-    mutating func read(_ argument: String, from list: inout ArgumentList) throws -> Bool {
-        switch argument {
-        case "--otlp-endpoint": endpoint = try list.value(for: argument)
-        case "--otlp-header": headers.append(try list.value(for: argument))
-        case "--service-name":
-            serviceName = try list.value(for: argument)
-            guard !serviceName.isEmpty else { throw CommandLineError("--service-name needs a non-empty name") }
-        default: return false
-        }
-        return true
+    /// The options, as `trace` and the inspector take them.
+    static var options: [CommandOption<OTLPOptions>] {
+        [
+            .value("--otlp-endpoint") { $0.endpoint = $1 },
+            .value("--otlp-header", repeatable: true) { $0.headers.append($1) },
+            .value("--service-name") { settings, name in
+                guard !name.isEmpty else { throw CommandLineError("--service-name needs a non-empty name") }
+                settings.serviceName = name
+            },
+        ]
     }
 
     /// The sender the options ask for, or nil without `--otlp-endpoint`; a bad endpoint or

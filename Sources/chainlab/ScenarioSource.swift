@@ -41,15 +41,11 @@ struct ScenariosCommand {
     var show: String?
 
     init(arguments: [String]) throws {
-        var list = ArgumentList(arguments, command: "scenarios")
-        while let argument = list.next() {
-            switch argument {
-            case "--show": show = try list.value(for: argument)
-            case "--help", "-h": throw HelpRequested(text: Self.usage)
-            default:
-                throw CommandLineError("unknown argument '\(VisibleEscapes.escape(argument))' for scenarios; valid: --show NAME")
-            }
+        let refusal = { (argument: String) in "unknown argument '\(argument)' for scenarios; valid: --show NAME" }
+        let parser = CommandLineParser<Self>(command: "scenarios", options: [.value("--show") { $0.show = $1 }], usage: Self.usage, unknown: refusal) { _, argument in
+            throw CommandLineError(refusal(VisibleEscapes.escape(argument)))
         }
+        try parser.parse(arguments, into: &self)
     }
 
     func run() throws -> String {

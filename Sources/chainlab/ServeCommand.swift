@@ -41,9 +41,6 @@ struct ServeCommand {
           --upstream URL      the real server's base URL (http:// or https://)
         """
 
-    static let options = ["--port", "--host", "--token-ttl", "--auth-failure", "--latency", "--hostile", "--upstream"]
-    /// The options that configure the lab backend, which a proxy does not have.
-    static let labOnly = ["--token-ttl", "--auth-failure", "--latency", "--hostile"]
     /// The longest `--token-ttl` and `--latency`: a day.
     static let longestSeconds: Double = 24 * 60 * 60
 
@@ -52,58 +49,64 @@ struct ServeCommand {
     var settings = LabBackend.Settings()
     var upstream: URL?
 
+    /// The lab-backend options given, in order, for the message that refuses them with
+    /// `--upstream`.
+    private var labOptions: [String] = []
+
     init(arguments: [String]) throws {
-        var list = ArgumentList(arguments, command: "serve")
-        var labOptions: [String] = []
-        while let argument = list.next() {
-            if Self.labOnly.contains(argument) { labOptions.append(argument) }
-            switch argument {
-            case "--upstream":
-                upstream = try EndpointOptions.httpURL(try list.value(for: argument), option: argument)
-            case "--port":
-                let value = try list.value(for: argument)
+        try Self.parser.parse(arguments, into: &self)
+        if upstream != nil, let option = labOptions.first {
+            throw CommandLineError("\(option) configures the lab backend, which --upstream replaces; use POST /_lab/latency, /_lab/fail-next or /_lab/unauthorized-next on the proxy")
+        }
+    }
+
+    static var parser: CommandLineParser<Self> {
+        let options: [CommandOption<Self>] = [
+            .value("--port") { command, value in
                 guard let port = UInt16(value) else {
                     throw CommandLineError("--port needs a whole number in 0...65535, got '\(VisibleEscapes.escape(value))'")
                 }
-                self.port = port
-            case "--host":
-                let value = try list.value(for: argument)
+                command.port = port
+            },
+            .value("--host") { command, value in
                 guard let address = ListenAddress(value) else {
                     throw CommandLineError("--host needs a numeric IPv4 or IPv6 address such as 127.0.0.1 or ::1, got '\(VisibleEscapes.escape(value))'")
                 }
-                self.address = address
-            case "--token-ttl":
-                let value = try list.value(for: argument)
-                guard let seconds = Double(value), seconds > 0, seconds <= Self.longestSeconds else {
-                    throw CommandLineError("--token-ttl needs seconds greater than 0 and at most \(Int(Self.longestSeconds)), got '\(VisibleEscapes.escape(value))'")
+                command.address = address
+            },
+            labOnly(.value("--token-ttl") { command, value in
+                guard let seconds = Double(value), seconds > 0, seconds <= longestSeconds else {
+                    throw CommandLineError("--token-ttl needs seconds greater than 0 and at most \(Int(longestSeconds)), got '\(VisibleEscapes.escape(value))'")
                 }
-                settings.tokenTTL = seconds
-            case "--auth-failure":
-                let value = try list.value(for: argument)
+                command.settings.tokenTTL = seconds
+            }),
+            labOnly(.value("--auth-failure") { command, value in
                 guard let mode = LabBackend.AuthFailureMode(rawValue: value) else {
                     let valid = LabBackend.AuthFailureMode.allCases.map(\.rawValue).joined(separator: ", ")
                     throw CommandLineError("unknown auth failure mode '\(VisibleEscapes.escape(value))'; valid: \(valid)")
                 }
-                settings.authFailureMode = mode
-            case "--latency":
-                let value = try list.value(for: argument)
-                guard let seconds = Double(value), seconds >= 0, seconds <= Self.longestSeconds else {
-                    throw CommandLineError("--latency needs seconds in 0...\(Int(Self.longestSeconds)), got '\(VisibleEscapes.escape(value))'")
+                command.settings.authFailureMode = mode
+            }),
+            labOnly(.value("--latency") { command, value in
+                guard let seconds = Double(value), seconds >= 0, seconds <= longestSeconds else {
+                    throw CommandLineError("--latency needs seconds in 0...\(Int(longestSeconds)), got '\(VisibleEscapes.escape(value))'")
                 }
-                settings.latency = seconds
-            case "--hostile":
-                settings.hostile = true
-            case "--help", "-h":
-                throw HelpRequested(text: Self.usage)
-            default:
-                if argument.hasPrefix("-") {
-                    throw CommandLineError("unknown option '\(VisibleEscapes.escape(argument))' for serve; valid: \(Self.options.joined(separator: ", "))")
-                }
-                throw CommandLineError("serve takes no arguments, got '\(VisibleEscapes.escape(argument))'; valid options: \(Self.options.joined(separator: ", "))")
-            }
+                command.settings.latency = seconds
+            }),
+            labOnly(.flag("--hostile") { $0.settings.hostile = true }),
+            .value("--upstream") { $0.upstream = try EndpointOptions.httpURL($1, option: "--upstream") },
+        ]
+        let valid = options.map(\.names[0]).joined(separator: ", ")
+        return CommandLineParser(command: "serve", options: options, usage: usage) { _, argument in
+            throw CommandLineError("serve takes no arguments, got '\(VisibleEscapes.escape(argument))'; valid options: \(valid)")
         }
-        if upstream != nil, let option = labOptions.first {
-            throw CommandLineError("\(option) configures the lab backend, which --upstream replaces; use POST /_lab/latency, /_lab/fail-next or /_lab/unauthorized-next on the proxy")
+    }
+
+    /// An option that configures the lab backend, which a proxy does not have.
+    private static func labOnly(_ option: CommandOption<Self>) -> CommandOption<Self> {
+        CommandOption(names: option.names, takesValue: option.takesValue, repeatable: option.repeatable) { command, value in
+            command.labOptions.append(option.names[0])
+            try option.apply(&command, value)
         }
     }
 

@@ -58,41 +58,37 @@ struct TraceCommand {
     var breakRules: [BreakRule] = []
 
     init(arguments: [String]) throws {
-        var list = ArgumentList(arguments, command: "trace")
-        while let argument = list.next() {
-            if try endpoint.parse(argument, &list) { continue }
-            switch argument {
-            case "--format":
-                let value = try list.value(for: argument)
+        try Self.parser.parse(arguments, into: &self)
+        sender = try otlp.sender()
+    }
+
+    static var parser: CommandLineParser<Self> {
+        let options: [CommandOption<Self>] = [
+            .value("--format") { command, value in
                 guard let format = Format(rawValue: value) else {
                     throw CommandLineError("unknown format '\(VisibleEscapes.escape(value))'; valid formats: \(Format.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
-                self.format = format
-            case "--output", "-o": output = try list.value(for: argument)
-            case "--include-secrets": masking = .revealed
-            case "--record": recordPath = try list.value(for: argument)
-            case "--replay": replayPath = try list.value(for: argument)
-            case "--scenario-file": scenarioFile = try list.value(for: argument)
-            case "--filter":
-                let text = try list.value(for: argument)
-                do { filter = try FilterExpression(parsing: text) } catch { throw CommandLineError("--filter '\(VisibleEscapes.escape(text))': \(error)") }
-            case "--break":
-                let text = try list.value(for: argument)
-                do { breakRules.append(try BreakRule(parsing: text)) } catch { throw CommandLineError("--break '\(VisibleEscapes.escape(text))': \(error)") }
-                guard breakRules.count <= BreakRule.maximumCount else { throw CommandLineError("--break: at most \(BreakRule.maximumCount) rules") }
-            case "--help", "-h": throw HelpRequested(text: Self.usage)
-            default:
-                if try otlp.read(argument, from: &list) { continue }
-                if argument.hasPrefix("-") {
-                    throw CommandLineError("unknown option '\(VisibleEscapes.escape(argument))' for trace; valid: --format, --output, --include-secrets, --record, --replay, --scenario-file, --filter, --break, \(EndpointOptions.names.joined(separator: ", ")), --otlp-endpoint, --otlp-header, --service-name")
-                }
-                guard scenarioName == nil else {
-                    throw CommandLineError("trace takes one scenario, got '\(VisibleEscapes.escape(scenarioName!))' and '\(VisibleEscapes.escape(argument))'")
-                }
-                scenarioName = argument
+                command.format = format
+            },
+            .value("--output", "-o") { $0.output = $1 },
+            .flag("--include-secrets") { $0.masking = .revealed },
+            .value("--record") { $0.recordPath = $1 },
+            .value("--replay") { $0.replayPath = $1 },
+            .value("--scenario-file") { $0.scenarioFile = $1 },
+            .value("--filter") { command, text in
+                do { command.filter = try FilterExpression(parsing: text) } catch { throw CommandLineError("--filter '\(VisibleEscapes.escape(text))': \(error)") }
+            },
+            .value("--break", repeatable: true) { command, text in
+                do { command.breakRules.append(try BreakRule(parsing: text)) } catch { throw CommandLineError("--break '\(VisibleEscapes.escape(text))': \(error)") }
+                guard command.breakRules.count <= BreakRule.maximumCount else { throw CommandLineError("--break: at most \(BreakRule.maximumCount) rules") }
+            },
+        ] + EndpointOptions.options.map { $0.on(\.endpoint) } + OTLPOptions.options.map { $0.on(\.otlp) }
+        return CommandLineParser(command: "trace", options: options, usage: usage) { command, argument in
+            guard command.scenarioName == nil else {
+                throw CommandLineError("trace takes one scenario, got '\(VisibleEscapes.escape(command.scenarioName!))' and '\(VisibleEscapes.escape(argument))'")
             }
+            command.scenarioName = argument
         }
-        sender = try otlp.sender()
     }
 
     private var sender: OTLPSender?
@@ -190,9 +186,4 @@ struct TraceCommand {
         let line = VisibleEscapes.escape("filter \(filter): \(count == 1 ? "1 request" : "\(count) requests") match")
         return text[...end] + line + "\n" + text[text.index(after: end)...]
     }
-}
-
-/// Thrown by a command's parser when the person asked for its help text.
-struct HelpRequested: Error {
-    let text: String
 }

@@ -54,23 +54,7 @@ do {
         let command = try ServeCommand(arguments: Array(arguments.dropFirst()))
         exit(try await command.run())
     case "keys":
-        var list = ArgumentList(Array(arguments.dropFirst()), command: "keys")
-        var markdown = false, configPath: String?
-        while let argument = list.next() {
-            switch argument {
-            case "--markdown" where !markdown: markdown = true
-            case "--config" where configPath == nil: configPath = try list.value(for: argument)
-            default:
-                throw CommandLineError("unexpected argument '\(VisibleEscapes.escape(argument))' for keys; valid: --markdown, --config FILE, each once")
-            }
-        }
-        // The keys in force: the config file's bindings over the standard ones.
-        let keys = try ConfigFile.load(path: configPath, environment: ProcessInfo.processInfo.environment).keys
-        if markdown {
-            print(keys.markdownTable, terminator: "")
-        } else {
-            for line in Inspector.helpLines(keys: keys) { print(line.spans.map(\.text).joined()) }
-        }
+        print(try KeysCommand(arguments: Array(arguments.dropFirst())).run(), terminator: "")
     default:
         let command = try InspectCommand(arguments: arguments)
         exit(try await command.run(environment: ProcessInfo.processInfo.environment))

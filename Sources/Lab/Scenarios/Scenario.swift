@@ -50,47 +50,39 @@ public struct Scenario: Sendable, Hashable {
         case none
     }
 
-    /// One operation a request runs.
+    /// One operation a request runs: a name, and settings that each default to the lab's
+    /// usual request.
+    ///
+    /// ```swift
+    /// Scenario.Operation(name: "HeroQuery") { $0.fetchBehavior = .CacheFirst }
+    /// ```
     public struct Operation: Sendable, Hashable {
         /// A GraphQL operation of the lab backend (`HeroQuery`, `RenameHero`) or, for a
         /// middleware chain, an operation ID such as `getHero`.
         public var name: String
-        public var fetchBehavior: FetchBehavior?
-        public var autoPersistQueries: Bool
-        public var useGETForQueries: Bool
-        public var useGETForPersistedQueryRetry: Bool
-        public var variables: [String: JSONValue]?
+        public var fetchBehavior: FetchBehavior? = nil
+        public var autoPersistQueries = false
+        public var useGETForQueries = false
+        public var useGETForPersistedQueryRetry = false
+        public var variables: [String: JSONValue]? = nil
         /// What the client reports about itself (GraphQL only); nil sends no client awareness.
-        public var clientAwareness: ClientAwarenessMetadata?
+        public var clientAwareness: ClientAwarenessMetadata? = nil
         /// For middleware chains: method and path.
-        public var method: String?
-        public var path: String?
+        public var method: String? = nil
+        public var path: String? = nil
         /// A GraphQL document of the user's own (from `--operation` or a scenario file's
         /// `document`); nil: the lab's operation called `name`.
-        public var document: String?
+        public var document: String? = nil
         /// The kind of `name` in `document`; nil with the lab's operations.
-        public var kind: GraphQLOperation.Kind?
+        public var kind: GraphQLOperation.Kind? = nil
         /// For middleware chains: a JSON request body.
-        public var body: JSONValue?
+        public var body: JSONValue? = nil
 
-        public init(
-            name: String, fetchBehavior: FetchBehavior? = nil, autoPersistQueries: Bool = false, useGETForQueries: Bool = false,
-            useGETForPersistedQueryRetry: Bool = false, variables: [String: JSONValue]? = nil,
-            clientAwareness: ClientAwarenessMetadata? = nil, method: String? = nil, path: String? = nil,
-            document: String? = nil, kind: GraphQLOperation.Kind? = nil, body: JSONValue? = nil
-        ) {
+        /// The operation called `name`, with the settings `configure` changes from their
+        /// defaults.
+        public init(name: String, _ configure: (inout Self) -> Void = { _ in }) {
             self.name = name
-            self.fetchBehavior = fetchBehavior
-            self.autoPersistQueries = autoPersistQueries
-            self.useGETForQueries = useGETForQueries
-            self.useGETForPersistedQueryRetry = useGETForPersistedQueryRetry
-            self.variables = variables
-            self.clientAwareness = clientAwareness
-            self.method = method
-            self.path = path
-            self.document = document
-            self.kind = kind
-            self.body = body
+            configure(&self)
         }
     }
 
@@ -100,39 +92,34 @@ public struct Scenario: Sendable, Hashable {
     /// What the scenario teaches and what to look for.
     public var teaches: String
     public var chain: Chain
-    public var backend: LabBackend.Settings
-    public var token: InitialToken
+    public var backend = LabBackend.Settings()
+    public var token = InitialToken.valid
     /// The refresh strategy of the token manager behind `AuthInterceptor`/`AuthenticationMiddleware`.
-    public var refreshStrategy: RefreshStrategy
+    public var refreshStrategy = RefreshStrategy.singleFlight
     /// The operations a person can start (`n` starts operation 0).
     public var operations: [Operation]
     /// Operation numbers launched when the scenario starts, in order (headless runs).
-    public var launch: [Int]
+    public var launch = [0]
     /// Which requests advance, in order, while the script lasts; then round robin.
-    public var script: [ScriptStep]
+    public var script: [ScriptStep] = []
     /// Whether the cache holds the first operation's result before anything runs.
-    public var prefillCache: Bool
+    public var prefillCache = false
     /// Attempts after which the lab stops an operation whose retries nothing limits.
-    public var safetyCap: Int
+    public var safetyCap = 20
     /// Breakpoints by rule in force from the start.
     public var breakpoints: [BreakRule] = []
 
+    /// A scenario with what every scenario needs; `configure` changes the other settings
+    /// (backend, token, launches, script, …) from their defaults.
     public init(
-        name: String, summary: String, teaches: String, chain: Chain, backend: LabBackend.Settings = .init(),
-        token: InitialToken = .valid, refreshStrategy: RefreshStrategy = .singleFlight, operations: [Operation],
-        launch: [Int] = [0], script: [ScriptStep] = [], prefillCache: Bool = false, safetyCap: Int = 20
+        name: String, summary: String, teaches: String, chain: Chain, operations: [Operation],
+        _ configure: (inout Self) -> Void = { _ in }
     ) {
         self.name = name
         self.summary = summary
         self.teaches = teaches
         self.chain = chain
-        self.backend = backend
-        self.token = token
-        self.refreshStrategy = refreshStrategy
         self.operations = operations
-        self.launch = launch
-        self.script = script
-        self.prefillCache = prefillCache
-        self.safetyCap = safetyCap
+        configure(&self)
     }
 }

@@ -148,9 +148,14 @@ public enum ScenarioCodec {
         }
         var scenario = Scenario(
             name: name, summary: try reader.optionalString("summary") ?? "", teaches: try reader.optionalString("teaches") ?? "",
-            chain: chain, backend: try decodeBackend(members["backend"]), token: token, refreshStrategy: strategy,
-            operations: operations, launch: launch, script: try decodeScript(members["script"]),
-            prefillCache: try reader.optionalBool("prefillCache") ?? false, safetyCap: safetyCap)
+            chain: chain, operations: operations)
+        scenario.backend = try decodeBackend(members["backend"])
+        scenario.token = token
+        scenario.refreshStrategy = strategy
+        scenario.launch = launch
+        scenario.script = try decodeScript(members["script"])
+        scenario.prefillCache = try reader.optionalBool("prefillCache") ?? false
+        scenario.safetyCap = safetyCap
         scenario.breakpoints = try decodeBreakpoints(members["breakpoints"], chain: chain)
         return scenario
     }
@@ -294,14 +299,15 @@ public enum ScenarioCodec {
                 }
                 behavior = named.behavior
             }
-            var operation = Scenario.Operation(
-                name: name, fetchBehavior: behavior,
-                autoPersistQueries: try reader.optionalBool("autoPersistQueries") ?? false,
-                useGETForQueries: try reader.optionalBool("useGETForQueries") ?? false,
-                useGETForPersistedQueryRetry: try reader.optionalBool("useGETForPersistedQueryRetry") ?? false,
-                variables: members["variables"]?.objectValue,
-                clientAwareness: try clientAwareness(members["clientAwareness"], path: "\(path).clientAwareness"),
-                method: try reader.optionalString("method"), path: try reader.optionalString("path"))
+            var operation = Scenario.Operation(name: name)
+            operation.fetchBehavior = behavior
+            operation.autoPersistQueries = try reader.optionalBool("autoPersistQueries") ?? false
+            operation.useGETForQueries = try reader.optionalBool("useGETForQueries") ?? false
+            operation.useGETForPersistedQueryRetry = try reader.optionalBool("useGETForPersistedQueryRetry") ?? false
+            operation.variables = members["variables"]?.objectValue
+            operation.clientAwareness = try clientAwareness(members["clientAwareness"], path: "\(path).clientAwareness")
+            operation.method = try reader.optionalString("method")
+            operation.path = try reader.optionalString("path")
             if let variables = members["variables"], variables.objectValue == nil {
                 throw ScenarioError(path: "\(path).variables", reason: "expected a JSON object such as {\"id\": \"2001\"}, got \(VisibleEscapes.escape(variables.jsonString))")
             }

@@ -133,7 +133,7 @@ struct RunFindingsDetectorTests {
     func cacheOnly() async throws {
         let cacheOnly = try scenario("cache-fallback") {
             $0.backend.serverErrorMode = .none
-            $0.operations = [Scenario.Operation(name: "HeroQuery", fetchBehavior: .CacheOnly)]
+            $0.operations = [Scenario.Operation(name: "HeroQuery") { $0.fetchBehavior = .CacheOnly }]
         }
         #expect(lines(await runFindings(cacheOnly)) == [
             "info cache-only-result: #1 was answered from the cache (seq 4) and never reached the network",

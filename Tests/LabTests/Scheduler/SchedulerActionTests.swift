@@ -192,7 +192,7 @@ struct SchedulerActionTests {
         let scenario = Scenario(
             name: "rest", summary: "", teaches: "",
             chain: .middleware([Scenario.Layer("AuthenticationMiddleware")]),
-            operations: [Scenario.Operation(name: "getHero", method: "GET", path: "/heroes/2001")])
+            operations: [Scenario.Operation(name: "getHero") { $0.method = "GET"; $0.path = "/heroes/2001" }])
         let session = steppingSession(scenario: scenario)
         session.launch()
         await session.waitUntilSettled()
