@@ -254,6 +254,51 @@ struct InstrumentationFidelityTests {
         #expect(names([]) == ["cache", "transport", parser])
     }
 
+    /// Sets `X-Trace` on the request it hands down.
+    struct SetTrace: GraphQLInterceptor {
+        let value: String
+        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            var changed = request
+            try changed.additionalHeaders.set("X-Trace", value)
+            return await next(changed)
+        }
+    }
+
+    @Test("each hop's events carry its own place and name, and what it handed down as it was then, whatever the hops below change")
+    func eventsOfEveryHop() async throws {
+        let store = TimelineStore()
+        let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
+        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, now: { 0 })
+        let interceptors = RequestChain.Interceptors(
+            graphQL: [SetTrace(value: "1"), SetTrace(value: "2"), PassThrough()], cache: DefaultCacheInterceptor(store: CacheStore()),
+            http: [ResponseCodeInterceptor()], parser: JSONResponseParsingInterceptor())
+        let chain = InstrumentedGraphQLChain(
+            interceptors: interceptors, transport: InMemoryGraphQLTransport.respond(status: 200, body: Self.heroBody), context: context)
+        let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
+        _ = try await chain.chain.kickoff(request: request).collect()
+        let events = store.events().map { event in
+            let trace = event.snapshot.headers?["X-Trace"].map { " X-Trace=\($0)" } ?? ""
+            let diff = event.diff.isEmpty ? "" : " +\(event.diff.added) ~\(event.diff.changed)"
+            return "\(event.hop) \(event.name) \(event.phase)\(trace)\(diff)"
+        }
+        #expect(events == [
+            #"0 SetTrace preflight X-Trace=1 +["X-Trace"] ~[]"#,
+            #"1 SetTrace preflight X-Trace=2 +[] ~["X-Trace"]"#,
+            "2 PassThrough preflight X-Trace=2",
+            "4 ResponseCodeInterceptor preflight X-Trace=2",
+            "5 transport send X-Trace=2",
+            "5 transport receive",
+            "4 ResponseCodeInterceptor postflight",
+            "6 JSONResponseParsingInterceptor preflight",
+            "6 JSONResponseParsingInterceptor postflight",
+            "2 PassThrough postflight",
+            "1 SetTrace postflight",
+            "0 SetTrace postflight",
+            // The result written to the cache at the top of the chain.
+            "3 cache postflight",
+        ])
+    }
+
 
     struct MarkSource: GraphQLInterceptor {
         func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {

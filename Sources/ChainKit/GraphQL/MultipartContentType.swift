@@ -58,6 +58,14 @@ public struct MultipartContentType: Sendable, Hashable {
         }
     }
 
+    /// Whether the `Content-Type` of `fields` is `multipart/mixed`: ``isMultipartMixed(_:)`` of
+    /// `fields["Content-Type"]`, asked of each `Content-Type` field in turn instead of their
+    /// values joined (the type has no ", " in it, so it cannot span two of them), which saves
+    /// building that string for every response.
+    package static func isMultipartMixed(_ fields: HTTPFields) -> Bool {
+        fields.contains { $0.hasName("Content-Type") && isMultipartMixed($0.value) }
+    }
+
     private static let multipartMixed: [UInt8] = Array("multipart/mixed".utf8)
 }
 

@@ -25,9 +25,18 @@ public struct HTTPField: Sendable, Hashable {
     }
 
     static func namesMatch(_ a: String, _ b: String) -> Bool {
-        let a = a.utf8, b = b.utf8
-        guard a.count == b.count else { return false }
-        return zip(a, b).allSatisfy { asciiLower($0) == asciiLower($1) }
+        // Compared as contiguous bytes: zipping the two UTF-8 views steps each through its
+        // generic iterator, many times the cost of the loop.
+        var a = a, b = b
+        return a.withUTF8 { a in
+            b.withUTF8 { b in
+                guard a.count == b.count else { return false }
+                for index in a.indices where a[index] != b[index] && asciiLower(a[index]) != asciiLower(b[index]) {
+                    return false
+                }
+                return true
+            }
+        }
     }
 
     private static func asciiLower(_ byte: UInt8) -> UInt8 {

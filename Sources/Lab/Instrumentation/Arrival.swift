@@ -9,7 +9,7 @@ extension PullStream where Element == GraphQLResponse {
     /// When this stream is itself one made here, handed back unchanged by a hop that passes
     /// its results through, the new arrival joins it instead of wrapping it: the results meet
     /// the same junctions in the same order, through one stream layer instead of one per hop.
-    func arriving(at junction: HopJunction, handed: GraphQLRequest, received: GraphQLRequest) -> PullStream {
+    func arriving(at junction: GraphQLJunction, handed: GraphQLRequest, received: GraphQLRequest) -> PullStream {
         let below = annotation as? Arrival
         return PullStream(source: Arrival(upstream: below == nil ? self : nil, junction: junction, handed: handed, received: received, inner: below))
     }
@@ -20,7 +20,9 @@ extension PullStream where Element == GraphQLResponse {
 /// held here. Arrivals above one upstream stream form a chain, innermost first.
 ///
 /// A class, so the stream layer and its closures share one reference instead of each
-/// holding (and retaining every field of) a copy of the requests.
+/// holding (and retaining every field of) a copy of the requests. It keeps the requests as
+/// they were handed (copy-on-write values: a reference each); their snapshots are taken from
+/// them only when an event or a stop needs one.
 ///
 /// A chain of arrivals is as long as the chain has GraphQL hops; nothing walks it by
 /// recursion (finding the stream, passing an outcome, reporting it, or releasing it), so
@@ -28,7 +30,7 @@ extension PullStream where Element == GraphQLResponse {
 final class Arrival: PullStreamSource {
     /// The stream the results come from; only the innermost arrival keeps it.
     private let stream: InterceptorResultStream?
-    let junction: HopJunction
+    let junction: GraphQLJunction
     /// What the upper hop handed down (its endpoint is the URL of a forced 401).
     let handed: GraphQLRequest
     /// What the upper hop had received, for a forced retry; nil when that is `handed` itself,
@@ -40,7 +42,7 @@ final class Arrival: PullStreamSource {
     nonisolated(unsafe) private(set) var inner: Arrival?
 
     /// `upstream` is nil exactly when `inner` is not: the innermost arrival holds the stream.
-    init(upstream: InterceptorResultStream?, junction: HopJunction, handed: GraphQLRequest, received: GraphQLRequest, inner: Arrival?) {
+    init(upstream: InterceptorResultStream?, junction: GraphQLJunction, handed: GraphQLRequest, received: GraphQLRequest, inner: Arrival?) {
         self.stream = upstream
         self.junction = junction
         self.handed = handed
@@ -89,7 +91,7 @@ final class Arrival: PullStreamSource {
         var outcome = outcome
         for arrival in joined {
             arrival.report(outcome)
-            if arrival.junction.into == nil || arrival.junction.context.passesStraight { continue }
+            if !arrival.junction.hasInto || arrival.junction.context.passesStraight { continue }
             do { outcome = .success(try await arrival.stop(outcome)) } catch { outcome = .failure(error) }
         }
         return try outcome.get()
@@ -122,27 +124,27 @@ final class Arrival: PullStreamSource {
 
     /// Records `outcome` leaving the lower hop.
     func report(_ outcome: Result<GraphQLResponse, any Error>) {
-        // The junction's fields are read in place: binding them to locals would copy them.
-        guard junction.from != nil else { return }
+        guard junction.hasFrom else { return }
+        let context = junction.context
         switch outcome {
         case .success(let result):
-            junction.context.emit(junction.from, .postflight, junction.context.snapshots.snapshot(result: result), detail: result.source.rawValue)
+            context.emit(junction.from, .postflight, context.snapshots.snapshot(result: result), detail: result.source.rawValue)
         case .failure(let error as RequestChain.Retry):
-            if let note = junction.context.takeForcedRetryNote(at: junction.from!) {
-                junction.context.emit(junction.from, .retry, detail: note)
+            if let note = context.takeForcedRetryNote(at: junction.from) {
+                context.emit(junction.from, .retry, detail: note)
             } else {
-                junction.context.emit(junction.from, .retry, HopSnapshot(error: error))
+                context.emit(junction.from, .retry, HopSnapshot(error: error))
             }
         case .failure(let error):
-            junction.context.emit(junction.from, .error, HopSnapshot(error: error))
+            context.emit(junction.from, .error, HopSnapshot(error: error))
         }
     }
 
     /// The upper hop's post-flight stop: returns or throws what that hop gets.
     func stop(_ outcome: Result<GraphQLResponse, any Error>) async throws -> GraphQLResponse {
         let context = junction.context
-        guard let into = junction.into else { return try outcome.get() }
-        let release = await context.gate(into, .post, context.snapshots.snapshot(outcome: outcome), StopCapabilities(canForce401: true))
+        guard junction.hasInto else { return try outcome.get() }
+        let release = await context.gate(junction.into, .post, context.snapshots.snapshot(outcome: outcome), StopCapabilities(canForce401: true))
         return try release.applied(to: outcome, handed: handed, received: received)
     }
 }

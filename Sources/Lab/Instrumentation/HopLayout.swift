@@ -115,14 +115,14 @@ public final class HopLayouts: Sendable {
 
         /// Whether a GraphQL chain has layers of these types, in this order.
         func fits(_ interceptors: RequestChain.Interceptors) -> Bool {
-            let graphQL = interceptors.graphQL, http = interceptors.http
-            guard types.count == graphQL.count + http.count + 1,
+            let graphQLCount = interceptors.graphQL.count
+            guard types.count == graphQLCount + interceptors.http.count + 1,
                 types[types.count - 1] == ObjectIdentifier(type(of: interceptors.parser))
             else { return false }
-            for (index, interceptor) in graphQL.enumerated() where types[index] != ObjectIdentifier(type(of: interceptor)) {
+            for index in 0..<graphQLCount where types[index] != ObjectIdentifier(type(of: interceptors.graphQL[index])) {
                 return false
             }
-            for (index, interceptor) in http.enumerated() where types[graphQL.count + index] != ObjectIdentifier(type(of: interceptor)) {
+            for index in interceptors.http.indices where types[graphQLCount + index] != ObjectIdentifier(type(of: interceptors.http[index])) {
                 return false
             }
             return true
@@ -141,7 +141,8 @@ public final class HopLayouts: Sendable {
     /// The hops of a GraphQL chain of these interceptors.
     func hops(of interceptors: RequestChain.Interceptors) -> [HopInfo] {
         state.withLock { state in
-            if let last = state.graphQL, last.fits(interceptors) { return last.hops }
+            // Read in place: binding the layout would retain each of its arrays.
+            if state.graphQL?.fits(interceptors) == true { return state.graphQL!.hops }
             let hops = HopLayout.graphQL(
                 graphQL: interceptors.graphQL.map { state.name(of: $0) }, http: interceptors.http.map { state.name(of: $0) },
                 parser: state.name(of: interceptors.parser)

@@ -3,14 +3,87 @@ import Foundation
 import Synchronization
 import Timeline
 
-/// Counts attempts and applies the lab's safety cap, for a chain without GraphQL
-/// interceptors; otherwise the top GraphQL hop does both (see ``InstrumentedGraphQLInterceptor``).
-final class AttemptCounter: GraphQLInterceptor {
+/// One operation's GraphQL instrumentation: everything its hops share, in one object.
+///
+/// Every hop of the operation is a small value (this object and the hop's place) rather than
+/// an object of its own: wrapping an operation's chain allocates this once instead of once per
+/// hop, and a hop keeps no copy of its own ``HopInfo`` (each copy a retain, and a release when
+/// it goes). The hops, their names and where the cache, HTTP, transport and parser hops sit
+/// come from the session's layout of the chain, worked out once per layout (``HopLayouts``).
+///
+/// Sendable: every stored property is a `let` of a Sendable type.
+final class GraphQLInstrumentation: Sendable {
     let context: OperationContext
+    /// The hops from the top (``HopLayout/hops``).
+    let hops: [HopInfo]
+    /// The interceptors the hops wrap.
+    let base: RequestChain.Interceptors
+    let transport: any GraphQLTransport
+    /// How many GraphQL hops there are, from index 0.
+    let graphQLCount: Int
+    /// The index of the transport hop (the cache hop is `graphQLCount`, the HTTP hops follow
+    /// it, the parser follows the transport).
+    let transportIndex: Int
 
-    init(context: OperationContext) {
+    init(context: OperationContext, hops: [HopInfo], base: RequestChain.Interceptors, transport: any GraphQLTransport) {
         self.context = context
+        self.hops = hops
+        self.base = base
+        self.transport = transport
+        graphQLCount = base.graphQL.count
+        transportIndex = graphQLCount + 1 + base.http.count
     }
+
+    /// GraphQL hop `index`: the pre-flight stop, then the interceptor, with the request it
+    /// hands down recorded and its results met where they arrive (at junction `index`, below
+    /// the hop). The top hop also starts every attempt and reports what leaves it at the
+    /// junction above it (``GraphQLJunction/aboveTop``).
+    // Inlined into each hop's `intercept`, so a hop costs one async frame, not two.
+    @inline(__always)
+    func intercept(at index: Int, request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+        guard index == 0 else { return try await pass(at: index, request, next: next) }
+        _ = try context.beginAttempt()
+        let results: InterceptorResultStream
+        do { results = try await pass(at: 0, request, next: next) } catch { results = .failing(error) }
+        return results.arriving(at: GraphQLJunction(self, into: GraphQLJunction.aboveTop), handed: request, received: request)
+    }
+
+    @inline(__always)
+    private func pass(at index: Int, _ request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+        let release = await context.gate(hops[index], .pre, context.snapshots.snapshot(graphQL: request), StopCapabilities(canEditRequest: true))
+        if case .forceRetry = release.disposition { context.noteForcedRetry(at: hops[index]) }
+        let received = try release.applied(to: request)
+        let junction = GraphQLJunction(self, into: index)
+        let below: GraphQLNext = { handed in
+            junction.handOn(handed, received: received)
+            return await next(handed).arriving(at: junction, handed: handed, received: received)
+        }
+        // A failure thrown here reaches the hop above as a failed stream, which reports it.
+        return try await base.graphQL[index].intercept(request: received, next: below)
+    }
+}
+
+/// A GraphQL interceptor with a stop on each side and events for what it did: hop `index` of
+/// its operation's ``GraphQLInstrumentation``.
+///
+/// What leaves a GraphQL hop upward (a result, a failure, a retry) is reported where it
+/// arrives: at the hop above, which is the junction for the hop below it. That one place also
+/// holds the post-flight stop of the hop above, so each hop adds one stream layer, not two.
+/// The top hop also starts every attempt, and reports what leaves it itself, at the junction
+/// above it (one layer less than a separate outermost interceptor would take).
+struct InstrumentedGraphQLInterceptor: GraphQLInterceptor {
+    let instrumentation: GraphQLInstrumentation
+    let index: Int
+
+    func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+        try await instrumentation.intercept(at: index, request: request, next: next)
+    }
+}
+
+/// Counts attempts and applies the lab's safety cap, for a chain without GraphQL
+/// interceptors; otherwise the top GraphQL hop does both.
+struct AttemptCounter: GraphQLInterceptor {
+    let context: OperationContext
 
     func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
         _ = try context.beginAttempt()
@@ -18,86 +91,40 @@ final class AttemptCounter: GraphQLInterceptor {
     }
 }
 
-/// A GraphQL interceptor with a stop on each side and events for what it did.
+/// Two adjacent GraphQL hops of one operation: results leave `from` and enter `into`. The
+/// junction below GraphQL hop `i` has `into` = hop `i` and `from` = hop `i + 1` (none below the
+/// lowest GraphQL hop: the cache and network steps report their own); the junction above the
+/// top hop has `from` = hop 0 and no `into`.
 ///
-/// What leaves a GraphQL hop upward (a result, a failure, a retry) is reported where it
-/// arrives: at the hop above, which is the junction for the hop below it. That one place also
-/// holds the post-flight stop of the hop above, so each hop adds one stream layer, not two.
-/// The top hop also starts every attempt, and reports what leaves it itself, at the junction
-/// above it (one layer less than a separate outermost interceptor would take).
-///
-/// Sendable for the reason ``HopJunction`` is (its own stored properties are `let`s of Sendable
-/// types too); Swift asks a subclass to restate the unchecked conformance.
-final class InstrumentedGraphQLInterceptor: HopJunction, GraphQLInterceptor, @unchecked Sendable {
-    let base: any GraphQLInterceptor
-    let hop: HopInfo
-    /// For the top hop, the junction above it, where its results leave the chain.
-    let above: HopJunction?
+/// A value of a reference and a number, worked out from the operation's hops when read.
+struct GraphQLJunction: Sendable {
+    /// `into` of the junction above the top hop.
+    static let aboveTop = -1
 
-    /// `hopBelow` is nil for the lowest GraphQL hop, which sits on the cache and network
-    /// steps: they report their own. `isTop`: the outermost hop, which counts attempts.
-    init(base: any GraphQLInterceptor, hop: HopInfo, hopBelow: HopInfo?, isTop: Bool, context: OperationContext) {
-        self.base = base
-        self.hop = hop
-        self.above = isTop ? HopJunction(context: context, from: hop, into: nil) : nil
-        super.init(context: context, from: hopBelow, into: hop)
+    let instrumentation: GraphQLInstrumentation
+    /// The GraphQL hop the results enter, whose post-flight stop is here; ``aboveTop`` above
+    /// the top hop.
+    let intoIndex: Int
+
+    init(_ instrumentation: GraphQLInstrumentation, into intoIndex: Int) {
+        self.instrumentation = instrumentation
+        self.intoIndex = intoIndex
     }
 
-    func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
-        guard let above else { return try await pass(request, next: next) }
-        _ = try context.beginAttempt()
-        let results: InterceptorResultStream
-        do { results = try await pass(request, next: next) } catch { results = .failing(error) }
-        return results.arriving(at: above, handed: request, received: request)
-    }
+    var context: OperationContext { instrumentation.context }
 
-    /// The hop itself: the pre-flight stop, then the interceptor, with the request it hands
-    /// down recorded and its results met where they arrive.
-    // Inlined, so a hop costs one async frame, not two.
-    @inline(__always)
-    private func pass(_ request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
-        let release = await context.gate(hop, .pre, context.snapshots.snapshot(graphQL: request), StopCapabilities(canEditRequest: true))
-        if case .forceRetry = release.disposition { context.noteForcedRetry(at: hop) }
-        let received = try release.applied(to: request)
-        // Captures only what it cannot reach through the junction: each capture is a retain
-        // when the closure is made and a release when it goes.
-        let junction = self
-        let below: GraphQLNext = { handed in
-            junction.handOn(handed, received: received)
-            return await next(handed).arriving(at: junction, handed: handed, received: received)
-        }
-        // A failure thrown here reaches the hop above as a failed stream, which reports it.
-        return try await base.intercept(request: received, next: below)
-    }
-}
+    /// Whether results leave a GraphQL hop here (not the cache and network steps).
+    var hasFrom: Bool { intoIndex + 1 < instrumentation.graphQLCount }
+    /// Whether results enter a GraphQL hop here (not above the top).
+    var hasInto: Bool { intoIndex >= 0 }
 
-/// Two adjacent GraphQL hops of one operation, fixed when the chain is built: results leave
-/// `from` and enter `into`. Each instrumented GraphQL interceptor is the junction below it,
-/// and the top one holds the junction above itself.
-///
-/// A class with stored fields, so an ``Arrival`` reads them without a copy.
-///
-/// Sendable because nothing in it or its subclass changes after init: every stored property,
-/// here and in ``InstrumentedGraphQLInterceptor``, is a `let` of a Sendable type. The
-/// conformance is unchecked only because the class is not final (the interceptor subclasses
-/// it, so a hop is its own junction without a second object).
-class HopJunction: @unchecked Sendable {
-    let context: OperationContext
-    /// The hop the results leave (nil: the cache and network steps, which report their own).
-    let from: HopInfo?
-    /// The hop they enter, whose post-flight stop is here (nil: above the top hop).
-    let into: HopInfo?
-
-    init(context: OperationContext, from: HopInfo?, into: HopInfo?) {
-        self.context = context
-        self.from = from
-        self.into = into
-    }
+    /// The hop the results leave; only when ``hasFrom``.
+    var from: HopInfo { instrumentation.hops[intoIndex + 1] }
+    /// The hop they enter; only when ``hasInto``.
+    var into: HopInfo { instrumentation.hops[intoIndex] }
 
     /// Records the pre-flight event of `into` handing `handed` down, having received `received`.
     func handOn(_ handed: GraphQLRequest, received: GraphQLRequest) {
-        // Read in place: binding `into` to a local would copy it.
-        guard into != nil else { return }
         let diff = handed.isIdentical(to: received)
             ? HeaderDiff.none : HeaderDiff(from: received.additionalHeaders, to: handed.additionalHeaders)
         context.emit(into, .preflight, context.snapshots.snapshot(graphQL: handed), diff: diff)
@@ -105,16 +132,12 @@ class HopJunction: @unchecked Sendable {
 }
 
 /// The cache step with a stop before each read and events for hits, misses and writes.
-final class InstrumentedCacheInterceptor: CacheInterceptor {
-    let base: any CacheInterceptor
-    let hop: HopInfo
-    let context: OperationContext
+struct InstrumentedCacheInterceptor: CacheInterceptor {
+    let instrumentation: GraphQLInstrumentation
 
-    init(base: any CacheInterceptor, hop: HopInfo, context: OperationContext) {
-        self.base = base
-        self.hop = hop
-        self.context = context
-    }
+    var context: OperationContext { instrumentation.context }
+    var hop: HopInfo { instrumentation.hops[instrumentation.graphQLCount] }
+    var base: any CacheInterceptor { instrumentation.base.cache }
 
     func readCacheData(request: GraphQLRequest) async throws -> GraphQLResponse? {
         let release = await context.gate(hop, .pre, context.snapshots.snapshot(graphQL: request), StopCapabilities(retryRefusal: "the cache step cannot retry; force the retry at a GraphQL hop"))
@@ -139,17 +162,15 @@ final class InstrumentedCacheInterceptor: CacheInterceptor {
     }
 }
 
-/// An HTTP interceptor with a stop on each side and events for what it changed.
-final class InstrumentedHTTPInterceptor: HTTPInterceptor {
-    let base: any HTTPInterceptor
-    let hop: HopInfo
-    let context: OperationContext
+/// An HTTP interceptor with a stop on each side and events for what it changed: HTTP hop
+/// `index` (from 0) of its operation.
+struct InstrumentedHTTPInterceptor: HTTPInterceptor {
+    let instrumentation: GraphQLInstrumentation
+    let index: Int
 
-    init(base: any HTTPInterceptor, hop: HopInfo, context: OperationContext) {
-        self.base = base
-        self.hop = hop
-        self.context = context
-    }
+    var context: OperationContext { instrumentation.context }
+    var hop: HopInfo { instrumentation.hops[instrumentation.graphQLCount + 1 + index] }
+    var base: any HTTPInterceptor { instrumentation.base.http[index] }
 
     func intercept(request incoming: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
         let context = self.context, hop = self.hop
@@ -176,16 +197,12 @@ final class InstrumentedHTTPInterceptor: HTTPInterceptor {
 }
 
 /// The GraphQL transport with a stop before sending and one after receiving.
-final class InstrumentedGraphQLTransport: GraphQLTransport {
-    let base: any GraphQLTransport
-    let hop: HopInfo
-    let context: OperationContext
+struct InstrumentedGraphQLTransport: GraphQLTransport {
+    let instrumentation: GraphQLInstrumentation
 
-    init(base: any GraphQLTransport, hop: HopInfo, context: OperationContext) {
-        self.base = base
-        self.hop = hop
-        self.context = context
-    }
+    var context: OperationContext { instrumentation.context }
+    var hop: HopInfo { instrumentation.hops[instrumentation.transportIndex] }
+    var base: any GraphQLTransport { instrumentation.transport }
 
     func send(_ request: NetworkRequest) async throws -> NetworkResponse {
         let pre = await context.gate(hop, .pre, context.snapshots.snapshot(request), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: httpRetryRefusal))
@@ -193,7 +210,7 @@ final class InstrumentedGraphQLTransport: GraphQLTransport {
         if let sent = try context.reporting(at: hop, { try pre.sending(request) }) {
             context.emit(hop, .send, context.snapshots.snapshot(sent))
             let response = try await context.reporting(at: hop) { try await base.send(sent) }
-            if MultipartContentType.isMultipartMixed(response.headerFields["Content-Type"]) {
+            if MultipartContentType.isMultipartMixed(response.headerFields) {
                 return try await streaming(response, for: request)
             }
             answer = try await context.reporting(at: hop) { try await collect(response) }
@@ -241,16 +258,12 @@ final class InstrumentedGraphQLTransport: GraphQLTransport {
 }
 
 /// The response parser with a stop before parsing and events for each result.
-final class InstrumentedResponseParser: ResponseParsingInterceptor {
-    let base: any ResponseParsingInterceptor
-    let hop: HopInfo
-    let context: OperationContext
+struct InstrumentedResponseParser: ResponseParsingInterceptor {
+    let instrumentation: GraphQLInstrumentation
 
-    init(base: any ResponseParsingInterceptor, hop: HopInfo, context: OperationContext) {
-        self.base = base
-        self.hop = hop
-        self.context = context
-    }
+    var context: OperationContext { instrumentation.context }
+    var hop: HopInfo { instrumentation.hops[instrumentation.transportIndex + 1] }
+    var base: any ResponseParsingInterceptor { instrumentation.base.parser }
 
     func parse(response: NetworkResponse, for request: GraphQLRequest) async throws -> InterceptorResultStream {
         let context = self.context, hop = self.hop
@@ -309,26 +322,22 @@ public struct InstrumentedGraphQLChain: Sendable {
 
     public init(interceptors: RequestChain.Interceptors, transport: any GraphQLTransport, context: OperationContext) {
         let hops = context.layouts.hops(of: interceptors)
+        let instrumentation = GraphQLInstrumentation(context: context, hops: hops, base: interceptors, transport: transport)
         let graphQLCount = interceptors.graphQL.count, httpCount = interceptors.http.count
         var graphQL: [any GraphQLInterceptor] = []
         graphQL.reserveCapacity(max(graphQLCount, 1))
         if graphQLCount == 0 { graphQL.append(AttemptCounter(context: context)) }
-        for (index, interceptor) in interceptors.graphQL.enumerated() {
-            let below = index + 1 < graphQLCount ? hops[index + 1] : nil
-            graphQL.append(InstrumentedGraphQLInterceptor(
-                base: interceptor, hop: hops[index], hopBelow: below, isTop: index == 0, context: context))
-        }
-        let cache = InstrumentedCacheInterceptor(base: interceptors.cache, hop: hops[graphQLCount], context: context)
+        for index in 0..<graphQLCount { graphQL.append(InstrumentedGraphQLInterceptor(instrumentation: instrumentation, index: index)) }
         var http: [any HTTPInterceptor] = []
         http.reserveCapacity(httpCount)
-        for (index, interceptor) in interceptors.http.enumerated() {
-            http.append(InstrumentedHTTPInterceptor(base: interceptor, hop: hops[graphQLCount + 1 + index], context: context))
-        }
-        let transport = InstrumentedGraphQLTransport(base: transport, hop: hops[graphQLCount + 1 + httpCount], context: context)
-        let parser = InstrumentedResponseParser(base: interceptors.parser, hop: hops[graphQLCount + 2 + httpCount], context: context)
+        for index in 0..<httpCount { http.append(InstrumentedHTTPInterceptor(instrumentation: instrumentation, index: index)) }
         self.hops = hops
         // One place to stop at a time per operation: the network step of CacheAndNetwork starts
         // when the cached result has reached the top, so the scheduler can order every hop.
-        self.chain = RequestChain(interceptors: .init(graphQL: graphQL, cache: cache, http: http, parser: parser), transport: transport, overlapsNetworkFetch: false)
+        self.chain = RequestChain(
+            interceptors: .init(
+                graphQL: graphQL, cache: InstrumentedCacheInterceptor(instrumentation: instrumentation), http: http,
+                parser: InstrumentedResponseParser(instrumentation: instrumentation)),
+            transport: InstrumentedGraphQLTransport(instrumentation: instrumentation), overlapsNetworkFetch: false)
     }
 }

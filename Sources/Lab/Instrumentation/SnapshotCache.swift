@@ -67,7 +67,7 @@ public final class SnapshotCache: Sendable {
     /// What an HTTP hop or the transport saw going down; shared with the previous one when it
     /// was equal.
     func snapshot(_ request: NetworkRequest) -> HopSnapshot {
-        state.withLock { $0.networkRequest.snapshot(for: request) { HopSnapshot($0) } }
+        state.withLock { $0.networkRequest.snapshot(for: SentRequest(request: request)) { HopSnapshot($0.request) } }
     }
 
     /// What a middleware or the middleware transport saw going down; shared with the previous
@@ -124,7 +124,7 @@ private struct RecentSnapshots: Sendable {
     var lastResultSnapshot: HopSnapshot?
     var result = Slot<GraphQLResponse>()
     var receivedResult = Slot<ReceivedResult>()
-    var networkRequest = Slot<NetworkRequest>()
+    var networkRequest = Slot<SentRequest>()
     var cacheRecords = Slot<RecordSet>()
     var middlewareRequest = Slot<MiddlewareRequest>()
     var receivedResponse = Slot<ReceivedResponse>()
@@ -136,6 +136,33 @@ private struct RecentSnapshots: Sendable {
 private struct ReceivedResult: Equatable, Sendable {
     var source: GraphQLResponse.Source
     var body: Data
+
+    static func == (lhs: ReceivedResult, rhs: ReceivedResult) -> Bool {
+        lhs.source == rhs.source && sameBytes(lhs.body, rhs.body)
+    }
+}
+
+/// A request an HTTP hop or the transport saw, equal to another exactly when the requests
+/// are equal, with the bodies compared as bytes in memory (see ``sameBytes(_:_:)``).
+private struct SentRequest: Equatable, Sendable {
+    var request: NetworkRequest
+
+    static func == (lhs: SentRequest, rhs: SentRequest) -> Bool {
+        lhs.request.method == rhs.request.method && lhs.request.timeoutInterval == rhs.request.timeoutInterval
+            && lhs.request.url == rhs.request.url && lhs.request.headerFields == rhs.request.headerFields
+            && sameBytes(lhs.request.body, rhs.request.body)
+    }
+}
+
+/// Whether two bodies hold the same bytes, as `Data`'s `==` tells, compared as memory:
+/// `==` on two small bodies costs about as much as the rest of recording the event that
+/// shows them.
+private func sameBytes(_ lhs: Data?, _ rhs: Data?) -> Bool {
+    guard let lhs, let rhs else { return lhs == nil && rhs == nil }
+    guard lhs.count == rhs.count else { return false }
+    return lhs.withUnsafeBytes { left in
+        rhs.withUnsafeBytes { right in left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
+    }
 }
 
 /// What ``HopSnapshot/init(_:baseURL:body:bodyLimit:)`` shows of a middleware's request.
@@ -149,6 +176,10 @@ private struct ReceivedResponse: Equatable, Sendable {
     var status: Int
     var headers: HTTPFields
     var body: Data
+
+    static func == (lhs: ReceivedResponse, rhs: ReceivedResponse) -> Bool {
+        lhs.status == rhs.status && lhs.headers == rhs.headers && sameBytes(lhs.body, rhs.body)
+    }
 }
 
 /// What ``HopSnapshot/init(graphQL:)`` shows of a GraphQL request: comparing these is cheaper

@@ -310,6 +310,22 @@ struct MultipartDetectionTests {
         #expect(MultipartContentType.isMultipartMixed(value) == value.contains("multipart/mixed"))
     }
 
+    @Test("a response's fields are multipart exactly when their joined Content-Type is", arguments: [
+        ([("Content-Type", deferType)], true),
+        ([("content-type", "multipart/mixed")], true),
+        ([("CONTENT-TYPE", "text/plain"), ("Content-Type", "multipart/mixed;boundary=-")], true),
+        ([("Content-Type", "application/json")], false),
+        ([], false),
+        ([("X-Content-Type", "multipart/mixed"), ("Accept", "multipart/mixed")], false),
+        ([("Content-Type", "multipart/mi"), ("Content-Type", "xed")], false),
+        ([("Content-Type", "multipart/mixed, "), ("Content-Type", "text/plain")], true),
+    ])
+    func fieldsAgreeWithJoinedValue(pairs: [(String, String)], expected: Bool) throws {
+        let fields = try HTTPFields(pairs: pairs)
+        #expect(MultipartContentType.isMultipartMixed(fields) == expected)
+        #expect(MultipartContentType.isMultipartMixed(fields["Content-Type"]) == expected)
+    }
+
     @Test func noValueIsNotMultipart() {
         #expect(!MultipartContentType.isMultipartMixed(nil))
     }

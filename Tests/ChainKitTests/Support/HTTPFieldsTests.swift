@@ -16,6 +16,20 @@ struct HTTPFieldsTests {
         #expect(fields.contains("accept") == false)
     }
 
+    @Test("a name matches another only byte for byte, ignoring ASCII case alone", arguments: [
+        ("Content-Type", "Content-Type", true), ("Content-Type", "content-TYPE", true), ("X-1_a", "x-1_A", true),
+        ("Content-Type", "Content-Typ", false), ("Content-Type", "Content-Typf", false), ("Accept", "", false),
+        // Equal as Swift strings (KELVIN SIGN is canonically "K"), different bytes: no match.
+        ("K", "\u{212A}", false), ("A", "\u{00C0}", false),
+        // Only A–Z fold: `^` (0x5E) is not `~` (0x7E).
+        ("^", "~", false),
+    ])
+    func namesMatchByteForByte(name: String, other: String, matches: Bool) throws {
+        let field = try HTTPField(name: name, value: "v")
+        #expect(field.hasName(other) == matches)
+        #expect(HTTPFields([field]).contains(other) == matches)
+    }
+
     @Test("invalid names are rejected with an error naming the field", arguments: [
         ("Bad Name", HeaderValidationError.invalidName(name: "Bad Name", character: " ", offset: 3)),
         ("X:Colon", .invalidName(name: "X:Colon", character: ":", offset: 1)),
