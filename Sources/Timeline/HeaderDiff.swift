@@ -75,6 +75,14 @@ public struct HeaderDiff: Sendable, Hashable {
     /// Whether nothing was added, changed or removed.
     public var isEmpty: Bool { lists == nil }
 
+    /// `==` without copying the lists out: one identity check when both share their lists
+    /// (what the store asks of every diff it keeps once per chunk).
+    func isSame(as other: HeaderDiff) -> Bool {
+        guard let lists, let otherLists = other.lists else { return lists == nil && other.lists == nil }
+        return lists === otherLists
+            || (lists.added == otherLists.added && lists.changed == otherLists.changed && lists.removed == otherLists.removed)
+    }
+
     public static func == (lhs: HeaderDiff, rhs: HeaderDiff) -> Bool {
         lhs.added == rhs.added && lhs.changed == rhs.changed && lhs.removed == rhs.removed
     }

@@ -92,6 +92,22 @@ public final class HopSnapshot: Sendable, Hashable {
         hasher.combine(error)
         hasher.combine(body)
     }
+
+    /// The status when the snapshot holds nothing else (a result seen only as its status, or
+    /// ``empty``), for the store to keep one such snapshot per status.
+    var bareStatus: Int32? {
+        method == nil && url == nil && headers == nil && rare == nil ? storedStatus : nil
+    }
+
+    /// Whether `other` is a head equal to this one: the same method, URL, headers and status,
+    /// and neither has an error or a body. Fields compare cheaply when the two share them (the
+    /// same strings, the same header storage); bodies are never compared, so a deferred body
+    /// is never produced here.
+    func isSameHead(as other: HopSnapshot) -> Bool {
+        rare == nil && other.rare == nil && storedStatus == other.storedStatus
+            && method == other.method && headers?.count == other.headers?.count
+            && url == other.url && headers == other.headers
+    }
 }
 
 /// A body as the timeline keeps it: a bounded start for views (``text``), and the whole

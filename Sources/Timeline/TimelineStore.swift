@@ -6,6 +6,9 @@ import Synchronization
 /// - Appending assigns the next ``TimelineEvent/seq`` (contiguous from 1) under a lock held
 ///   only for a few stores; events live in fixed-size chunks, so growing never copies the
 ///   history.
+/// - Events are kept packed, 32 bytes each, their hop names, details and diffs kept once and
+///   equal heads shared (see `PackedEvents.swift`); every read builds back the event that
+///   was appended, with its seq.
 /// - Reads copy the chunk list under the lock (a reference count, not the events) and filter
 ///   outside it, so a reader never holds up writers for long.
 /// - ``changes()`` is the change signal; each subscriber gets its own stream.
@@ -50,10 +53,6 @@ public final class TimelineStore: Sendable {
         }
     }
 
-    /// Events per chunk: large enough that the chunk list stays short, small enough that the
-    /// copy a reader can force on the next append is cheap.
-    static let chunkCapacity = 4096
-
     private let cap: Int?
     private let state = Mutex(State())
 
@@ -76,24 +75,33 @@ public final class TimelineStore: Sendable {
     /// Appends `event`, replacing its `seq` with the next one, and returns that seq.
     @discardableResult
     public func append(_ event: consuming TimelineEvent) -> Int {
-        // Moved in and out of an optional so the event reaches its chunk without a copy
-        // (a copy retains each of its references).
+        // Moved in and out of an optional so the event reaches the lock without a copy (a copy
+        // retains each of its references).
         var pending = Optional(event)
-        return state.withLock { $0.append(pending.take()!, cap: cap) }
+        return state.withLock { state in
+            let event = pending.take()!
+            return state.append(
+                time: event.time, request: event.request32, attempt: event.attempt32, hop: event.hop32, name: event.name,
+                kind: event.kind, phase: event.phase, snapshot: event.snapshot, diff: event.diff, detail: event.detail, cap: cap)
+        }
     }
 
     /// Appends an event made of these fields (see ``TimelineEvent/init(time:request:attempt:hop:name:kind:phase:snapshot:diff:detail:)``)
-    /// and returns its seq. The fields are taken over, so the event is never copied on its
-    /// way in (a copy retains each of its references): what the instrumentation calls for
-    /// every event it records.
+    /// and returns its seq: what the instrumentation calls for every event it records. The
+    /// snapshot is taken over (moved, not copied: a copy is a retain and a release); the name,
+    /// diff and detail are only read, and copied only when the store has not kept them yet.
     @discardableResult
     public func append(
-        time: Double, request: Int, attempt: Int, hop: Int, name: consuming String, kind: HopKind, phase: Phase,
-        snapshot: consuming HopSnapshot, diff: consuming HeaderDiff, detail: consuming String?
+        time: Double, request: Int, attempt: Int, hop: Int, name: String, kind: HopKind, phase: Phase,
+        snapshot: consuming HopSnapshot, diff: HeaderDiff, detail: String?
     ) -> Int {
-        append(TimelineEvent(
-            time: time, request: request, attempt: attempt, hop: hop, name: name, kind: kind, phase: phase,
-            snapshot: snapshot, diff: diff, detail: detail))
+        var pending = Optional(snapshot)
+        return state.withLock { state in
+            state.append(
+                time: time, request: Int32(truncatingIfNeeded: request), attempt: Int32(truncatingIfNeeded: attempt),
+                hop: Int32(truncatingIfNeeded: hop), name: name, kind: kind, phase: phase, snapshot: pending.take()!, diff: diff,
+                detail: detail, cap: cap)
+        }
     }
 
     /// Records that `request` will publish no more events, which makes it eligible for
@@ -119,13 +127,9 @@ public final class TimelineStore: Sendable {
     public func events() -> [TimelineEvent] {
         let view = state.withLock { $0.view }
         var result: [TimelineEvent] = []
-        result.reserveCapacity(view.chunks.count * TimelineStore.chunkCapacity)
+        result.reserveCapacity(view.chunks.reduce(0) { $0 + $1.count })
         for chunk in view.chunks {
-            if view.hidden.isEmpty {
-                result.append(contentsOf: chunk)
-            } else {
-                result.append(contentsOf: chunk.lazy.filter { !view.hidden.contains($0.request) })
-            }
+            view.appendEvents(of: chunk, from: 0, to: &result)
         }
         return result
     }
@@ -137,8 +141,7 @@ public final class TimelineStore: Sendable {
         var result: [TimelineEvent] = []
         var position = view.firstPosition(after: seq)
         while position.chunk < view.chunks.count {
-            let chunk = view.chunks[position.chunk]
-            result.append(contentsOf: chunk[position.offset...].lazy.filter { !view.hidden.contains($0.request) })
+            view.appendEvents(of: view.chunks[position.chunk], from: position.offset, to: &result)
             position = (position.chunk + 1, 0)
         }
         return result
@@ -146,7 +149,7 @@ public final class TimelineStore: Sendable {
 
     /// The events of one request, in seq order; empty when unknown or dropped.
     public func events(request: Int) -> [TimelineEvent] {
-        let (view, seqs) = state.withLock { ($0.view, $0.requests[request]?.seqs ?? []) }
+        let (view, seqs) = state.withLock { ($0.view, $0.seqs(of: request)) }
         return seqs.compactMap { view.event(seq: $0) }
     }
 
@@ -156,9 +159,9 @@ public final class TimelineStore: Sendable {
         let view = state.withLock { $0.view }
         var result: [TimelineEvent] = []
         for chunk in view.chunks {
-            result.append(contentsOf: chunk.lazy.filter {
-                window.contains($0.time) && !view.hidden.contains($0.request)
-            })
+            for index in 0..<chunk.count where window.contains(chunk.time(at: index)) && !view.hidden.contains(chunk.request(at: index)) {
+                result.append(chunk.event(at: index, sites: view.sites))
+            }
         }
         return result
     }
@@ -195,11 +198,19 @@ public final class TimelineStore: Sendable {
     }
 }
 
-/// What readers copy out of the lock: the chunk list and the requests dropped but not yet
-/// compacted away.
+/// What readers copy out of the lock: the chunk list, the hop sites its events name and the
+/// requests dropped but not yet compacted away.
 private struct StoreView {
-    var chunks: [[TimelineEvent]]
+    var chunks: [TimelineChunk]
+    var sites: [HopSite]
     var hidden: Set<Int>
+
+    /// The events of `chunk` from position `first` on, without the hidden ones.
+    func appendEvents(of chunk: TimelineChunk, from first: Int, to result: inout [TimelineEvent]) {
+        for index in first..<chunk.count where hidden.isEmpty || !hidden.contains(chunk.request(at: index)) {
+            result.append(chunk.event(at: index, sites: sites))
+        }
+    }
 
     /// Where the first event with a seq above `seq` is; chunks are in seq order, and so is
     /// every chunk.
@@ -207,23 +218,18 @@ private struct StoreView {
         var low = 0, high = chunks.count
         while low < high {
             let middle = (low + high) / 2
-            if chunks[middle].last!.seq <= seq { low = middle + 1 } else { high = middle }
+            if chunks[middle].lastSeq <= seq { low = middle + 1 } else { high = middle }
         }
         guard low < chunks.count else { return (low, 0) }
-        let chunk = chunks[low]
-        var first = 0, last = chunk.count
-        while first < last {
-            let middle = (first + last) / 2
-            if chunk[middle].seq <= seq { first = middle + 1 } else { last = middle }
-        }
-        return (low, first)
+        return (low, chunks[low].firstIndex(after: seq))
     }
 
     func event(seq: Int) -> TimelineEvent? {
         let position = firstPosition(after: seq - 1)
         guard position.chunk < chunks.count else { return nil }
-        let event = chunks[position.chunk][position.offset]
-        return event.seq == seq && !hidden.contains(event.request) ? event : nil
+        let chunk = chunks[position.chunk]
+        guard chunk.seq(at: position.offset) == seq, !hidden.contains(chunk.request(at: position.offset)) else { return nil }
+        return chunk.event(at: position.offset, sites: sites)
     }
 }
 
@@ -242,19 +248,29 @@ private struct RequestRecord {
     private var moreRuns: [Run] = []
     var isFinished = false
 
-    init(firstSeq: Int) {
-        firstRun = Run(first: firstSeq, count: 1)
-        eventCount = 1
+    init(first: Int, count: Int) {
+        firstRun = Run(first: first, count: count)
+        eventCount = count
     }
 
-    mutating func append(_ seq: Int) {
-        eventCount += 1
+    /// What an index slot without a record holds.
+    static let none = RequestRecord()
+
+    private init() {
+        firstRun = Run(first: 0, count: 0)
+    }
+
+    var exists: Bool { eventCount > 0 }
+
+    /// Adds the seqs `first..<first + count`, all above the record's.
+    mutating func append(first: Int, count: Int) {
+        eventCount += count
         if moreRuns.isEmpty {
-            if firstRun.first + firstRun.count == seq { firstRun.count += 1 } else { moreRuns.append(Run(first: seq, count: 1)) }
-        } else if moreRuns[moreRuns.count - 1].first + moreRuns[moreRuns.count - 1].count == seq {
-            moreRuns[moreRuns.count - 1].count += 1
+            if firstRun.first + firstRun.count == first { firstRun.count += count } else { moreRuns.append(Run(first: first, count: count)) }
+        } else if moreRuns[moreRuns.count - 1].first + moreRuns[moreRuns.count - 1].count == first {
+            moreRuns[moreRuns.count - 1].count += count
         } else {
-            moreRuns.append(Run(first: seq, count: 1))
+            moreRuns.append(Run(first: first, count: count))
         }
     }
 
@@ -269,34 +285,36 @@ private struct RequestRecord {
 
 /// Request records by id. Ids are handed out as #1, #2…, so records of ids up to
 /// `denseLimit` sit in an array slot (no hashing on the append path); any other id goes to
-/// a dictionary.
+/// a dictionary. A dense slot without a record holds ``RequestRecord/none`` rather than nil,
+/// so an append changes its record in place (through an optional it is copied out and back).
 private struct RequestIndex {
     static let denseLimit = 1 << 20
-    private var dense: [RequestRecord?] = []
+    private var dense: [RequestRecord] = []
     private var sparse: [Int: RequestRecord] = [:]
 
     subscript(request: Int) -> RequestRecord? {
-        get { isDense(request) ? (request < dense.count ? dense[request] : nil) : sparse[request] }
+        get { isDense(request) ? (request < dense.count && dense[request].exists ? dense[request] : nil) : sparse[request] }
         set {
             if isDense(request) {
-                if request >= dense.count { dense.append(contentsOf: repeatElement(nil, count: request - dense.count + 1)) }
-                dense[request] = newValue
+                if request >= dense.count { dense.append(contentsOf: repeatElement(.none, count: request - dense.count + 1)) }
+                dense[request] = newValue ?? .none
             } else {
                 sparse[request] = newValue
             }
         }
     }
 
-    /// Adds `seq` to the request's record, creating the record at its first event.
-    mutating func append(_ seq: Int, to request: Int) {
-        if isDense(request), request < dense.count, dense[request] != nil {
-            dense[request]!.append(seq)
+    /// Adds the seqs `first..<first + count` to the request's record, creating the record at
+    /// its first events.
+    mutating func append(first: Int, count: Int, to request: Int) {
+        if isDense(request), request < dense.count, dense[request].exists {
+            dense[request].append(first: first, count: count)
         } else if isDense(request) {
-            self[request] = RequestRecord(firstSeq: seq)
+            self[request] = RequestRecord(first: first, count: count)
         } else if sparse[request] != nil {
-            sparse[request]!.append(seq)
+            sparse[request]!.append(first: first, count: count)
         } else {
-            sparse[request] = RequestRecord(firstSeq: seq)
+            sparse[request] = RequestRecord(first: first, count: count)
         }
     }
 
@@ -304,12 +322,22 @@ private struct RequestIndex {
 }
 
 private struct State {
-    var chunks: [[TimelineEvent]] = []
+    var chunks: [TimelineChunk] = []
+    /// Where the last chunk starts and how many events it holds, kept here so an append need
+    /// not copy the chunk out of the array to ask (a copy retains its arrays).
+    var openChunk = (firstSeq: 0, count: TimelineChunk.capacity)
+    var sites = HopSites()
+    var snapshots = SnapshotSharing()
     /// Events physically in `chunks`, hidden ones included.
     var storedCount = 0
     var lastSeq = 0
-    /// Requests with events held; a dropped request's record is gone.
-    var requests = RequestIndex()
+    /// Requests with events held; a dropped request's record is gone. Read them only after
+    /// ``settleRequests()``.
+    private var requests = RequestIndex()
+    /// The newest events' request and seqs, not yet in `requests`: a request's events mostly
+    /// follow one another, so most appends only count here, and the run joins the record when
+    /// another request's event comes or the records are read.
+    private var newestRun = (request: 0, first: 0, count: 0)
     var finished = OldestFirst()
     /// Dropped requests whose events are still in `chunks`. Dropping only hides them;
     /// removing them rewrites every chunk, so it waits until enough have piled up to pay for it.
@@ -321,23 +349,33 @@ private struct State {
     var nextWatcherID = 0
 
     var liveCount: Int { storedCount - hiddenCount }
-    var view: StoreView { StoreView(chunks: chunks, hidden: hidden) }
+    var view: StoreView { StoreView(chunks: chunks, sites: sites.all, hidden: hidden) }
 
-    mutating func append(_ event: consuming TimelineEvent, cap: Int?) -> Int {
-        let request = event.request
+    mutating func append(
+        time: Double, request request32: Int32, attempt: Int32, hop: Int32, name: String, kind: HopKind, phase: Phase,
+        snapshot: consuming HopSnapshot, diff: HeaderDiff, detail: String?, cap: Int?
+    ) -> Int {
+        let request = Int(request32)
         // A late event of a dropped request must not be hidden with the old ones.
         if !hidden.isEmpty, hidden.contains(request) { compact() }
         lastSeq += 1
         let seq = lastSeq
-        event.seq = seq
-        if chunks.isEmpty || chunks[chunks.count - 1].count == TimelineStore.chunkCapacity {
-            var chunk: [TimelineEvent] = []
-            chunk.reserveCapacity(TimelineStore.chunkCapacity)
-            chunks.append(chunk)
+        if !TimelineChunk.canAppend(seq: seq, firstSeq: openChunk.firstSeq, count: openChunk.count) {
+            chunks.append(TimelineChunk(firstSeq: seq))
+            openChunk = (seq, 0)
         }
-        chunks[chunks.count - 1].append(consume event)
+        let site = sites.id(name: name, kind: kind, hop: hop)
+        chunks[chunks.count - 1].append(
+            seq: seq, time: time, request: request32, site: site, attempt: attempt, phase: phase,
+            snapshot: snapshots.shared(snapshot), diff: diff, detail: detail)
+        openChunk.count += 1
         storedCount += 1
-        requests.append(seq, to: request)
+        if newestRun.count > 0, newestRun.request == request, newestRun.first + newestRun.count == seq {
+            newestRun.count += 1
+        } else {
+            settleRequests()
+            newestRun = (request, seq, 1)
+        }
         if let cap, liveCount > cap { enforce(cap) }
         // Yielding under the lock keeps the values each stream sees in seq order.
         if !watchers.isEmpty {
@@ -346,7 +384,21 @@ private struct State {
         return seq
     }
 
+    /// Adds the newest run of seqs to its request's record.
+    mutating func settleRequests() {
+        guard newestRun.count > 0 else { return }
+        requests.append(first: newestRun.first, count: newestRun.count, to: newestRun.request)
+        newestRun.count = 0
+    }
+
+    /// The seqs of `request`'s events held, in order.
+    mutating func seqs(of request: Int) -> [Int] {
+        settleRequests()
+        return requests[request]?.seqs ?? []
+    }
+
     mutating func markFinished(_ request: Int, cap: Int?) {
+        settleRequests()
         guard let record = requests[request], !record.isFinished else { return }
         requests[request]!.isFinished = true
         finished.insert(firstSeq: record.firstSeq, request: request)
@@ -354,6 +406,7 @@ private struct State {
     }
 
     private mutating func enforce(_ cap: Int) {
+        settleRequests()
         while liveCount > cap, let request = finished.removeOldest() {
             guard let record = requests[request] else { continue }
             requests[request] = nil
@@ -368,21 +421,21 @@ private struct State {
     }
 
     private mutating func compact() {
-        var kept: [[TimelineEvent]] = []
-        var chunk: [TimelineEvent] = []
-        chunk.reserveCapacity(TimelineStore.chunkCapacity)
+        var kept: [TimelineChunk] = []
+        var chunk: TimelineChunk?
         for old in chunks {
-            for event in old where !hidden.contains(event.request) {
-                if chunk.count == TimelineStore.chunkCapacity {
-                    kept.append(chunk)
-                    chunk = []
-                    chunk.reserveCapacity(TimelineStore.chunkCapacity)
+            for index in 0..<old.count where !hidden.contains(old.request(at: index)) {
+                if let full = chunk, !TimelineChunk.canAppend(seq: old.seq(at: index), firstSeq: full.firstSeq, count: full.count) {
+                    kept.append(full)
+                    chunk = nil
                 }
-                chunk.append(event)
+                if chunk == nil { chunk = TimelineChunk(firstSeq: old.seq(at: index)) }
+                chunk!.append(index, of: old)
             }
         }
-        if !chunk.isEmpty { kept.append(chunk) }
+        if let chunk { kept.append(chunk) }
         chunks = kept
+        openChunk = kept.last.map { ($0.firstSeq, $0.count) } ?? (0, TimelineChunk.capacity)
         storedCount -= hiddenCount
         hiddenCount = 0
         hidden = []

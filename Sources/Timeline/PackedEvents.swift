@@ -1,0 +1,230 @@
+/// How ``TimelineStore`` keeps its events: `store.bytes_per_event`'s layout.
+///
+/// A ``TimelineEvent`` is 80 bytes, and most of them repeat from one event to the next: the
+/// hop's name (16), the detail (16), the diff (8), the seq (8). The store keeps each event as
+/// a 32-byte ``PackedEvent`` instead, with the repeated parts kept once:
+///
+/// - the hop's name, kind and index are one ``HopSite``, kept once per store and named by a
+///   32-bit id;
+/// - details, header diffs and attempts past 65,534 are an ``EventExtra``, kept once per chunk
+///   among the last few alike (most events have none: id 0);
+/// - seqs are a chunk's first seq plus the position, until the cap drops events from the
+///   middle of a chunk (then each event keeps its offset, 4 bytes);
+/// - equal heads seen one after the other and bare statuses (`200` with nothing else) share
+///   one ``HopSnapshot`` (``SnapshotSharing``).
+///
+/// Reading an event back builds the same ``TimelineEvent`` that was appended (with the seq the
+/// store gave it): `TimelineStoreTests` pins the round trip for every field and kind.
+struct PackedEvent {
+    /// What ``attempt`` holds when the attempt is kept in the event's extra instead.
+    static let attemptInExtra = UInt16.max
+
+    var time: Double
+    var snapshot: HopSnapshot
+    var request: Int32
+    /// The hop's name, kind and index: an id in the store's ``HopSites``.
+    var site: UInt32
+    /// 0 when the event has no detail, no header change and an attempt that fits ``attempt``;
+    /// else the position + 1 of its ``EventExtra`` in the chunk.
+    var extra: UInt32
+    var attempt: UInt16
+    var phase: Phase
+}
+
+/// The hop an event belongs to, as the store keeps it once.
+struct HopSite: Hashable {
+    let name: String
+    let kind: HopKind
+    let hop: Int32
+
+    func isSite(name: String, kind: HopKind, hop: Int32) -> Bool {
+        self.hop == hop && self.kind == kind && self.name == name
+    }
+}
+
+/// The store's hop sites, each kept once and named by its position in ``all``.
+///
+/// A hop's events follow one another closely, so a site is found in a small table indexed by
+/// its hop index (GraphQL and middleware hops apart), comparing the name (the same string
+/// object, so a comparison of two words), before any hashing.
+struct HopSites {
+    private(set) var all: [HopSite] = []
+    private var ids: [HopSite: UInt32] = [:]
+    private var recent = [UInt32](repeating: HopSites.noSite, count: HopSites.recentSlots)
+
+    private static let noSite = UInt32.max
+    private static let recentSlots = 128
+
+    mutating func id(name: String, kind: HopKind, hop: Int32) -> UInt32 {
+        let slot = Int(UInt32(bitPattern: hop &+ 1) & 63) | (kind == .middleware ? 64 : 0)
+        let cached = recent[slot]
+        // Compared in place: copying the site out of the array would retain its name.
+        if cached != HopSites.noSite, all.withUnsafeBufferPointer({ $0[Int(cached)].isSite(name: name, kind: kind, hop: hop) }) {
+            return cached
+        }
+        return lookUp(name: name, kind: kind, hop: hop, slot: slot)
+    }
+
+    @inline(never)
+    private mutating func lookUp(name: String, kind: HopKind, hop: Int32, slot: Int) -> UInt32 {
+        let site = HopSite(name: name, kind: kind, hop: hop)
+        let id: UInt32
+        if let known = ids[site] {
+            id = known
+        } else {
+            id = UInt32(all.count)
+            all.append(site)
+            ids[site] = id
+        }
+        recent[slot] = id
+        return id
+    }
+}
+
+/// What few events carry: a detail, a header diff, an attempt too large for 16 bits.
+struct EventExtra {
+    var detail: String?
+    var diff: HeaderDiff
+    /// The attempt when the event's ``PackedEvent/attempt`` is ``PackedEvent/attemptInExtra``; else 0.
+    var attempt: Int32
+
+    func isSame(detail: String?, diff: HeaderDiff, attempt: Int32) -> Bool {
+        // The lengths first: different details are told apart without comparing them.
+        self.attempt == attempt && self.detail?.utf8.count == detail?.utf8.count && self.detail == detail && self.diff.isSame(as: diff)
+    }
+}
+
+/// Up to ``capacity`` events in seq order, packed.
+struct TimelineChunk {
+    /// Large enough that the chunk list stays short, small enough that the copy a reader can
+    /// force on the next append is cheap.
+    static let capacity = 4096
+    /// How many of the newest extras a new one is compared with before it is kept as new.
+    private static let extrasSearched = 8
+
+    private(set) var firstSeq: Int
+    private var events: [PackedEvent] = []
+    private var extras: [EventExtra] = []
+    /// Each event's seq minus ``firstSeq``; empty while the seqs follow one another from
+    /// ``firstSeq``, as they do until the cap drops events.
+    private var offsets: [UInt32] = []
+
+    init(firstSeq: Int) {
+        self.firstSeq = firstSeq
+        events.reserveCapacity(TimelineChunk.capacity)
+    }
+
+    var count: Int { events.count }
+    var lastSeq: Int { seq(at: events.count - 1) }
+
+    func seq(at index: Int) -> Int {
+        offsets.isEmpty ? firstSeq + index : firstSeq + Int(offsets[index])
+    }
+
+    func request(at index: Int) -> Int { Int(events[index].request) }
+    func time(at index: Int) -> Double { events[index].time }
+
+    /// Whether an event with this seq (above ``lastSeq``) can go at the end of a chunk that
+    /// starts at `firstSeq` and holds `count` events.
+    static func canAppend(seq: Int, firstSeq: Int, count: Int) -> Bool {
+        count < TimelineChunk.capacity && seq - firstSeq <= Int(UInt32.max)
+    }
+
+    /// The position of the first event with a seq above `seq` (``count`` when none).
+    func firstIndex(after seq: Int) -> Int {
+        if offsets.isEmpty { return min(max(seq - firstSeq + 1, 0), events.count) }
+        var low = 0, high = events.count
+        while low < high {
+            let middle = (low + high) / 2
+            if firstSeq + Int(offsets[middle]) <= seq { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    mutating func append(
+        seq: Int, time: Double, request: Int32, site: UInt32, attempt: Int32, phase: Phase,
+        snapshot: consuming HopSnapshot, diff: HeaderDiff, detail: String?
+    ) {
+        let offset = seq - firstSeq
+        if offsets.isEmpty, offset != events.count {
+            offsets.reserveCapacity(TimelineChunk.capacity)
+            offsets.append(contentsOf: (0..<UInt32(events.count)))
+        }
+        if !offsets.isEmpty { offsets.append(UInt32(offset)) }
+        let fits = attempt >= 0 && attempt < Int32(PackedEvent.attemptInExtra)
+        let extra = detail == nil && diff.isEmpty && fits ? 0 : self.extra(detail: detail, diff: diff, attempt: fits ? 0 : attempt)
+        events.append(PackedEvent(
+            time: time, snapshot: snapshot, request: request, site: site, extra: extra,
+            attempt: fits ? UInt16(attempt) : PackedEvent.attemptInExtra, phase: phase))
+    }
+
+    /// The event at `index` of `other` (a chunk being compacted into this one), seq kept.
+    mutating func append(_ index: Int, of other: TimelineChunk) {
+        let event = other.events[index]
+        let extra = event.extra == 0 ? nil : other.extras[Int(event.extra) - 1]
+        append(
+            seq: other.seq(at: index), time: event.time, request: event.request, site: event.site,
+            attempt: event.attempt == PackedEvent.attemptInExtra ? extra!.attempt : Int32(event.attempt), phase: event.phase,
+            snapshot: event.snapshot, diff: extra?.diff ?? .none, detail: extra?.detail)
+    }
+
+    /// The event at `index` as it was appended, with its seq; `sites` are the store's.
+    func event(at index: Int, sites: [HopSite]) -> TimelineEvent {
+        let event = events[index]
+        let site = sites[Int(event.site)]
+        var attempt = Int32(event.attempt), diff = HeaderDiff.none, detail: String? = nil
+        if event.extra != 0 {
+            let extra = extras[Int(event.extra) - 1]
+            if event.attempt == PackedEvent.attemptInExtra { attempt = extra.attempt }
+            diff = extra.diff
+            detail = extra.detail
+        }
+        return TimelineEvent(
+            storedSeq: seq(at: index), time: event.time, name: site.name, snapshot: event.snapshot, diff: diff, detail: detail,
+            request32: event.request, attempt32: attempt, hop32: site.hop, kind: site.kind, phase: event.phase)
+    }
+
+    /// The position + 1 of an extra equal to this one among the newest few, or of a new one.
+    private mutating func extra(detail: String?, diff: HeaderDiff, attempt: Int32) -> UInt32 {
+        // Compared in place: copying an extra out of the array would retain its detail and diff.
+        let found = extras.withUnsafeBufferPointer { extras in
+            var index = extras.count - 1
+            while index >= max(0, extras.count - TimelineChunk.extrasSearched) {
+                if extras[index].isSame(detail: detail, diff: diff, attempt: attempt) { return index + 1 }
+                index -= 1
+            }
+            return 0
+        }
+        if found > 0 { return UInt32(found) }
+        extras.append(EventExtra(detail: detail, diff: diff, attempt: attempt))
+        return UInt32(extras.count)
+    }
+}
+
+/// One snapshot for what several events saw alike, where telling costs next to nothing:
+/// a bare status (a result seen only as `200`) is kept once per status, and a head equal to
+/// the head appended just before it (the same method, URL, headers and status, no body) is
+/// that one. Heads with a body or an error are kept as they come: bodies are never compared.
+struct SnapshotSharing {
+    private static let bareSlots = 8
+    private var lastHead: HopSnapshot?
+    private var bare = [HopSnapshot?](repeating: nil, count: SnapshotSharing.bareSlots)
+
+    mutating func shared(_ snapshot: consuming HopSnapshot) -> HopSnapshot {
+        // Each test borrows the kept snapshot in place; only a snapshot handed back is retained.
+        if lastHead === snapshot { return snapshot }
+        if let status = snapshot.bareStatus {
+            let slot = Int(UInt32(bitPattern: status)) & (SnapshotSharing.bareSlots - 1)
+            switch bare.withUnsafeBufferPointer({ $0[slot] === snapshot ? 0 : $0[slot]?.bareStatus == status ? 1 : 2 }) {
+            case 0: return snapshot
+            case 1: return bare[slot]!
+            default:
+                bare[slot] = snapshot
+                return snapshot
+            }
+        }
+        if lastHead?.isSameHead(as: snapshot) == true { return lastHead! }
+        lastHead = snapshot
+        return snapshot
+    }
+}

@@ -1,0 +1,232 @@
+import ChainKit
+import Foundation
+import Testing
+@testable import Timeline
+
+/// The store keeps events packed (`PackedEvents.swift`): every read must build back the event
+/// that was appended, whatever its fields, and the packing must change nothing an export shows.
+@Suite struct PackedEventsTests {
+    private static let secretHeaders = Fixtures.fields([
+        ("Content-Type", "application/json"), ("Authorization", "Bearer s3cr3t-token-value"),
+        ("Cookie", "sid=0123456789"), ("X-Request-ID", "req-1"),
+    ])
+
+    /// A body five times the preview limit: views see its start, exports the whole.
+    private static let largeBody = Data((#"{"data":{"blob":""# + String(repeating: "é", count: 10_000) + #""}}"#).utf8)
+
+    /// Snapshots of every shape the store treats apart: empty, bare statuses, heads (equal ones
+    /// built apart), heads with secrets, bodies small and large, errors, statuses past 32 bits.
+    private static let snapshots: [HopSnapshot] = [
+        .empty,
+        HopSnapshot(status: 200),
+        HopSnapshot(status: 200),
+        HopSnapshot(status: 401),
+        HopSnapshot(status: Int(Int32.min)),
+        HopSnapshot(status: 5_000_000_000),
+        HopSnapshot(method: "POST", url: Fixtures.graphqlURL, headers: secretHeaders),
+        HopSnapshot(method: "POST", url: Fixtures.graphqlURL, headers: secretHeaders),
+        HopSnapshot(method: "POST", url: Fixtures.graphqlURL, headers: Fixtures.fields([("Content-Type", "application/json")])),
+        HopSnapshot(method: "GET", url: Fixtures.graphqlURL, headers: secretHeaders),
+        HopSnapshot(method: "PATCH", url: "https://lab.local/other", headers: secretHeaders, status: 204),
+        HopSnapshot(headers: secretHeaders, status: 200),
+        HopSnapshot(headers: secretHeaders, status: 200, body: BodyPreview(largeBody)),
+        HopSnapshot(headers: secretHeaders, status: 200, body: BodyPreview(Data(#"{"token":"abc","data":{}}"#.utf8))),
+        HopSnapshot(method: "POST", url: Fixtures.graphqlURL, headers: secretHeaders, body: BodyPreview(largeBody, limit: 10)),
+        HopSnapshot(status: 400, error: "invalid_grant: client_secret=hunter2"),
+        HopSnapshot(error: "timed out after 30s"),
+    ]
+
+    private static let diffs: [HeaderDiff] = [
+        .none,
+        HeaderDiff(added: ["Authorization"]),
+        HeaderDiff(added: ["Authorization"]),
+        HeaderDiff(changed: ["Cookie"], removed: ["X-Request-ID"]),
+        HeaderDiff(added: ["A", "B"], changed: ["C"], removed: ["D"]),
+    ]
+
+    private static let details: [String?] = [
+        nil, "server", "server", "", "CacheFirst", "cache write", "token=abc123 refreshed", "Ünïcødé détail ✓",
+        String(repeating: "long log line ", count: 100),
+    ]
+
+    /// Attempts, hops, requests and times at and past the edges of what is kept inline.
+    private static let attempts = [1, 0, 2, 65_534, 65_535, 65_536, Int(Int32.max), -1, Int(Int32.min)]
+    private static let hops = [0, 1, 8, 9, 64, TimelineEvent.noHop, Int(Int32.max), Int(Int32.min)]
+    private static let requests = [1, 2, 0, -7, Int(Int32.max), Int(Int32.min)]
+    private static let times = [0, 0.004, -1.5, 1e-310, 86_400.123_456_789, Double.greatestFiniteMagnitude]
+    /// What a lab run records, for the exports: attempts past 16 bits, but nothing outlandish.
+    private static let runAttempts = [1, 2, 3, 65_535, 70_000]
+    private static let runHops = [0, 1, 2, 8, 9, TimelineEvent.noHop]
+    private static let runRequests = [1, 2, 3]
+    private static let runTimes = [0, 0.004, 0.016, 1.5]
+
+    /// Names that share a hop index and kind, names alike but built apart, one name on many
+    /// hops and kinds.
+    private static let names = ["AuthInterceptor", "MaxRetryInterceptor", "transport", "TokenManager", "LoggingMiddleware", "Auth" + "Interceptor", ""]
+
+    /// Events mixing every kind and phase with the fields above, in a fixed, varied order.
+    private static func mixedEvents(count: Int, edges: Bool = true) -> [TimelineEvent] {
+        var generator = SplitMix(seed: 20)
+        var events: [TimelineEvent] = []
+        for index in 0..<count {
+            func pick<T>(_ values: [T]) -> T { values[Int(generator.next() % UInt64(values.count))] }
+            events.append(TimelineEvent(
+                time: pick(edges ? times : runTimes), request: pick(edges ? requests : runRequests),
+                attempt: pick(edges ? attempts : runAttempts), hop: pick(edges ? hops : runHops), name: pick(names),
+                kind: HopKind.allCases[index % HopKind.allCases.count], phase: Phase.allCases[index % Phase.allCases.count],
+                snapshot: pick(snapshots), diff: pick(diffs), detail: pick(details)))
+        }
+        return events
+    }
+
+    /// `events` as the store must read them back: seq from 1.
+    private static func numbered(_ events: [TimelineEvent], from first: Int = 1) -> [TimelineEvent] {
+        events.enumerated().map { offset, event in
+            var numbered = event
+            numbered.seq = first + offset
+            return numbered
+        }
+    }
+
+    @Test func aPackedEventIs32Bytes() {
+        #expect(MemoryLayout<PackedEvent>.stride == 32)
+    }
+
+    @Test("every event kind, phase and field reads back as appended, across chunks, by every query")
+    func everyEventReadsBackAsAppended() throws {
+        let appended = Self.mixedEvents(count: 2 * TimelineChunk.capacity + 123)
+        let store = TimelineStore()
+        for event in appended { store.append(event) }
+        let expected = Self.numbered(appended)
+        let read = store.events()
+        #expect(read.count == expected.count)
+        for (got, want) in zip(read, expected) where got != want {
+            Issue.record("event \(want.seq) read back as \(got), appended as \(want)")
+        }
+        #expect(store.events(after: 4000) == Array(expected[4000...]))
+        #expect(store.event(seq: 4097) == expected[4096])
+        #expect(store.events(request: Int(Int32.min)) == expected.filter { $0.request == Int(Int32.min) })
+        #expect(store.events(in: 0...0.004) == expected.filter { (0...0.004).contains($0.time) })
+        #expect(store.view(upTo: 5000).events() == Array(expected.prefix(5000)))
+    }
+
+    @Test("events appended field by field read back as the same events appended whole")
+    func fieldByFieldAppendReadsBackTheSame() {
+        let appended = Self.mixedEvents(count: 500)
+        let whole = TimelineStore(), fields = TimelineStore()
+        for event in appended {
+            whole.append(event)
+            fields.append(
+                time: event.time, request: event.request, attempt: event.attempt, hop: event.hop, name: event.name, kind: event.kind,
+                phase: event.phase, snapshot: event.snapshot, diff: event.diff, detail: event.detail)
+        }
+        #expect(whole.events() == Self.numbered(appended))
+        #expect(fields.events() == whole.events())
+    }
+
+    @Test("large bodies read back whole, and exports of what the store holds are the exports of what was appended, secrets masked")
+    func exportsOfStoredEventsAreUnchanged() throws {
+        let appended = Self.mixedEvents(count: 300, edges: false)
+        let store = TimelineStore()
+        for event in appended { store.append(event) }
+        let expected = Self.numbered(appended)
+        let read = store.events()
+        let large = try #require(read.first { $0.body?.byteCount == Self.largeBody.count })
+        #expect(large.body?.wholeText == String(decoding: Self.largeBody, as: UTF8.self))
+        for masking in [SecretMasking.masked, .revealed] {
+            let stored = TraceJSON.encode(TraceDocument(scenario: "s", requests: [], events: read), masking: masking)
+            let original = TraceJSON.encode(TraceDocument(scenario: "s", requests: [], events: expected), masking: masking)
+            #expect(stored == original)
+            #expect(HARExport.archive(events: read, masking: masking, anchor: .lab(scenario: "s"))
+                == HARExport.archive(events: expected, masking: masking, anchor: .lab(scenario: "s")))
+            #expect(TextTrace.render(read, masking: masking) == TextTrace.render(expected, masking: masking))
+        }
+        let masked = TraceJSON.encode(TraceDocument(scenario: "s", requests: [], events: read), masking: .masked)
+        #expect(!masked.contains("s3cr3t-token-value"))
+        #expect(!masked.contains("0123456789"))
+        #expect(!masked.contains("hunter2"))
+        #expect(masked.contains("req-1"))
+    }
+
+    @Test func aDeferredBodyIsNotProducedByAppendingOrReading() {
+        let calls = Locked(0)
+        let body = BodyPreview(deferred: {
+            calls.withLock { $0 += 1 }
+            return Data(#"{"data":{}}"#.utf8)
+        })
+        let store = TimelineStore()
+        let headers = Fixtures.fields([("Content-Type", "application/json")])
+        // The same head before and after: the store compares heads, never bodies.
+        store.append(TimelineEvent(time: 0, request: 1, attempt: 1, hop: 1, name: "parser", kind: .parser, phase: .postflight,
+                                   snapshot: HopSnapshot(headers: headers, status: 200)))
+        store.append(TimelineEvent(time: 0, request: 1, attempt: 1, hop: 1, name: "parser", kind: .parser, phase: .postflight,
+                                   snapshot: HopSnapshot(headers: headers, status: 200, body: body)))
+        store.append(TimelineEvent(time: 0, request: 1, attempt: 1, hop: 0, name: "top", kind: .graphql, phase: .postflight,
+                                   snapshot: HopSnapshot(headers: headers, status: 200, body: body)))
+        let read = store.events()
+        #expect(calls.value == 0)
+        #expect(read.map(\.body) == [nil, body, body])
+        #expect(calls.value == 1)
+    }
+
+    @Test("equal heads one after another and bare statuses are kept once; bodies, errors and other heads are not merged")
+    func equalHeadsAndBareStatusesShareOneSnapshot() {
+        let headers = Fixtures.fields([("Accept", "application/json")])
+        let first = HopSnapshot(method: "POST", url: Fixtures.graphqlURL, headers: headers)
+        let again = HopSnapshot(method: "POST", url: Fixtures.graphqlURL, headers: headers)
+        let other = HopSnapshot(method: "POST", url: Fixtures.graphqlURL, headers: Fixtures.fields([("Accept", "text/plain")]))
+        let store = TimelineStore()
+        for snapshot in [first, again, HopSnapshot(status: 200), other, HopSnapshot(status: 200), HopSnapshot(status: 201), HopSnapshot(error: "x"), HopSnapshot(error: "x")] {
+            store.append(TimelineEvent(time: 0, request: 1, attempt: 1, hop: 0, name: "h", kind: .http, phase: .preflight, snapshot: snapshot))
+        }
+        let read = store.events().map(\.snapshot)
+        #expect(read[1] === read[0])
+        #expect(read[3] !== read[0] && read[3] == other)
+        #expect(read[4] === read[2] && read[2].status == 200)
+        #expect(read[5] !== read[2] && read[5].status == 201)
+        #expect(read[7] !== read[6] && read[7] == read[6])
+    }
+
+    @Test("a capped store reads back what it keeps, as appended, after dropping requests from the middle of chunks")
+    func cappedStoreReadsBackKeptEventsAfterCompaction() throws {
+        let store = try TimelineStore(cap: 3000)
+        var appended: [TimelineEvent] = []
+        // Request r has events r, r + 5, r + 10…: every chunk holds all five requests.
+        for index in 0..<12_000 {
+            let request = index % 5 + 1
+            let event = TimelineEvent(
+                time: Double(index), request: request, attempt: index % 70_000 == 3 ? 70_000 : 1, hop: index % 9, name: "hop\(index % 9)",
+                kind: .graphql, phase: .preflight, snapshot: Self.snapshots[index % Self.snapshots.count],
+                detail: index % 7 == 0 ? "detail \(index % 11)" : nil)
+            appended.append(event)
+            store.append(event)
+            if index == 9_000 { [1, 2, 3].forEach(store.markFinished(request:)) }
+        }
+        // Requests 1 to 3 are dropped up to seq 9,001; their later events are kept as new ones.
+        let expected = Self.numbered(appended).filter { ![1, 2, 3].contains($0.request) || $0.seq > 9_001 }
+        #expect(store.events() == expected)
+        #expect(store.stats.droppedRequests == 3)
+        // Seqs now skip: reads by seq must find exactly the kept ones.
+        #expect(store.event(seq: 4) == expected.first { $0.seq == 4 })
+        #expect(store.event(seq: 1) == nil)
+        #expect(store.events(after: 9_001) == expected.filter { $0.seq > 9_001 })
+        // Appends after the drop keep their seqs and fields.
+        let late = TimelineEvent(time: 1, request: 4, attempt: 2, hop: 1, name: "late", kind: .http, phase: .send, detail: "after")
+        #expect(store.append(late) == 12_001)
+        #expect(store.events(request: 4).last == Self.numbered([late], from: 12_001)[0])
+        #expect(store.events().count == expected.count + 1)
+    }
+}
+
+/// Deterministic pseudo-random numbers (SplitMix64), so the mixed events are the same every run.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
