@@ -56,7 +56,18 @@ extension LabSession {
                 switch prepared {
                 case .graphQL(let instrumented, let request):
                     operationType = request.operation.kind.rawValue
-                    for try await response in instrumented.chain.kickoff(request: request) { results.append(response.source.rawValue) }
+                    // The chain runs in a task of its own, as upstream's does. Its last event
+                    // is recorded once that task has ended, so this task waits for it; the
+                    // results end silently when this task is cancelled, which only quitting does.
+                    let started = instrumented.chain.start(request: request)
+                    do {
+                        for try await response in started.results { results.append(response.source.rawValue) }
+                    } catch {
+                        await started.task.value
+                        throw error
+                    }
+                    await started.task.value
+                    if Task.isCancelled { throw LabFault.sessionEnded }
                 case .http(let instrumented, let request, let body, let baseURL, let operationID):
                     let (response, _) = try await instrumented.stack.send(request, body: body, baseURL: baseURL, operationID: operationID)
                     results.append("server \(response.status)")

@@ -23,7 +23,8 @@ struct EndpointOptions {
           --client-secret-env VAR  the environment variable holding the client secret
           --client-auth basic|body  client authentication: HTTP Basic (default) or in the body
           --refresh-token-env VAR  the environment variable holding the refresh token
-          --max-body BYTES    read at most BYTES of a response body (default 1048576)
+          --max-body BYTES    read at most BYTES of a response body, or of each part of
+                              a multipart one (default 1048576)
           --timeout SECONDS   give up on a server silent for SECONDS (default 30)
         """
 

@@ -87,7 +87,12 @@ extension NetworkResponse {
     /// complete) when its `Content-Type` is `multipart/mixed` with a boundary; otherwise
     /// the whole body as one chunk (none when it is empty). What a transport that reads
     /// raw bytes hands the chain, as upstream's `URLSession.chunks(for:)` does.
-    public func splittingBodyIntoParts() -> NetworkResponse {
+    ///
+    /// With a `limit`, no more than `limit` bytes are held at once: a part of a multipart
+    /// answer, or the whole of any other, that grows past it fails the body with
+    /// ``BodyLimitExceeded`` and the rest is not read. A multipart answer may be longer
+    /// than `limit` in all (a subscription goes on for as long as the server sends).
+    public func splittingBodyIntoParts(limit: Int = .max) -> NetworkResponse {
         var copy = self
         let raw = chunks
         let contentType = headerFields["Content-Type"]
@@ -102,7 +107,15 @@ extension NetworkResponse {
                 while ready.isEmpty {
                     guard !ended else { return nil }
                     if let bytes = try await iterator.next() {
-                        if splitter != nil { ready = splitter!.append(bytes) } else { whole.append(bytes) }
+                        if splitter != nil {
+                            ready = splitter!.append(bytes)
+                            if splitter!.bufferedByteCount > limit || ready.contains(where: { $0.count > limit }) {
+                                throw BodyLimitExceeded(limit: limit, isPart: true)
+                            }
+                        } else {
+                            whole.append(bytes)
+                            if whole.count > limit { throw BodyLimitExceeded(limit: limit, isPart: false) }
+                        }
                         continue
                     }
                     ended = true
@@ -116,5 +129,21 @@ extension NetworkResponse {
             }
         }
         return copy
+    }
+}
+
+/// A body held more bytes at once than its reader allows: a part of a multipart answer
+/// (`isPart`), or the whole of any other answer, passed `limit`.
+public struct BodyLimitExceeded: Error, Sendable, Hashable, CustomStringConvertible {
+    public let limit: Int
+    public let isPart: Bool
+
+    public init(limit: Int, isPart: Bool) {
+        self.limit = limit
+        self.isPart = isPart
+    }
+
+    public var description: String {
+        isPart ? "a part of the answer is larger than \(limit) bytes" : "the answer is larger than \(limit) bytes"
     }
 }

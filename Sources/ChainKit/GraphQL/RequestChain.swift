@@ -29,10 +29,12 @@
 /// ``MaxRetryInterceptor`` enforces one, which is why it must come first. An attempt that
 /// yields no result fails with ``RequestChainError/noResults``.
 ///
-/// Everything runs lazily in the task that iterates the returned stream, so cancelling that
-/// task reaches every interceptor as `CancellationError` — except, as upstream, the network
-/// step under CacheAndNetwork: it starts in a task of its own as soon as the cache has
-/// answered, while the cached result climbs (cancelled with the stream).
+/// As upstream's, ``kickoff(request:)`` starts the operation at once in a task of its own,
+/// whether or not anybody reads the returned stream yet; results wait in the stream until they
+/// are read. Dropping the stream, or cancelling the task that reads it, cancels that task, which
+/// reaches every interceptor as `CancellationError` (the reader's stream just ends). Under
+/// CacheAndNetwork the network step starts in a second task as soon as the cache has answered,
+/// while the cached result climbs (cancelled with the first).
 public struct RequestChain: Sendable {
     /// Thrown by a GraphQL interceptor to run the chain again from the top with `request`.
     public struct Retry: Error, CustomStringConvertible {
@@ -97,8 +99,25 @@ public struct RequestChain: Sendable {
         self.overlapsNetworkFetch = overlapsNetworkFetch
     }
 
-    /// The operation's results. Nothing runs until the stream is read.
+    /// The operation's results. The operation starts now, in a task of its own, as upstream's
+    /// `kickoff` does (`AsyncThrowingStream.executingInAsyncTask`): a transport sees the request
+    /// even if nobody reads the stream yet. Read the stream once.
     public func kickoff(request: GraphQLRequest) -> InterceptorResultStream {
+        start(request: request).results
+    }
+
+    /// ``kickoff(request:)``, with the task that runs the operation, for a caller that must
+    /// know when the operation has ended: a reader that is cancelled sees its stream end
+    /// before the operation's task has unwound.
+    package func start(request: GraphQLRequest) -> (results: InterceptorResultStream, task: Task<Void, Never>) {
+        let chain = self
+        let started = InterceptorResultStream.startedWithTask { chain.attempts(of: request) }
+        return (started.stream, started.task)
+    }
+
+    /// The attempts of one operation, retries included, as a stream that runs in the task that
+    /// reads it.
+    private func attempts(of request: GraphQLRequest) -> InterceptorResultStream {
         let chain = self
         return PullStream {
             var pending: GraphQLRequest? = request
@@ -257,11 +276,10 @@ public struct RequestChainNetworkTransport: Sendable {
         self.transport = transport
     }
 
-    /// The results of one operation. As upstream's, the operation starts now, in a task of its
-    /// own, whether or not anybody reads the stream yet; results wait in the stream until they
-    /// are read. Dropping the stream, or cancelling the task that reads it, cancels the operation.
+    /// The results of one operation, on a fresh chain: it starts now, whether or not anybody
+    /// reads the stream yet (see ``RequestChain/kickoff(request:)``).
     public func send(_ request: GraphQLRequest) -> InterceptorResultStream {
-        let chain = RequestChain(interceptors: .init(provider: interceptorProvider, operation: request.operation), transport: transport)
-        return .started { chain.kickoff(request: request) }
+        RequestChain(interceptors: .init(provider: interceptorProvider, operation: request.operation), transport: transport)
+            .kickoff(request: request)
     }
 }

@@ -97,6 +97,12 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
     /// cancelling the task that reads it cancels the producing task. This is how Apollo iOS 2.x
     /// runs a layer (`AsyncThrowingStream.executingInAsyncTask`); read it only once.
     public static func started(_ makeStream: @escaping @Sendable () async throws -> PullStream) -> PullStream {
+        startedWithTask(makeStream).stream
+    }
+
+    /// ``started(_:)``, with the producing task, for a caller that must know when that task
+    /// has ended (a cancelled reader's stream ends before it does).
+    package static func startedWithTask(_ makeStream: @escaping @Sendable () async throws -> PullStream) -> (stream: PullStream, task: Task<Void, Never>) {
         let (buffered, continuation) = AsyncThrowingStream<Element, any Error>.makeStream()
         let task = Task {
             do {
@@ -107,10 +113,11 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
             }
         }
         continuation.onTermination = { _ in task.cancel() }
-        return PullStream {
+        let stream = PullStream {
             var iterator = buffered.makeAsyncIterator()
             return { try await iterator.next() }
         }
+        return (stream, task)
     }
 
     /// Transforms every element; a thrown error fails the stream.

@@ -24,6 +24,9 @@ public final class RemoteHTTPClient: Sendable {
     public let timeout: Double
     private let session: URLSession
     private let reader: BoundedReader
+    /// Reads answers as they arrive (``stream(_:limit:)``); its session has no limit on a
+    /// whole exchange, only on silence, so a subscription may last.
+    private let streamReader: URLSessionChunkReader
 
     /// - Parameter followsRedirects: false hands a 3xx answer back as it is (what a proxy
     ///   needs); true follows it as URLSession does by default.
@@ -38,6 +41,11 @@ public final class RemoteHTTPClient: Sendable {
         let reader = BoundedReader(followsRedirects: followsRedirects)
         self.reader = reader
         session = URLSession(configuration: configuration, delegate: reader, delegateQueue: nil)
+        let streaming = URLSessionConfiguration.ephemeral
+        streaming.timeoutIntervalForRequest = timeout
+        streaming.urlCache = nil
+        streaming.httpCookieStorage = nil
+        streamReader = URLSessionChunkReader(configuration: streaming, followsRedirects: followsRedirects)
     }
 
     deinit {
@@ -70,6 +78,43 @@ public final class RemoteHTTPClient: Sendable {
         } onCancel: {
             task.cancel()
         }
+    }
+
+    /// Sends `request` and returns as soon as the response head arrives; the body follows
+    /// as the network delivers it, so a multipart answer (@defer, a subscription) reaches
+    /// the chain part by part. The exchange fails when the server is silent for longer than
+    /// the timeout, not when it merely lasts; an announced `Content-Length` over `limit`
+    /// fails at once (the caller bounds what it holds of the body itself). Failures while
+    /// the body is read are ``RemoteFailure``s too.
+    public func stream(_ request: URLRequest, limit: Int) async throws -> (HTTPURLResponse, ChunkStream) {
+        var request = request
+        request.timeoutInterval = timeout
+        let url = request.url
+        let timeout = timeout
+        #if !canImport(Darwin)
+        if let host = url?.host, host.contains(":") {
+            let (response, body) = try await IPv6LiteralExchange.fetch(request, limit: limit, timeout: timeout)
+            return (response, PullStream(body.isEmpty ? [] : [body]))
+        }
+        #endif
+        let failure: @Sendable (any Error) -> RemoteFailure = { error in
+            if let failure = error as? RemoteFailure { return failure }
+            if case URLSessionTransportError.notHTTP = error { return RemoteFailure(url: url, outcome: .notHTTP, timeout: timeout) }
+            if let exceeded = error as? URLSessionChunkReader.ReadAheadExceeded {
+                return RemoteFailure(url: url.map(RemoteFailure.displayURL) ?? "the server", cause: .other(exceeded.description))
+            }
+            return RemoteFailure(url: url, outcome: .error(error), timeout: timeout)
+        }
+        let (head, chunks): (HTTPURLResponse, ChunkStream)
+        do {
+            (head, chunks) = try await streamReader.start(request)
+        } catch {
+            throw failure(error)
+        }
+        if head.expectedContentLength > Int64(limit) {
+            throw RemoteFailure(url: url, outcome: .tooLarge(limit: limit, announced: Int(exactly: head.expectedContentLength)), timeout: timeout)
+        }
+        return (head, chunks.mapErrors { throw failure($0) })
     }
 
     /// Sends `method` to `url` and returns the answer as a ``BackendResponse``, its body at
@@ -115,6 +160,8 @@ public struct RemoteFailure: Error, Sendable, Hashable, CustomStringConvertible 
         case tls(String)
         case connectionLost
         case tooLarge(limit: Int, announced: Int?)
+        /// A part of a multipart answer held more than `limit` bytes.
+        case partTooLarge(limit: Int)
         case notHTTP
         /// HTTPS to an IPv6 address literal, which URLSession on Linux cannot connect to.
         case ipv6Literal
@@ -150,6 +197,8 @@ public struct RemoteFailure: Error, Sendable, Hashable, CustomStringConvertible 
             "the answer from \(url) announces \(announced) bytes (Content-Length), more than the \(limit) bytes allowed (--max-body); it was not read"
         case .tooLarge(let limit, nil):
             "the answer from \(url) is larger than the \(limit) bytes allowed (--max-body); reading stopped at \(limit) bytes"
+        case .partTooLarge(let limit):
+            "a part of the answer from \(url) is larger than the \(limit) bytes allowed (--max-body); reading stopped at \(limit) bytes"
         case .notHTTP: "\(url) did not answer with HTTP"
         case .ipv6Literal:
             "cannot connect to \(url): URLSession on this platform cannot reach IPv6 address literals over HTTPS "

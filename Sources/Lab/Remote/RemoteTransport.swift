@@ -32,14 +32,28 @@ public struct RemoteTransport: GraphQLTransport, ClientTransport {
     /// The network failures so far, in order.
     public var failures: [RemoteFailure] { failureLog.value }
 
+    /// Returns as soon as the response head arrives; the body follows as the server sends
+    /// it, cut into parts when it is `multipart/mixed`, so each @defer increment and each
+    /// subscription event reaches the chain (and the timeline) when it arrives. No more than
+    /// ``maxBodyBytes`` is held at once: the whole of an ordinary answer, or one part of a
+    /// multipart one (a subscription may go on past it in all).
     public func send(_ request: NetworkRequest) async throws -> NetworkResponse {
         var urlRequest = RemoteHTTPClient.request(url: request.url, method: request.method.rawValue, headers: request.headerFields, body: request.body)
         if let timeout = request.timeoutInterval { urlRequest.timeoutInterval = min(timeout, client.timeout) }
-        let (response, data) = try await fetch(urlRequest)
-        // Read whole within --max-body, then cut into parts as a streaming transport would,
-        // so a multipart answer (@defer, a subscription) still yields one result per part.
-        return NetworkResponse(status: response.statusCode, headerFields: RemoteHTTPClient.headerFields(of: response), url: response.url ?? request.url, body: data)
-            .splittingBodyIntoParts()
+        let url = request.url, limit = maxBodyBytes, failureLog = self.failureLog
+        let (response, chunks) = try await timed { try await recordingFailures { try await client.stream(urlRequest, limit: limit) } }
+        var streamed = NetworkResponse(
+            status: response.statusCode, headerFields: RemoteHTTPClient.headerFields(of: response), url: response.url ?? url,
+            chunks: timedReads(of: chunks)
+        ).splittingBodyIntoParts(limit: limit)
+        streamed.chunks = streamed.chunks.mapErrors { error in
+            let failure = (error as? BodyLimitExceeded).map {
+                RemoteFailure(url: RemoteFailure.displayURL(url), cause: $0.isPart ? .partTooLarge(limit: $0.limit) : .tooLarge(limit: $0.limit, announced: nil))
+            } ?? error
+            if let failure = failure as? RemoteFailure { failureLog.withLock { $0.append(failure) } }
+            throw failure
+        }
+        return streamed
     }
 
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
@@ -52,13 +66,38 @@ public struct RemoteTransport: GraphQLTransport, ClientTransport {
     }
 
     private func fetch(_ request: URLRequest) async throws -> (HTTPURLResponse, Data) {
+        try await timed { try await recordingFailures { try await client.fetch(request, limit: maxBodyBytes) } }
+    }
+
+    /// Runs `work`, advancing the clock by the wall time it took.
+    private func timed<T>(_ work: () async throws -> T) async rethrows -> T {
         let started = ContinuousClock.now
         defer { clock?.advance(by: ContinuousClock.now - started) }
+        return try await work()
+    }
+
+    /// Runs `work`, keeping a ``RemoteFailure`` it throws in ``failures``.
+    private func recordingFailures<T>(_ work: () async throws -> T) async throws -> T {
         do {
-            return try await client.fetch(request, limit: maxBodyBytes)
+            return try await work()
         } catch let failure as RemoteFailure {
             failureLog.withLock { $0.append(failure) }
             throw failure
+        }
+    }
+
+    /// `chunks`, advancing the clock by the time each read waited for the server: a part
+    /// that arrived while the chain was held at a stop is stamped when it is read, without
+    /// the hold (the lab clock does not run while a person looks).
+    private func timedReads(of chunks: ChunkStream) -> ChunkStream {
+        guard let clock else { return chunks }
+        return PullStream {
+            let iterator = chunks.makeAsyncIterator()
+            return {
+                let started = ContinuousClock.now
+                defer { clock.advance(by: ContinuousClock.now - started) }
+                return try await iterator.next()
+            }
         }
     }
 }

@@ -60,13 +60,46 @@ struct EagerExecutionTests {
         #expect(outcome.responses.map(\.data) == [["hero": ["id": "1", "name": "cached"]], heroData])
     }
 
-    @Test("the chain's own kickoff still does its work in the task that reads it")
-    func kickoffIsPulled() async throws {
-        let log = EventLog()
-        let chain = makeChain(transport: loggingTransport(log) { _, _ in (200, heroBody) })
-        let results = chain.kickoff(request: request())
-        #expect(log.all.isEmpty)
-        #expect(try await results.collect().count == 1)
-        #expect(log.all == ["transport POST 1"])
+    @Test("kickoff starts the request before anybody reads the stream; the result waits for its reader", .timeLimit(.minutes(1)))
+    func kickoffStartsWithoutAReader() async throws {
+        let (sent, signal) = AsyncStream<String>.makeStream()
+        let chain = makeChain(transport: SignallingTransport(sent: signal))
+        let results = chain.kickoff(request: request(fetchBehavior: .NetworkOnly))
+        var seen = sent.makeAsyncIterator()
+        // Nothing has read `results`: kickoff's own task took the request to the transport.
+        #expect(await seen.next() == "POST")
+        let collected = try await results.collect()
+        #expect(collected.map(\.source) == [.server])
+        #expect(collected.map(\.data) == [heroData])
+    }
+
+    /// Tells the test when a request reached it and when its task was cancelled; never answers.
+    struct HangingTransport: GraphQLTransport {
+        let events: AsyncStream<String>.Continuation
+
+        func send(_ request: NetworkRequest) async throws -> NetworkResponse {
+            events.yield("sent")
+            do {
+                try await Task.sleep(for: .seconds(3600))
+            } catch {
+                events.yield("cancelled")
+                throw error
+            }
+            throw CancellationError()
+        }
+    }
+
+    // As upstream's `executingInAsyncTask` (onTermination cancels the task): a stream nobody
+    // will read any more takes its operation down with it.
+    @Test("dropping the stream cancels the operation's task", .timeLimit(.minutes(1)))
+    func droppingTheStreamCancels() async {
+        let (events, signal) = AsyncStream<String>.makeStream()
+        var seen = events.makeAsyncIterator()
+        do {
+            let results = makeChain(transport: HangingTransport(events: signal)).kickoff(request: request(fetchBehavior: .NetworkOnly))
+            #expect(await seen.next() == "sent")
+            _ = results
+        }
+        #expect(await seen.next() == "cancelled")
     }
 }

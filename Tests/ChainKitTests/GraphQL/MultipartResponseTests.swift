@@ -94,6 +94,28 @@ struct MultipartPartSplitterTests {
         #expect(none == 0)
     }
 
+    @Test("with a limit, a whole answer or one part that grows past it fails the body; parts may add up past it")
+    func limitBoundsWhatIsHeld() async throws {
+        let whole = NetworkResponse(status: 200, url: endpoint, chunks: PullStream([Data(repeating: 0x61, count: 6), Data(repeating: 0x61, count: 6)]))
+        var read: [Int] = []
+        await #expect(throws: BodyLimitExceeded(limit: 10, isPart: false)) {
+            for try await chunk in whole.splittingBodyIntoParts(limit: 10).chunks { read.append(chunk.count) }
+        }
+        #expect(read == [])
+
+        var fields = HTTPFields()
+        try fields.append("Content-Type", "multipart/mixed;boundary=\"b\"")
+        let parts = ["\r\n--b\r\n\r\n12345\r\n--b", "\r\n\r\n67890\r\n--b", "\r\n\r\n" + String(repeating: "x", count: 20)]
+        let multipart = NetworkResponse(status: 200, headerFields: fields, url: endpoint, chunks: PullStream(parts.map { Data($0.utf8) }))
+        var texts: [String] = []
+        let failure = await #expect(throws: BodyLimitExceeded.self) {
+            for try await chunk in multipart.splittingBodyIntoParts(limit: 12).chunks { texts.append(String(decoding: chunk, as: UTF8.self)) }
+        }
+        #expect(failure == BodyLimitExceeded(limit: 12, isPart: true))
+        #expect(failure?.description == "a part of the answer is larger than 12 bytes")
+        #expect(texts == ["\r\n12345", "\r\n67890"])
+    }
+
     @Test("the Content-Type's subtype, quoted boundary and specification are read as upstream reads them")
     func contentType() {
         let type = MultipartContentType("multipart/mixed; boundary=\"graphql\"; deferSpec=20220824")
