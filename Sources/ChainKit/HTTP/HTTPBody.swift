@@ -39,6 +39,10 @@ public final class HTTPBody: AsyncSequence, Sendable {
 
     public let iterationBehavior: IterationBehavior
     public let length: Length
+    /// The whole body, for a body made from its bytes (`HTTPBody(data)`); nil for a
+    /// streamed one. What reading it would give, without reading: an observer shows such a
+    /// body as it is, with no iteration (`instrument.ns_per_event.middleware`).
+    package let bytes: Data?
     private let source: ChunkStream
     private let iterated = Mutex(false)
 
@@ -47,11 +51,15 @@ public final class HTTPBody: AsyncSequence, Sendable {
         self.source = chunks
         self.length = length
         self.iterationBehavior = iterationBehavior
+        self.bytes = nil
     }
 
     /// A replayable body holding `data`.
-    public convenience init(_ data: Data) {
-        self.init(chunks: PullStream(data.isEmpty ? [] : [data]), length: .known(data.count), iterationBehavior: .multiple)
+    public init(_ data: Data) {
+        self.source = PullStream(data.isEmpty ? [] : [data])
+        self.length = .known(data.count)
+        self.iterationBehavior = .multiple
+        self.bytes = data
     }
 
     /// A replayable body holding the UTF-8 bytes of `string`.

@@ -3,23 +3,44 @@ import Foundation
 import Synchronization
 import Timeline
 
+/// What the hops of one instrumented stack share, made once per stack: the operation's
+/// context, the hops (named once per layout by ``HopLayouts``), and the layers they wrap.
+///
+/// Each wrapper is this object and an index, two words that fit in an existential's inline
+/// buffer, so wrapping a stack allocates one object however deep it is, and a hop reads its
+/// name, kind and layer from here rather than keeping copies of its own
+/// (`middleware.instrumented.N`, `instrument.ns_per_event.middleware`).
+final class InstrumentedLayers: Sendable {
+    let context: OperationContext
+    /// The middlewares' hops from the top, then the transport's.
+    let hops: [HopInfo]
+    let middlewares: [any ClientMiddleware]
+    let transport: any ClientTransport
+
+    init(context: OperationContext, hops: [HopInfo], middlewares: [any ClientMiddleware], transport: any ClientTransport) {
+        self.context = context
+        self.hops = hops
+        self.middlewares = middlewares
+        self.transport = transport
+    }
+}
+
 /// A client middleware with a stop on each side and events for what it changed. At its
 /// post stop a forced retry calls `next` again, as a retrying middleware would.
 struct InstrumentedMiddleware: WrappingMiddleware {
-    let base: any ClientMiddleware
-    let hop: HopInfo
-    let context: OperationContext
+    let layers: InstrumentedLayers
+    let index: Int
 
-    var wrappedMiddlewareName: String { hop.name }
+    var wrappedMiddlewareName: String { layers.hops[index].name }
 
     func intercept(_ incoming: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, next: MiddlewareNext) async throws -> (HTTPResponse, HTTPBody?) {
-        let context = self.context, hop = self.hop
+        let context = layers.context, hop = layers.hops[index]
         let release = await context.gate(hop, .pre, context.snapshots.snapshot(incoming, baseURL: baseURL), StopCapabilities(canEditRequest: true, retryRefusal: "a middleware retries by calling next again: force the retry at its post-flight stop"))
         let received = try context.reporting(at: hop) { try release.applied(to: incoming) }
-        let below = MiddlewareBelow(context: context, hop: hop, received: received.headerFields)
+        let below = MiddlewareBelow(layers: layers, index: index, received: received.headerFields)
         do {
             // A closure passed straight on does not escape: its context lives on the stack.
-            let (response, responseBody) = try await base.intercept(
+            let (response, responseBody) = try await layers.middlewares[index].intercept(
                 received, body: body, baseURL: baseURL, operationID: operationID, next: { try await below.call($0, $1, $2, next: next) })
             context.emit(hop, .postflight, context.snapshots.snapshot(responseHead: response), diff: HeaderDiff(from: below.answered ?? response.headerFields, to: response.headerFields))
             return (response, responseBody)
@@ -34,16 +55,16 @@ struct InstrumentedMiddleware: WrappingMiddleware {
 ///
 /// One object per call of the middleware: what the calls of `next` share.
 private final class MiddlewareBelow: Sendable {
-    let context: OperationContext
-    let hop: HopInfo
+    let layers: InstrumentedLayers
+    let index: Int
     /// The headers of the request the middleware received, to tell what it changed.
     let received: HTTPFields
     /// The headers of the last answer handed back up, to tell what the middleware changed.
     private let last = Mutex<HTTPFields?>(nil)
 
-    init(context: OperationContext, hop: HopInfo, received: HTTPFields) {
-        self.context = context
-        self.hop = hop
+    init(layers: InstrumentedLayers, index: Int, received: HTTPFields) {
+        self.layers = layers
+        self.index = index
         self.received = received
     }
 
@@ -51,6 +72,7 @@ private final class MiddlewareBelow: Sendable {
 
     /// `next` as the middleware calls it.
     func call(_ handed: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL, next: MiddlewareNext) async throws -> (HTTPResponse, HTTPBody?) {
+        let context = layers.context, hop = layers.hops[index]
         context.emit(hop, .preflight, context.snapshots.snapshot(handed, baseURL: baseURL), diff: HeaderDiff(from: received, to: handed.headerFields))
         while true {
             let result: Result<MiddlewareAnswer, any Error>
@@ -68,11 +90,13 @@ private final class MiddlewareBelow: Sendable {
 
 /// The middleware stack's transport with a stop before sending and one after receiving.
 struct InstrumentedClientTransport: ClientTransport {
-    let base: any ClientTransport
-    let hop: HopInfo
-    let context: OperationContext
+    let layers: InstrumentedLayers
+
+    /// The most of a streamed body the transport reads to show it.
+    static let bodyLimit = 16 << 20
 
     func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+        let context = layers.context, hop = layers.hops[layers.hops.count - 1]
         let refusal = "the transport cannot retry; force the retry at a middleware's post-flight stop"
         let pre = await context.gate(hop, .pre, context.snapshots.snapshot(request, baseURL: baseURL), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: refusal))
         var answer: ReceivedAnswer<HTTPResponse>
@@ -80,10 +104,12 @@ struct InstrumentedClientTransport: ClientTransport {
         var replayable: HTTPBody?
         if let sent = try context.reporting(at: hop, { try pre.sending(request) }) {
             context.emit(hop, .send, context.snapshots.snapshot(sent, baseURL: baseURL))
-            answer = try await context.reporting(at: hop) {
-                let (received, receivedBody) = try await base.send(sent, body: body, baseURL: baseURL, operationID: operationID)
+            do {
+                let (received, receivedBody) = try await layers.transport.send(sent, body: body, baseURL: baseURL, operationID: operationID)
                 if receivedBody?.iterationBehavior == .multiple { replayable = receivedBody }
-                return ReceivedAnswer(received, body: try await receivedBody?.collect(upTo: 16 << 20) ?? Data())
+                answer = ReceivedAnswer(received, body: try await Self.contents(of: receivedBody))
+            } catch {
+                throw context.reported(error: error, at: hop)
             }
             context.emit(hop, .receive, context.snapshots.snapshot(response: answer.head, body: answer.body))
         } else {
@@ -96,6 +122,15 @@ struct InstrumentedClientTransport: ClientTransport {
         if let replayable, post.disposition != .force401 { return (final.head, replayable) }
         return (final.head, HTTPBody(final.body))
     }
+
+    /// A received body's bytes: those it holds, when it was made from them, or else what
+    /// reading it (up to ``bodyLimit``) gives. Reading a body made from bytes would only hand
+    /// them back, through a stream, at the price of several events.
+    private static func contents(of body: HTTPBody?) async throws -> Data {
+        guard let body else { return Data() }
+        if let bytes = body.bytes, bytes.count <= bodyLimit { return bytes }
+        return try await body.collect(upTo: bodyLimit)
+    }
 }
 
 /// Wraps a middleware stack for one operation, numbering the hops from the top.
@@ -105,12 +140,9 @@ public struct InstrumentedMiddlewareStack: Sendable {
 
     public init(middlewares: [any ClientMiddleware], transport: any ClientTransport, context: OperationContext) {
         let hops = context.layouts.hops(of: middlewares)
-        var wrapped: [any ClientMiddleware] = []
-        wrapped.reserveCapacity(middlewares.count)
-        for (index, middleware) in middlewares.enumerated() {
-            wrapped.append(InstrumentedMiddleware(base: middleware, hop: hops[index], context: context))
-        }
+        let layers = InstrumentedLayers(context: context, hops: hops, middlewares: middlewares, transport: transport)
+        let wrapped: [any ClientMiddleware] = middlewares.indices.map { InstrumentedMiddleware(layers: layers, index: $0) }
         self.hops = hops
-        self.stack = MiddlewareStack(middlewares: wrapped, transport: InstrumentedClientTransport(base: transport, hop: hops[middlewares.count], context: context))
+        self.stack = MiddlewareStack(middlewares: wrapped, transport: InstrumentedClientTransport(layers: layers))
     }
 }

@@ -160,6 +160,74 @@ private final class BaseURLRewritingMiddleware: ClientMiddleware {
     }
 }
 
+
+extension MiddlewareStackTests {
+    /// The layers are made once per stack; what belongs to a call (its operation, its
+    /// request, the context its errors report) is its own, however many calls share the stack.
+    @Test func aStackReusedForManyCallsGivesEachCallItsOwnContext() async throws {
+        let log = StackTestLog()
+        // Fails the calls whose path ends in an odd number, after the middleware passed them on.
+        let transport = ClosureTransport { request, _, _, operationID in
+            log.append("transport \(operationID) \(request.path)")
+            guard let number = Int(request.path.split(separator: "/").last ?? ""), number.isMultiple(of: 2) else {
+                throw MarkerError(name: request.path)
+            }
+            return (HTTPResponse(status: 200), HTTPBody(operationID))
+        }
+        let stack = MiddlewareStack(middlewares: [HeaderAddingMiddleware(name: "A"), LoggingTestMiddleware(name: "B", log: StackTestLog())], transport: transport)
+        let outcomes = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for number in 0..<40 {
+                group.addTask {
+                    let request = HTTPRequest(method: .get, path: "/pets/\(number)")
+                    do {
+                        let (response, body) = try await stack.send(request, body: nil, baseURL: StackFixture.baseURL, operationID: "op\(number)")
+                        return (number, "\(response.status) \(try await StackFixture.text(of: body) ?? "-")")
+                    } catch let error as ClientError {
+                        let input = error.operationInput as? HTTPOperationInput
+                        let header = error.request?.headerFields.contains("X-Added-By") == true ? "with A's header" : "as sent"
+                        return (number, "\(error.operationID) \(error.request?.path ?? "-") \(header) \(input?.request.path ?? "-") \(error.underlyingError)")
+                    }
+                }
+            }
+            var outcomes: [Int: String] = [:]
+            for try await (number, outcome) in group { outcomes[number] = outcome }
+            return outcomes
+        }
+        #expect(outcomes.count == 40)
+        for number in 0..<40 {
+            // The error reports the request as the caller sent it: without the header A added.
+            #expect(outcomes[number] == (number.isMultiple(of: 2) ? "200 op\(number)" : "op\(number) /pets/\(number) as sent /pets/\(number) marker /pets/\(number)"))
+        }
+        #expect(Set(log.all) == Set((0..<40).map { "transport op\($0) /pets/\($0)" }))
+    }
+
+    /// A stack and its copies read back the middlewares and transport it was made with, in order.
+    @Test func aStackReadsBackItsLayers() {
+        let log = StackTestLog()
+        let stack = MiddlewareStack(
+            middlewares: [LoggingTestMiddleware(name: "A", log: log), HeaderAddingMiddleware(name: "B")], transport: ClosureTransport.status(204))
+        let copy = stack
+        #expect(copy.middlewares.map(\.layerName) == ["LoggingTestMiddleware", "HeaderAddingMiddleware"])
+        #expect((copy.middlewares[0] as? LoggingTestMiddleware)?.name == "A")
+        #expect((copy.middlewares[1] as? HeaderAddingMiddleware)?.name == "B")
+        #expect(copy.transport is ClosureTransport)
+    }
+
+    /// A body made from bytes holds them, so an observer can show it without reading it; a
+    /// streamed body holds none and is read as before.
+    @Test func aBodyMadeFromBytesHoldsThem() async throws {
+        #expect(HTTPBody(Data("hello".utf8)).bytes == Data("hello".utf8))
+        #expect(HTTPBody("hi").bytes == Data("hi".utf8))
+        #expect(HTTPBody(Data()).bytes == Data())
+        let streamed = StackFixture.singlePassBody("hello")
+        #expect(streamed.bytes == nil)
+        #expect(try await StackFixture.text(of: streamed) == "hello")
+        let held = HTTPBody("again")
+        #expect(try await StackFixture.text(of: held) == "again")
+        #expect(try await StackFixture.text(of: held) == "again")
+    }
+}
+
 private final class StackCounters: Sendable {
     let passes = Atomic<Int>(0)
     let released = Atomic<Int>(0)
