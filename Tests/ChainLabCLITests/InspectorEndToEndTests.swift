@@ -18,7 +18,9 @@ struct InspectorEndToEndTests {
         let tmux = try await open()
         try tmux.send("n")
         try await tmux.waitFor("⏸ held")
-        for _ in 0..<12 { try tmux.send("s") }
+        // One step at a time: a step key that arrives while the request moves between two
+        // stops has nothing to step, so keys sent all at once can be lost on a busy machine.
+        try await tmux.press("s", until: "✓ #1 HeroQuery 200")
         let screen = try await tmux.waitFor("✓ #1 HeroQuery 200")
         #expect(screen.contains("transport"))
         #expect(screen.contains("200 · 12ms"))
@@ -51,8 +53,7 @@ struct InspectorEndToEndTests {
         let tmux = try await open()
         try tmux.send("n")
         try await tmux.waitFor("⏸ held")
-        for _ in 0..<5 { try tmux.send("s") }
-        try await tmux.waitFor("Hop 6 transport · pre-flight stop")
+        try await tmux.press("s", until: "Hop 6 transport · pre-flight stop")
         try tmux.send("4")
         try await tmux.waitFor("401")
         try tmux.send("c")
