@@ -30,6 +30,7 @@ struct HelpTable: Sendable {
         ("·", "not reached (yet) in this attempt"),
         ("↻", "a retry: the chain starts again from the top (a new attempt)"),
         ("⧗", "blocked: waiting for another request's token refresh"),
+        ("◀", "the lane s and c act on, of a request with two (· cache, · network); u switches"),
         ("miss/hit", "the cache step's read: miss goes on to the network, hit answers from the cache"),
         ("●", "a breakpoint on that hop (b)"),
         ("◆", "a breakpoint by rule on that side of the hop (Ctrl-B): holds when its filter matches"),

@@ -34,6 +34,8 @@ public struct InspectorState: Sendable {
     public var selectedHop = 0
     /// Which side of the selected hop Detail shows: its pre-flight or its post-flight.
     public var selectedSide: StopPosition = .pre
+    /// Which lane of a request with two the stop keys act on (the `switchLane` key switches it).
+    public var selectedLane: Lane = .cache
     /// The attempt the Chain pane shows; nil follows the selected request's latest attempt.
     public var selectedAttempt: Int?
     /// Commands a person gave at a stop, so the screen can say who forced, edited or failed
@@ -95,9 +97,27 @@ public struct InspectorState: Sendable {
         selectedRequest.flatMap { lab.index(of: $0) }.map { lab.requests[$0] }
     }
 
-    /// Where the selected request is waiting, if it is.
+    /// Where the selected request is waiting, if it is: for a request with two lanes, the
+    /// selected lane's stop.
     public var selectedStop: ParkedStop? {
-        selectedRequest.flatMap { lab.parked[$0] }
+        guard let request = selectedRequest else { return nil }
+        guard hasTwoLanes else { return lab.parked[request] }
+        return lab.laneStops[LaneKey(request, selectedLane)]
+    }
+
+    /// Whether the selected request has two live lanes now (``Lane``).
+    public var hasTwoLanes: Bool {
+        selectedRequest.map { lab.forked.contains($0) } ?? false
+    }
+
+    /// The lane a command at the selected request's stop names: the selected one while the
+    /// request has two, else none.
+    public var commandLane: Lane? { hasTwoLanes ? selectedLane : nil }
+
+    /// The stop of the selected request's other lane while it has two.
+    public var otherLaneStop: ParkedStop? {
+        guard let request = selectedRequest, hasTwoLanes else { return nil }
+        return lab.laneStops[LaneKey(request, selectedLane == .cache ? .network : .cache)]
     }
 
     /// The selected request when a person holds it at a stop.

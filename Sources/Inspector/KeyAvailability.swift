@@ -1,4 +1,5 @@
 import Lab
+import Timeline
 
 extension KeyBindings {
     /// Why `action` does nothing in `state`, or nil when it applies: the one answer the
@@ -15,9 +16,15 @@ extension KeyBindings {
             return held != nil || Inspector.inFlightRequest(state) != nil ? nil : notHeld
         case .fail:
             return held == nil ? notHeld : nil
+        case .switchLane:
+            guard let request = state.selectedRequest else { return refused("no request is selected") }
+            return state.hasTwoLanes ? nil : .init(text: "request #\(request) has one lane: two only while a CacheAndNetwork fetch overlaps the cached result's way up", isError: false)
         case .editHeaders:
             guard let held else { return notHeld }
             return held.capabilities.canEditRequest || held.capabilities.canEditResponse ? nil : refused("no headers can be edited at \(held.place) of \(held.hopName)")
+        case .force401 where held?.lane == .cache, .forceRetry where held?.lane == .cache:
+            // The scheduler refuses it too: either would drop the network fetch still under way.
+            return refused("request #\(held!.request)'s cached result cannot retry or answer 401 while its network fetch overlaps; step the network lane (\(keyName(.switchLane))) to its end first")
         case .force401:
             guard let held else { return notHeld }
             return held.capabilities.canForce401 ? nil : refused("a 401 cannot be forced at \(held.place) of \(held.hopName): force it at the transport or at a post-flight stop")

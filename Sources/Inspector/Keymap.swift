@@ -2,7 +2,7 @@ public import TerminalUI
 
 /// Everything a key can do in the inspector.
 public enum Action: String, Sendable, Hashable, CaseIterable {
-    case newOperation, newSeveral, step, continueRequest, continueAll, toggleStepMode, toggleBreakpoint
+    case newOperation, newSeveral, step, continueRequest, switchLane, continueAll, toggleStepMode, toggleBreakpoint
     case editHeaders, force401, forceRetry, fail, advanceClock, expireTokens, reorderChain
     case breakRules, export, showCurl, filter, revealSecrets, scenarioInfo, lintFindings, runFindings
     case previousAttempt, nextAttempt, preFlight, postFlight, maximize, fold, search, zoomIn, zoomOut
@@ -47,6 +47,7 @@ public enum Keymap {
         KeyBinding([.char("N")], .newSeveral, "new ×5", "start five operations at once", hint: false),
         KeyBinding([.char("s")], .step, "step", "step the selected request one hop", rank: 1),
         KeyBinding([.char("c")], .continueRequest, "continue", "continue the selected request to the next breakpoint, or to the end", rank: 1),
+        KeyBinding([.char("u")], .switchLane, "lane", "switch between the cache and the network lane of a request with two (a CacheAndNetwork fetch overlapping the cached result's way up): s, c and the stop keys act on the shown lane's stop", hint: false),
         KeyBinding([.char("C")], .continueAll, "continue all", "continue every held request to its next breakpoint, or to the end"),
         KeyBinding([.char("B")], .toggleStepMode, "step mode", "step mode on/off: new operations stop before every hop (on at start)", hint: false),
         KeyBinding([.char("b")], .toggleBreakpoint, "breakpoint", "breakpoint on the selected hop: pre, post, both, none"),

@@ -80,7 +80,12 @@ public struct RequestRow: Sendable, Hashable {
 /// at ``lastSeq``, so a frame drawn from it shows the same whenever it is drawn.
 public struct LabView: Sendable {
     public var requests: [RequestRow]
+    /// Where each waiting request is: its cache lane's stop when it has two lanes waiting.
     public var parked: [Int: ParkedStop]
+    /// The stops of requests with two lanes (an overlapping CacheAndNetwork fetch), by lane.
+    public var laneStops: [LaneKey: ParkedStop] = [:]
+    /// The requests with two live lanes.
+    public var forked: Set<Int> = []
     public var blocked: Set<Int>
     public var breakpoints: Set<Breakpoint>
     /// Breakpoints by rule (`Ctrl-B`), in the order they were added.
@@ -207,7 +212,10 @@ public final class LabViewBuilder {
             accumulators[event.request] = row
         }
         var view = LabView(timeline: session.timeline(upTo: lastSeq), chain: session.chain, chainHops: session.chainHops, stepMode: snapshot.defaultMode == .step)
-        view.parked = Dictionary(uniqueKeysWithValues: snapshot.parked.map { ($0.request, $0) })
+        // Listed cache lane first: a request with two stops is placed at its cache lane's.
+        view.parked = Dictionary(snapshot.parked.map { ($0.request, $0) }, uniquingKeysWith: { first, _ in first })
+        view.laneStops = Dictionary(uniqueKeysWithValues: snapshot.parked.filter { $0.lane != nil }.map { ($0.laneKey, $0) })
+        view.forked = snapshot.forked
         view.blocked = snapshot.blocked
         view.breakpoints = snapshot.breakpoints
         view.rules = snapshot.rules
@@ -239,7 +247,7 @@ public final class LabViewBuilder {
             if let summary {
                 state = summary.outcome == .success ? .succeeded : .failed
                 if summary.outcome == .failure { marks.append(RequestRow.Mark(time: accumulated.end, kind: .error)) }
-            } else if view.parked[request]?.held == true {
+            } else if view.parked[request]?.held == true || view.laneStops[LaneKey(request, .network)]?.held == true {
                 state = .paused
             } else if snapshot.blocked.contains(request) {
                 state = .blocked

@@ -58,8 +58,14 @@ extension Inspector {
                 if side == .pre { cells[index].pre = Line(spans) } else { cells[index].post = Line(spans) }
             }
         }
-        if state.showsLatestAttempt, let stop = state.selectedStop, case .hop(let hop, let position) = stop.place, cells.indices.contains(hop) {
-            let mark = Line(stop.held ? "⏸ held" : "… waiting its turn", style: held)
+        guard state.showsLatestAttempt else { return cells }
+        // A request with two lanes shows both stops, each named by its lane, the selected one
+        // marked ◀ (the one the stop keys act on).
+        for (stop, isSelected) in [(state.otherLaneStop, false), (state.selectedStop, true)] {
+            guard let stop, case .hop(let hop, let position) = stop.place, cells.indices.contains(hop) else { continue }
+            var text = stop.held ? "⏸ held" : "… waiting its turn"
+            if let lane = stop.lane { text += " · \(lane.rawValue)" + (isSelected ? " ◀" : "") }
+            let mark = Line(text, style: held)
             if position == .pre { cells[hop].pre = mark } else { cells[hop].post = mark }
         }
         return cells
@@ -124,6 +130,7 @@ extension Inspector {
         if let row = state.selectedRow {
             title += " · #\(row.id) \(row.operation) · attempt \(state.shownAttempt) of \(state.attemptCount)"
         }
+        if state.hasTwoLanes { title += " · lanes cache+network, \(state.selectedLane.rawValue) selected" }
         if state.lab.stepMode { title += " · step mode" }
         let rules = state.lab.rules.filter(\.isEnabled).count
         if rules > 0 { title += " · ◆ \(rules) rule\(rules == 1 ? "" : "s")" }

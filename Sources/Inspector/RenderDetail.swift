@@ -24,6 +24,14 @@ extension Inspector {
         return content
     }
 
+    /// For a request with two lanes: which lane the stop keys act on, and where the other is.
+    static func laneLines(_ state: InspectorState) -> [Line] {
+        guard state.hasTwoLanes else { return [] }
+        let other = state.selectedLane == .cache ? Lane.network : .cache
+        let there = state.otherLaneStop.map { "\($0.held ? "held" : "waiting its turn") at \($0.place) of \($0.hopName)" } ?? "running"
+        return [Line("lanes: \(state.selectedLane.rawValue) selected · \(other.rawValue) \(there) · \(state.keys.keyName(.switchLane)) switches", style: held)]
+    }
+
     static func detailSource(_ state: InspectorState) -> DetailContent? {
         guard state.selectedRequest != nil else { return nil }
         let history = state.history
@@ -42,7 +50,10 @@ extension Inspector {
             let snapshot = HopSnapshot(method: stop.snapshot.method, url: stop.snapshot.url, headers: headers, status: stop.pending.responseStatus ?? stop.snapshot.status, error: stop.snapshot.error, body: graphQLBody == nil ? stop.snapshot.body : nil)
             let diff = HeaderDiff(from: stop.snapshot.headers ?? HTTPFields(), to: headers)
             let request = graphQLBody.map { graphQLBodyLines($0, title: "GraphQL request (what \(hop.name) receives)", masking: masking, state) } ?? []
-            return DetailContent(title: "\(heading) stop\(stop.held ? " · held" : "") · \(attemptText)", lines: snapshotLines(snapshot, diff: diff, masking: masking, state) + request)
+            let lane = stop.lane.map { " · \($0.rawValue) lane" } ?? ""
+            return DetailContent(
+                title: "\(heading) stop\(stop.held ? " · held" : "")\(lane) · \(attemptText)",
+                lines: laneLines(state) + snapshotLines(snapshot, diff: diff, masking: masking, state) + request)
         }
         let attempt = history.attempt(state.shownAttempt)
         guard let attempt, let event = attempt.main(hop: hop.index, side: state.selectedSide) else {

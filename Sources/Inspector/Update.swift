@@ -106,7 +106,14 @@ public enum Inspector {
         case .newSeveral: return Array(repeating: .command(.launch(operation: 0)), count: 5)
         case .step, .continueRequest:
             guard let request = state.heldStop?.request ?? inFlightRequest(state) else { return [] }
-            return [.command(action == .step ? .step(request: request) : .resume(request: request))]
+            let lane = state.commandLane
+            return [.command(action == .step ? .step(request: request, lane: lane) : .resume(request: request, lane: lane))]
+        case .switchLane:
+            state.selectedLane = state.selectedLane == .cache ? .network : .cache
+            let stop = state.selectedStop
+            state.notice = .init(text: "\(state.selectedLane.rawValue) lane: \(stop.map { "\($0.held ? "held" : "waiting its turn") at \($0.place) of \($0.hopName)" } ?? "running"); \(state.keys.keyName(.step)) and \(state.keys.keyName(.continueRequest)) act on it", isError: false)
+            followSelection(&state)
+            return []
         case .continueAll:
             return [.command(.resumeAll)]
         case .toggleStepMode:
@@ -125,11 +132,11 @@ public enum Inspector {
         case .force401:
             guard let stop = state.heldStop else { return [] }
             noteByPerson(stop, &state)
-            return [.command(.force401(request: stop.request))]
+            return [.command(.force401(request: stop.request, lane: stop.lane))]
         case .forceRetry:
             guard let stop = state.heldStop else { return [] }
             noteByPerson(stop, &state)
-            return [.command(.forceRetry(request: stop.request))]
+            return [.command(.forceRetry(request: stop.request, lane: stop.lane))]
         case .fail:
             guard let stop = state.heldStop else { return [] }
             state.modal = .failPicker(request: stop.request)
@@ -274,6 +281,7 @@ public enum Inspector {
 
     /// Selects `request` and shows where it is: its stop, or where it ended.
     static func select(request: Int?, _ state: inout InspectorState) {
+        if request != state.selectedRequest { state.selectedLane = .cache }
         state.selectedRequest = request
         state.selectedAttempt = nil
         switch state.selectedStop?.place {
@@ -342,8 +350,8 @@ public enum Inspector {
             default: nil
             }
             guard let fault else { return [] }
-            if let stop = state.lab.parked[request] { noteByPerson(stop, &state) }
-            return [.command(.fail(request: request, fault: fault))]
+            if let stop = state.heldStop, stop.request == request { noteByPerson(stop, &state) }
+            return [.command(.fail(request: request, fault: fault, lane: state.commandLane))]
         case .search(var input):
             switch OverlayKeymap.action(for: key, in: .search) {
             case .clear:
@@ -408,8 +416,8 @@ public enum Inspector {
             case .cancelled: state.modal = nil
             case .confirmed(let command):
                 state.modal = nil
-                if let stop = state.lab.parked[editor.request] { noteByPerson(stop, &state) }
-                return [.command(command)]
+                if let stop = state.heldStop, stop.request == editor.request { noteByPerson(stop, &state) }
+                return [.command(command.inLane(state.commandLane))]
             }
             return []
         }

@@ -23,6 +23,7 @@ extension LabSession {
 
     /// Queues a command (step, continue, force 401, launch…); it takes effect at the
     /// scheduler's next decision, or is refused with a reason in ``SessionControl/refusals``.
+    /// A command about a stop of a request with two lanes names its lane (``Lane``).
     public func submit(_ command: LabCommand) {
         scheduler.submit(command)
     }

@@ -64,9 +64,12 @@ extension LabSession {
                         for try await response in started.results { results.append(response.source.rawValue) }
                     } catch {
                         await started.task.value
+                        await context.networkLaneEnded()
                         throw error
                     }
                     await started.task.value
+                    // A CacheAndNetwork fetch that overlapped ends in its own task.
+                    await context.networkLaneEnded()
                     if Task.isCancelled { throw LabFault.sessionEnded }
                 case .http(let instrumented, let request, let body, let baseURL, let operationID):
                     let (response, _) = try await instrumented.stack.send(request, body: body, baseURL: baseURL, operationID: operationID)

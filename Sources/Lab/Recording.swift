@@ -1,6 +1,7 @@
 public import ChainKit
 public import Foundation
 import Vocabulary
+public import Timeline
 
 /// A session's commands saved to a file, so `chainlab trace --replay` reproduces the same
 /// timeline.
@@ -10,6 +11,10 @@ import Vocabulary
 ///  "commands": [{"command": "launch", "operation": 0},
 ///               {"command": "step", "request": 1, "at": {"hop": 0, "position": "pre"}}]}
 /// ```
+///
+/// A command about a request with two lanes (an overlapping CacheAndNetwork fetch) says
+/// which: `"lane": "cache"` or `"lane": "network"`. Without it, the command acts on the
+/// request's only lane (recordings made before lanes existed replay as they did).
 public struct Recording: Sendable, Hashable {
     public var scenario: String
     public var commands: [RecordedCommand]
@@ -129,21 +134,21 @@ public struct Recording: Sendable, Hashable {
         }
         switch recorded.command {
         case .launch(let operation): set("launch"); object["operation"] = .number(Double(operation))
-        case .step(let request): set("step", request: request)
-        case .resume(let request): set("resume", request: request)
+        case .step(let request, _): set("step", request: request)
+        case .resume(let request, _): set("resume", request: request)
         case .resumeAll: set("resumeAll")
-        case .pass(let request): set("pass", request: request)
-        case .editRequestHeaders(let request, let headers):
+        case .pass(let request, _): set("pass", request: request)
+        case .editRequestHeaders(let request, let headers, _):
             set("editRequestHeaders", request: request)
             object["headers"] = .array(headers.map { [.string($0.name), .string($0.value)] })
-        case .editResponse(let request, let status, let headers):
+        case .editResponse(let request, let status, let headers, _):
             set("editResponse", request: request)
             if let status { object["status"] = .number(Double(status)) }
             if let headers { object["headers"] = .array(headers.map { [.string($0.name), .string($0.value)] }) }
-        case .force401(let request): set("force401", request: request)
-        case .forceRetry(let request): set("forceRetry", request: request)
-        case .fail(let request, let fault): set("fail", request: request); object["fault"] = .string(fault.rawValue)
-        case .delay(let request, let seconds): set("delay", request: request); object["seconds"] = .number(seconds)
+        case .force401(let request, _): set("force401", request: request)
+        case .forceRetry(let request, _): set("forceRetry", request: request)
+        case .fail(let request, let fault, _): set("fail", request: request); object["fault"] = .string(fault.rawValue)
+        case .delay(let request, let seconds, _): set("delay", request: request); object["seconds"] = .number(seconds)
         case .advanceClock(let seconds): set("advanceClock"); object["seconds"] = .number(seconds)
         case .expireTokens: set("expireTokens")
         case .setBreakRules(let rules):
@@ -153,6 +158,7 @@ public struct Recording: Sendable, Hashable {
             })
         }
         if let place = recorded.place { object["at"] = encode(place) }
+        if let lane = recorded.command.lane { object["lane"] = .string(lane.rawValue) }
         return .object(object)
     }
 
@@ -227,7 +233,7 @@ public struct Recording: Sendable, Hashable {
         guard let keys = commandKeys.first(where: { $0.key == name })?.value else {
             throw DecodingError(path: "\(path).command", reason: "unknown \"\(VisibleEscapes.escape(name))\"; known: \(commandKeys.map(\.key).joined(separator: ", "))")
         }
-        try refuseUnknownKeys(members, known: ["command"] + keys + ["at"], path: path)
+        try refuseUnknownKeys(members, known: ["command"] + keys + ["at"] + (keys.contains("request") ? ["lane"] : []), path: path)
         let command: LabCommand
         switch name {
         case "launch": command = .launch(operation: try integer("operation", in: 0...(LabLimits.operations - 1)))
@@ -269,6 +275,13 @@ public struct Recording: Sendable, Hashable {
                 place = .hop(Int(hop), position)
             }
         }
-        return RecordedCommand(command: command, place: place)
+        var lane: Lane?
+        if let value = members["lane"] {
+            guard let name = value.stringValue, let named = Lane(rawValue: name) else {
+                throw DecodingError(path: "\(path).lane", reason: "expected one of \(Lane.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+            }
+            lane = named
+        }
+        return RecordedCommand(command: command.inLane(lane), place: place)
     }
 }

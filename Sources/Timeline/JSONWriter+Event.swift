@@ -15,7 +15,8 @@ struct EventFields: OptionSet {
 
 extension JSONWriter {
     /// One event as a JSON object, in the order (fields left out as `fields` says):
-    /// `seq`, `time`, `request`, `attempt`, `hop`, `name`, `kind`, `phase`, `method`, `url`,
+    /// `seq`, `time`, `request`, `attempt`, `hop`, `name`, `kind`, `phase`, `lane` (only while the
+    /// request has two lanes, so other events are written as before), `method`, `url`,
     /// `headers`, `status`, `error`, `body`, `bodyBytes`, `bodyTruncated`, `diff`, `detail`.
     /// Headers, URLs, bodies, errors and details are masked as `masking` says.
     mutating func event(_ event: TimelineEvent, fields: EventFields, masking: SecretMasking) {
@@ -38,6 +39,10 @@ extension JSONWriter {
         string(event.kind.rawValue)
         key("phase")
         string(event.phase.rawValue)
+        if let lane = event.lane {
+            key("lane")
+            string(lane.rawValue)
+        }
         if fields.contains(.message) {
             key("method")
             string(event.method)

@@ -209,6 +209,9 @@ struct OTLPTraceBuilder {
             parentSpanID: parent.spanID, name: first.name, kind: .internal,
             start: pass.map(\.time).min()!, end: pass.map(\.time).max()!,
             attributes: [("chainlab.hop.index", .int(first.hop)), ("chainlab.hop.kind", .string(first.kind.rawValue))])
+        // A hop of the overlapping network fetch is a sibling of the GraphQL hops under the
+        // attempt, as every hop is; the attribute says it ran in the network lane.
+        if let lane = Self.lane(of: pass) { span.attributes.append(("chainlab.lane", .string(lane.rawValue))) }
         var previousHandOn: TimelineEvent?
         for event in pass {
             if event.phase == .preflight, event.kind == .middleware, let previous = previousHandOn {
@@ -227,6 +230,12 @@ struct OTLPTraceBuilder {
         return span
     }
 
+    /// ``Lane/network`` for a hop's pass that ran in an overlapping network fetch; nil otherwise
+    /// (a GraphQL hop's pass spans both lanes: its pre-flight came before the split).
+    static func lane(of pass: [TimelineEvent]) -> Lane? {
+        pass.contains { $0.lane == .network } ? .network : nil
+    }
+
     /// The transport's exchange as a CLIENT span after the HTTP client conventions.
     private func exchangeSpan(_ pass: [TimelineEvent], parent: OTLPSpan, resendCount: Int, templated: Bool, all: [TimelineEvent]) -> OTLPSpan {
         let send = pass.first { $0.phase == .send }
@@ -235,6 +244,7 @@ struct OTLPTraceBuilder {
             request: send, answer: answer, spanID: Self.exchangeSpanID(anchor, send ?? pass[0]), fallbackName: pass[0].name,
             templated: templated, parent: parent, pass: pass, all: all)
         if resendCount > 0, send != nil { span.attributes.append(("http.request.resend_count", .int(resendCount))) }
+        if let lane = Self.lane(of: pass) { span.attributes.append(("chainlab.lane", .string(lane.rawValue))) }
         if send != nil, answer == nil, case .unset = span.status { span.status = .error("no response recorded") }
         return span
     }
@@ -308,6 +318,7 @@ struct OTLPTraceBuilder {
         var attributes: [(String, OTLPValue)] = [("chainlab.seq", .int(event.seq))]
         if event.hop == TimelineEvent.noHop || event.kind == .auth { attributes.append(("chainlab.hop.name", .string(event.name))) }
         if let detail = event.detail { attributes.append(("chainlab.detail", .string(masking.text(detail)))) }
+        if let lane = event.lane { attributes.append(("chainlab.lane", .string(lane.rawValue))) }
         if let status = event.status { attributes.append(("http.response.status_code", .int(status))) }
         if let error = event.error { attributes.append(("chainlab.error", .string(masking.text(error)))) }
         let diff = event.diff

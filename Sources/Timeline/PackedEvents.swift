@@ -81,16 +81,19 @@ struct HopSites {
     }
 }
 
-/// What few events carry: a detail, a header diff, an attempt too large for 16 bits.
+/// What few events carry: a detail, a header diff, an attempt too large for 16 bits, a lane.
 struct EventExtra {
     var detail: String?
     var diff: HeaderDiff
     /// The attempt when the event's ``PackedEvent/attempt`` is ``PackedEvent/attemptInExtra``; else 0.
     var attempt: Int32
+    /// The lane of an event of a request with two (only while a CacheAndNetwork fetch overlaps).
+    var lane: Lane? = nil
 
-    func isSame(detail: String?, diff: HeaderDiff, attempt: Int32) -> Bool {
+    func isSame(detail: String?, diff: HeaderDiff, attempt: Int32, lane: Lane?) -> Bool {
         // The lengths first: different details are told apart without comparing them.
-        self.attempt == attempt && self.detail?.utf8.count == detail?.utf8.count && self.detail == detail && self.diff.isSame(as: diff)
+        self.attempt == attempt && self.lane == lane && self.detail?.utf8.count == detail?.utf8.count && self.detail == detail
+            && self.diff.isSame(as: diff)
     }
 }
 
@@ -143,7 +146,7 @@ struct TimelineChunk {
 
     mutating func append(
         seq: Int, time: Double, request: Int32, site: UInt32, attempt: Int32, phase: Phase,
-        snapshot: consuming HopSnapshot, diff: HeaderDiff, detail: String?
+        snapshot: consuming HopSnapshot, diff: HeaderDiff, detail: String?, lane: Lane? = nil
     ) {
         let offset = seq - firstSeq
         if offsets.isEmpty, offset != events.count {
@@ -152,7 +155,8 @@ struct TimelineChunk {
         }
         if !offsets.isEmpty { offsets.append(UInt32(offset)) }
         let fits = attempt >= 0 && attempt < Int32(PackedEvent.attemptInExtra)
-        let extra = detail == nil && diff.isEmpty && fits ? 0 : self.extra(detail: detail, diff: diff, attempt: fits ? 0 : attempt)
+        let extra = detail == nil && diff.isEmpty && fits && lane == nil
+            ? 0 : self.extra(detail: detail, diff: diff, attempt: fits ? 0 : attempt, lane: lane)
         events.append(PackedEvent(
             time: time, snapshot: snapshot, request: request, site: site, extra: extra,
             attempt: fits ? UInt16(attempt) : PackedEvent.attemptInExtra, phase: phase))
@@ -165,38 +169,39 @@ struct TimelineChunk {
         append(
             seq: other.seq(at: index), time: event.time, request: event.request, site: event.site,
             attempt: event.attempt == PackedEvent.attemptInExtra ? extra!.attempt : Int32(event.attempt), phase: event.phase,
-            snapshot: event.snapshot, diff: extra?.diff ?? .none, detail: extra?.detail)
+            snapshot: event.snapshot, diff: extra?.diff ?? .none, detail: extra?.detail, lane: extra?.lane)
     }
 
     /// The event at `index` as it was appended, with its seq; `sites` are the store's.
     func event(at index: Int, sites: [HopSite]) -> TimelineEvent {
         let event = events[index]
         let site = sites[Int(event.site)]
-        var attempt = Int32(event.attempt), diff = HeaderDiff.none, detail: String? = nil
+        var attempt = Int32(event.attempt), diff = HeaderDiff.none, detail: String? = nil, lane: Lane? = nil
         if event.extra != 0 {
             let extra = extras[Int(event.extra) - 1]
             if event.attempt == PackedEvent.attemptInExtra { attempt = extra.attempt }
             diff = extra.diff
             detail = extra.detail
+            lane = extra.lane
         }
         return TimelineEvent(
             storedSeq: seq(at: index), time: event.time, name: site.name, snapshot: event.snapshot, diff: diff, detail: detail,
-            request32: event.request, attempt32: attempt, hop32: site.hop, kind: site.kind, phase: event.phase)
+            request32: event.request, attempt32: attempt, hop32: site.hop, kind: site.kind, phase: event.phase, lane: lane)
     }
 
     /// The position + 1 of an extra equal to this one among the newest few, or of a new one.
-    private mutating func extra(detail: String?, diff: HeaderDiff, attempt: Int32) -> UInt32 {
+    private mutating func extra(detail: String?, diff: HeaderDiff, attempt: Int32, lane: Lane?) -> UInt32 {
         // Compared in place: copying an extra out of the array would retain its detail and diff.
         let found = extras.withUnsafeBufferPointer { extras in
             var index = extras.count - 1
             while index >= max(0, extras.count - TimelineChunk.extrasSearched) {
-                if extras[index].isSame(detail: detail, diff: diff, attempt: attempt) { return index + 1 }
+                if extras[index].isSame(detail: detail, diff: diff, attempt: attempt, lane: lane) { return index + 1 }
                 index -= 1
             }
             return 0
         }
         if found > 0 { return UInt32(found) }
-        extras.append(EventExtra(detail: detail, diff: diff, attempt: attempt))
+        extras.append(EventExtra(detail: detail, diff: diff, attempt: attempt, lane: lane))
         return UInt32(extras.count)
     }
 }

@@ -15,7 +15,8 @@ import Vocabulary
 /// for the direction (`↓` preflight and send, `↑` postflight and receive, `✕` error,
 /// `↻` retry, `•` anything else), its name and phase, and the key detail: method and path
 /// on a send, status, header diff (`+added ~changed -removed`), error text and the event's
-/// note in parentheses. Text that came from a server or a person passes through
+/// note in parentheses, and `[cache]` or `[network]` for an event in one of a request's two
+/// lanes (an overlapping CacheAndNetwork fetch). Text that came from a server or a person passes through
 /// ``VisibleEscapes/escape(_:)``, so no control character reaches the terminal.
 public enum TextTrace {
     /// One line per event, with the request column padded to the widest one.
@@ -87,6 +88,7 @@ public enum TextTrace {
         parts += event.diff.removed.map { "-" + $0 }
         if let error = event.error { parts.append(masking.text(error)) }
         if let detail = event.detail { parts.append("(" + masking.text(detail) + ")") }
+        if let lane = event.lane { parts.append("[" + lane.rawValue + "]") }
         return parts
     }
 

@@ -91,6 +91,8 @@ public struct TimelineEvent: Sendable, Hashable {
     // padding the middle of the event: 80 bytes in a chunk instead of 88.
     public var kind: HopKind
     public var phase: Phase
+    /// The lane the event belongs to while its request has two (``Lane``); nil otherwise.
+    public var lane: Lane? = nil
 
     /// The request id (#1, #2…).
     public var request: Int {
@@ -125,11 +127,11 @@ extension TimelineEvent {
     // per event).
     public init(
         time: Double, request: Int, attempt: Int, hop: Int, name: String, kind: HopKind, phase: Phase,
-        snapshot: HopSnapshot = .empty, diff: HeaderDiff = .none, detail: String? = nil
+        snapshot: HopSnapshot = .empty, diff: HeaderDiff = .none, detail: String? = nil, lane: Lane? = nil
     ) {
         self.init(
             storedSeq: 0, time: time, name: name, snapshot: snapshot, diff: diff, detail: detail,
             request32: Int32(truncatingIfNeeded: request), attempt32: Int32(truncatingIfNeeded: attempt),
-            hop32: Int32(truncatingIfNeeded: hop), kind: kind, phase: phase)
+            hop32: Int32(truncatingIfNeeded: hop), kind: kind, phase: phase, lane: lane)
     }
 }

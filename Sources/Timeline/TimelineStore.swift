@@ -82,7 +82,8 @@ public final class TimelineStore: Sendable {
             let event = pending.take()!
             return state.append(
                 time: event.time, request: event.request32, attempt: event.attempt32, hop: event.hop32, name: event.name,
-                kind: event.kind, phase: event.phase, snapshot: event.snapshot, diff: event.diff, detail: event.detail, cap: cap)
+                kind: event.kind, phase: event.phase, snapshot: event.snapshot, diff: event.diff, detail: event.detail, lane: event.lane,
+                cap: cap)
         }
     }
 
@@ -93,14 +94,14 @@ public final class TimelineStore: Sendable {
     @discardableResult
     public func append(
         time: Double, request: Int, attempt: Int, hop: Int, name: String, kind: HopKind, phase: Phase,
-        snapshot: consuming HopSnapshot, diff: HeaderDiff, detail: String?
+        snapshot: consuming HopSnapshot, diff: HeaderDiff, detail: String?, lane: Lane? = nil
     ) -> Int {
         var pending = Optional(snapshot)
         return state.withLock { state in
             state.append(
                 time: time, request: Int32(truncatingIfNeeded: request), attempt: Int32(truncatingIfNeeded: attempt),
                 hop: Int32(truncatingIfNeeded: hop), name: name, kind: kind, phase: phase, snapshot: pending.take()!, diff: diff,
-                detail: detail, cap: cap)
+                detail: detail, lane: lane, cap: cap)
         }
     }
 
@@ -353,7 +354,7 @@ private struct State {
 
     mutating func append(
         time: Double, request request32: Int32, attempt: Int32, hop: Int32, name: String, kind: HopKind, phase: Phase,
-        snapshot: consuming HopSnapshot, diff: HeaderDiff, detail: String?, cap: Int?
+        snapshot: consuming HopSnapshot, diff: HeaderDiff, detail: String?, lane: Lane? = nil, cap: Int?
     ) -> Int {
         let request = Int(request32)
         // A late event of a dropped request must not be hidden with the old ones.
@@ -367,7 +368,7 @@ private struct State {
         let site = sites.id(name: name, kind: kind, hop: hop)
         chunks[chunks.count - 1].append(
             seq: seq, time: time, request: request32, site: site, attempt: attempt, phase: phase,
-            snapshot: snapshots.shared(snapshot), diff: diff, detail: detail)
+            snapshot: snapshots.shared(snapshot), diff: diff, detail: detail, lane: lane)
         openChunk.count += 1
         storedCount += 1
         if newestRun.count > 0, newestRun.request == request, newestRun.first + newestRun.count == seq {

@@ -249,6 +249,14 @@ public enum TraceJSON {
                 removed: try strings(diff["removed"])),
             detail: try optionalString(field["detail"]))
         event.seq = try field["seq"].int()
+        // Only events in one of a request's two lanes have the key.
+        let laneField = field["lane"]
+        if laneField.value != nil, let laneName = try optionalString(laneField) {
+            guard let lane = Lane(rawValue: laneName) else {
+                throw laneField.error("unknown lane \"\(laneName)\"; expected one of \(Lane.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            event.lane = lane
+        }
         return event
     }
 }

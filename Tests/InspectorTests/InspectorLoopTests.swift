@@ -17,7 +17,10 @@ struct InspectorLoopTests {
         let outcome = await InspectorApp.run(session: session, terminal: terminal, idleRedraw: .milliseconds(1))
         // The first frame, then one after each key but the last.
         #expect(terminal.writes.count == 5)
-        #expect(outcome.log.map(\.command) == [.launch(operation: 0)])
+        // The keys gave one command; the request's own passes (its launch stop, reached before
+        // or after the quit depending on how fast its task starts) are not the keys'.
+        let commanded = outcome.log.map(\.command).filter { if case .pass = $0 { false } else { true } }
+        #expect(commanded == [.launch(operation: 0)])
         #expect(terminal.pendingKeys.isEmpty)
     }
 

@@ -32,7 +32,7 @@ struct RecordingValidationTests {
         (#"{"command":"launch","operation":0},{"command":"editResponse","request":1,"status":99}"#, "recording at commands[1].status: expected a whole number from 100 to 599"),
         (#"{"command":"launch","operation":0.5}"#, "recording at commands[0].operation: expected a whole number from 0 to 99"),
         (#"{"command":"step","request":0}"#, "recording at commands[0].request: expected a whole number from 1 to 10000"),
-        (#"{"command":"step","request":1,"colour":"red"}"#, "recording at commands[0].colour: unknown key; known: command, request, at"),
+        (#"{"command":"step","request":1,"colour":"red"}"#, "recording at commands[0].colour: unknown key; known: command, request, at, lane"),
         (#"{"command":"launch","operation":0},{"command":"pass","request":1,"at":{"hop":1.5,"position":"pre"}}"#, #"recording at commands[1].at: expected "launch", "wake", "refresh" or {"hop": N, "position": "pre"|"post"} with N from 0 to 258"#),
         (#"{"command":"launch","operation":0},{"command":"pass","request":1,"at":{"hop":1,"position":"pre","x":1}}"#, #"recording at commands[1].at: expected "launch", "wake", "refresh" or {"hop": N, "position": "pre"|"post"} with N from 0 to 258"#),
         (#"[]"#, #"recording at commands[0]: expected an object such as {"command": "step", "request": 1}"#),

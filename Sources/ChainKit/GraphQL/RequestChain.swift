@@ -73,10 +73,12 @@ public struct RequestChain: Sendable {
     private final class Parts: Sendable {
         let interceptors: Interceptors
         let transport: any GraphQLTransport
+        let overlapObserver: (any NetworkOverlapObserver)?
 
-        init(interceptors: Interceptors, transport: any GraphQLTransport) {
+        init(interceptors: Interceptors, transport: any GraphQLTransport, overlapObserver: (any NetworkOverlapObserver)?) {
             self.interceptors = interceptors
             self.transport = transport
+            self.overlapObserver = overlapObserver
         }
     }
 
@@ -84,7 +86,8 @@ public struct RequestChain: Sendable {
     /// Whether, under a fetch behaviour that reads the cache and then always fetches
     /// (CacheAndNetwork), the network step starts as soon as the cache has answered, while the
     /// cached result is still on its way up, as upstream's execution task goes straight on to
-    /// the network. The lab turns it off, so each operation has one place to stop at a time.
+    /// the network. A lab that schedules every hop follows the overlap with a
+    /// ``NetworkOverlapObserver``.
     package let overlapsNetworkFetch: Bool
 
     public var interceptors: Interceptors { parts.interceptors }
@@ -94,8 +97,11 @@ public struct RequestChain: Sendable {
         self.init(interceptors: interceptors, transport: transport, overlapsNetworkFetch: true)
     }
 
-    package init(interceptors: Interceptors, transport: any GraphQLTransport, overlapsNetworkFetch: Bool) {
-        parts = Parts(interceptors: interceptors, transport: transport)
+    package init(
+        interceptors: Interceptors, transport: any GraphQLTransport, overlapsNetworkFetch: Bool,
+        overlapObserver: (any NetworkOverlapObserver)? = nil
+    ) {
+        parts = Parts(interceptors: interceptors, transport: transport, overlapObserver: overlapObserver)
         self.overlapsNetworkFetch = overlapsNetworkFetch
     }
 
@@ -201,7 +207,7 @@ public struct RequestChain: Sendable {
                             if let cached = try await chain.parts.interceptors.cache.readCacheData(request: request) {
                                 step = .network(hadCacheHit: true)
                                 if chain.overlapsNetworkFetch, behavior.shouldFetchFromNetwork(hadSuccessfulCacheRead: true) {
-                                    step = .passthrough(InterceptorResultStream.started { try await chain.fetchFromNetwork(request) }.makeAsyncIterator())
+                                    step = .passthrough(chain.overlappingNetworkFetch(request).makeAsyncIterator())
                                 }
                                 return cached
                             }
@@ -236,6 +242,46 @@ public struct RequestChain: Sendable {
         }
     }
 
+    /// The network step in a task of its own, started now, while the cached result climbs;
+    /// with an observer, every hand-over between that task and this one is reported.
+    private func overlappingNetworkFetch(_ request: GraphQLRequest) -> InterceptorResultStream {
+        let chain = self
+        guard let observer = parts.overlapObserver else { return .started { try await chain.fetchFromNetwork(request) } }
+        observer.networkFetchStarts()
+        let fetched = InterceptorResultStream.started {
+            let results: InterceptorResultStream
+            do {
+                results = try await chain.fetchFromNetwork(request)
+            } catch {
+                observer.networkFetchHandsOn(isEnd: true)
+                throw error
+            }
+            return PullStream {
+                let pull = results.makeAsyncIterator()
+                return {
+                    do {
+                        let next = try await pull.next()
+                        observer.networkFetchHandsOn(isEnd: next == nil)
+                        return next
+                    } catch {
+                        observer.networkFetchHandsOn(isEnd: true)
+                        throw error
+                    }
+                }
+            }
+        }
+        return PullStream {
+            let pull = fetched.makeAsyncIterator()
+            return {
+                observer.readerWaits()
+                let outcome: Result<GraphQLResponse?, any Error>
+                do { outcome = .success(try await pull.next()) } catch { outcome = .failure(error) }
+                await observer.readerResumes()
+                return try outcome.get()
+            }
+        }
+    }
+
     private func fetchFromNetwork(_ request: GraphQLRequest) async throws -> InterceptorResultStream {
         let transport = parts.transport
         var next: HTTPNext = { try await transport.send($0) }
@@ -251,6 +297,27 @@ public struct RequestChain: Sendable {
         guard request.writeResultsToCache, response.source == .server, response.cacheRecords != nil else { return }
         try await parts.interceptors.cache.writeCacheData(request: request, response: response)
     }
+}
+
+/// What a lab that schedules every hop learns about an overlapping network fetch (see
+/// ``RequestChain/overlapsNetworkFetch``), so it can schedule the fetch as a second lane of
+/// the operation: the fetch's task and the operation's own task hand results over through a
+/// buffer, and each hand-over is reported before the other side can see it.
+///
+/// ```
+///  operation task:  cache hit ─ networkFetchStarts ─▶ cached result climbs … readerWaits ─▶ (buffer) ─▶ readerResumes
+///  network task:                      └─▶ HTTP hops, transport, parser ─ networkFetchHandsOn ─▶ (buffer)
+/// ```
+package protocol NetworkOverlapObserver: Sendable {
+    /// In the operation's task, before the network fetch's task exists.
+    func networkFetchStarts()
+    /// In the network fetch's task, before a result (or, `isEnd`, its end or failure) goes
+    /// into the buffer the operation's task reads. The end is the task's last report.
+    func networkFetchHandsOn(isEnd: Bool)
+    /// In the operation's task, before it reads the next result (or the end) from the buffer.
+    func readerWaits()
+    /// In the operation's task, once it has what it read, before it goes on with it.
+    func readerResumes() async
 }
 
 /// Errors of the chain itself.

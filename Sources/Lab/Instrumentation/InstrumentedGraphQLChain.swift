@@ -332,12 +332,39 @@ public struct InstrumentedGraphQLChain: Sendable {
         http.reserveCapacity(httpCount)
         for index in 0..<httpCount { http.append(InstrumentedHTTPInterceptor(instrumentation: instrumentation, index: index)) }
         self.hops = hops
-        // One place to stop at a time per operation: the network step of CacheAndNetwork starts
-        // when the cached result has reached the top, so the scheduler can order every hop.
+        // Under CacheAndNetwork the network step overlaps the cached result's way up, as
+        // upstream's does, in a second lane the scheduler orders and steps (``NetworkLane``).
+        // Without GraphQL hops the cached result has no stop on its way up: nothing overlaps.
         self.chain = RequestChain(
             interceptors: .init(
                 graphQL: graphQL, cache: InstrumentedCacheInterceptor(instrumentation: instrumentation), http: http,
                 parser: InstrumentedResponseParser(instrumentation: instrumentation)),
-            transport: InstrumentedGraphQLTransport(instrumentation: instrumentation), overlapsNetworkFetch: false)
+            transport: InstrumentedGraphQLTransport(instrumentation: instrumentation), overlapsNetworkFetch: graphQLCount > 0,
+            overlapObserver: NetworkLane(context: context, firstHop: graphQLCount + 1))
+    }
+}
+
+/// An overlapping CacheAndNetwork fetch as the operation's network lane: its hops (the HTTP
+/// hops, the transport and the parser, from `firstHop`) stop in that lane, and the results it
+/// hands to the operation's task are met at a ``StopPlace/wake`` stop of the cache lane, so
+/// the scheduler orders both tasks.
+struct NetworkLane: NetworkOverlapObserver {
+    let context: OperationContext
+    let firstHop: Int
+
+    func networkFetchStarts() {
+        context.forkNetworkLane(from: firstHop)
+    }
+
+    func networkFetchHandsOn(isEnd: Bool) {
+        context.handOnFromNetworkLane(isEnd: isEnd)
+    }
+
+    func readerWaits() {
+        context.scheduler.readNetworkResult(request: context.request)
+    }
+
+    func readerResumes() async {
+        _ = await context.gate(.wake, name: "RequestChain", kind: .graphql)
     }
 }

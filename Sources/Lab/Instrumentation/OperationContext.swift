@@ -31,6 +31,11 @@ public final class OperationContext: Sendable {
     /// Hops (by index) that threw a retry a person forced at their pre-flight stop, not yet
     /// reported by the hop above.
     private let forcedRetries = Mutex<Set<Int>>([])
+    /// The first hop of the network lane while a CacheAndNetwork fetch overlaps the cached
+    /// result's way up (``Lane``); `Int.max` while the operation has one lane.
+    private let networkLaneFrom = Atomic<Int>(Int.max)
+    /// Who waits for the network lane to end; nil while none runs.
+    private let networkLaneWaiters = Mutex<[CheckedContinuation<Void, Never>]?>(nil)
 
     /// A context whose events go to `store`; `snapshots` and `layouts` are shared by the
     /// operations of one session.
@@ -92,9 +97,48 @@ public final class OperationContext: Sendable {
     /// Records an event of this operation at `hop`. The snapshot, diff and detail are taken
     /// over (moved into the event, not copied: a copy is a retain and a release).
     func emit(_ hop: HopInfo?, _ phase: Phase, _ snapshot: consuming HopSnapshot = .empty, diff: consuming HeaderDiff = .none, detail: consuming String? = nil) {
+        let index = hop?.index ?? TimelineEvent.noHop
         record(
-            time: now(), hop: hop?.index ?? TimelineEvent.noHop, name: hop?.name ?? "TokenManager", kind: hop?.kind ?? .auth,
-            phase: phase, snapshot: snapshot, diff: diff, detail: detail)
+            time: now(), hop: index, name: hop?.name ?? "TokenManager", kind: hop?.kind ?? .auth,
+            phase: phase, snapshot: snapshot, diff: diff, detail: detail, lane: lane(ofHop: index))
+    }
+
+    // MARK: - Two lanes
+
+    /// The lane of hop `index` (``TimelineEvent/noHop``: the operation's own task) while the
+    /// operation has two; nil while it has one.
+    @inline(__always)
+    func lane(ofHop index: Int) -> Lane? {
+        let from = networkLaneFrom.load(ordering: .relaxed)
+        if from == Int.max { return nil }
+        return index >= from ? .network : .cache
+    }
+
+    /// The network fetch starts overlapping, with hop `firstHop` and those below it in its lane.
+    func forkNetworkLane(from firstHop: Int) {
+        networkLaneWaiters.withLock { $0 = $0 ?? [] }
+        networkLaneFrom.store(firstHop, ordering: .relaxed)
+        scheduler.fork(request: request)
+    }
+
+    /// The network lane hands a result or (`isEnd`) its end to the cache lane.
+    func handOnFromNetworkLane(isEnd: Bool) {
+        if isEnd { networkLaneFrom.store(Int.max, ordering: .relaxed) }
+        scheduler.handOn(request: request, isEnd: isEnd)
+        guard isEnd else { return }
+        for waiter in networkLaneWaiters.withLock({ waiters in defer { waiters = nil }; return waiters ?? [] }) { waiter.resume() }
+    }
+
+    /// Returns once no network lane runs: the operation has ended only when both lanes have.
+    func networkLaneEnded() async {
+        await withCheckedContinuation { continuation in
+            let running = networkLaneWaiters.withLock { waiters -> Bool in
+                guard waiters != nil else { return false }
+                waiters!.append(continuation)
+                return true
+            }
+            if !running { continuation.resume() }
+        }
     }
 
     /// Records `error` as an `error` event of `hop` and returns it, to be thrown:
@@ -123,16 +167,16 @@ public final class OperationContext: Sendable {
 
     private func record(
         time: Double, hop: Int, name: consuming String, kind: HopKind, phase: Phase, snapshot: consuming HopSnapshot,
-        diff: consuming HeaderDiff, detail: consuming String?
+        diff: consuming HeaderDiff, detail: consuming String?, lane: Lane? = nil
     ) {
         if let store {
             store.append(
                 time: time, request: request, attempt: attempt, hop: hop, name: name, kind: kind, phase: phase,
-                snapshot: snapshot, diff: diff, detail: detail)
+                snapshot: snapshot, diff: diff, detail: detail, lane: lane)
         } else if let recordClosure {
             recordClosure(TimelineEvent(
                 time: time, request: request, attempt: attempt, hop: hop, name: name, kind: kind, phase: phase,
-                snapshot: snapshot, diff: diff, detail: detail))
+                snapshot: snapshot, diff: diff, detail: detail, lane: lane))
         }
     }
 
@@ -148,9 +192,10 @@ public final class OperationContext: Sendable {
     /// The slow side of ``gate(_:_:_:_:)``: the operation may have to wait.
     private func wait(_ hop: HopInfo, _ position: StopPosition, _ snapshot: @autoclosure () -> HopSnapshot, _ capabilities: @autoclosure () -> StopCapabilities) async -> Release {
         let place = StopPlace.hop(hop.index, position)
-        return await scheduler.arrive(request: request, place: place) {
+        let lane = lane(ofHop: hop.index)
+        return await scheduler.arrive(request: request, lane: lane ?? .cache, place: place) {
             ParkedStop(
-                request: request, attempt: attempt, place: place, hopName: hop.name, hopKind: hop.kind,
+                request: request, lane: lane, attempt: attempt, place: place, hopName: hop.name, hopKind: hop.kind,
                 snapshot: snapshot(), capabilities: capabilities(), held: false, pending: Release())
         }
     }
@@ -161,9 +206,10 @@ public final class OperationContext: Sendable {
         _ place: StopPlace, name: String, kind: HopKind, snapshot: @autoclosure () -> HopSnapshot = .empty,
         capabilities: @autoclosure () -> StopCapabilities = .none
     ) async -> Release {
-        await scheduler.arrive(request: request, place: place) {
+        let lane = lane(ofHop: TimelineEvent.noHop)
+        return await scheduler.arrive(request: request, place: place) {
             ParkedStop(
-                request: request, attempt: attempt, place: place, hopName: name, hopKind: kind,
+                request: request, lane: lane, attempt: attempt, place: place, hopName: name, hopKind: kind,
                 snapshot: snapshot(), capabilities: capabilities(), held: false, pending: Release())
         }
     }

@@ -106,6 +106,16 @@ public enum Catalog {
             $0.prefillCache = true
         },
         Scenario(
+            name: "cache-and-network",
+            summary: "CacheAndNetwork on a warm cache: the network fetch overlaps the cached result's way up, and the caller gets two results.",
+            teaches: "The cache step hits and hands the cached result up at once, and — as upstream's chain runs each layer in its own task — the network fetch starts in a second lane while that result is still climbing. Events of the two lanes say which lane they ran in (cache or network) and interleave: the cached result passes one post-flight, the network lane one stop, in turn. The cache lane reaches the caller first; the server's result then climbs the same post-flights and is written to the cache. In the inspector both stops are shown; u switches the lane that s and c act on.",
+            chain: defaultChain,
+            operations: [Scenario.Operation(name: "HeroQuery") { $0.fetchBehavior = .CacheAndNetwork }]
+        ) {
+            $0.backend = LabBackend.Settings(latency: latency)
+            $0.prefillCache = true
+        },
+        Scenario(
             name: "cache-records",
             summary: "Two queries share the hero's cache record: a rename through a mutation shows in both, read from the cache.",
             teaches: "The parser turns each result into normalized records, and the top of the chain writes those records: QUERY_ROOT points to Hero:2001, whose fields HeroQuery and HeroDetailsQuery both read (the cache step's post-flight shows the records written, key → fields). #1 HeroQuery and #2 HeroDetailsQuery miss (hero and hero(id:2001) are different fields of QUERY_ROOT) and fetch; #3 RenameHero writes name Artoo-Detoo into Hero:2001; #4 and #5 are answered from the cache with the new name and never reach the transport. RedactFieldInterceptor replaces appearsIn on the way up: the caller gets [redacted], but the cache keeps the parser's records, so the cache hit of #5 still holds the films.",

@@ -1,31 +1,35 @@
 public import ChainKit
-import Timeline
+public import Timeline
 
 /// Something a person, a script or a replay asks the lab to do.
 ///
 /// Commands are queued and carried out one at a time, only when no operation is between
 /// two stops, so the order in which they take effect is exactly the order recorded — which
 /// is what makes a replay reproduce the same timeline.
+///
+/// A command about a request's stop may name the `lane` of that stop, for a request with two
+/// (``Lane``: an overlapping CacheAndNetwork fetch); nil acts on its cache lane's stop when it
+/// waits there, else on its network lane's.
 public enum LabCommand: Sendable, Hashable {
     /// Start the scenario's operation number `operation` (0-based) as a new request.
     case launch(operation: Int)
     /// Release a held request; it stops again at its next stop.
-    case step(request: Int)
+    case step(request: Int, lane: Lane? = nil)
     /// Release a held request; it runs to the next breakpoint or to the end.
-    case resume(request: Int)
+    case resume(request: Int, lane: Lane? = nil)
     /// Resume every held request.
     case resumeAll
     /// Let a request that is only waiting its turn go on (recorded for automatic releases).
-    case pass(request: Int)
+    case pass(request: Int, lane: Lane? = nil)
     /// Replace the request headers at a pre-flight stop.
-    case editRequestHeaders(request: Int, headers: HTTPFields)
+    case editRequestHeaders(request: Int, headers: HTTPFields, lane: Lane? = nil)
     /// Replace the response status and/or headers at an HTTP or transport post stop.
-    case editResponse(request: Int, status: Int?, headers: HTTPFields?)
-    case force401(request: Int)
-    case forceRetry(request: Int)
-    case fail(request: Int, fault: LabFault)
+    case editResponse(request: Int, status: Int?, headers: HTTPFields?, lane: Lane? = nil)
+    case force401(request: Int, lane: Lane? = nil)
+    case forceRetry(request: Int, lane: Lane? = nil)
+    case fail(request: Int, fault: LabFault, lane: Lane? = nil)
     /// Advance the lab clock while a request is held at a stop.
-    case delay(request: Int, seconds: Double)
+    case delay(request: Int, seconds: Double, lane: Lane? = nil)
     /// Advance the lab clock.
     case advanceClock(seconds: Double)
     /// Expire every access token on the backend.
@@ -36,11 +40,38 @@ public enum LabCommand: Sendable, Hashable {
     /// The request the command acts on, if any.
     public var request: Int? {
         switch self {
-        case .step(let id), .resume(let id), .pass(let id), .editRequestHeaders(let id, _), .editResponse(let id, _, _),
-            .force401(let id), .forceRetry(let id), .fail(let id, _), .delay(let id, _):
+        case .step(let id, _), .resume(let id, _), .pass(let id, _), .editRequestHeaders(let id, _, _), .editResponse(let id, _, _, _),
+            .force401(let id, _), .forceRetry(let id, _), .fail(let id, _, _), .delay(let id, _, _):
             id
         case .launch, .resumeAll, .advanceClock, .expireTokens, .setBreakRules:
             nil
+        }
+    }
+
+    /// The lane of the stop the command acts on, when it names one.
+    public var lane: Lane? {
+        switch self {
+        case .step(_, let lane), .resume(_, let lane), .pass(_, let lane), .editRequestHeaders(_, _, let lane), .editResponse(_, _, _, let lane),
+            .force401(_, let lane), .forceRetry(_, let lane), .fail(_, _, let lane), .delay(_, _, let lane):
+            lane
+        case .launch, .resumeAll, .advanceClock, .expireTokens, .setBreakRules:
+            nil
+        }
+    }
+
+    /// The same command naming `lane` (commands without a request stay as they are).
+    public func inLane(_ lane: Lane?) -> LabCommand {
+        switch self {
+        case .step(let id, _): .step(request: id, lane: lane)
+        case .resume(let id, _): .resume(request: id, lane: lane)
+        case .pass(let id, _): .pass(request: id, lane: lane)
+        case .editRequestHeaders(let id, let headers, _): .editRequestHeaders(request: id, headers: headers, lane: lane)
+        case .editResponse(let id, let status, let headers, _): .editResponse(request: id, status: status, headers: headers, lane: lane)
+        case .force401(let id, _): .force401(request: id, lane: lane)
+        case .forceRetry(let id, _): .forceRetry(request: id, lane: lane)
+        case .fail(let id, let fault, _): .fail(request: id, fault: fault, lane: lane)
+        case .delay(let id, let seconds, _): .delay(request: id, seconds: seconds, lane: lane)
+        case .launch, .resumeAll, .advanceClock, .expireTokens, .setBreakRules: self
         }
     }
 }
@@ -48,7 +79,8 @@ public enum LabCommand: Sendable, Hashable {
 /// A command as it took effect, with where its request was held, for record and replay.
 public struct RecordedCommand: Sendable, Hashable {
     public var command: LabCommand
-    /// The stop the request was at when the command took effect (nil for commands without a request).
+    /// The stop the request was at when the command took effect (nil for commands without a
+    /// request); the command names the stop's lane while the request had two.
     public var place: StopPlace?
 
     public init(command: LabCommand, place: StopPlace?) {

@@ -21,6 +21,10 @@ public import Timeline
 ///  op #1 ──▶ stop ──(turn)──▶ hop ──▶ stop ──(held: person steps)──▶ …
 ///  op #2 ──▶ stop ──────────(turn)──▶ hop ──▶ stop …
 /// ```
+///
+/// Under CacheAndNetwork a request has two lanes while its network fetch overlaps the cached
+/// result's way up (``Lane``): each lane has its own stop, a command names the lane it acts
+/// on, and lanes that arrived together take their turns in key order (``SchedulerCore``).
 public final class Scheduler: Sendable {
     /// How an operation treats stops (``Lab/RunMode``).
     public typealias RunMode = Lab.RunMode
@@ -64,8 +68,11 @@ public final class Scheduler: Sendable {
 
     /// A summary of where every operation is, for controllers and tests.
     public struct Snapshot: Sendable, Hashable {
+        /// By request, the cache lane first (a request with two lanes has up to two stops).
         public var parked: [ParkedStop]
         public var running: Set<Int>
+        /// Requests with two live lanes (an overlapping network fetch).
+        public var forked: Set<Int>
         public var blocked: Set<Int>
         public var finished: Set<Int>
         public var launched: [Int: Int]
@@ -156,7 +163,7 @@ public final class Scheduler: Sendable {
     public var snapshot: Snapshot {
         state.withLock { state in
             Snapshot(
-                parked: state.core.parkedStops, running: state.core.running, blocked: state.core.blocked,
+                parked: state.core.parkedStops, running: state.core.running, forked: state.core.forked, blocked: state.core.blocked,
                 finished: state.core.finished, launched: state.core.launched, modes: state.core.modes,
                 breakpoints: state.core.breakpoints, rules: state.core.rules, defaultMode: state.core.defaultMode,
                 refusals: state.core.refusals, pendingCommands: state.core.commands.count)
@@ -193,10 +200,10 @@ public final class Scheduler: Sendable {
 
     /// Called by an operation's hop at a stop; returns when the operation may go on.
     ///
-    /// `makeStop` describes the stop (its snapshot, capabilities…) for `request` at `place`;
-    /// it is called only when the operation does not pass straight through, so a free run
-    /// never builds what nobody will see.
-    public func arrive(request: Int, place: StopPlace, _ makeStop: () -> ParkedStop) async -> Release {
+    /// `makeStop` describes the stop (its snapshot, capabilities…) for `request` at `place`
+    /// in `lane`; it is called only when the operation does not pass straight through, so a
+    /// free run never builds what nobody will see.
+    public func arrive(request: Int, lane: Lane = .cache, place: StopPlace, _ makeStop: () -> ParkedStop) async -> Release {
         if passesStraight(request: request) { return .proceed }
         var made: ParkedStop?
         var rule: BreakRule?
@@ -207,20 +214,24 @@ public final class Scheduler: Sendable {
         }
         // Neither a pass nor a refusal changes the lane: no need to republish it.
         let held: Bool
-        switch state.withLock({ $0.core.arrive(request: request, place: place, heldByRule: rule != nil) }) {
+        let (arrival, forked) = state.withLock { ($0.core.arrive(request: request, lane: lane, place: place, heldByRule: rule != nil), $0.core.forked.contains(request)) }
+        switch arrival {
         case .pass: return .proceed
         case .sessionEnded: return Release(disposition: .fail(.sessionEnded))
         case .wait(let isHeld): held = isHeld
         }
         var stop = made ?? makeStop()
         stop.held = held
+        var heldBack: TimelineEvent?
         if held {
             let reason = state.withLock { $0.core.holdReason(request: stop.request) }
             let detail = reason == "step" ? reason : rule.map { "rule \($0)" } ?? reason
-            environment.record(stop.event(time: environment.now(), phase: .paused, detail: detail))
+            let paused = stop.event(time: environment.now(), phase: .paused, detail: detail)
+            // A forked request's two lanes may arrive together: the core records their pauses in order.
+            if forked { heldBack = paused } else { environment.record(paused) }
         }
         let release = await withCheckedContinuation { continuation in
-            mutate { $0.core.park(stop, waiter: continuation, heldByRule: rule != nil) }
+            mutate { $0.core.park(stop, waiter: continuation, heldByRule: rule != nil, paused: heldBack) }
             pump()
         }
         return release
@@ -248,6 +259,25 @@ public final class Scheduler: Sendable {
     /// that refresh ends.
     public func block(request: Int) {
         mutate { $0.core.block(request: request) }
+        pump()
+    }
+
+    /// `request`'s network fetch starts overlapping the cached result's way up: a second lane
+    /// that runs from now (``SchedulerCore/fork(request:)``).
+    public func fork(request: Int) {
+        mutate { $0.core.fork(request: request) }
+        environment.changed()
+    }
+
+    /// `request`'s network lane hands a result, or its end, to the cache lane.
+    public func handOn(request: Int, isEnd: Bool) {
+        if mutate({ $0.core.handOn(request: request, isEnd: isEnd) }) { pump() }
+    }
+
+    /// `request`'s cache lane reads the network lane's next result; it then arrives at
+    /// ``StopPlace/wake`` once it has it.
+    public func readNetworkResult(request: Int) {
+        mutate { $0.core.readNetworkResult(request: request) }
         pump()
     }
 

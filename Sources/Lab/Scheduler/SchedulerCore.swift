@@ -13,6 +13,15 @@ package import Timeline
 ///         ─▶ .wait(held:) ─▶ park(…)      mayPassWithoutTurn, decides)
 ///  dispatch(now:) ─▶ [Effect] + again    (one command, script step, replay entry or turn)
 /// ```
+///
+/// What holds a stop and takes turns is a request's *lane* (``LaneKey``): a request has one,
+/// ``Lane/cache``, until a CacheAndNetwork cache hit forks the network fetch into a second
+/// (``fork(request:)``); the two run concurrently until their next stops, and stops reached
+/// by a forked request's lanes take their turns in key order (request, then the cache lane
+/// first), so a run stays determined. The operation's task reads the network lane's results
+/// through a buffer: it is *awaiting* while there is nothing to read, and *waking* once the
+/// network lane has handed something on (``handOn(request:isEnd:)``). A request finishes when
+/// both lanes have.
 package struct SchedulerCore<Waiter> {
     /// What the scheduler's surroundings must do after an input.
     package enum Effect {
@@ -61,22 +70,35 @@ package struct SchedulerCore<Waiter> {
     /// headless run with nobody to release it; not while a replay runs, whose own entries
     /// release it.
     package private(set) var releasesRuleStops = false
-    var parked: [Int: Parked] = [:]
-    package private(set) var running: Set<Int> = []
-    package private(set) var blocked: Set<Int> = []
-    var waking: Set<Int> = []
+    var parked: [LaneKey: Parked] = [:]
+    /// The lanes between two stops.
+    var runningLanes: Set<LaneKey> = []
+    /// The lanes waiting for a refresh another request started.
+    var blockedLanes: Set<LaneKey> = []
+    /// Lanes about to arrive at a ``StopPlace/wake`` stop: back from a refresh, or handed a
+    /// network result to read.
+    var waking: Set<LaneKey> = []
     package private(set) var finished: Set<Int> = []
     package private(set) var commands: [LabCommand] = []
+    /// Requests whose network fetch overlaps (a second live lane).
+    package private(set) var forked: Set<Int> = []
+    /// Results (or ends) a request's network lane handed on that its cache lane has not read yet.
+    var handedOn: [Int: Int] = [:]
+    /// Requests whose cache lane waits for the network lane to hand something on.
+    package private(set) var awaiting: Set<Int> = []
+    /// `paused` events of a forked request's stops, held back until nothing runs: its two
+    /// lanes reach their stops in whatever order the threads run, and are recorded in key order.
+    var heldBackPauses: [(key: LaneKey, event: TimelineEvent)] = []
     var script: [Scenario.ScriptStep]
     package private(set) var replay: [RecordedCommand]?
     var replayIndex = 0
-    /// Unheld waiting requests in the order they take turns (round robin: a request that
-    /// moved goes to the back when it stops again).
-    var ready: [Int] = []
+    /// Unheld waiting lanes in the order they take turns (round robin: a lane that moved goes
+    /// to the back when it stops again).
+    var ready: [LaneKey] = []
     var readyStart = 0
-    /// Requests back from waiting on a shared refresh; they join `ready` in id order at
-    /// the next turn, since they wake up in whatever order the threads run.
-    var woken: Set<Int> = []
+    /// Lanes that arrived in whatever order the threads ran — back from waiting on a shared
+    /// refresh, or a forked request's two lanes — that join `ready` in key order at the next turn.
+    var woken: Set<LaneKey> = []
     /// Token refreshes between `refreshStarted` and `refreshEnded`.
     var refreshesInFlight = 0
     /// The commands that took effect, in order (kept only when `recordsLog`).
@@ -96,17 +118,24 @@ package struct SchedulerCore<Waiter> {
         self.recordsLog = recordsLog
     }
 
-    /// The stops waiting now, by request id.
-    package var parkedStops: [ParkedStop] { parked.values.map(\.stop).sorted { $0.request < $1.request } }
+    /// The stops waiting now, by request id, the cache lane first.
+    package var parkedStops: [ParkedStop] {
+        parked.sorted { $0.key < $1.key }.map(\.value.stop)
+    }
 
-    var isQuiescent: Bool { running.isEmpty && waking.isEmpty }
+    /// The requests with a lane between two stops.
+    package var running: Set<Int> { Set(runningLanes.map(\.request)) }
+    /// The requests with a lane waiting for another request's refresh.
+    package var blocked: Set<Int> { Set(blockedLanes.map(\.request)) }
+
+    var isQuiescent: Bool { runningLanes.isEmpty && waking.isEmpty }
 
     var hasReady: Bool { readyStart < ready.count || !woken.isEmpty }
 
     /// Whether dispatching would do nothing: no command, script step or replay entry to
     /// carry out, nobody waiting for a turn, and nobody waiting for the scheduler to settle.
     package var isIdle: Bool {
-        commands.isEmpty && script.isEmpty && replay == nil && !hasReady && settleWaiters == 0 && parked.isEmpty
+        heldBackPauses.isEmpty && commands.isEmpty && script.isEmpty && replay == nil && !hasReady && settleWaiters == 0 && parked.isEmpty
     }
 
     // MARK: - Who may pass
@@ -114,19 +143,19 @@ package struct SchedulerCore<Waiter> {
     /// The one rule for passing a stop without waiting for a turn: `request` is the only one
     /// running, and nothing is queued, scripted, replayed, ready or waking that a turn would
     /// serve first. (Whether it is held at that stop is ``shouldHold(request:place:)``.)
-    package func mayPassWithoutTurn(_ request: Int) -> Bool {
-        !shuttingDown && running.count == 1 && running.first == request
+    package func mayPassWithoutTurn(_ request: Int, lane: Lane = .cache) -> Bool {
+        !shuttingDown && runningLanes.count == 1 && runningLanes.first == LaneKey(request, lane)
             && commands.isEmpty && replay == nil && script.isEmpty && waking.isEmpty && !hasReady
     }
 
     /// The request that may pass every stop without the lock, or 0: one that
     /// ``mayPassWithoutTurn(_:)``, is held nowhere (no breakpoint, not stepping) and whose
-    /// passes need no log entry. ``Scheduler`` publishes it after every change.
+    /// passes need no log entry, and that has one lane. ``Scheduler`` publishes it after every change.
     package var soloLane: Int {
-        guard !recordsLog, breakpoints.isEmpty, !hasActiveRules, running.count == 1, let only = running.first, !isStepping(only),
-            mayPassWithoutTurn(only)
+        guard !recordsLog, breakpoints.isEmpty, !hasActiveRules, forked.isEmpty, runningLanes.count == 1, let only = runningLanes.first,
+            !isStepping(only.request), mayPassWithoutTurn(only.request, lane: only.lane)
         else { return 0 }
-        return only
+        return only.request
     }
 
     func isStepping(_ request: Int) -> Bool { !stepping.isEmpty && stepping.contains(request) }
@@ -176,8 +205,8 @@ package struct SchedulerCore<Waiter> {
     package mutating func shutDown() -> [Effect] {
         shuttingDown = true
         commands.removeAll()
-        let released = parked.values.sorted { $0.stop.request < $1.stop.request }
-        for id in parked.keys { running.insert(id) }
+        let released = parked.sorted { $0.key < $1.key }.map(\.value)
+        for key in parked.keys { runningLanes.insert(key) }
         parked.removeAll()
         ready.removeAll()
         readyStart = 0
@@ -189,47 +218,100 @@ package struct SchedulerCore<Waiter> {
 
     /// `request` reached a stop at `place`; `heldByRule` says a breakpoint by rule matched
     /// there. A pass that is logged is logged here.
-    package mutating func arrive(request: Int, place: StopPlace, heldByRule: Bool = false) -> Arrival {
+    package mutating func arrive(request: Int, lane: Lane = .cache, place: StopPlace, heldByRule: Bool = false) -> Arrival {
         if shuttingDown { return .sessionEnded }
         let held = heldByRule || shouldHold(request: request, place: place)
-        guard !held, mayPassWithoutTurn(request) else { return .wait(held: held) }
-        if recordsLog { log.append(RecordedCommand(command: .pass(request: request), place: place)) }
+        guard !held, mayPassWithoutTurn(request, lane: lane) else { return .wait(held: held) }
+        if recordsLog { log.append(RecordedCommand(command: .pass(request: request, lane: forked.contains(request) ? lane : nil), place: place)) }
         return .pass
     }
 
     /// The operation waits at `stop` until an effect resumes `waiter`; `heldByRule` says a
-    /// breakpoint by rule holds it.
-    package mutating func park(_ stop: ParkedStop, waiter: Waiter, heldByRule: Bool = false) {
+    /// breakpoint by rule holds it. `paused`: the event of a forked request's held stop, which
+    /// the next dispatch round records in key order (``heldBackPauses``).
+    package mutating func park(_ stop: ParkedStop, waiter: Waiter, heldByRule: Bool = false, paused: TimelineEvent? = nil) {
+        var stop = stop
+        // A lane read just before the network lane ended names a lane the request no longer has.
+        if stop.lane != nil, !forked.contains(stop.request) { stop.lane = nil }
+        let key = stop.laneKey
+        if let paused { heldBackPauses.append((key, paused)) }
         if heldByRule, stop.held, releasesRuleStops, replay == nil {
-            commands.insert(.resume(request: stop.request), at: 0)
+            commands.insert(.resume(request: stop.request, lane: stop.lane), at: 0)
         }
-        running.remove(stop.request)
-        waking.remove(stop.request)
-        blocked.remove(stop.request)
-        parked[stop.request] = Parked(stop: stop, waiter: waiter)
-        if stop.place == .wake {
-            woken.insert(stop.request)
+        runningLanes.remove(key)
+        waking.remove(key)
+        blockedLanes.remove(key)
+        parked[key] = Parked(stop: stop, waiter: waiter)
+        if stop.place == .wake || (!stop.held && forked.contains(stop.request)) {
+            woken.insert(key)
         } else if !stop.held {
-            ready.append(stop.request)
+            ready.append(key)
         }
     }
 
     /// The operation finished; it no longer takes turns. Returns whether a dispatch round
     /// has anything to do.
     package mutating func finish(request: Int) -> Bool {
-        running.remove(request)
+        let key = LaneKey(request, .cache)
+        runningLanes.remove(key)
         // Most often empty: skip hashing for nothing.
-        if !waking.isEmpty { waking.remove(request) }
-        if !blocked.isEmpty { blocked.remove(request) }
+        if !waking.isEmpty { waking.remove(key) }
+        if !blockedLanes.isEmpty { blockedLanes.remove(key) }
+        if !forked.isEmpty { endNetworkLane(of: request) }
         finished.insert(request)
         return !isIdle
     }
 
     /// The operation waits for a refresh another operation started.
-    package mutating func block(request: Int) {
-        running.remove(request)
+    package mutating func block(request: Int, lane: Lane = .cache) {
+        let key = LaneKey(request, lane)
+        runningLanes.remove(key)
         // A refresh that already ended wakes the request at once; the turn waits for it.
-        if refreshesInFlight > 0 { blocked.insert(request) } else { waking.insert(request) }
+        if refreshesInFlight > 0 { blockedLanes.insert(key) } else { waking.insert(key) }
+    }
+
+    // MARK: - Two lanes
+
+    /// `request`'s cache lane (running) forks its network fetch: the network lane runs from
+    /// now, before its task exists, so nothing is dispatched until it reaches its first stop.
+    package mutating func fork(request: Int) {
+        forked.insert(request)
+        runningLanes.insert(LaneKey(request, .network))
+        version += 1
+    }
+
+    /// `request`'s network lane (running) hands a result, or its end (`isEnd`: the lane is
+    /// over), to the cache lane: a cache lane awaiting it wakes; otherwise it reads it later
+    /// without waiting. Returns whether a dispatch round has anything to do.
+    package mutating func handOn(request: Int, isEnd: Bool) -> Bool {
+        if awaiting.remove(request) != nil {
+            waking.insert(LaneKey(request, .cache))
+        } else {
+            handedOn[request, default: 0] += 1
+        }
+        if isEnd { endNetworkLane(of: request) }
+        return !isIdle
+    }
+
+    /// `request`'s cache lane (running) reads the network lane's next result: at once when
+    /// one was handed on (it wakes), else it awaits one and stops running.
+    package mutating func readNetworkResult(request: Int) {
+        let key = LaneKey(request, .cache)
+        runningLanes.remove(key)
+        if let count = handedOn[request], count > 0 {
+            handedOn[request] = count == 1 ? nil : count - 1
+            waking.insert(key)
+        } else {
+            awaiting.insert(request)
+        }
+    }
+
+    private mutating func endNetworkLane(of request: Int) {
+        guard forked.remove(request) != nil else { return }
+        runningLanes.remove(LaneKey(request, .network))
+        // The request has one lane again: its stop no longer names one.
+        parked[LaneKey(request, .cache)]?.stop.lane = nil
+        version += 1
     }
 
     package mutating func refreshStarted() {
@@ -240,8 +322,8 @@ package struct SchedulerCore<Waiter> {
     package mutating func refreshEnded() {
         refreshesInFlight = max(0, refreshesInFlight - 1)
         guard refreshesInFlight == 0 else { return }
-        waking.formUnion(blocked)
-        blocked.removeAll()
+        waking.formUnion(blockedLanes)
+        blockedLanes.removeAll()
     }
 
     // MARK: - Dispatch
@@ -257,15 +339,20 @@ package struct SchedulerCore<Waiter> {
 
     private mutating func dispatchOne(now: Double) -> (effects: [Effect], again: Bool) {
         guard isQuiescent else { return ([], false) }
+        if !heldBackPauses.isEmpty {
+            defer { heldBackPauses.removeAll() }
+            return (heldBackPauses.sorted { $0.key < $1.key }.map { .record($0.event) }, true)
+        }
         if let replay {
             if replayIndex < replay.count {
                 let entry = replay[replayIndex]
                 replayIndex += 1
-                if let request = entry.command.request, let place = entry.place, parked[request]?.stop.place != place {
-                    let found = parked[request].map { "at \($0.stop.place)" } ?? "not waiting at a stop"
+                if let request = entry.command.request, let place = entry.place, parked[target(request, lane: entry.command.lane)]?.stop.place != place {
+                    let found = parked[target(request, lane: entry.command.lane)].map { "at \($0.stop.place)" } ?? "not waiting at a stop"
+                    let lane = entry.command.lane.map { " (\($0.rawValue) lane)" } ?? ""
                     refusals.append(CommandRefusal(
                         command: entry.command,
-                        reason: "replay diverged at step \(replayIndex): expected request #\(request) at \(place), found it \(found)"))
+                        reason: "replay diverged at step \(replayIndex): expected request #\(request)\(lane) at \(place), found it \(found)"))
                     self.replay = nil
                     return ([], true)
                 }
@@ -282,7 +369,7 @@ package struct SchedulerCore<Waiter> {
             return (waiters == 0 ? [] : [.settled], false)
         }
         while let step = script.first {
-            guard let waiting = parked[step.request], !waiting.stop.held, waiting.stop.place != step.until else {
+            guard let waiting = parked[target(step.request, lane: nil)], !waiting.stop.held, waiting.stop.place != step.until else {
                 // Finished, held, waiting on another request, or already where the step leads.
                 script.removeFirst()
                 continue
@@ -291,10 +378,20 @@ package struct SchedulerCore<Waiter> {
             return execute(.pass(request: step.request), now: now)
         }
         let pick = popReady()!
-        return execute(.pass(request: pick), now: now, popped: true)
+        return execute(.pass(request: pick.request, lane: pick.lane), now: now, popped: true)
     }
 
-    private mutating func popReady() -> Int? {
+    /// The lane a command about `request` acts on: `lane` when given; else the cache lane
+    /// when it waits at a stop, else the network lane when that does.
+    func target(_ request: Int, lane: Lane?) -> LaneKey {
+        if let lane { return LaneKey(request, lane) }
+        let cache = LaneKey(request, .cache)
+        if forked.isEmpty || parked[cache] != nil { return cache }
+        let network = LaneKey(request, .network)
+        return parked[network] != nil ? network : cache
+    }
+
+    private mutating func popReady() -> LaneKey? {
         if !woken.isEmpty {
             ready.append(contentsOf: woken.sorted())
             woken.removeAll()
@@ -309,7 +406,7 @@ package struct SchedulerCore<Waiter> {
         return id
     }
 
-    private mutating func removeReady(_ id: Int) {
+    private mutating func removeReady(_ id: LaneKey) {
         if woken.remove(id) != nil { return }
         if let index = ready[readyStart...].firstIndex(of: id) { ready.remove(at: index) }
     }
@@ -329,8 +426,17 @@ package struct SchedulerCore<Waiter> {
             refusals.append(CommandRefusal(command: command, reason: reason))
             return ([], true)
         }
+        let key = command.request.map { target($0, lane: command.lane) }
         func logged(_ place: StopPlace?, as recorded: LabCommand? = nil) {
-            if recordsLog { log.append(RecordedCommand(command: recorded ?? command, place: place)) }
+            // The lane is recorded only while the request has two: a recording of a request
+            // with one reads as before.
+            let lane = key.flatMap { forked.contains($0.request) ? $0.lane : nil }
+            if recordsLog { log.append(RecordedCommand(command: (recorded ?? command).inLane(lane), place: place)) }
+        }
+        /// How a refusal names the stop: `request #1` or `request #1 (network lane)`.
+        func named(_ request: Int) -> String {
+            guard let key, forked.contains(request) || key.lane == .network else { return "request #\(request)" }
+            return "request #\(request) (\(key.lane.rawValue) lane)"
         }
         switch command {
         case .launch(let operation):
@@ -338,7 +444,7 @@ package struct SchedulerCore<Waiter> {
             nextRequest += 1
             launched[request] = operation
             setMode(defaultMode, of: request)
-            running.insert(request)
+            runningLanes.insert(LaneKey(request, .cache))
             logged(nil)
             // Nothing more to dispatch until the new operation stops: the scheduler is not
             // quiescent while it runs.
@@ -359,38 +465,46 @@ package struct SchedulerCore<Waiter> {
         case .resumeAll:
             logged(nil)
             for id in parked.keys.sorted() where parked[id]!.stop.held {
-                setMode(.run, of: id)
+                setMode(.run, of: id.request)
                 parked[id]!.stop.held = false
                 ready.append(id)
             }
             return ([], true)
-        case .editRequestHeaders(let request, let edited):
-            guard let waiting = parked[request], waiting.stop.held else { return refuse("request #\(request) is not held at a stop") }
+        case .editRequestHeaders(let request, let edited, _):
+            let key = key!
+            guard let waiting = parked[key], waiting.stop.held else { return refuse("\(named(request)) is not held at a stop") }
             guard waiting.stop.capabilities.canEditRequest else { return refuse("request headers cannot be edited at \(waiting.stop.place) of \(waiting.stop.hopName)") }
             let headers = RecordedSecret.restored(edited, from: waiting.stop.currentHeaders)
             let diff = HeaderDiff(from: waiting.stop.currentHeaders, to: headers)
-            parked[request]!.stop.pending.requestHeaders = headers
+            parked[key]!.stop.pending.requestHeaders = headers
             logged(waiting.stop.place, as: .editRequestHeaders(request: request, headers: RecordedSecret.redacted(headers)))
             let snapshot = HopSnapshot(method: waiting.stop.snapshot.method, url: waiting.stop.snapshot.url, headers: headers)
             return ([.record(waiting.stop.event(time: now, phase: .edited, snapshot: snapshot, diff: diff, detail: "request headers edited"))], true)
-        case .editResponse(let request, let status, let edited):
-            guard let waiting = parked[request], waiting.stop.held else { return refuse("request #\(request) is not held at a stop") }
+        case .editResponse(let request, let status, let edited, _):
+            let key = key!
+            guard let waiting = parked[key], waiting.stop.held else { return refuse("\(named(request)) is not held at a stop") }
             guard waiting.stop.capabilities.canEditResponse else { return refuse("the response cannot be edited at \(waiting.stop.place) of \(waiting.stop.hopName)") }
             let headers = edited.map { RecordedSecret.restored($0, from: waiting.stop.currentHeaders) }
             let diff = headers.map { HeaderDiff(from: waiting.stop.currentHeaders, to: $0) } ?? .none
-            if let status { parked[request]!.stop.pending.responseStatus = status }
-            if let headers { parked[request]!.stop.pending.responseHeaders = headers }
+            if let status { parked[key]!.stop.pending.responseStatus = status }
+            if let headers { parked[key]!.stop.pending.responseHeaders = headers }
             logged(waiting.stop.place, as: .editResponse(request: request, status: status, headers: headers.map(RecordedSecret.redacted)))
             let snapshot = HopSnapshot(headers: headers ?? waiting.stop.currentHeaders, status: status ?? waiting.stop.snapshot.status)
             return ([.record(waiting.stop.event(time: now, phase: .edited, snapshot: snapshot, diff: diff, detail: "response edited"))], true)
-        case .delay(let request, let seconds):
-            guard let waiting = parked[request] else { return refuse("request #\(request) is not waiting at a stop") }
+        case .delay(let request, let seconds, _):
+            guard let waiting = parked[key!] else { return refuse("\(named(request)) is not waiting at a stop") }
             logged(waiting.stop.place)
             return ([.advanceClock(seconds), .record(waiting.stop.event(time: now + seconds, phase: .injected, detail: "delay \(formatSeconds(seconds))"))], true)
-        case .step(let request), .resume(let request), .pass(let request), .force401(let request), .forceRetry(let request), .fail(let request, _):
-            guard let waiting = parked[request] else { return refuse("request #\(request) is not waiting at a stop") }
+        case .step(let request, _), .resume(let request, _), .pass(let request, _), .force401(let request, _), .forceRetry(let request, _),
+            .fail(let request, _, _):
+            let key = key!
+            guard let waiting = parked[key] else { return refuse("\(named(request)) is not waiting at a stop") }
             var release = waiting.stop.pending
             var effects: [Effect] = []
+            if forked.contains(request), key.lane == .cache, command == .force401(request: request, lane: command.lane) || command == .forceRetry(request: request, lane: command.lane) {
+                // Either would drop the cached result's attempt, and with it the network fetch still under way.
+                return refuse("\(named(request)) cannot retry or answer 401 while its network fetch overlaps; step the network lane to its end first")
+            }
             switch command {
             case .force401:
                 guard waiting.stop.capabilities.canForce401 else { return refuse("a 401 cannot be forced at \(waiting.stop.place) of \(waiting.stop.hopName)") }
@@ -400,7 +514,7 @@ package struct SchedulerCore<Waiter> {
                 if let refusal = waiting.stop.capabilities.retryRefusal { return refuse(refusal) }
                 release.disposition = .forceRetry
                 effects.append(.record(waiting.stop.event(time: now, phase: .injected, detail: "force retry")))
-            case .fail(_, let fault):
+            case .fail(_, let fault, _):
                 guard waiting.stop.place.isHoldable else { return refuse("request #\(request) cannot fail at \(waiting.stop.place)") }
                 release.disposition = .fail(fault)
                 effects.append(.record(waiting.stop.event(time: now, phase: .injected, detail: "fail: \(fault.rawValue)")))
@@ -412,9 +526,9 @@ package struct SchedulerCore<Waiter> {
                 let how = modes[request] == .step ? "step" : "continue"
                 effects.insert(.record(waiting.stop.event(time: now, phase: .resumed, detail: how)), at: 0)
             }
-            parked[request] = nil
-            if !waiting.stop.held && !popped { removeReady(request) }
-            running.insert(request)
+            parked[key] = nil
+            if !waiting.stop.held && !popped { removeReady(key) }
+            runningLanes.insert(key)
             logged(waiting.stop.place)
             effects.append(.resume(waiting.waiter, release))
             return (effects, true)
@@ -433,7 +547,7 @@ extension ParkedStop {
         if case .hop(_, let side) = place { position = side == .pre ? "pre-flight" : "post-flight" } else { position = place.description }
         return TimelineEvent(
             time: time, request: request, attempt: attempt, hop: hop, name: hopName, kind: hopKind,
-            phase: phase, snapshot: snapshot, diff: diff, detail: detail.map { "\($0) · \(position)" })
+            phase: phase, snapshot: snapshot, diff: diff, detail: detail.map { "\($0) · \(position)" }, lane: lane)
     }
 }
 

@@ -107,9 +107,30 @@ public struct StopCapabilities: Sendable, Hashable {
     package static let none = StopCapabilities(retryRefusal: "nothing can be retried here")
 }
 
+/// One lane of one request: what holds a stop and takes turns (see ``Lane``).
+public struct LaneKey: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var request: Int
+    public var lane: Lane
+
+    public init(_ request: Int, _ lane: Lane) {
+        self.request = request
+        self.lane = lane
+    }
+
+    /// By request, then the cache lane first: the order in which lanes that arrived together
+    /// take their turns.
+    public static func < (lhs: LaneKey, rhs: LaneKey) -> Bool {
+        (lhs.request, lhs.lane == .cache ? 0 : 1) < (rhs.request, rhs.lane == .cache ? 0 : 1)
+    }
+
+    public var description: String { "#\(request) \(lane.rawValue)" }
+}
+
 /// An operation waiting at a stop, as a controller sees it.
 public struct ParkedStop: Sendable, Hashable {
     public var request: Int
+    /// The lane the stop is in while the request has two; nil while it has one.
+    public var lane: Lane?
     public var attempt: Int
     public var place: StopPlace
     /// The hop's name and kind (empty name for launch and wake).
@@ -123,6 +144,9 @@ public struct ParkedStop: Sendable, Hashable {
     /// Edits made while held, applied when it is released.
     public var pending: Release
 
+    /// The lane that holds this stop: the cache lane of a request with one.
+    public var laneKey: LaneKey { LaneKey(request, lane ?? .cache) }
+
     /// Headers at the stop after pending edits: the request's at a pre stop, the response's at a post stop.
     public var currentHeaders: HTTPFields {
         if case .hop(_, .post) = place { return pending.responseHeaders ?? snapshot.headers ?? HTTPFields() }
@@ -133,10 +157,11 @@ public struct ParkedStop: Sendable, Hashable {
 extension ParkedStop {
     /// A stop with nothing pending, as a hop describes it to the scheduler.
     package init(
-        request: Int, attempt: Int = 1, place: StopPlace, hopName: String = "", hopKind: HopKind = .graphql,
+        request: Int, lane: Lane? = nil, attempt: Int = 1, place: StopPlace, hopName: String = "", hopKind: HopKind = .graphql,
         snapshot: HopSnapshot = .empty, capabilities: StopCapabilities = .none, held: Bool = false
     ) {
         self.request = request
+        self.lane = lane
         self.attempt = attempt
         self.place = place
         self.hopName = hopName

@@ -41,6 +41,7 @@ struct RunFindingsScenarioTests {
         "cache-fallback": [
             "warning cache-fallback-hid-error: #1's 503 (seq 6) was answered from the cache (seq 10): the request succeeded and no GraphQL interceptor saw the error",
         ],
+        "cache-and-network": [],
         "cache-records": [
             "info cache-only-result: #4 was answered from the cache (seq 52) and never reached the network",
             "info cache-only-result: #5 was answered from the cache (seq 61) and never reached the network",

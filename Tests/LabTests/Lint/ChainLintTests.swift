@@ -205,6 +205,7 @@ struct ChainLintScenarioTests {
         ],
         "apq": [],
         "cache-fallback": [],
+        "cache-and-network": [],
         "cache-records": [
             "postflight-changes-cached-data: RedactFieldInterceptor (hop 3) changes result data in its post-flight, and HeroQuery, HeroDetailsQuery later read the cache without that change",
         ],
