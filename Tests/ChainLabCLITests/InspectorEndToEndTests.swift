@@ -62,6 +62,37 @@ struct InspectorEndToEndTests {
         #expect(screen.contains("attempt 2"))
     }
 
+    @Test("cache-and-network: the network lane steps while the cache lane is held, u switches lanes, both finish")
+    func cacheAndNetworkLanes() async throws {
+        let tmux = try await open("cache-and-network")
+        try tmux.send("n")
+        try await tmux.waitFor("⏸ held")
+        // Past the cache hit the request has two lanes, each held at its own stop.
+        try await tmux.press("s", until: "⏸ held · cache ◀")
+        try await tmux.waitFor("⏸ held · network")
+        try await tmux.waitFor("lanes cache+network, cache selected")
+        try tmux.send("u")
+        try await tmux.waitFor("⏸ held · network ◀")
+        // The network lane goes to the server and back while the cached result stays at APQ.
+        try await tmux.press("s", until: "Hop 6 transport · post-flight stop · held · network lane")
+        var screen = try await tmux.waitFor("⏸ held · cache")
+        #expect(screen.contains("✓ POST /graphql"))
+        try tmux.send("u")
+        try await tmux.waitFor("⏸ held · cache ◀")
+        // The cached result climbs to the top while the network lane waits at the transport.
+        try await tmux.press("s", until: "Hop 1 MaxRetryInterceptor · post-flight stop · held · cache lane")
+        screen = try await tmux.waitFor("⏸ held · network")
+        #expect(screen.contains("lanes cache+network, cache selected"))
+        try tmux.send("u")
+        try await tmux.waitFor("⏸ held · network ◀")
+        // The network lane to its end: one lane again, still held where the cached result is.
+        try await tmux.press("s", until: "Hop 1 MaxRetryInterceptor · post-flight stop · held · attempt 1 of 1")
+        screen = try await tmux.waitFor("⏸ held")
+        #expect(screen.contains("lanes cache+network") == false)
+        try tmux.send("c")
+        try await tmux.waitFor("✓ #1 HeroQuery 200")
+    }
+
     /// Holds #1 and #2 at the token manager's refresh stop, so both have read the same
     /// refresh token, then releases them in the order given. The first refresh sent wins
     /// and its request succeeds on attempt 2; the second presents a used refresh token,
