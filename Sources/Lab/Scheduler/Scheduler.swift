@@ -132,6 +132,13 @@ public final class Scheduler: Sendable {
         pump()
     }
 
+    /// Queues `commands` together, before any of them can take effect: a scenario's launches,
+    /// so its script starts only once every request is launched, whichever thread runs first.
+    public func submit(contentsOf commands: [LabCommand]) {
+        mutate { $0.core.submit(contentsOf: commands) }
+        pump()
+    }
+
     /// Sets the mode new operations start in.
     public func setDefaultMode(_ mode: RunMode) {
         mutate { $0.core.setDefaultMode(mode) }

@@ -181,6 +181,11 @@ package struct SchedulerCore<Waiter> {
         commands.append(command)
     }
 
+    /// Queues `commands` in order, as one input: no dispatch round sees only some of them.
+    package mutating func submit(contentsOf commands: [LabCommand]) {
+        self.commands.append(contentsOf: commands)
+    }
+
     package mutating func setDefaultMode(_ mode: Scheduler.RunMode) {
         defaultMode = mode
         version += 1

@@ -209,3 +209,39 @@ struct SchedulerCoreTests {
         #expect(!core.mayPassWithoutTurn(1))
     }
 }
+
+@Suite("Scheduler core: launching a scenario")
+struct SchedulerLaunchBatchTests {
+    typealias Core = SchedulerCore<String>
+
+    /// What a headless run of a scripted scenario (refresh-storm) used to race on: its
+    /// launches were queued one by one, so request #1 could reach its launch stop and take the
+    /// script's first step before #2 was queued; the script's step for #2 then found it not
+    /// waiting and was dropped.
+    @Test("launches queued as one batch all run before the script's first step")
+    func batchBeforeScript() {
+        var core = Core(script: [Scenario.ScriptStep(request: 1, until: .refresh), Scenario.ScriptStep(request: 2, until: .refresh)])
+        core.submit(contentsOf: [.launch(operation: 0), .launch(operation: 0)])
+        #expect(core.dispatch(now: 0).effects == [.launch(operation: 0, request: 1)])
+        core.park(ParkedStop(request: 1, place: .launch), waiter: "launch 1")
+        #expect(core.dispatch(now: 0).effects == [.launch(operation: 0, request: 2)])
+        core.park(ParkedStop(request: 2, place: .launch), waiter: "launch 2")
+        #expect(core.dispatch(now: 0).effects == [.resume("launch 1", .proceed)])
+        core.park(ParkedStop(request: 1, place: .refresh), waiter: "refresh 1")
+        #expect(core.dispatch(now: 0).effects == [.resume("launch 2", .proceed)])
+        #expect(core.log.map(\.command) == [.launch(operation: 0), .launch(operation: 0), .pass(request: 1), .pass(request: 2)])
+    }
+
+    @Test("a launch queued after the script has begun finds the step for its request dropped: the race the batch prevents")
+    func lateLaunchLosesItsStep() {
+        var core = Core(script: [Scenario.ScriptStep(request: 1, until: .refresh), Scenario.ScriptStep(request: 2, until: .refresh)])
+        core.submit(.launch(operation: 0))
+        _ = core.dispatch(now: 0)
+        core.park(ParkedStop(request: 1, place: .launch), waiter: "launch 1")
+        #expect(core.dispatch(now: 0).effects == [.resume("launch 1", .proceed)])
+        core.park(ParkedStop(request: 1, place: .refresh), waiter: "refresh 1")
+        // #2 is not launched yet: its step is dropped, and #1 goes on to refresh alone.
+        #expect(core.dispatch(now: 0).effects == [.resume("refresh 1", .proceed)])
+        #expect(core.log.map(\.command) == [.launch(operation: 0), .pass(request: 1), .pass(request: 1)])
+    }
+}
