@@ -12,6 +12,23 @@ public enum Lane: String, Sendable, Hashable, CaseIterable, Comparable {
     case network
 
     public static func < (lhs: Lane, rhs: Lane) -> Bool {
-        lhs == .cache && rhs == .network
+        !lhs.isNetwork && rhs.isNetwork
+    }
+
+    // Compared and hashed by case, not by the raw value a String-backed enum otherwise uses:
+    // the scheduler hashes a lane on every turn and the store compares them per event.
+    public static func == (lhs: Lane, rhs: Lane) -> Bool {
+        lhs.isNetwork == rhs.isNetwork
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(isNetwork)
+    }
+
+    private var isNetwork: Bool {
+        switch self {
+        case .cache: false
+        case .network: true
+        }
     }
 }

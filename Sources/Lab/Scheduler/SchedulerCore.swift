@@ -263,6 +263,8 @@ package struct SchedulerCore<Waiter> {
         if !waking.isEmpty { waking.remove(key) }
         if !blockedLanes.isEmpty { blockedLanes.remove(key) }
         if !forked.isEmpty { endNetworkLane(of: request) }
+        if !handedOn.isEmpty { handedOn[request] = nil }
+        if !awaiting.isEmpty { awaiting.remove(request) }
         finished.insert(request)
         return !isIdle
     }
