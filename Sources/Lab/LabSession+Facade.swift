@@ -107,11 +107,7 @@ extension LabSession {
     public func runHeadless() async -> RunResult {
         scheduler.setReleasesRuleStops(true)
         if !scheduler.isReplaying {
-            // All at once: launched one by one, the first request could reach its launch stop
-            // and take the script's first turn before the others were even queued, and the
-            // script's steps for them would be dropped (refresh-storm then ran #1 to the end
-            // alone, in some runs only).
-            scheduler.submit(contentsOf: scenario.launch.map { .launch(operation: $0) })
+            scheduler.submit(scenario.launch.map { .launch(operation: $0) })
         }
         await scheduler.waitUntilSettled()
         var result = result()

@@ -132,10 +132,12 @@ public final class Scheduler: Sendable {
         pump()
     }
 
-    /// Queues `commands` together, before any of them can take effect: a scenario's launches,
-    /// so its script starts only once every request is launched, whichever thread runs first.
-    public func submit(contentsOf commands: [LabCommand]) {
-        mutate { $0.core.submit(contentsOf: commands) }
+    /// Queues `commands` together, in order, before any of them takes effect. A scenario's
+    /// launches go in this way: queued one at a time, the first request could run its script
+    /// steps before the others were even launched, as far as the submitting thread happened
+    /// to lag, and the trace would depend on that.
+    public func submit(_ commands: [LabCommand]) {
+        mutate { state in for command in commands { state.core.submit(command) } }
         pump()
     }
 

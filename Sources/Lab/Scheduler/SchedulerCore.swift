@@ -181,11 +181,6 @@ package struct SchedulerCore<Waiter> {
         commands.append(command)
     }
 
-    /// Queues `commands` in order, as one input: no dispatch round sees only some of them.
-    package mutating func submit(contentsOf commands: [LabCommand]) {
-        self.commands.append(contentsOf: commands)
-    }
-
     package mutating func setDefaultMode(_ mode: Scheduler.RunMode) {
         defaultMode = mode
         version += 1
@@ -257,6 +252,9 @@ package struct SchedulerCore<Waiter> {
     /// The operation finished; it no longer takes turns. Returns whether a dispatch round
     /// has anything to do.
     package mutating func finish(request: Int) -> Bool {
+        // The session sets the request's summary just before: a screen that polls the
+        // version reads it, even when no event and no dispatch round follow.
+        version += 1
         let key = LaneKey(request, .cache)
         runningLanes.remove(key)
         // Most often empty: skip hashing for nothing.

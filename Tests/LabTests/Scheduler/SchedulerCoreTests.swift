@@ -44,6 +44,15 @@ struct SchedulerCoreTests {
         #expect(core.version == 1)
     }
 
+    @Test("a request's finish moves the version, though it is no event and ends in no dispatch round: a screen that polls the version reads the summary set just before")
+    func finishMovesTheVersion() {
+        var core = Self.running()
+        let before = core.version
+        #expect(core.finish(request: 1) == false)
+        #expect(core.version == before + 1)
+        #expect(core.finished.contains(1))
+    }
+
     @Test("while a request runs, a round does nothing: commands wait until it stops")
     func commandsWaitForQuiescence() {
         var core = Self.running()
@@ -221,7 +230,9 @@ struct SchedulerLaunchBatchTests {
     @Test("launches queued as one batch all run before the script's first step")
     func batchBeforeScript() {
         var core = Core(script: [Scenario.ScriptStep(request: 1, until: .refresh), Scenario.ScriptStep(request: 2, until: .refresh)])
-        core.submit(contentsOf: [.launch(operation: 0), .launch(operation: 0)])
+        // As Scheduler.submit([LabCommand]) queues them: both before any round.
+        core.submit(.launch(operation: 0))
+        core.submit(.launch(operation: 0))
         #expect(core.dispatch(now: 0).effects == [.launch(operation: 0, request: 1)])
         core.park(ParkedStop(request: 1, place: .launch), waiter: "launch 1")
         #expect(core.dispatch(now: 0).effects == [.launch(operation: 0, request: 2)])
