@@ -111,6 +111,36 @@ struct CacheAndNetworkLaneTests {
         ])
     }
 
+    @Test("stepping either lane, with a header edited at the network lane's transport stop, replays to the same timeline")
+    func interactiveReplay() async throws {
+        let live = steppingSession("cache-and-network")
+        live.launch()
+        await live.waitUntilSettled()
+        await live.step(1, until: .hop(BasicsHop.cache, .pre))
+        await live.perform(.step(request: 1))
+        await live.perform(.step(request: 1, lane: .network))
+        var headers = try #require(live.control.parked.first { $0.lane == .network }?.currentHeaders)
+        try headers.append("X-Lane", "network")
+        await live.perform(.editRequestHeaders(request: 1, headers: headers, lane: .network))
+        await live.perform(.step(request: 1, lane: .cache))
+        await live.perform(.resume(request: 1, lane: .network))
+        await live.perform(.resume(request: 1))
+        let original = live.result()
+        #expect(original.unfinished.isEmpty)
+        #expect(original.refusals.isEmpty)
+        #expect(original.requests.map(\.results) == [["cache", "server"]])
+        #expect(original.events.first { $0.phase == .send }?.headers?["X-Lane"] == "network")
+        let edited = try #require(original.events.first { $0.phase == .edited })
+        #expect(edited.lane == .network)
+
+        let recording = try Recording(json: Data(Recording(scenario: Self.scenario.name, commands: live.commandLog).json.utf8))
+        #expect(recording.commands.contains { $0.command == .editRequestHeaders(request: 1, headers: RecordedSecret.redacted(headers), lane: .network) })
+        let replayed = await LabSession(scenario: Self.scenario, defaultMode: .step, replay: recording.commands).runHeadless()
+        #expect(replayed.refusals.isEmpty)
+        #expect(replayed.events == original.events)
+        #expect(replayed.requests == original.requests)
+    }
+
     @Test("OTLP: the network lane's hops are spans under the attempt, siblings of the GraphQL hops, marked with their lane")
     func otlpSiblings() async throws {
         let session = LabSession(scenario: Self.scenario)
