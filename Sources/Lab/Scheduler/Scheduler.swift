@@ -121,6 +121,15 @@ public final class Scheduler: Sendable {
 
     /// Queues a command; it takes effect when no operation is between two stops.
     public func submit(_ command: LabCommand) {
+        // A launch that the dispatch round would carry out first happens at once, with the
+        // same effect, unless a round is under way (it keeps the order).
+        if case .launch(let operation) = command,
+            let request = mutate({ $0.pumping ? nil : $0.core.launchAtOnce(operation: operation) })
+        {
+            environment.launch(operation, request)
+            environment.changed()
+            return
+        }
         mutate { $0.core.submit(command) }
         pump()
     }
