@@ -131,6 +131,8 @@ public final class OperationContext: Sendable {
 
     /// Returns once no network lane runs: the operation has ended only when both lanes have.
     func networkLaneEnded() async {
+        // Most operations never fork: no continuation for them.
+        guard networkLaneWaiters.withLock({ $0 != nil }) else { return }
         await withCheckedContinuation { continuation in
             let running = networkLaneWaiters.withLock { waiters -> Bool in
                 guard waiters != nil else { return false }
