@@ -1,6 +1,7 @@
 public import Lab
 public import TerminalUI
 import ChainKit
+import Foundation
 import Timeline
 
 /// Runs the inspector on a terminal: reads keys, applies updates, performs effects, and
@@ -61,6 +62,43 @@ public enum InspectorApp {
             for await _ in session.timelineChanges() { labChanged.withLock { $0 = true } }
         }
         defer { watcher.cancel() }
+        // The key loop blocks in `readKey`, so it runs on a thread of its own: on the
+        // cooperative pool it would hold one of its threads for the inspector's whole life,
+        // and the lab's tasks (two per operation) would have one thread left.
+        let keyLoop = KeyLoop(loop: loop, terminal: terminal, labChanged: labChanged, idleRedraw: idleRedraw)
+        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+            let thread = Thread {
+                keyLoop.run()
+                finished.resume()
+            }
+            thread.name = "chainlab.inspector.keys"
+            thread.start()
+        }
+        let log = session.commandLog
+        await session.shutDown()
+        return Outcome(log: log)
+    }
+}
+
+/// The inspector's key loop: draws when the state or the lab changed, reads a key, handles it.
+///
+/// `@unchecked Sendable`: the loop and the terminal are handed to the one thread that runs
+/// ``run()``, and the caller does not touch them until that thread has finished; the lab's
+/// change flag is behind its own lock.
+private final class KeyLoop: @unchecked Sendable {
+    let loop: InspectorLoop
+    let terminal: any Terminal
+    let labChanged: Locked<Bool>
+    let idleRedraw: Duration
+
+    init(loop: InspectorLoop, terminal: any Terminal, labChanged: Locked<Bool>, idleRedraw: Duration) {
+        self.loop = loop
+        self.terminal = terminal
+        self.labChanged = labChanged
+        self.idleRedraw = idleRedraw
+    }
+
+    func run() {
         var needsDraw = true
         while true {
             if loop.refresh(labChanged: labChanged.withLock { changed in defer { changed = false }; return changed }) {
@@ -72,11 +110,8 @@ public enum InspectorApp {
             }
             guard let key = terminal.readKey(timeout: idleRedraw) else { continue }
             needsDraw = true
-            if loop.handle(key, size: terminal.size) == .quit { break }
+            if loop.handle(key, size: terminal.size) == .quit { return }
         }
-        let log = session.commandLog
-        await session.shutDown()
-        return Outcome(log: log)
     }
 }
 

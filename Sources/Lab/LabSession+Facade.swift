@@ -106,7 +106,7 @@ extension LabSession {
     public func runHeadless() async -> RunResult {
         scheduler.setReleasesRuleStops(true)
         if !scheduler.isReplaying {
-            for operation in scenario.launch { scheduler.submit(.launch(operation: operation)) }
+            scheduler.submit(scenario.launch.map { .launch(operation: $0) })
         }
         await scheduler.waitUntilSettled()
         var result = result()

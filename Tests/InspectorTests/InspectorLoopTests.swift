@@ -1,3 +1,4 @@
+import Foundation
 import Inspector
 import Lab
 import TerminalUI
@@ -17,7 +18,10 @@ struct InspectorLoopTests {
         let outcome = await InspectorApp.run(session: session, terminal: terminal, idleRedraw: .milliseconds(1))
         // The first frame, then one after each key but the last.
         #expect(terminal.writes.count == 5)
-        #expect(outcome.log.map(\.command) == [.launch(operation: 0)])
+        // The keys' commands: one launch. The request's own passes are left aside, as how far
+        // it got before the quit depends on its thread, not on the keys.
+        let keyCommands = outcome.log.map(\.command).filter { if case .pass = $0 { false } else { true } }
+        #expect(keyCommands == [.launch(operation: 0)])
         #expect(terminal.pendingKeys.isEmpty)
     }
 
@@ -42,5 +46,59 @@ struct InspectorLoopTests {
         // Nothing new happened, so nothing is read again.
         #expect(background.view().findings == expected)
         #expect(!background.hasNewFindings)
+    }
+
+    @Test("the key loop waits for keys outside every task, so it holds no thread of the pool the lab's tasks run on")
+    func waitingForAKeyLeavesThePoolToTheLab() async throws {
+        let session = LabSession(scenario: try #require(Catalog.scenario(named: "basics")), defaultMode: .run)
+        let finished: @Sendable () -> Bool = { !session.summaries.isEmpty }
+        // After the launch the key loop blocks in `readKey` until the request finished; the
+        // deadline only keeps a failing run from hanging.
+        let deadline = ContinuousClock.now + .seconds(60)
+        let terminal = BlockingKeys(
+            TestBackend(width: 120, height: 40, keys: [.char("n")]),
+            then: [.char("q"), .char("y")], when: { finished() || ContinuousClock.now >= deadline })
+        let outcome = await InspectorApp.run(session: session, terminal: terminal, idleRedraw: .milliseconds(1))
+        // Inside a task, a blocking `readKey` would hold one of the cooperative pool's threads
+        // (two on a two-core machine) for the inspector's whole life.
+        #expect(terminal.readsInsideATask == 0)
+        #expect(terminal.reads == 3)
+        // The launch, then the request passing each of its thirteen stops, all before the quit.
+        #expect(outcome.log.map(\.command) == [.launch(operation: 0)] + Array(repeating: .pass(request: 1), count: 13))
+        #expect(session.summaries[1]?.outcome == .success)
+    }
+}
+
+/// A terminal whose keys run out into last keys that `readKey` waits for, blocking its
+/// thread (as curses' `getch` does) until `when` holds.
+private final class BlockingKeys: Terminal {
+    let backend: TestBackend
+    var last: [Key]
+    let when: () -> Bool
+    private var waited = false
+
+    init(_ backend: TestBackend, then last: [Key], when: @escaping () -> Bool) {
+        self.backend = backend
+        self.last = last
+        self.when = when
+    }
+
+    var size: Size { backend.size }
+    var symbols: Symbols { backend.symbols }
+    func draw(_ buffer: Buffer) { backend.draw(buffer) }
+    func restore() { backend.restore() }
+
+    private(set) var reads = 0
+    private(set) var readsInsideATask = 0
+
+    func readKey(timeout: Duration?) -> Key? {
+        reads += 1
+        if withUnsafeCurrentTask(body: { $0 != nil }) { readsInsideATask += 1 }
+        if let key = backend.readKey(timeout: timeout) { return key }
+        if !waited {
+            while !when() { usleep(1_000) }
+            waited = true
+        }
+        return last.isEmpty ? nil : last.removeFirst()
     }
 }

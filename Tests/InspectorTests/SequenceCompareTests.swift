@@ -236,7 +236,7 @@ struct SequenceCompareTests {
     func graphQLHopsShowTheirRequest() async {
         let driver = await Self.tokenExpiry(size: Size(width: 120, height: 60))
         await driver.press(.tab, .char("g"), .char("h"))
-        for hop in driver.state.hops.prefix { $0.kind == .graphql } {
+        for hop in driver.state.hops.prefix(while: { $0.kind == .graphql }) {
             #expect(driver.state.selectedHop == hop.index)
             let screen = driver.screen()
             #expect(screen.contains { $0.contains("GraphQL request (as \(hop.name) handed it on)") }, "at \(hop.name)")

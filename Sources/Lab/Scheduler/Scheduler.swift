@@ -125,6 +125,15 @@ public final class Scheduler: Sendable {
         pump()
     }
 
+    /// Queues `commands` together, in order, before any of them takes effect. A scenario's
+    /// launches go in this way: queued one at a time, the first request could run its script
+    /// steps before the others were even launched, as far as the submitting thread happened
+    /// to lag, and the trace would depend on that.
+    public func submit(_ commands: [LabCommand]) {
+        mutate { state in for command in commands { state.core.submit(command) } }
+        pump()
+    }
+
     /// Sets the mode new operations start in.
     public func setDefaultMode(_ mode: RunMode) {
         mutate { $0.core.setDefaultMode(mode) }

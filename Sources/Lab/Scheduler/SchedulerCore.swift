@@ -217,6 +217,9 @@ package struct SchedulerCore<Waiter> {
     /// The operation finished; it no longer takes turns. Returns whether a dispatch round
     /// has anything to do.
     package mutating func finish(request: Int) -> Bool {
+        // The session sets the request's summary just before: a screen that polls the
+        // version reads it, even when no event and no dispatch round follow.
+        version += 1
         running.remove(request)
         // Most often empty: skip hashing for nothing.
         if !waking.isEmpty { waking.remove(request) }

@@ -44,6 +44,15 @@ struct SchedulerCoreTests {
         #expect(core.version == 1)
     }
 
+    @Test("a request's finish moves the version, though it is no event and ends in no dispatch round: a screen that polls the version reads the summary set just before")
+    func finishMovesTheVersion() {
+        var core = Self.running()
+        let before = core.version
+        #expect(core.finish(request: 1) == false)
+        #expect(core.version == before + 1)
+        #expect(core.finished.contains(1))
+    }
+
     @Test("while a request runs, a round does nothing: commands wait until it stops")
     func commandsWaitForQuiescence() {
         var core = Self.running()
