@@ -51,11 +51,18 @@ public struct HeaderDiff: Sendable, Hashable {
     }
 
     /// The difference going from `old` to `new`.
-    public init(from old: HTTPFields, to new: HTTPFields) {
+    // Borrowed: most diffs only compare the two lists, which needs no reference of its own.
+    public init(from old: borrowing HTTPFields, to new: borrowing HTTPFields) {
+        // Most hops hand the headers on as they got them: no lists to make, not even empty ones.
         guard old != new else {
-            self.init()
+            lists = nil
             return
         }
+        lists = HeaderDiff(differing: copy old, copy new).lists
+    }
+
+    /// The difference between two lists known to differ.
+    private init(differing old: HTTPFields, _ new: HTTPFields) {
         let oldValues = HeaderDiff.valuesByName(old)
         let newValues = HeaderDiff.valuesByName(new)
         var added: [String] = [], changed: [String] = [], removed: [String] = []

@@ -10,7 +10,9 @@ extension PullStream where Element == GraphQLResponse {
     /// its results through, the new arrival joins it instead of wrapping it: the results meet
     /// the same junctions in the same order, through one stream layer instead of one per hop.
     func arriving(at junction: GraphQLJunction, handed: GraphQLRequest, received: GraphQLRequest) -> PullStream {
-        let below = annotation as? Arrival
+        // Arrival is final: comparing the annotation's type is the whole of the cast, without
+        // the runtime's search through the conformances of an existential.
+        let below = annotation.flatMap { type(of: $0) == Arrival.self ? unsafeDowncast($0, to: Arrival.self) : nil }
         return PullStream(source: Arrival(upstream: below == nil ? self : nil, junction: junction, handed: handed, received: received, inner: below))
     }
 }
@@ -104,6 +106,8 @@ final class Arrival: PullStreamSource {
     /// Reports `outcome` at every junction, innermost first.
     func reportAll(_ outcome: Result<GraphQLResponse, any Error>) {
         guard inner != nil else { return report(outcome) }
+        // Every junction shows the same result: its snapshot is looked up once, not at each.
+        let shown = outcome.map { junction.context.snapshots.snapshot(result: $0) }
         var count = 1
         var arrival = self
         while let below = arrival.inner {
@@ -118,17 +122,19 @@ final class Arrival: PullStreamSource {
                 buffer[index] = Unmanaged.passUnretained(arrival)
                 if index > 0 { arrival = arrival.inner! }
             }
-            for element in buffer { element.takeUnretainedValue().report(outcome) }
+            for element in buffer { element.takeUnretainedValue().report(outcome, shown: shown) }
         }
     }
 
-    /// Records `outcome` leaving the lower hop.
-    func report(_ outcome: Result<GraphQLResponse, any Error>) {
+    /// Records `outcome` leaving the lower hop; `shown`, when given, is the snapshot of a
+    /// result that `outcome` carries.
+    func report(_ outcome: Result<GraphQLResponse, any Error>, shown: Result<HopSnapshot, any Error>? = nil) {
         guard junction.hasFrom else { return }
         let context = junction.context
         switch outcome {
         case .success(let result):
-            context.emit(junction.from, .postflight, context.snapshots.snapshot(result: result), detail: result.source.rawValue)
+            let snapshot = if case .success(let snapshot) = shown { snapshot } else { context.snapshots.snapshot(result: result) }
+            context.emit(junction.from, .postflight, snapshot, detail: result.source.rawValue)
         case .failure(let error as RequestChain.Retry):
             if let note = context.takeForcedRetryNote(at: junction.from) {
                 context.emit(junction.from, .retry, detail: note)

@@ -131,7 +131,7 @@ public final class HopLayouts: Sendable {
         /// Whether a middleware stack has layers of these types, in this order.
         func fits(_ middlewares: [any ClientMiddleware]) -> Bool {
             guard types.count == middlewares.count else { return false }
-            for (index, middleware) in middlewares.enumerated() where types[index] != ObjectIdentifier(type(of: middleware)) {
+            for index in middlewares.indices where types[index] != ObjectIdentifier(type(of: middlewares[index])) {
                 return false
             }
             return true
@@ -156,9 +156,11 @@ public final class HopLayouts: Sendable {
     /// The hops of a middleware stack of these middlewares.
     func hops(of middlewares: [any ClientMiddleware]) -> [HopInfo] {
         state.withLock { state in
-            if let last = state.middleware, last.fits(middlewares) {
-                guard let names = last.wrapperNames else { return last.hops }
-                if middlewares.map({ state.name(of: $0) }) == names { return last.hops }
+            // Read in place, as for GraphQL chains.
+            if state.middleware?.fits(middlewares) == true {
+                if state.middleware!.wrapperNames == nil { return state.middleware!.hops }
+                let names = middlewares.map { state.name(of: $0) }
+                if names == state.middleware!.wrapperNames { return state.middleware!.hops }
             }
             let names = middlewares.map { state.name(of: $0) }
             let wraps = middlewares.contains { state.entry(of: $0).wraps }

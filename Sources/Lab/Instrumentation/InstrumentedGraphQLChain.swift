@@ -54,12 +54,13 @@ final class GraphQLInstrumentation: Sendable {
         if case .forceRetry = release.disposition { context.noteForcedRetry(at: hops[index]) }
         let received = try release.applied(to: request)
         let junction = GraphQLJunction(self, into: index)
-        let below: GraphQLNext = { handed in
+        // A failure thrown here reaches the hop above as a failed stream, which reports it.
+        // The closure is passed straight on: it does not escape, so its context lives in this
+        // call's frame rather than on the heap.
+        return try await base.graphQL[index].intercept(request: received) { handed in
             junction.handOn(handed, received: received)
             return await next(handed).arriving(at: junction, handed: handed, received: received)
         }
-        // A failure thrown here reaches the hop above as a failed stream, which reports it.
-        return try await base.graphQL[index].intercept(request: received, next: below)
     }
 }
 

@@ -37,53 +37,44 @@ struct InstrumentedMiddleware: WrappingMiddleware {
         let context = layers.context, hop = layers.hops[index]
         let release = await context.gate(hop, .pre, context.snapshots.snapshot(incoming, baseURL: baseURL), StopCapabilities(canEditRequest: true, retryRefusal: "a middleware retries by calling next again: force the retry at its post-flight stop"))
         let received = try context.reporting(at: hop) { try release.applied(to: incoming) }
-        let below = MiddlewareBelow(layers: layers, index: index, received: received.headerFields)
+        // The headers of the last answer handed back up, to tell what the middleware changed.
+        // The closure that sets them does not escape, so they live in this call's frame, as
+        // does the closure's context: wrapping a middleware allocates nothing per call.
+        let answered = Mutex<HTTPFields?>(nil)
         do {
-            // A closure passed straight on does not escape: its context lives on the stack.
             let (response, responseBody) = try await layers.middlewares[index].intercept(
-                received, body: body, baseURL: baseURL, operationID: operationID, next: { try await below.call($0, $1, $2, next: next) })
-            context.emit(hop, .postflight, context.snapshots.snapshot(responseHead: response), diff: HeaderDiff(from: below.answered ?? response.headerFields, to: response.headerFields))
+                received, body: body, baseURL: baseURL, operationID: operationID,
+                next: { handed, body, baseURL in
+                    let answer = try await below(handed, body, baseURL, received: received.headerFields, next: next)
+                    answered.withLock { $0 = answer.headerFields }
+                    return (answer.head, answer.body)
+                })
+            context.emit(hop, .postflight, context.snapshots.snapshot(responseHead: response), diff: HeaderDiff(from: answered.withLock { $0 } ?? response.headerFields, to: response.headerFields))
             return (response, responseBody)
         } catch {
             throw context.reported(error: error, at: hop)
         }
     }
-}
 
-/// What a middleware's `next` calls: the hop's pre-flight event for what the middleware hands
-/// down, the layer below, and the hop's post-flight stop for what comes back.
-///
-/// One object per call of the middleware: what the calls of `next` share.
-private final class MiddlewareBelow: Sendable {
-    let layers: InstrumentedLayers
-    let index: Int
-    /// The headers of the request the middleware received, to tell what it changed.
-    let received: HTTPFields
-    /// The headers of the last answer handed back up, to tell what the middleware changed.
-    private let last = Mutex<HTTPFields?>(nil)
-
-    init(layers: InstrumentedLayers, index: Int, received: HTTPFields) {
-        self.layers = layers
-        self.index = index
-        self.received = received
-    }
-
-    var answered: HTTPFields? { last.withLock { $0 } }
-
-    /// `next` as the middleware calls it.
-    func call(_ handed: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL, next: MiddlewareNext) async throws -> (HTTPResponse, HTTPBody?) {
+    /// What the middleware's `next` does, given the headers of the request the middleware
+    /// received: the hop's pre-flight event for what it hands down, the layer below, and the
+    /// hop's post-flight stop for what comes back.
+    // Inlined into the closure that calls it: one async frame per call of `next`, not two.
+    @inline(__always)
+    private func below(_ handed: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL, received: HTTPFields, next: MiddlewareNext) async throws -> MiddlewareAnswer {
         let context = layers.context, hop = layers.hops[index]
         context.emit(hop, .preflight, context.snapshots.snapshot(handed, baseURL: baseURL), diff: HeaderDiff(from: received, to: handed.headerFields))
         while true {
             let result: Result<MiddlewareAnswer, any Error>
             do { result = .success(MiddlewareAnswer(try await next(handed, body, baseURL))) } catch { result = .failure(error) }
+            // Passing the stop straight through, the outcome goes up as it came.
+            if context.passesStraight { return try result.get() }
             let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: result.isSuccess, canForce401: true))
             guard let answer = try release.appliedOrRetried(to: result) else {
                 context.emit(hop, .retry, detail: "forced retry: calling next again")
                 continue
             }
-            last.withLock { $0 = answer.headerFields }
-            return (answer.head, answer.body)
+            return answer
         }
     }
 }

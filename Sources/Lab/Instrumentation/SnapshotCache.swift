@@ -67,22 +67,31 @@ public final class SnapshotCache: Sendable {
     /// What an HTTP hop or the transport saw going down; shared with the previous one when it
     /// was equal.
     func snapshot(_ request: NetworkRequest) -> HopSnapshot {
-        state.withLock { $0.networkRequest.snapshot(for: SentRequest(request: request)) { HopSnapshot($0.request) } }
+        state.withLock { recent in
+            if let snapshot = recent.networkRequest.snapshot(where: { $0.shows(request) }) { return snapshot }
+            return recent.networkRequest.keep(SentRequest(request: request)) { HopSnapshot($0.request) }
+        }
     }
 
     /// What a middleware or the middleware transport saw going down; shared with the previous
     /// one when it was equal (the URL is worked out from the base URL once, not per hop).
     func snapshot(_ request: HTTPRequest, baseURL: URL) -> HopSnapshot {
-        state.withLock {
-            $0.middlewareRequest.snapshot(for: MiddlewareRequest(request: request, baseURL: baseURL)) { HopSnapshot($0.request, baseURL: $0.baseURL) }
+        state.withLock { recent in
+            if let snapshot = recent.middlewareRequest.snapshot(where: { $0.request == request && $0.baseURL == baseURL }) { return snapshot }
+            return recent.middlewareRequest.keep(MiddlewareRequest(request: request, baseURL: baseURL)) { HopSnapshot($0.request, baseURL: $0.baseURL) }
         }
     }
 
     /// A response with its body as a transport received it; shared with the previous one
     /// when it was equal.
     func snapshot(response: some EditableResponse, body: Data) -> HopSnapshot {
-        state.withLock {
-            $0.receivedResponse.snapshot(for: ReceivedResponse(status: response.status, headers: response.headerFields, body: body)) {
+        state.withLock { recent in
+            if let snapshot = recent.receivedResponse.snapshot(where: {
+                $0.status == response.status && $0.headers == response.headerFields && sameBytes($0.body, body)
+            }) {
+                return snapshot
+            }
+            return recent.receivedResponse.keep(ReceivedResponse(status: response.status, headers: response.headerFields, body: body)) {
                 HopSnapshot(headers: $0.headers, status: $0.status, body: BodyPreview($0.body))
             }
         }
@@ -91,8 +100,11 @@ public final class SnapshotCache: Sendable {
     /// A response head (status and headers, no body) on its way up; shared with the previous
     /// one when it was equal, as an HTTP hop's post-flight and the parser's pre-flight are.
     func snapshot(responseHead response: some EditableResponse) -> HopSnapshot {
-        state.withLock {
-            $0.responseHead.snapshot(for: ResponseHead(status: response.status, headers: response.headerFields)) {
+        state.withLock { recent in
+            if let snapshot = recent.responseHead.snapshot(where: { $0.status == response.status && $0.headers == response.headerFields }) {
+                return snapshot
+            }
+            return recent.responseHead.keep(ResponseHead(status: response.status, headers: response.headerFields)) {
                 HopSnapshot(headers: $0.headers, status: $0.status)
             }
         }
@@ -102,14 +114,37 @@ public final class SnapshotCache: Sendable {
 /// The last snapshot of each kind published and the message it shows.
 private struct RecentSnapshots: Sendable {
     struct Slot<Message: Equatable & Sendable>: Sendable {
-        var message: Message?
-        var snapshot: HopSnapshot?
+        /// The message and its snapshot, behind one reference: reading them to compare
+        /// retains that reference, not every field of the message.
+        final class Kept: Sendable {
+            let message: Message
+            let snapshot: HopSnapshot
+
+            init(message: Message, snapshot: HopSnapshot) {
+                self.message = message
+                self.snapshot = snapshot
+            }
+        }
+
+        var kept: Kept?
 
         mutating func snapshot(for message: Message, make: (Message) -> HopSnapshot) -> HopSnapshot {
-            if let snapshot, self.message == message { return snapshot }
+            if let kept, kept.message == message { return kept.snapshot }
+            return keep(message, make: make)
+        }
+
+        /// The snapshot kept, when `shows` says its message is the one at hand. The message
+        /// is read in place: a key built to compare with it would copy (and retain) every
+        /// field of a message that nearly always matches.
+        func snapshot(where shows: (Message) -> Bool) -> HopSnapshot? {
+            guard let kept, shows(kept.message) else { return nil }
+            return kept.snapshot
+        }
+
+        /// Keeps `message` and the snapshot `make` makes of it, and returns that snapshot.
+        mutating func keep(_ message: Message, make: (Message) -> HopSnapshot) -> HopSnapshot {
             let made = make(message)
-            self.message = message
-            self.snapshot = made
+            kept = Kept(message: message, snapshot: made)
             return made
         }
     }
@@ -148,9 +183,14 @@ private struct SentRequest: Equatable, Sendable {
     var request: NetworkRequest
 
     static func == (lhs: SentRequest, rhs: SentRequest) -> Bool {
-        lhs.request.method == rhs.request.method && lhs.request.timeoutInterval == rhs.request.timeoutInterval
-            && lhs.request.url == rhs.request.url && lhs.request.headerFields == rhs.request.headerFields
-            && sameBytes(lhs.request.body, rhs.request.body)
+        lhs.shows(rhs.request)
+    }
+
+    /// Whether this shows `other`: the two requests are equal.
+    func shows(_ other: NetworkRequest) -> Bool {
+        request.method == other.method && request.timeoutInterval == other.timeoutInterval
+            && request.url == other.url && request.headerFields == other.headerFields
+            && sameBytes(request.body, other.body)
     }
 }
 

@@ -69,12 +69,19 @@ public final class Scheduler: Sendable {
         public var blocked: Set<Int>
         public var finished: Set<Int>
         public var launched: [Int: Int]
-        public var modes: [Int: RunMode]
+        /// The launched requests in step mode.
+        var stepping: Set<Int>
         public var breakpoints: Set<Breakpoint>
         public var rules: [BreakRule]
         public var defaultMode: RunMode
         public var refusals: [CommandRefusal]
         public var pendingCommands: Int
+
+        /// Every launched request's mode: step for those in step mode, run for the others.
+        /// Worked out when read, so a screen's snapshot of a long run does not build it.
+        public var modes: [Int: RunMode] {
+            Dictionary(uniqueKeysWithValues: launched.keys.map { ($0, stepping.contains($0) ? .step : .run) })
+        }
     }
 
     /// The core's state and what only the running scheduler has: the continuations of those
@@ -121,6 +128,15 @@ public final class Scheduler: Sendable {
 
     /// Queues a command; it takes effect when no operation is between two stops.
     public func submit(_ command: LabCommand) {
+        // A launch that the dispatch round would carry out first happens at once, with the
+        // same effect, unless a round is under way (it keeps the order).
+        if case .launch(let operation) = command,
+            let request = mutate({ $0.pumping ? nil : $0.core.launchAtOnce(operation: operation) })
+        {
+            environment.launch(operation, request)
+            environment.changed()
+            return
+        }
         mutate { $0.core.submit(command) }
         pump()
     }
@@ -166,7 +182,7 @@ public final class Scheduler: Sendable {
         state.withLock { state in
             Snapshot(
                 parked: state.core.parkedStops, running: state.core.running, blocked: state.core.blocked,
-                finished: state.core.finished, launched: state.core.launched, modes: state.core.modes,
+                finished: state.core.finished, launched: state.core.launched, stepping: state.core.stepping,
                 breakpoints: state.core.breakpoints, rules: state.core.rules, defaultMode: state.core.defaultMode,
                 refusals: state.core.refusals, pendingCommands: state.core.commands.count)
         }

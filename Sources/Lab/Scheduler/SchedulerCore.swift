@@ -45,10 +45,8 @@ package struct SchedulerCore<Waiter> {
 
     var nextRequest = 1
     package private(set) var launched: [Int: Int] = [:]
-    /// Every launched request's mode; change it through ``setMode(_:of:)``.
-    package private(set) var modes: [Int: Scheduler.RunMode] = [:]
     /// The requests whose mode is ``Scheduler/RunMode/step``: in a free run none, which a stop
-    /// can tell without hashing.
+    /// can tell without hashing. Change it through ``setMode(_:of:)``.
     var stepping: Set<Int> = []
     package private(set) var defaultMode: Scheduler.RunMode
     package private(set) var breakpoints: Set<Scheduler.Breakpoint> = []
@@ -94,6 +92,13 @@ package struct SchedulerCore<Waiter> {
         self.script = script
         self.replay = replay
         self.recordsLog = recordsLog
+    }
+
+    /// Every launched request's mode: ``Scheduler/RunMode/step`` for those in ``stepping``,
+    /// ``Scheduler/RunMode/run`` for the others. Worked out when asked (a controller's
+    /// snapshot), so a launch in a free run keeps no entry of its own for it.
+    package var modes: [Int: Scheduler.RunMode] {
+        Dictionary(uniqueKeysWithValues: launched.keys.map { ($0, isStepping($0) ? .step : .run) })
     }
 
     /// The stops waiting now, by request id.
@@ -142,7 +147,7 @@ package struct SchedulerCore<Waiter> {
 
     /// Why a held request is held: `step` or `breakpoint`.
     package func holdReason(request: Int) -> String {
-        modes[request] == .step ? "step" : "breakpoint"
+        isStepping(request) ? "step" : "breakpoint"
     }
 
     // MARK: - Controller side
@@ -297,6 +302,29 @@ package struct SchedulerCore<Waiter> {
         return execute(.pass(request: pick), now: now, popped: true)
     }
 
+    /// Starts operation number `operation` as a new request and returns its id.
+    private mutating func launch(_ operation: Int) -> Int {
+        let request = nextRequest
+        nextRequest += 1
+        launched[request] = operation
+        setMode(defaultMode, of: request)
+        running.insert(request)
+        if recordsLog { log.append(RecordedCommand(command: .launch(operation: operation), place: nil)) }
+        return request
+    }
+
+    /// Launches operation number `operation` at once when the next dispatch round would
+    /// launch it first and stop there: nothing runs or wakes, and no replay entry or queued
+    /// command comes before it. Returns the new request's id, with the state exactly as that
+    /// round leaves it; nil when the launch has to be queued (``submit(_:)``). A free run
+    /// launches every operation this way, without a queue entry and a dispatch round.
+    package mutating func launchAtOnce(operation: Int) -> Int? {
+        guard isQuiescent, replay == nil, commands.isEmpty else { return nil }
+        let request = launch(operation)
+        version += 1
+        return request
+    }
+
     private mutating func popReady() -> Int? {
         if !woken.isEmpty {
             ready.append(contentsOf: woken.sorted())
@@ -318,7 +346,6 @@ package struct SchedulerCore<Waiter> {
     }
 
     private mutating func setMode(_ mode: Scheduler.RunMode, of request: Int) {
-        modes[request] = mode
         if mode == .step {
             stepping.insert(request)
         } else if !stepping.isEmpty {
@@ -337,15 +364,9 @@ package struct SchedulerCore<Waiter> {
         }
         switch command {
         case .launch(let operation):
-            let request = nextRequest
-            nextRequest += 1
-            launched[request] = operation
-            setMode(defaultMode, of: request)
-            running.insert(request)
-            logged(nil)
             // Nothing more to dispatch until the new operation stops: the scheduler is not
             // quiescent while it runs.
-            return ([.launch(operation: operation, request: request)], false)
+            return ([.launch(operation: operation, request: launch(operation))], false)
         case .advanceClock(let seconds):
             logged(nil)
             return ([.advanceClock(seconds)], true)
@@ -412,7 +433,7 @@ package struct SchedulerCore<Waiter> {
             default: break
             }
             if waiting.stop.held {
-                let how = modes[request] == .step ? "step" : "continue"
+                let how = isStepping(request) ? "step" : "continue"
                 effects.insert(.record(waiting.stop.event(time: now, phase: .resumed, detail: how)), at: 0)
             }
             parked[request] = nil

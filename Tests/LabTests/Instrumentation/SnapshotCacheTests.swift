@@ -72,4 +72,42 @@ struct SnapshotCacheTests {
             #expect(cache.snapshot(response: response, body: body).body?.text == String(decoding: body, as: UTF8.self))
         }
     }
+
+    @Test("a middleware's request shares the previous snapshot exactly when the request and the base URL are equal")
+    func middlewareRequestsShareWhenEqual() throws {
+        let base = URL(string: "https://lab.example")!
+        let first = HTTPRequest(method: .get, path: "/heroes/1", headerFields: try HTTPFields(["Accept": "application/json"]))
+        var renamed = first
+        try renamed.headerFields.set("Accept", "text/plain")
+        let others: [(HTTPRequest, URL, Bool)] = [
+            (HTTPRequest(method: .get, path: "/heroes/1", headerFields: try HTTPFields(["Accept": "application/json"])), base, true),
+            (first, URL(string: "https://lab.example/v2")!, false),
+            (HTTPRequest(method: .post, path: "/heroes/1", headerFields: first.headerFields), base, false),
+            (HTTPRequest(method: .get, path: "/heroes/2", headerFields: first.headerFields), base, false),
+            (renamed, base, false),
+        ]
+        for (other, url, expected) in others {
+            let cache = SnapshotCache()
+            let snapshot = cache.snapshot(first, baseURL: base)
+            #expect((cache.snapshot(other, baseURL: url) === snapshot) == expected)
+            #expect(cache.snapshot(other, baseURL: url) == HopSnapshot(other, baseURL: url))
+        }
+    }
+
+    @Test("a response head shares the previous snapshot exactly when status and headers are equal")
+    func responseHeadsShareWhenEqual() throws {
+        let headers = try HTTPFields(["Content-Type": "application/json"])
+        let first = HTTPResponse(status: 200, headerFields: headers)
+        let others: [(HTTPResponse, Bool)] = [
+            (HTTPResponse(status: 200, headerFields: try HTTPFields(["Content-Type": "application/json"])), true),
+            (HTTPResponse(status: 204, headerFields: headers), false),
+            (HTTPResponse(status: 200, headerFields: try HTTPFields(["Content-Type": "text/plain"])), false),
+        ]
+        for (other, expected) in others {
+            let cache = SnapshotCache()
+            let snapshot = cache.snapshot(responseHead: first)
+            #expect((cache.snapshot(responseHead: other) === snapshot) == expected)
+            #expect(cache.snapshot(responseHead: other) == HopSnapshot(other))
+        }
+    }
 }

@@ -113,7 +113,9 @@ struct SchedulerActionTests {
         await session.perform(.step(request: 1))
         #expect(session.place(of: 1) == .hop(BasicsHop.maxRetry, .pre))
         #expect(session.control.parked.first?.attempt == 2)
+        #expect(session.control.modes == [1: .step])
         await session.perform(.resume(request: 1))
+        #expect(session.control.modes == [1: .run])
         #expect(session.summary(of: 1)?.attempts == 2)
         #expect(session.events(.retry).map(\.name) == ["AutomaticPersistedQueryInterceptor", "AuthInterceptor", "MaxRetryInterceptor"])
         // The hop that threw says why; the hops above pass the retry on.

@@ -44,6 +44,44 @@ struct SchedulerCoreTests {
         #expect(core.version == 1)
     }
 
+    @Test("a launch at once leaves the state the queued launch and its round leave; it is refused while anything runs, is queued or replays")
+    func launchAtOnce() {
+        var atOnce = Core(defaultMode: .step)
+        var queued = Core(defaultMode: .step)
+        #expect(atOnce.launchAtOnce(operation: 2) == 1)
+        queued.submit(.launch(operation: 2))
+        _ = queued.dispatch(now: 0)
+        #expect(atOnce.running == [1] && queued.running == [1])
+        #expect(atOnce.launched == [1: 2] && queued.launched == [1: 2])
+        #expect(atOnce.modes == [1: .step] && queued.modes == [1: .step])
+        #expect(atOnce.log == [RecordedCommand(command: .launch(operation: 2), place: nil)] && atOnce.log == queued.log)
+        #expect(atOnce.version == 1 && queued.version == 1)
+        #expect(atOnce.soloLane == queued.soloLane)
+
+        // Request 1 runs: a launch now waits for it to stop.
+        #expect(atOnce.launchAtOnce(operation: 0) == nil)
+        var waiting = Core()
+        waiting.submit(.advanceClock(seconds: 1))
+        #expect(waiting.launchAtOnce(operation: 0) == nil)
+        var replaying = Core(replay: [RecordedCommand(command: .launch(operation: 3), place: nil)])
+        #expect(replaying.launchAtOnce(operation: 0) == nil)
+        #expect(waiting.launched.isEmpty && replaying.launched.isEmpty)
+    }
+
+    @Test("every launched request has a mode: step while it steps, run otherwise, finished or not")
+    func modes() {
+        var core = Self.parkedAtLaunch(3)
+        core.submit(.step(request: 2))
+        _ = core.dispatch(now: 0)
+        #expect(core.modes == [1: .run, 2: .step, 3: .run])
+        _ = core.finish(request: 2)
+        core.submit(.resume(request: 3))
+        _ = core.dispatch(now: 0)
+        #expect(core.modes == [1: .run, 2: .step, 3: .run])
+        #expect(core.holdReason(request: 2) == "step")
+        #expect(core.holdReason(request: 1) == "breakpoint")
+    }
+
     @Test("a request's finish moves the version, though it is no event and ends in no dispatch round: a screen that polls the version reads the summary set just before")
     func finishMovesTheVersion() {
         var core = Self.running()
