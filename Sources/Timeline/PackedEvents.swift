@@ -213,11 +213,16 @@ struct TimelineChunk {
 struct SnapshotSharing {
     private static let bareSlots = 8
     private var lastHead: HopSnapshot?
+    /// The last head handed in, which ``lastHead`` stands for: the same message seen by the
+    /// next hop (a request at the transport's send, a response at the hop above) comes as
+    /// the same object and is answered without comparing heads again.
+    private var lastIncomingHead: HopSnapshot?
     private var bare = [HopSnapshot?](repeating: nil, count: SnapshotSharing.bareSlots)
 
     mutating func shared(_ snapshot: consuming HopSnapshot) -> HopSnapshot {
         // Each test borrows the kept snapshot in place; only a snapshot handed back is retained.
         if lastHead === snapshot { return snapshot }
+        if lastIncomingHead === snapshot, let lastHead { return lastHead }
         if let status = snapshot.bareStatus {
             let slot = Int(UInt32(bitPattern: status)) & (SnapshotSharing.bareSlots - 1)
             switch bare.withUnsafeBufferPointer({ $0[slot] === snapshot ? 0 : $0[slot]?.bareStatus == status ? 1 : 2 }) {
@@ -228,6 +233,7 @@ struct SnapshotSharing {
                 return snapshot
             }
         }
+        lastIncomingHead = snapshot
         if lastHead?.isSameHead(as: snapshot) == true { return lastHead! }
         lastHead = snapshot
         return snapshot

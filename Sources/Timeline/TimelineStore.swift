@@ -75,12 +75,10 @@ public final class TimelineStore: Sendable {
     /// Appends `event`, replacing its `seq` with the next one, and returns that seq.
     @discardableResult
     public func append(_ event: consuming TimelineEvent) -> Int {
-        // Moved in and out of an optional so the event reaches the lock without a copy (a copy
-        // retains each of its references).
-        var pending = Optional(event)
-        return state.withLock { state in
-            let event = pending.take()!
-            return state.append(
+        // Read in place under the lock: only the snapshot is copied (one retain), where moving
+        // the whole event in and out of an optional cost a generic copy and destroy of it.
+        state.withLock { state in
+            state.append(
                 time: event.time, request: event.request32, attempt: event.attempt32, hop: event.hop32, name: event.name,
                 kind: event.kind, phase: event.phase, snapshot: event.snapshot, diff: event.diff, detail: event.detail, lane: event.lane,
                 cap: cap)
@@ -308,10 +306,17 @@ private struct RequestIndex {
     /// Adds the seqs `first..<first + count` to the request's record, creating the record at
     /// its first events.
     mutating func append(first: Int, count: Int, to request: Int) {
-        if isDense(request), request < dense.count, dense[request].exists {
-            dense[request].append(first: first, count: count)
+        if isDense(request), request < dense.count {
+            if dense[request].exists {
+                dense[request].append(first: first, count: count)
+            } else {
+                dense[request] = RequestRecord(first: first, count: count)
+            }
         } else if isDense(request) {
-            self[request] = RequestRecord(first: first, count: count)
+            // Ids come in order, so the new id is mostly the next slot: one append, not a
+            // repeated sequence of empty records.
+            if request > dense.count { dense.append(contentsOf: repeatElement(.none, count: request - dense.count)) }
+            dense.append(RequestRecord(first: first, count: count))
         } else if sparse[request] != nil {
             sparse[request]!.append(first: first, count: count)
         } else {

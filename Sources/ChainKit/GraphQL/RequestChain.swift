@@ -1,3 +1,4 @@
+import Synchronization
 
 
 /// Runs one GraphQL operation through its interceptors, with Apollo iOS 2.x's semantics.
@@ -116,129 +117,172 @@ public struct RequestChain: Sendable {
     /// know when the operation has ended: a reader that is cancelled sees its stream end
     /// before the operation's task has unwound.
     package func start(request: GraphQLRequest) -> (results: InterceptorResultStream, task: Task<Void, Never>) {
+        let buffer = StartedBuffer<GraphQLResponse>()
         let chain = self
-        let started = InterceptorResultStream.startedWithTask { chain.attempts(of: request) }
-        return (started.stream, started.task)
+        let task = Task { await chain.run(request, into: buffer) }
+        return (PullStream(source: Results(buffer: buffer, task: task)), task)
     }
 
-    /// The attempts of one operation, retries included, as a stream that runs in the task that
-    /// reads it.
-    private func attempts(of request: GraphQLRequest) -> InterceptorResultStream {
-        let chain = self
-        return PullStream {
-            var pending: GraphQLRequest? = request
-            var attempt: InterceptorResultStream.AsyncIterator?
-            let finalRequest = Locked(request)
-            var didEmitResult = false
-            return {
-                while true {
-                    if attempt == nil {
-                        guard let next = pending else { return nil }
-                        pending = nil
-                        didEmitResult = false
-                        attempt = await chain.runGraphQLInterceptors(next, finalRequest: finalRequest).makeAsyncIterator()
-                    }
-                    do {
-                        if let response = try await attempt!.next() {
-                            try Task.checkCancellation()
-                            try await chain.writeToCacheIfNecessary(response, for: finalRequest.withLock { $0 })
-                            didEmitResult = true
-                            return response
-                        }
-                        attempt = nil
-                        guard didEmitResult else { throw RequestChainError.noResults }
-                        return nil
-                    } catch let retry as Retry {
-                        pending = retry.request
-                        attempt = nil
-                    } catch {
-                        attempt = nil
-                        throw error
-                    }
-                }
+    /// The reading end of an operation's results (``StartedReader``, for this one element
+    /// type, so the buffer's methods run specialised).
+    private final class Results: PullStreamSource, PullStreamIterator {
+        let buffer: StartedBuffer<GraphQLResponse>
+        let task: Task<Void, Never>
+
+        init(buffer: StartedBuffer<GraphQLResponse>, task: Task<Void, Never>) {
+            self.buffer = buffer
+            self.task = task
+        }
+
+        deinit {
+            buffer.abandon(cancelling: task)
+        }
+
+        func makeIterator() -> any PullStreamIterator<GraphQLResponse> { self }
+
+        func next() async throws -> GraphQLResponse? {
+            try await buffer.next(cancelling: task)
+        }
+    }
+
+    /// The request the last attempt handed to the cache step, which is what the cache write
+    /// uses (a pre-flight may have changed it); set from the innermost `next`.
+    private final class FinalRequest: Sendable {
+        let request: Mutex<GraphQLRequest>
+
+        init(_ request: GraphQLRequest) {
+            self.request = Mutex(request)
+        }
+    }
+
+    /// The attempts of one operation, retries included, run in the operation's task: each
+    /// result goes into `buffer` as it comes, then the end or the failure.
+    private func run(_ request: GraphQLRequest, into buffer: StartedBuffer<GraphQLResponse>) async {
+        let finalRequest = FinalRequest(request)
+        let interceptors = parts.interceptors.graphQL, chain = self
+        // The GraphQL interceptors from `index` down. A local function, so what it needs is
+        // captured once per operation; each interceptor's `next` is made when it calls down
+        // and names only the index below, so nothing is built per hop but the call itself.
+        // An interceptor's error becomes a stream that fails when read.
+        @Sendable func intercept(_ request: GraphQLRequest, at index: Int) async -> InterceptorResultStream {
+            guard index < interceptors.count else {
+                finalRequest.request.withLock { $0 = request }
+                return chain.execute(request)
+            }
+            do {
+                // `&+`: cannot overflow below the count, and a checked add would make the
+                // closure switch executors on entry.
+                return try await interceptors[index].intercept(request: request) { request in await intercept(request, at: index &+ 1) }
+            } catch {
+                return .failing(error)
             }
         }
-    }
-
-    private func runGraphQLInterceptors(_ request: GraphQLRequest, finalRequest: Locked<GraphQLRequest>) async -> InterceptorResultStream {
-        let chain = self
-        var next: GraphQLNext = { request in
-            finalRequest.withLock { $0 = request }
-            return chain.execute(request)
-        }
-        for interceptor in parts.interceptors.graphQL.reversed() {
-            let inner = next
-            next = { request in
+        var pending = request
+        do {
+            while true {
+                var didEmitResult = false
                 do {
-                    return try await interceptor.intercept(request: request, next: inner)
-                } catch {
-                    return .failing(error)
+                    for try await response in await intercept(pending, at: 0) {
+                        try Task.checkCancellation()
+                        try await writeToCacheIfNecessary(response, for: finalRequest)
+                        didEmitResult = true
+                        buffer.yield(response)
+                    }
+                    guard didEmitResult else { throw RequestChainError.noResults }
+                    buffer.finish()
+                    return
+                } catch let retry as Retry {
+                    pending = retry.request
                 }
             }
+        } catch {
+            buffer.finish(throwing: error)
         }
-        return await next(request)
     }
 
     /// The cache step and the network step, as a lazy stream.
     private func execute(_ request: GraphQLRequest) -> InterceptorResultStream {
-        let chain = self
-        return PullStream {
-            enum Step {
-                case cacheRead
-                case network(hadCacheHit: Bool)
-                case passthrough(InterceptorResultStream.AsyncIterator)
-                case done
-            }
-            var step = Step.cacheRead
+        PullStream(source: Execution(chain: self, request: request))
+    }
+
+    /// The cache step and the network step of one request; each iteration runs them afresh.
+    private final class Execution: PullStreamSource {
+        let chain: RequestChain
+        let request: GraphQLRequest
+
+        init(chain: RequestChain, request: GraphQLRequest) {
+            self.chain = chain
+            self.request = request
+        }
+
+        func makeIterator() -> any PullStreamIterator<GraphQLResponse> { Steps(chain: chain, request: request) }
+    }
+
+    /// One iteration of an ``Execution``: the cache read (per fetch behaviour), then the
+    /// network's results, or the cache's when the network fails and the behaviour allows it.
+    private final class Steps: PullStreamIterator {
+        enum Step {
+            case cacheRead
+            case network(hadCacheHit: Bool)
+            case passthrough(InterceptorResultStream.AsyncIterator)
+            case done
+        }
+
+        let chain: RequestChain
+        let request: GraphQLRequest
+        var step = Step.cacheRead
+
+        init(chain: RequestChain, request: GraphQLRequest) {
+            self.chain = chain
+            self.request = request
+        }
+
+        func next() async throws -> GraphQLResponse? {
             let behavior = request.fetchBehavior
-
-            @Sendable func recover(from error: any Error) async throws -> GraphQLResponse? {
-                guard behavior.shouldReadFromCache(hadFailedNetworkFetch: true) else { throw error }
-                return try await chain.parts.interceptors.cache.readCacheData(request: request)
-            }
-
-            return {
-                while true {
-                    switch step {
-                    case .cacheRead:
-                        step = .network(hadCacheHit: false)
-                        guard behavior.shouldReadFromCache(hadFailedNetworkFetch: false) else { continue }
-                        do {
-                            if let cached = try await chain.parts.interceptors.cache.readCacheData(request: request) {
-                                step = .network(hadCacheHit: true)
-                                if chain.overlapsNetworkFetch, behavior.shouldFetchFromNetwork(hadSuccessfulCacheRead: true) {
-                                    step = .passthrough(chain.overlappingNetworkFetch(request).makeAsyncIterator())
-                                }
-                                return cached
+            while true {
+                switch step {
+                case .cacheRead:
+                    step = .network(hadCacheHit: false)
+                    guard behavior.shouldReadFromCache(hadFailedNetworkFetch: false) else { continue }
+                    do {
+                        if let cached = try await chain.parts.interceptors.cache.readCacheData(request: request) {
+                            step = .network(hadCacheHit: true)
+                            if chain.overlapsNetworkFetch, behavior.shouldFetchFromNetwork(hadSuccessfulCacheRead: true) {
+                                step = .passthrough(chain.overlappingNetworkFetch(request).makeAsyncIterator())
                             }
-                        } catch {
-                            if !behavior.shouldFetchFromNetwork(hadSuccessfulCacheRead: false) { throw error }
+                            return cached
                         }
-                    case .network(let hadCacheHit):
-                        step = .done
-                        guard behavior.shouldFetchFromNetwork(hadSuccessfulCacheRead: hadCacheHit) else { return nil }
-                        do {
-                            step = .passthrough(try await chain.fetchFromNetwork(request).makeAsyncIterator())
-                        } catch {
-                            return try await recover(from: error)
-                        }
-                    case .passthrough(let results):
-                        do {
-                            guard let response = try await results.next() else {
-                                step = .done
-                                return nil
-                            }
-                            step = .passthrough(results)
-                            return response
-                        } catch {
-                            step = .done
-                            return try await recover(from: error)
-                        }
-                    case .done:
-                        return nil
+                    } catch {
+                        if !behavior.shouldFetchFromNetwork(hadSuccessfulCacheRead: false) { throw error }
                     }
+                case .network(let hadCacheHit):
+                    step = .done
+                    guard behavior.shouldFetchFromNetwork(hadSuccessfulCacheRead: hadCacheHit) else { return nil }
+                    do {
+                        step = .passthrough(try await chain.fetchFromNetwork(request).makeAsyncIterator())
+                    } catch {
+                        return try await recover(from: error)
+                    }
+                case .passthrough(let results):
+                    do {
+                        guard let response = try await results.next() else {
+                            step = .done
+                            return nil
+                        }
+                        return response
+                    } catch {
+                        step = .done
+                        return try await recover(from: error)
+                    }
+                case .done:
+                    return nil
                 }
             }
+        }
+
+        private func recover(from error: any Error) async throws -> GraphQLResponse? {
+            guard request.fetchBehavior.shouldReadFromCache(hadFailedNetworkFetch: true) else { throw error }
+            return try await chain.parts.interceptors.cache.readCacheData(request: request)
         }
     }
 
@@ -283,18 +327,21 @@ public struct RequestChain: Sendable {
     }
 
     private func fetchFromNetwork(_ request: GraphQLRequest) async throws -> InterceptorResultStream {
-        let transport = parts.transport
-        var next: HTTPNext = { try await transport.send($0) }
-        for interceptor in parts.interceptors.http.reversed() {
-            let inner = next
-            next = { try await interceptor.intercept(request: $0, next: inner) }
+        let http = parts.interceptors.http, transport = parts.transport
+        // The HTTP interceptors from `index` down, then the transport; `next` is made as in
+        // `run(_:into:)`'s `intercept`.
+        @Sendable func send(_ request: NetworkRequest, at index: Int) async throws -> NetworkResponse {
+            guard index < http.count else { return try await transport.send(request) }
+            return try await http[index].intercept(request: request) { request in try await send(request, at: index &+ 1) }
         }
-        let response = try await next(try request.makeNetworkRequest())
+        let response = try await send(try request.makeNetworkRequest(), at: 0)
         return try await parts.interceptors.parser.parse(response: response, for: request)
     }
 
-    private func writeToCacheIfNecessary(_ response: GraphQLResponse, for request: GraphQLRequest) async throws {
-        guard request.writeResultsToCache, response.source == .server, response.cacheRecords != nil else { return }
+    private func writeToCacheIfNecessary(_ response: GraphQLResponse, for finalRequest: FinalRequest) async throws {
+        guard response.source == .server, response.cacheRecords != nil else { return }
+        let request = finalRequest.request.withLock { $0 }
+        guard request.writeResultsToCache else { return }
         try await parts.interceptors.cache.writeCacheData(request: request, response: response)
     }
 }

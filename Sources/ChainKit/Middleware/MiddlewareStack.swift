@@ -39,9 +39,9 @@ public import Foundation
 /// ```
 ///
 /// The layers are not folded into nested closures: each `next` is made when a layer calls
-/// down and names only the call and the index below, so a stack of any depth is built and
-/// released without recursion (a 100,000-middleware stack neither nests 100,000 closures nor
-/// releases them one inside the other).
+/// down and names only the call's context and the index below, so a stack of any depth is
+/// built and released without recursion (a 100,000-middleware stack neither nests 100,000
+/// closures nor releases them one inside the other).
 public struct MiddlewareStack: Sendable {
     public let middlewares: [any ClientMiddleware]
     public let transport: any ClientTransport
@@ -90,12 +90,14 @@ public struct MiddlewareStack: Sendable {
         } catch {
             throw ClientError(operationID: operationID, operationInput: input, causeDescription: "Unknown", underlyingError: error)
         }
-        // The context is captured once, here, so an error reports what the serializer made
-        // rather than what some middleware had turned it into by the time it failed.
-        let call = Call(
-            middlewares: middlewares, transport: transport, operationID: operationID, input: input,
-            request: request, requestBody: requestBody, baseURL: baseURL)
-        let (response, responseBody) = try await call.run(at: 0, request, requestBody, baseURL)
+        // An error reports the request as the serializer made it, rather than what some
+        // middleware had turned it into by the time it failed.
+        let (response, responseBody) = try await dispatch(request, requestBody, baseURL, operationID: operationID) { error, cause in
+            if error is ClientError { return error }
+            return ClientError(
+                operationID: operationID, operationInput: input, request: request, requestBody: requestBody,
+                baseURL: baseURL, causeDescription: cause, underlyingError: error)
+        }
         do {
             return try await deserializer(response, responseBody)
         } catch let error as ClientError {
@@ -108,55 +110,38 @@ public struct MiddlewareStack: Sendable {
         }
     }
 
-    /// One call's layers and context; `next` for a layer is made on demand and names only
-    /// this call and the index below it. Generic over the input, so the input is boxed as
-    /// `any Sendable` only when a failure reports it.
-    private final class Call<Input: Sendable>: Sendable {
-        let middlewares: [any ClientMiddleware]
-        let transport: any ClientTransport
-        let operationID: String
-        let input: Input
-        let request: HTTPRequest
-        let requestBody: HTTPBody?
-        let baseURL: URL
-
-        init(
-            middlewares: [any ClientMiddleware], transport: any ClientTransport, operationID: String, input: Input,
-            request: HTTPRequest, requestBody: HTTPBody?, baseURL: URL
-        ) {
-            self.middlewares = middlewares
-            self.transport = transport
-            self.operationID = operationID
-            self.input = input
-            self.request = request
-            self.requestBody = requestBody
-            self.baseURL = baseURL
-        }
-
-        func run(at index: Int, _ request: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL) async throws -> (HTTPResponse, HTTPBody?) {
+    /// The middlewares and the transport for one call; `wrap` makes what a layer threw into
+    /// the call's ``ClientError``. Not generic over the call's input (only `wrap` knows it): a
+    /// generic context, even specialised, costs every layer one more async frame and executor
+    /// switch.
+    private func dispatch(
+        _ request: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL, operationID: String,
+        wrap: @Sendable (_ error: any Error, _ cause: String) -> any Error
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        // The layer at `index`, or the transport below the last one. A local function rather
+        // than an object: what it needs is captured once for the whole call, without an
+        // allocation or a retain per field, and each layer's `next` is made only when that
+        // layer calls down, naming the index below.
+        let middlewares = self.middlewares, transport = self.transport
+        @Sendable func run(_ index: Int, _ request: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL) async throws -> (HTTPResponse, HTTPBody?) {
             guard index < middlewares.count else {
                 do {
                     return try await transport.send(request, body: body, baseURL: baseURL, operationID: operationID)
                 } catch {
-                    throw wrap(error, cause: "Transport threw an error.")
+                    throw wrap(error, "Transport threw an error.")
                 }
             }
-            let middleware = middlewares[index]
             do {
-                return try await middleware.intercept(
-                    request, body: body, baseURL: baseURL, operationID: operationID,
-                    next: { [self] request, body, baseURL in try await run(at: index + 1, request, body, baseURL) })
+                return try await middlewares[index].intercept(request, body: body, baseURL: baseURL, operationID: operationID) {
+                    // `&+`: cannot overflow below the count, and a checked add would make this
+                    // closure switch executors on entry.
+                    request, body, baseURL in try await run(index &+ 1, request, body, baseURL)
+                }
             } catch {
-                throw wrap(error, cause: "Middleware of type '\(middleware.layerName)' threw an error.")
+                throw wrap(error, "Middleware of type '\(middlewares[index].layerName)' threw an error.")
             }
         }
-
-        private func wrap(_ error: any Error, cause: String) -> any Error {
-            if error is ClientError { return error }
-            return ClientError(
-                operationID: operationID, operationInput: input, request: request, requestBody: requestBody,
-                baseURL: baseURL, causeDescription: cause, underlyingError: error)
-        }
+        return try await run(0, request, body, baseURL)
     }
 }
 

@@ -106,15 +106,12 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
         let buffer = StartedBuffer<Element>()
         let task = Task {
             do {
-                for try await element in try await makeStream() { buffer.yield(element) }
-                buffer.finish()
+                await buffer.fill(from: try await makeStream())
             } catch {
                 buffer.finish(throwing: error)
             }
         }
-        let reader = StartedReader(buffer: buffer, task: task)
-        let stream = PullStream { { try await reader.next() } }
-        return (stream, task)
+        return (PullStream(source: StartedReader(buffer: buffer, task: task)), task)
     }
 
     /// Transforms every element; a thrown error fails the stream.
