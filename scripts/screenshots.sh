@@ -350,6 +350,22 @@ if want help; then
     capture help
 fi
 
+# CacheAndNetwork's two lanes: the cached result held at APQ's post-flight while the
+# network lane, selected, is held at the transport on its way back with the server's 200.
+if want lanes; then
+    shot=lanes
+    open_terminal "$chainlab cache-and-network"
+    wait_for "press n to start"
+    keys n
+    wait_for "⏸ held"
+    press_until s "⏸ held · cache ◀"
+    wait_for "⏸ held · network"
+    keys u
+    wait_for "⏸ held · network ◀"
+    press_until s "Hop 6 transport · post-flight stop · held · network lane"
+    capture lanes
+fi
+
 # `chainlab trace token-expiry` in the terminal, sized so no line wraps.
 if want trace; then
     shot=trace
