@@ -130,7 +130,9 @@ final class TmuxSession {
             if before.contains(text) { return }
             try send(key)
             // Wait until the screen has changed and then stayed the same for a moment: one
-            // press can redraw more than once (the key, then the lab moving).
+            // press can redraw more than once (the key, then the lab moving). On a loaded
+            // machine the lab can take a while between the two, and a key sent meanwhile acts
+            // on the next stop, so the moment is half a second.
             let deadline = ContinuousClock.now + .seconds(3)
             var last = before
             var stableSince = ContinuousClock.now
@@ -140,7 +142,7 @@ final class TmuxSession {
                 if current != last {
                     last = current
                     stableSince = ContinuousClock.now
-                } else if current != before, ContinuousClock.now - stableSince >= .milliseconds(200) {
+                } else if current != before, ContinuousClock.now - stableSince >= .milliseconds(500) {
                     break
                 }
             }
