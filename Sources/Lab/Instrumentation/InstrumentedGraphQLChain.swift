@@ -239,22 +239,37 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
     /// post-flight stop, then each part is recorded as its own `receive` event when the
     /// layers above read it, so the timeline shows every @defer increment and subscription
     /// event arriving.
+    ///
+    /// In a CacheAndNetwork network lane the layers above read the parts eagerly, in a task of
+    /// their own: before reading each part after the first, the lane waits at its
+    /// ``StopPlace/wake`` stop, which goes only when nothing else can move (``SchedulerCore``),
+    /// so the result of the part before reaches the caller before the lab clock moves on to the
+    /// next part's arrival.
     private func streaming(_ arrived: NetworkResponse, for request: NetworkRequest) async throws -> NetworkResponse {
         context.emit(hop, .receive, context.snapshots.snapshot(responseHead: arrived), detail: "multipart head; parts follow")
         let post = await context.gate(hop, .post, context.snapshots.snapshot(responseHead: arrived), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: httpRetryRefusal))
         var response = try context.reporting(at: hop) { try post.applied(to: .success(arrived), url: request.url) }
         if case .force401 = post.disposition { return response }
-        let context = self.context, hop = self.hop, head = response
-        let count = Locked(0)
-        response.chunks = arrived.chunks.map { part in
-            let number = count.withLock { count in
+        let context = self.context, hop = self.hop, head = response, parts = arrived.chunks
+        response.chunks = ChunkStream {
+            let pull = parts.makeAsyncIterator()
+            var count = 0
+            return {
+                if count > 0, context.lane(ofHop: hop.index) == .network { await Self.awaitNextPart(context: context, hop: hop) }
+                guard let part = try await pull.next() else { return nil }
                 count += 1
-                return count
+                context.emit(hop, .receive, HopSnapshot(response: head, body: part), detail: "part \(count)")
+                return part
             }
-            context.emit(hop, .receive, HopSnapshot(response: head, body: part), detail: "part \(number)")
-            return part
         }
         return response
+    }
+
+    /// The network lane's stop before it reads the next part: never held, it orders the read.
+    private static func awaitNextPart(context: OperationContext, hop: HopInfo) async {
+        _ = await context.scheduler.arrive(request: context.request, lane: .network, place: .wake) {
+            ParkedStop(request: context.request, lane: .network, attempt: context.attempt, place: .wake, hopName: hop.name, hopKind: hop.kind)
+        }
     }
 }
 

@@ -21,7 +21,8 @@ package import Timeline
 /// first), so a run stays determined. The operation's task reads the network lane's results
 /// through a buffer: it is *awaiting* while there is nothing to read, and *waking* once the
 /// network lane has handed something on (``handOn(request:isEnd:)``). A request finishes when
-/// both lanes have.
+/// both lanes have. A network lane about to read the next part of a multipart answer waits at
+/// a ``StopPlace/wake`` stop that goes last (``partReads``).
 package struct SchedulerCore<Waiter> {
     /// What the scheduler's surroundings must do after an input.
     package enum Effect {
@@ -97,6 +98,12 @@ package struct SchedulerCore<Waiter> {
     /// Lanes that arrived in whatever order the threads ran — back from waiting on a shared
     /// refresh, or a forked request's two lanes — that join `ready` in key order at the next turn.
     var woken: Set<LaneKey> = []
+    /// Network lanes waiting at their ``StopPlace/wake`` stop to read the next part of a
+    /// multipart answer (a @defer increment, a subscription event). Reading it moves the lab
+    /// clock on to when that part arrives, so such a lane goes only when nothing else can
+    /// move: the result it handed on climbs to the caller first, as it does upstream, where
+    /// the next part is still on the wire while the previous one is delivered.
+    var partReads: Set<LaneKey> = []
     /// Token refreshes between `refreshStarted` and `refreshEnded`.
     var refreshesInFlight = 0
     /// The commands that took effect, in order (kept only when `recordsLog`).
@@ -216,6 +223,7 @@ package struct SchedulerCore<Waiter> {
         ready.removeAll()
         readyStart = 0
         woken.removeAll()
+        partReads.removeAll()
         return released.map { .resume($0.waiter, Release(disposition: .fail(.sessionEnded))) }
     }
 
@@ -247,7 +255,9 @@ package struct SchedulerCore<Waiter> {
         waking.remove(key)
         blockedLanes.remove(key)
         parked[key] = Parked(stop: stop, waiter: waiter)
-        if stop.place == .wake || (!stop.held && forked.contains(stop.request)) {
+        if stop.place == .wake {
+            if key.lane == .network { partReads.insert(key) } else { woken.insert(key) }
+        } else if !stop.held && forked.contains(stop.request) {
             woken.insert(key)
         } else if !stop.held {
             ready.append(key)
@@ -374,6 +384,10 @@ package struct SchedulerCore<Waiter> {
             return execute(commands.removeFirst(), now: now)
         }
         guard hasReady else {
+            if let read = partReads.min() {
+                partReads.remove(read)
+                return execute(.pass(request: read.request, lane: read.lane), now: now, popped: true)
+            }
             let waiters = settleWaiters
             settleWaiters = 0
             return (waiters == 0 ? [] : [.settled], false)
@@ -440,7 +454,7 @@ package struct SchedulerCore<Waiter> {
     }
 
     private mutating func removeReady(_ id: LaneKey) {
-        if woken.remove(id) != nil { return }
+        if woken.remove(id) != nil || partReads.remove(id) != nil { return }
         if let index = ready[readyStart...].firstIndex(of: id) { ready.remove(at: index) }
     }
 

@@ -17,7 +17,8 @@ public enum StopPlace: Sendable, Hashable, CustomStringConvertible {
     case hop(Int, StopPosition)
     /// Before the token manager sends a refresh request.
     case refresh
-    /// After waiting for a refresh another operation started; never held.
+    /// After waiting for a refresh another operation started, or for the network lane's next
+    /// result; in the network lane, before reading the next part of a multipart answer. Never held.
     case wake
 
     public var description: String {
