@@ -167,6 +167,48 @@ struct DeferredCacheAndNetworkTests {
         #expect(replayed.events == result.events)
     }
 
+    @Test("a fault on the cached result while the network lane is held: the failure reaches the caller, the cancelled network lane still steps to its end, then the request finishes", .timeLimit(.minutes(1)))
+    func faultOnTheCachedResult() async throws {
+        let session = steppingSession(scenario: Self.scenario)
+        session.launch()
+        await session.waitUntilSettled()
+        await session.step(1, until: .hop(BasicsHop.cache, .pre))
+        await session.perform(.step(request: 1))
+        let lanes = { session.control.parked.map { "\($0.lane?.rawValue ?? "-") \($0.place)" }.joined(separator: " | ") }
+        await session.perform(.fail(request: 1, fault: .timeout, lane: .cache))
+        await session.perform(.step(request: 1, lane: .cache))
+        await session.perform(.step(request: 1, lane: .cache))
+        // The failure has left the top; the request waits for its network lane, which a person
+        // can still step (the cache lane no longer counts as running).
+        #expect(lanes() == "network hop 5 pre")
+        #expect(session.control.forked == [1])
+        #expect(session.summary(of: 1) == nil)
+        var steps: [String] = []
+        for _ in 0..<3 {
+            await session.perform(.step(request: 1))
+            steps.append(lanes())
+        }
+        #expect(steps == ["network hop 6 pre", "network hop 5 post", ""])
+        let result = session.result()
+        #expect(result.unfinished.isEmpty)
+        #expect(result.refusals.isEmpty)
+        #expect(result.requests == [RequestSummary(
+            id: 1, operation: "HeroDeferQuery", outcome: .failure, attempts: 1, error: "LabFault: the request timed out (injected)", results: [],
+            operationType: "query")])
+        let failed = result.events.filter { $0.phase == .error }
+        #expect(failed.map { "\($0.name) \($0.lane?.rawValue ?? "-")" } == [
+            "AutomaticPersistedQueryInterceptor cache", "AuthInterceptor cache", "MaxRetryInterceptor cache",
+            // The fetch was cancelled with the operation's attempt: it fails where it stands.
+            "transport network", "ResponseCodeInterceptor network",
+        ])
+        #expect(failed.suffix(2).map(\.error) == ["CancellationError()", "CancellationError()"])
+
+        let recording = try Recording(json: Data(Recording(scenario: Self.scenario.name, commands: session.commandLog).json.utf8))
+        let replayed = await LabSession(scenario: Self.scenario, defaultMode: .step, replay: recording.commands).runHeadless()
+        #expect(replayed.refusals.isEmpty)
+        #expect(replayed.events == result.events)
+    }
+
     @Test("scheduler: a network lane waiting to read the next part goes only when nothing else can move")
     func partReadGoesLast() {
         var core = SchedulerLaneTests.forked()
@@ -197,4 +239,26 @@ struct DeferredCacheAndNetworkTests {
         #expect(core.dispatch(now: 0).effects == [])
         #expect(core.parkedStops.map(\.place) == [.hop(2, .post)])
     }
+
+    @Test("scheduler: a cache lane that has read its last result while the network lane runs stops running, and the network lane takes its turns")
+    func cacheLaneEndsFirst() {
+        var core = SchedulerLaneTests.forked()
+        core.park(SchedulerLaneTests.stop(.network, 4, .pre), waiter: "network")
+        // The cache lane still runs: its failure climbs to the top.
+        #expect(core.dispatch(now: 0) == ([], false))
+        let dispatches = core.endCacheLane(request: 1)
+        #expect(dispatches)
+        #expect(core.dispatch(now: 0).effects == [.resume("network", .proceed)])
+        #expect(core.running == [1])
+        core.handOn(request: 1, isEnd: true)
+        // The operation's task goes on to finish the request.
+        #expect(core.running == [1])
+        #expect(core.forked == [])
+        _ = core.finish(request: 1)
+        #expect(core.running == [])
+        // Once the network lane has ended there is no lane left to end.
+        let again = core.endCacheLane(request: 1)
+        #expect(!again)
+    }
 }
+

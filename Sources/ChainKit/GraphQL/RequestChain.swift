@@ -189,6 +189,7 @@ public struct RequestChain: Sendable {
                         buffer.yield(response)
                     }
                     guard didEmitResult else { throw RequestChainError.noResults }
+                    parts.overlapObserver?.operationEnds()
                     buffer.finish()
                     return
                 } catch let retry as Retry {
@@ -196,6 +197,7 @@ public struct RequestChain: Sendable {
                 }
             }
         } catch {
+            parts.overlapObserver?.operationEnds()
             buffer.finish(throwing: error)
         }
     }
@@ -365,6 +367,15 @@ package protocol NetworkOverlapObserver: Sendable {
     func readerWaits()
     /// In the operation's task, once it has what it read, before it goes on with it.
     func readerResumes() async
+    /// In the operation's task, once its last attempt has ended, before its results end or
+    /// fail: it reads nothing more, though a fetch it started may still run (the attempt
+    /// failed on the cached result's way up, or an interceptor stopped reading).
+    func operationEnds()
+}
+
+extension NetworkOverlapObserver {
+    /// An observer that only follows the hand-overs need not know.
+    package func operationEnds() {}
 }
 
 /// Errors of the chain itself.

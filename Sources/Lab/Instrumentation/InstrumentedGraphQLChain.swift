@@ -383,4 +383,10 @@ struct NetworkLane: NetworkOverlapObserver {
     func readerResumes() async {
         _ = await context.gate(.wake, name: "RequestChain", kind: .graphql)
     }
+
+    func operationEnds() {
+        // One load for the operations that never forked, or whose network lane has ended.
+        guard context.lane(ofHop: TimelineEvent.noHop) != nil else { return }
+        context.scheduler.endCacheLane(request: context.request)
+    }
 }

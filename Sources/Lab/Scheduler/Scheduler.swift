@@ -306,6 +306,12 @@ public final class Scheduler: Sendable {
         pump()
     }
 
+    /// `request`'s cache lane has read its last result while its network lane still runs
+    /// (``SchedulerCore/endCacheLane(request:)``).
+    public func endCacheLane(request: Int) {
+        if mutate({ $0.core.endCacheLane(request: request) }) { pump() }
+    }
+
     /// A token refresh began; requests that wait for it from now on are blocked until it ends.
     public func refreshStarted() {
         mutate { $0.core.refreshStarted() }

@@ -85,6 +85,9 @@ package struct SchedulerCore<Waiter> {
     var handedOn: [Int: Int] = [:]
     /// Requests whose cache lane waits for the network lane to hand something on.
     package private(set) var awaiting: Set<Int> = []
+    /// Requests whose cache lane has read its last result while the network lane runs
+    /// (``endCacheLane(request:)``); it runs again, to finish, when the network lane ends.
+    var cacheLanesEnded: Set<Int> = []
     /// `paused` events of a forked request's stops, held back until nothing runs: its two
     /// lanes reach their stops in whatever order the threads run, and are recorded in key order.
     var heldBackPauses: [(key: LaneKey, event: TimelineEvent)] = []
@@ -275,6 +278,7 @@ package struct SchedulerCore<Waiter> {
         // Most often empty: skip hashing for nothing.
         if !waking.isEmpty { waking.remove(key) }
         if !blockedLanes.isEmpty { blockedLanes.remove(key) }
+        if !cacheLanesEnded.isEmpty { cacheLanesEnded.remove(request) }
         if !forked.isEmpty { endNetworkLane(of: request) }
         if !handedOn.isEmpty { handedOn[request] = nil }
         if !awaiting.isEmpty { awaiting.remove(request) }
@@ -326,9 +330,22 @@ package struct SchedulerCore<Waiter> {
         }
     }
 
+    /// `request`'s cache lane (running) has read its last result while its network lane still
+    /// runs — the attempt failed on the cached result's way up, or stopped reading: it no
+    /// longer runs, so the network lane takes its turns (or a person's commands) to its end,
+    /// which lets the request finish. Returns whether a dispatch round has anything to do.
+    package mutating func endCacheLane(request: Int) -> Bool {
+        guard forked.contains(request) else { return false }
+        runningLanes.remove(LaneKey(request, .cache))
+        cacheLanesEnded.insert(request)
+        return !isIdle
+    }
+
     private mutating func endNetworkLane(of request: Int) {
         guard forked.remove(request) != nil else { return }
         runningLanes.remove(LaneKey(request, .network))
+        // The operation's task, waiting for the network lane, goes on to finish the request.
+        if !cacheLanesEnded.isEmpty, cacheLanesEnded.remove(request) != nil { runningLanes.insert(LaneKey(request, .cache)) }
         // The request has one lane again: its stop no longer names one.
         parked[LaneKey(request, .cache)]?.stop.lane = nil
         version += 1
