@@ -17,26 +17,30 @@ struct CacheAndNetworkLaneTests {
         events.map { "\($0.name) \($0.phase.rawValue)" + ($0.lane.map { " [\($0.rawValue)]" } ?? "") }
     }
 
+    /// A headless run on a warm cache up to the parser's pre-flight, whatever the answer.
+    static let untilTheParser = [
+        "MaxRetryInterceptor preflight",
+        "AuthInterceptor preflight",
+        "AutomaticPersistedQueryInterceptor preflight",
+        "cache cacheHit",
+        // The fork: each lane takes a turn in key order (cache first), then in turn.
+        "AutomaticPersistedQueryInterceptor postflight [cache]",
+        "ResponseCodeInterceptor preflight [network]",
+        "AuthInterceptor postflight [cache]",
+        "transport send [network]",
+        "transport receive [network]",
+        "MaxRetryInterceptor postflight [cache]",
+        "ResponseCodeInterceptor postflight [network]",
+        "JSONResponseParsingInterceptor preflight [network]",
+    ]
+
     @Test("headless: the network lane interleaves with the cached result's way up; the caller gets the cache's result, then the server's")
     func headless() async throws {
         let result = await LabSession(scenario: Self.scenario).runHeadless()
         #expect(result.unfinished.isEmpty)
         #expect(result.refusals.isEmpty)
         #expect(result.requests == [RequestSummary(id: 1, operation: "HeroQuery", outcome: .success, attempts: 1, results: ["cache", "server"], operationType: "query")])
-        #expect(Self.outline(result.events) == [
-            "MaxRetryInterceptor preflight",
-            "AuthInterceptor preflight",
-            "AutomaticPersistedQueryInterceptor preflight",
-            "cache cacheHit",
-            // The fork: each lane takes a turn in key order (cache first), then in turn.
-            "AutomaticPersistedQueryInterceptor postflight [cache]",
-            "ResponseCodeInterceptor preflight [network]",
-            "AuthInterceptor postflight [cache]",
-            "transport send [network]",
-            "transport receive [network]",
-            "MaxRetryInterceptor postflight [cache]",
-            "ResponseCodeInterceptor postflight [network]",
-            "JSONResponseParsingInterceptor preflight [network]",
+        #expect(Self.outline(result.events) == Self.untilTheParser + [
             "JSONResponseParsingInterceptor postflight [network]",
             // The network lane has ended: the server's result climbs in the request's one lane.
             "AutomaticPersistedQueryInterceptor postflight",
@@ -77,10 +81,7 @@ struct CacheAndNetworkLaneTests {
     @Test("stepping: both lanes are held; the network lane steps to its end while the cache lane stays held, then the cache lane finishes")
     func stepEitherLane() async throws {
         let session = steppingSession("cache-and-network")
-        session.launch()
-        await session.waitUntilSettled()
-        await session.step(1, until: .hop(BasicsHop.cache, .pre))
-        await session.perform(.step(request: 1))
+        await session.stepToTheFork()
         let lanes = { session.control.parked.map { "\($0.lane?.rawValue ?? "-") \($0.place)" } }
         #expect(lanes() == ["cache hop 3 post", "network hop 5 pre"])
         #expect(session.control.forked == [1])
@@ -114,10 +115,7 @@ struct CacheAndNetworkLaneTests {
     @Test("stepping either lane, with a header edited at the network lane's transport stop, replays to the same timeline")
     func interactiveReplay() async throws {
         let live = steppingSession("cache-and-network")
-        live.launch()
-        await live.waitUntilSettled()
-        await live.step(1, until: .hop(BasicsHop.cache, .pre))
-        await live.perform(.step(request: 1))
+        await live.stepToTheFork()
         await live.perform(.step(request: 1, lane: .network))
         var headers = try #require(live.control.parked.first { $0.lane == .network }?.currentHeaders)
         try headers.append("X-Lane", "network")

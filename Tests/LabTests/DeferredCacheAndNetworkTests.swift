@@ -59,34 +59,16 @@ struct DeferredCacheAndNetworkTests {
         #expect(result.unfinished.isEmpty)
         #expect(result.refusals.isEmpty)
         #expect(result.requests == [RequestSummary(id: 1, operation: "HeroDeferQuery", outcome: .success, attempts: 1, results: ["cache", "server", "server"], operationType: "query")])
-        #expect(CacheAndNetworkLaneTests.outline(result.events) == [
-            "MaxRetryInterceptor preflight",
-            "AuthInterceptor preflight",
-            "AutomaticPersistedQueryInterceptor preflight",
-            "cache cacheHit",
-            // The fork: the lanes take turns, as with a single-part answer.
-            "AutomaticPersistedQueryInterceptor postflight [cache]",
-            "ResponseCodeInterceptor preflight [network]",
-            "AuthInterceptor postflight [cache]",
-            "transport send [network]",
-            "transport receive [network]",
-            "MaxRetryInterceptor postflight [cache]",
-            "ResponseCodeInterceptor postflight [network]",
-            "JSONResponseParsingInterceptor preflight [network]",
-            "transport receive [network]",
-            "JSONResponseParsingInterceptor postflight [network]",
-            // The initial part climbs to the caller and is written before the increment is read.
-            "AutomaticPersistedQueryInterceptor postflight [cache]",
-            "AuthInterceptor postflight [cache]",
-            "MaxRetryInterceptor postflight [cache]",
-            "cache postflight [cache]",
-            "transport receive [network]",
-            "JSONResponseParsingInterceptor postflight [network]",
-            "AutomaticPersistedQueryInterceptor postflight [cache]",
-            "AuthInterceptor postflight [cache]",
-            "MaxRetryInterceptor postflight [cache]",
-            "cache postflight [cache]",
-        ])
+        // Each part: received and parsed in the network lane, then it climbs the cache lane to
+        // the caller and is written.
+        let part = [
+            "transport receive [network]", "JSONResponseParsingInterceptor postflight [network]",
+            "AutomaticPersistedQueryInterceptor postflight [cache]", "AuthInterceptor postflight [cache]",
+            "MaxRetryInterceptor postflight [cache]", "cache postflight [cache]",
+        ]
+        // The fork goes as with a single-part answer; the initial part reaches the caller
+        // before the increment is read.
+        #expect(CacheAndNetworkLaneTests.outline(result.events) == CacheAndNetworkLaneTests.untilTheParser + part + part)
         #expect(result.events.filter { $0.phase == .receive }.map { $0.detail ?? "" } == ["multipart head; parts follow", "part 1", "part 2"])
         #expect(Self.delivered(result.events) == ["cache \(Self.cached) @12", "server \(Self.initial) @12", "server \(Self.merged) @92"])
         // The initial part reached the caller before the increment arrived.
@@ -124,17 +106,13 @@ struct DeferredCacheAndNetworkTests {
     @Test("stepping: the cached result stepped to the caller, then the network lane; the increment arrives while the initial part is held, and every lane ends")
     func stepBothLanes() async throws {
         let session = steppingSession(scenario: Self.scenario)
-        session.launch()
-        await session.waitUntilSettled()
-        await session.step(1, until: .hop(BasicsHop.cache, .pre))
-        await session.perform(.step(request: 1))
-        let lanes = { session.control.parked.map { "\($0.lane?.rawValue ?? "-") \($0.place)" }.joined(separator: " | ") }
-        #expect(lanes() == "cache hop 3 post | network hop 5 pre")
+        await session.stepToTheFork()
+        #expect(session.laneStops == "cache hop 3 post | network hop 5 pre")
         // The cached result to the caller, while the network lane waits at ResponseCode's pre-flight.
         var steps: [String] = []
         for _ in 0..<3 {
             await session.perform(.step(request: 1, lane: .cache))
-            steps.append(lanes())
+            steps.append(session.laneStops)
         }
         #expect(steps == ["cache hop 2 post | network hop 5 pre", "cache hop 1 post | network hop 5 pre", "network hop 5 pre"])
         #expect(session.summary(of: 1) == nil)
@@ -142,7 +120,7 @@ struct DeferredCacheAndNetworkTests {
         steps = []
         for _ in 0..<5 {
             await session.perform(.step(request: 1))
-            steps.append(lanes())
+            steps.append(session.laneStops)
         }
         #expect(steps == [
             "network hop 6 pre", "network hop 6 post", "network hop 5 post", "network hop 7 pre",
@@ -170,23 +148,19 @@ struct DeferredCacheAndNetworkTests {
     @Test("a fault on the cached result while the network lane is held: the failure reaches the caller, the cancelled network lane still steps to its end, then the request finishes", .timeLimit(.minutes(1)))
     func faultOnTheCachedResult() async throws {
         let session = steppingSession(scenario: Self.scenario)
-        session.launch()
-        await session.waitUntilSettled()
-        await session.step(1, until: .hop(BasicsHop.cache, .pre))
-        await session.perform(.step(request: 1))
-        let lanes = { session.control.parked.map { "\($0.lane?.rawValue ?? "-") \($0.place)" }.joined(separator: " | ") }
+        await session.stepToTheFork()
         await session.perform(.fail(request: 1, fault: .timeout, lane: .cache))
         await session.perform(.step(request: 1, lane: .cache))
         await session.perform(.step(request: 1, lane: .cache))
         // The failure has left the top; the request waits for its network lane, which a person
         // can still step (the cache lane no longer counts as running).
-        #expect(lanes() == "network hop 5 pre")
+        #expect(session.laneStops == "network hop 5 pre")
         #expect(session.control.forked == [1])
         #expect(session.summary(of: 1) == nil)
         var steps: [String] = []
         for _ in 0..<3 {
             await session.perform(.step(request: 1))
-            steps.append(lanes())
+            steps.append(session.laneStops)
         }
         #expect(steps == ["network hop 6 pre", "network hop 5 post", ""])
         let result = session.result()

@@ -33,6 +33,20 @@ extension LabSession {
         return passed
     }
 
+    /// Launches request #1 and steps it past the cache step: under CacheAndNetwork on a warm
+    /// cache, in step mode, both its lanes are then held.
+    func stepToTheFork() async {
+        launch()
+        await waitUntilSettled()
+        await step(1, until: .hop(BasicsHop.cache, .pre))
+        await perform(.step(request: 1))
+    }
+
+    /// The held stops, each with its lane: `cache hop 3 post | network hop 5 pre`.
+    var laneStops: String {
+        control.parked.map { "\($0.lane?.rawValue ?? "-") \($0.place)" }.joined(separator: " | ")
+    }
+
     /// Events of one phase.
     func events(_ phase: Phase) -> [TimelineEvent] {
         timeline().events().filter { $0.phase == phase }
