@@ -235,6 +235,10 @@ package struct SchedulerCore<Waiter> {
     /// breakpoint by rule holds it. `paused`: the event of a forked request's held stop, which
     /// the next dispatch round records in key order (``heldBackPauses``).
     package mutating func park(_ stop: ParkedStop, waiter: Waiter, heldByRule: Bool = false, paused: TimelineEvent? = nil) {
+        // The stop's `paused` event is recorded before it parks: a screen that rebuilt its view
+        // in between saw the event without the stop, and learns the stop from the version
+        // (nothing else need follow: a held stop ends in a round that does nothing).
+        version += 1
         var stop = stop
         // A lane read just before the network lane ended names a lane the request no longer has.
         if stop.lane != nil, !forked.contains(stop.request) { stop.lane = nil }

@@ -91,6 +91,17 @@ struct SchedulerCoreTests {
         #expect(core.finished.contains(1))
     }
 
+    @Test("parking a held stop moves the version, though the round after it does nothing: a screen that read the stop's paused event before it parked still learns the stop")
+    func parkMovesTheVersion() {
+        var core = Self.running(defaultMode: .step)
+        #expect(core.arrive(request: 1, place: Self.pre(0)) == .wait(held: true))
+        let before = core.version
+        core.park(ParkedStop(request: 1, place: Self.pre(0), hopName: "MaxRetryInterceptor", held: true), waiter: "w")
+        #expect(core.version == before + 1)
+        #expect(core.dispatch(now: 0).effects == [])
+        #expect(core.parkedStops.map(\.place) == [Self.pre(0)])
+    }
+
     @Test("while a request runs, a round does nothing: commands wait until it stops")
     func commandsWaitForQuiescence() {
         var core = Self.running()
