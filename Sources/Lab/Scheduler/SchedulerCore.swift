@@ -53,7 +53,7 @@ package struct SchedulerCore<Waiter> {
     }
 
     var nextRequest = 1
-    package private(set) var launched: [Int: Int] = [:]
+    package private(set) var launched = LaunchedRequests()
     /// The requests whose mode is ``Scheduler/RunMode/step``: in a free run none, which a stop
     /// can tell without hashing. Change it through ``setMode(_:of:)``.
     var stepping: Set<Int> = []
@@ -76,7 +76,7 @@ package struct SchedulerCore<Waiter> {
     /// Lanes about to arrive at a ``StopPlace/wake`` stop: back from a refresh, or handed a
     /// network result to read.
     var waking: Set<LaneKey> = []
-    package private(set) var finished: Set<Int> = []
+    package private(set) var finished = FinishedRequests()
     package private(set) var commands: [LabCommand] = []
     /// Requests whose network fetch overlaps (a second live lane).
     package private(set) var forked: Set<Int> = []
@@ -120,7 +120,7 @@ package struct SchedulerCore<Waiter> {
     /// ``Scheduler/RunMode/run`` for the others. Worked out when asked (a controller's
     /// snapshot), so a launch in a free run keeps no entry of its own for it.
     package var modes: [Int: Scheduler.RunMode] {
-        Dictionary(uniqueKeysWithValues: launched.keys.map { ($0, isStepping($0) ? .step : .run) })
+        Dictionary(uniqueKeysWithValues: launched.ids.map { ($0, isStepping($0) ? .step : .run) })
     }
 
     /// The stops waiting now, by request id, the cache lane first.
@@ -409,7 +409,7 @@ package struct SchedulerCore<Waiter> {
     private mutating func launch(_ operation: Int) -> Int {
         let request = nextRequest
         nextRequest += 1
-        launched[request] = operation
+        launched.launch(request, operation: operation)
         setMode(defaultMode, of: request)
         runningLanes.insert(LaneKey(request, .cache))
         if recordsLog { log.append(RecordedCommand(command: .launch(operation: operation), place: nil)) }

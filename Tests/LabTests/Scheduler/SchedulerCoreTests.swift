@@ -39,7 +39,7 @@ struct SchedulerCoreTests {
         #expect(round.effects == [.launch(operation: 2, request: 1)])
         #expect(round.again == false)
         #expect(core.running == [1])
-        #expect(core.launched == [1: 2])
+        #expect(core.launched.byRequest == [1: 2])
         #expect(core.log == [RecordedCommand(command: .launch(operation: 2), place: nil)])
         #expect(core.version == 1)
     }
@@ -52,7 +52,7 @@ struct SchedulerCoreTests {
         queued.submit(.launch(operation: 2))
         _ = queued.dispatch(now: 0)
         #expect(atOnce.running == [1] && queued.running == [1])
-        #expect(atOnce.launched == [1: 2] && queued.launched == [1: 2])
+        #expect(atOnce.launched.byRequest == [1: 2] && queued.launched.byRequest == [1: 2])
         #expect(atOnce.modes == [1: .step] && queued.modes == [1: .step])
         #expect(atOnce.log == [RecordedCommand(command: .launch(operation: 2), place: nil)] && atOnce.log == queued.log)
         #expect(atOnce.version == 1 && queued.version == 1)
