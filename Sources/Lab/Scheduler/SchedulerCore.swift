@@ -278,6 +278,8 @@ package struct SchedulerCore<Waiter> {
 
     /// The operation waits for a refresh another operation started.
     package mutating func block(request: Int, lane: Lane = .cache) {
+        // Blocked is a state the Requests pane shows, and a round may follow with nothing to do.
+        version += 1
         let key = LaneKey(request, lane)
         runningLanes.remove(key)
         // A refresh that already ended wakes the request at once; the turn waits for it.
@@ -335,7 +337,9 @@ package struct SchedulerCore<Waiter> {
     /// The requests blocked on the refresh will arrive at ``StopPlace/wake``.
     package mutating func refreshEnded() {
         refreshesInFlight = max(0, refreshesInFlight - 1)
-        guard refreshesInFlight == 0 else { return }
+        guard refreshesInFlight == 0, !blockedLanes.isEmpty else { return }
+        // The blocked requests run again: a screen that showed them blocked redraws.
+        version += 1
         waking.formUnion(blockedLanes)
         blockedLanes.removeAll()
     }

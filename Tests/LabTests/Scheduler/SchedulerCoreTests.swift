@@ -236,11 +236,16 @@ struct SchedulerCoreTests {
         core.refreshStarted()
         core.park(ParkedStop(request: 1, place: .refresh), waiter: "one")
         #expect(core.dispatch(now: 0).effects == [.resume("launch 2", .proceed)])
+        // Blocked and unblocked are both states a screen shows: each moves the version.
+        var version = core.version
         core.block(request: 2)
         #expect(core.blocked == [2])
+        #expect(core.version == version + 1)
         #expect(core.dispatch(now: 0).effects == [.resume("one", .proceed)])
+        version = core.version
         core.refreshEnded()
         #expect(core.blocked == [])
+        #expect(core.version == version + 1)
         // Request 2 is waking: nobody moves until it arrives.
         let dispatchHasWork = core.finish(request: 1)
         #expect(!dispatchHasWork)
