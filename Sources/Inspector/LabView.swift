@@ -239,7 +239,7 @@ public final class LabViewBuilder {
             }
         }
         view.findings = findings.findings
-        for (request, operation) in snapshot.launched.sorted(by: { $0.key < $1.key }) {
+        for (request, operation) in snapshot.launched {
             let accumulated = accumulators[request] ?? Accumulator(start: view.clock, end: view.clock)
             let summary = summaries[request]
             var marks = accumulated.marks

@@ -132,7 +132,7 @@ extension LabSession {
         var result = RunResult(
             requests: summaries.keys.sorted().map { summaries[$0]! },
             events: store.events(), backend: labCounters ?? [:],
-            unfinished: snapshot.launched.keys.filter { summaries[$0] == nil }.sorted(),
+            unfinished: snapshot.launched.ids.filter { summaries[$0] == nil },
             refusals: snapshot.refusals)
         result.hasLabControls = labCounters != nil
         return result

@@ -72,7 +72,7 @@ extension LabSession {
                     await context.networkLaneEnded()
                     if Task.isCancelled { throw LabFault.sessionEnded }
                 case .http(let instrumented, let request, let body, let baseURL, let operationID):
-                    let (response, _) = try await instrumented.stack.send(request, body: body, baseURL: baseURL, operationID: operationID)
+                    let (response, _) = try await instrumented.send(request, body: body, baseURL: baseURL, operationID: operationID)
                     results.append("server \(response.status)")
                     if !response.isSuccess { failure = HTTPStatusFailure(status: response.status) }
                 }

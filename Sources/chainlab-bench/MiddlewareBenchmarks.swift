@@ -60,7 +60,7 @@ enum MiddlewareBenchmarks {
         return {
             try await rig.run { context in
                 let instrumented = InstrumentedMiddlewareStack(middlewares: middlewares, transport: transport, context: context)
-                try expectBody(try await instrumented.stack.send(request, body: nil, baseURL: baseURL, operationID: operationID))
+                try expectBody(try await instrumented.send(request, body: nil, baseURL: baseURL, operationID: operationID))
             }
         }
     }

@@ -129,7 +129,7 @@ struct TraceCommand {
         let run = await session.runHeadless()
         var result = run
         if let filter {
-            let launched = session.control.launched
+            let launched = session.control.launched.byRequest
             let names = launched.compactMapValues { scenario.operations.indices.contains($0) ? scenario.operations[$0].name : nil }
             result = run.filtered(by: filter, operationNames: names)
         }

@@ -20,7 +20,7 @@ struct InspectorEndToEndTests {
         try await tmux.waitFor("⏸ held")
         // One step at a time: a step key that arrives while the request moves between two
         // stops has nothing to step, so keys sent all at once can be lost on a busy machine.
-        try await tmux.press("s", until: "✓ #1 HeroQuery 200")
+        try await tmux.step(until: "✓ #1 HeroQuery 200")
         let screen = try await tmux.waitFor("✓ #1 HeroQuery 200")
         #expect(screen.contains("transport"))
         #expect(screen.contains("200 · 12ms"))
@@ -53,7 +53,7 @@ struct InspectorEndToEndTests {
         let tmux = try await open()
         try tmux.send("n")
         try await tmux.waitFor("⏸ held")
-        try await tmux.press("s", until: "Hop 6 transport · pre-flight stop")
+        try await tmux.step(until: "Hop 6 transport · pre-flight stop")
         try tmux.send("4")
         try await tmux.waitFor("401")
         try tmux.send("c")
@@ -68,25 +68,25 @@ struct InspectorEndToEndTests {
         try tmux.send("n")
         try await tmux.waitFor("⏸ held")
         // Past the cache hit the request has two lanes, each held at its own stop.
-        try await tmux.press("s", until: "⏸ held · cache ◀")
+        try await tmux.step(until: "⏸ held · cache ◀")
         try await tmux.waitFor("⏸ held · network")
         try await tmux.waitFor("lanes cache+network, cache selected")
         try tmux.send("u")
         try await tmux.waitFor("⏸ held · network ◀")
         // The network lane goes to the server and back while the cached result stays at APQ.
-        try await tmux.press("s", until: "Hop 6 transport · post-flight stop · held · network lane")
+        try await tmux.step(until: "Hop 6 transport · post-flight stop · held · network lane")
         var screen = try await tmux.waitFor("⏸ held · cache")
         #expect(screen.contains("✓ POST /graphql"))
         try tmux.send("u")
         try await tmux.waitFor("⏸ held · cache ◀")
         // The cached result climbs to the top while the network lane waits at the transport.
-        try await tmux.press("s", until: "Hop 1 MaxRetryInterceptor · post-flight stop · held · cache lane")
+        try await tmux.step(until: "Hop 1 MaxRetryInterceptor · post-flight stop · held · cache lane")
         screen = try await tmux.waitFor("⏸ held · network")
         #expect(screen.contains("lanes cache+network, cache selected"))
         try tmux.send("u")
         try await tmux.waitFor("⏸ held · network ◀")
         // The network lane to its end: one lane again, still held where the cached result is.
-        try await tmux.press("s", until: "Hop 1 MaxRetryInterceptor · post-flight stop · held · attempt 1 of 1")
+        try await tmux.step(until: "Hop 1 MaxRetryInterceptor · post-flight stop · held · attempt 1 of 1")
         screen = try await tmux.waitFor("⏸ held")
         #expect(screen.contains("lanes cache+network") == false)
         try tmux.send("c")
@@ -104,7 +104,7 @@ struct InspectorEndToEndTests {
         for request in [1, 2] {
             try tmux.send(request == 1 ? "g" : "G")
             try await tmux.waitFor("Chain · #\(request) HeroQuery")
-            try await tmux.press("s", until: "TokenManager refresh · stop · held")
+            try await tmux.step(until: "TokenManager refresh · stop · held")
         }
         try tmux.send(first == 1 ? "g" : "G", "c")
         try await tmux.waitFor("✓ #\(first) HeroQuery")

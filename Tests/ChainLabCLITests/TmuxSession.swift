@@ -150,6 +150,46 @@ final class TmuxSession {
         try await waitFor(text, timeout: .milliseconds(100), sourceLocation: sourceLocation)
     }
 
+    /// Steps the selected request with `key` (`s`) until `text` is on the screen. After each
+    /// step it waits for the request to settle: held at a stop other than before (the Chain
+    /// pane's held cells or its title changed and a held cell is back), or finished. A quiet
+    /// screen is not enough: on a loaded machine the lab can take seconds to move after the
+    /// key's own redraw, and a step sent meanwhile would carry the request past the next stop.
+    func step(_ key: String = "s", until text: String, limit: Int = 40, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        steps: for _ in 0..<limit {
+            let before = try screen()
+            if before.contains(text) { return }
+            let start = Self.whereHeld(before)
+            // A finished request has nothing left to step.
+            if start.finished { break }
+            try send(key)
+            let deadline = ContinuousClock.now + .seconds(60)
+            while true {
+                try await Task.sleep(for: .milliseconds(25))
+                let now = Self.whereHeld(try screen())
+                if now.lines != start.lines, now.isHeld || now.finished { break }
+                // The request never moved: stop stepping, and let the wait below report it.
+                if ContinuousClock.now >= deadline { break steps }
+            }
+            // Settled; let the rest of the frame land.
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try await waitFor(text, timeout: .milliseconds(100), sourceLocation: sourceLocation)
+    }
+
+    /// Where the selected request is, as the screen shows it: the Chain pane's title and held
+    /// (or waiting) cells, whether one is there, and whether the request has finished.
+    static func whereHeld(_ screen: String) -> (lines: [Substring], isHeld: Bool, finished: Bool) {
+        let lines = screen.split(separator: "\n")
+        let title = lines.first { $0.contains("┌ Chain · #") }
+        let held = lines.filter { $0.contains("⏸ held") || $0.contains("… waiting its turn") }
+        var finished = false
+        if let title, let number = title.split(separator: "#").dropFirst().first?.prefix(while: \.isNumber) {
+            finished = lines.contains { $0.contains("✓ #\(number) ") || $0.contains("✕ #\(number) ") }
+        }
+        return ((title.map { [$0] } ?? []) + held, !held.isEmpty, finished)
+    }
+
     /// Waits until `text` is on the screen.
     @discardableResult
     func waitFor(_ text: String, timeout: Duration = .seconds(90), sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {

@@ -219,20 +219,35 @@ struct InstrumentationFidelityTests {
         let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, record: { _ in }, now: { 0 })
         let request = HTTPRequest(method: .get, path: "/heroes/1")
         let base = URL(string: "https://lab.example")!
-        for middlewares in [[], [Failing()]] as [[any ClientMiddleware]] {
-            let bare = MiddlewareStack(middlewares: middlewares, transport: ClosureTransport.status(200, body: "ok"))
-            let instrumented = InstrumentedMiddlewareStack(middlewares: middlewares, transport: ClosureTransport.status(200, body: "ok"), context: context).stack
+        struct Pass: ClientMiddleware {
+            func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, next: MiddlewareNext) async throws -> (HTTPResponse, HTTPBody?) {
+                try await next(request, body, baseURL)
+            }
+        }
+        let failingTransport = ClosureTransport { _, _, _, _ in throw Offline() }
+        let cases: [([any ClientMiddleware], ClosureTransport)] = [
+            ([], ClosureTransport.status(200, body: "ok")), ([Failing()], ClosureTransport.status(200, body: "ok")),
+            ([Pass(), Pass()], failingTransport), ([Pass(), Failing()], ClosureTransport.status(200, body: "ok")),
+        ]
+        for (middlewares, transport) in cases {
+            let bare = MiddlewareStack(middlewares: middlewares, transport: transport)
+            let instrumented = InstrumentedMiddlewareStack(middlewares: middlewares, transport: transport, context: context)
             var outcomes: [String] = []
-            for stack in [bare, instrumented] {
+            for send in [bare.send, instrumented.send] {
                 do {
-                    let (response, body) = try await stack.send(request, body: nil, baseURL: base, operationID: "getHero")
+                    let (response, body) = try await send(request, nil, base, "getHero")
                     outcomes.append("\(response.status) \(String(decoding: try await body?.collect(upTo: 100) ?? Data(), as: UTF8.self))")
                 } catch let error as ClientError {
-                    outcomes.append("\(error.causeDescription) \(error.underlyingError)")
+                    // The whole error: cause, underlying error, operation, input, request and base URL.
+                    outcomes.append(error.description)
                 }
             }
             #expect(outcomes[0] == outcomes[1])
         }
+        #expect(try await {
+            do { _ = try await InstrumentedMiddlewareStack(middlewares: [Pass(), Failing()], transport: failingTransport, context: context).send(request, body: nil, baseURL: base, operationID: "getHero") } catch let error as ClientError { return error.causeDescription }
+            return "no error"
+        }() == "Middleware of type 'Failing' threw an error.")
     }
 
     @Test("chains built one after another are named by their own interceptors, in order")

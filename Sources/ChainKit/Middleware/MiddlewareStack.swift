@@ -93,10 +93,7 @@ public struct MiddlewareStack: Sendable {
         // An error reports the request as the serializer made it, rather than what some
         // middleware had turned it into by the time it failed.
         let (response, responseBody) = try await dispatch(request, requestBody, baseURL, operationID: operationID) { error, cause in
-            if error is ClientError { return error }
-            return ClientError(
-                operationID: operationID, operationInput: input, request: request, requestBody: requestBody,
-                baseURL: baseURL, causeDescription: cause, underlyingError: error)
+            Self.wrapped(error, cause: cause, operationID: operationID, input: input, request: request, body: requestBody, baseURL: baseURL)
         }
         do {
             return try await deserializer(response, responseBody)
@@ -128,7 +125,7 @@ public struct MiddlewareStack: Sendable {
                 do {
                     return try await transport.send(request, body: body, baseURL: baseURL, operationID: operationID)
                 } catch {
-                    throw wrap(error, "Transport threw an error.")
+                    throw wrap(error, Self.transportCause)
                 }
             }
             do {
@@ -138,10 +135,32 @@ public struct MiddlewareStack: Sendable {
                     request, body, baseURL in try await run(index &+ 1, request, body, baseURL)
                 }
             } catch {
-                throw wrap(error, "Middleware of type '\(middlewares[index].layerName)' threw an error.")
+                throw wrap(error, Self.middlewareCause(middlewares[index]))
             }
         }
         return try await run(0, request, body, baseURL)
+    }
+
+    /// The cause of an error a middleware threw: `Middleware of type 'X' threw an error.`
+    public static func middlewareCause(_ middleware: any ClientMiddleware) -> String {
+        "Middleware of type '\(middleware.layerName)' threw an error."
+    }
+
+    /// The cause of an error the transport threw.
+    public static let transportCause = "Transport threw an error."
+
+    /// What a call throws when a layer fails with `error` (cause: ``middlewareCause(_:)`` or
+    /// ``transportCause``): a ``ClientError`` as it is, anything else wrapped in one that
+    /// reports the call's input and the request as it was before the first layer. For
+    /// dispatchers that run the layers themselves, such as an instrumented stack, so their
+    /// errors read exactly like ``send(_:body:baseURL:operationID:)``'s.
+    public static func wrapped(
+        _ error: any Error, cause: String, operationID: String, input: any Sendable, request: HTTPRequest, body: HTTPBody?, baseURL: URL
+    ) -> any Error {
+        if error is ClientError { return error }
+        return ClientError(
+            operationID: operationID, operationInput: input, request: request, requestBody: body,
+            baseURL: baseURL, causeDescription: cause, underlyingError: error)
     }
 }
 

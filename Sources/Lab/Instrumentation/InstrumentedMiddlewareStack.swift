@@ -1,15 +1,10 @@
 public import ChainKit
-import Foundation
+public import Foundation
 import Synchronization
 import Timeline
 
 /// What the hops of one instrumented stack share, made once per stack: the operation's
 /// context, the hops (named once per layout by ``HopLayouts``), and the layers they wrap.
-///
-/// Each wrapper is this object and an index, two words that fit in an existential's inline
-/// buffer, so wrapping a stack allocates one object however deep it is, and a hop reads its
-/// name, kind and layer from here rather than keeping copies of its own
-/// (`middleware.instrumented.N`, `instrument.ns_per_event.middleware`).
 final class InstrumentedLayers: Sendable {
     let context: OperationContext
     /// The middlewares' hops from the top, then the transport's.
@@ -23,29 +18,28 @@ final class InstrumentedLayers: Sendable {
         self.middlewares = middlewares
         self.transport = transport
     }
-}
 
-/// A client middleware with a stop on each side and events for what it changed. At its
-/// post stop a forced retry calls `next` again, as a retrying middleware would.
-struct InstrumentedMiddleware: WrappingMiddleware {
-    let layers: InstrumentedLayers
-    let index: Int
-
-    var wrappedMiddlewareName: String { layers.hops[index].name }
-
-    func intercept(_ incoming: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, next: MiddlewareNext) async throws -> (HTTPResponse, HTTPBody?) {
-        let context = layers.context, hop = layers.hops[index]
+    /// Middleware `index` with a stop on each side and events for what it changed; `below`
+    /// runs the layers under it. At its post stop a forced retry calls `below` again, as a
+    /// retrying middleware would.
+    // Inlined into the stack's dispatch: a layer costs the frames a bare stack's layer
+    // costs (the dispatch, the middleware, its `next`), not two more for a wrapper.
+    @inline(__always)
+    func intercept(
+        at index: Int, _ incoming: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, below: MiddlewareNext
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let context = self.context, hop = hops[index]
         let release = await context.gate(hop, .pre, context.snapshots.snapshot(incoming, baseURL: baseURL), StopCapabilities(canEditRequest: true, retryRefusal: "a middleware retries by calling next again: force the retry at its post-flight stop"))
         let received = try context.reporting(at: hop) { try release.applied(to: incoming) }
         // The headers of the last answer handed back up, to tell what the middleware changed.
         // The closure that sets them does not escape, so they live in this call's frame, as
-        // does the closure's context: wrapping a middleware allocates nothing per call.
+        // does the closure's context: instrumenting a middleware allocates nothing per call.
         let answered = Mutex<HTTPFields?>(nil)
         do {
-            let (response, responseBody) = try await layers.middlewares[index].intercept(
+            let (response, responseBody) = try await middlewares[index].intercept(
                 received, body: body, baseURL: baseURL, operationID: operationID,
                 next: { handed, body, baseURL in
-                    let answer = try await below(handed, body, baseURL, received: received.headerFields, next: next)
+                    let answer = try await self.handOn(at: index, handed, body, baseURL, received: received.headerFields, below: below)
                     answered.withLock { $0 = answer.headerFields }
                     return (answer.head, answer.body)
                 })
@@ -56,17 +50,19 @@ struct InstrumentedMiddleware: WrappingMiddleware {
         }
     }
 
-    /// What the middleware's `next` does, given the headers of the request the middleware
-    /// received: the hop's pre-flight event for what it hands down, the layer below, and the
+    /// What middleware `index`'s `next` does, given the headers of the request the middleware
+    /// received: the hop's pre-flight event for what it hands down, the layers below, and the
     /// hop's post-flight stop for what comes back.
-    // Inlined into the closure that calls it: one async frame per call of `next`, not two.
+    // Inlined into the `next` closure: one async frame per call of `next`, not two.
     @inline(__always)
-    private func below(_ handed: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL, received: HTTPFields, next: MiddlewareNext) async throws -> MiddlewareAnswer {
-        let context = layers.context, hop = layers.hops[index]
+    private func handOn(
+        at index: Int, _ handed: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL, received: HTTPFields, below: MiddlewareNext
+    ) async throws -> MiddlewareAnswer {
+        let context = self.context, hop = hops[index]
         context.emit(hop, .preflight, context.snapshots.snapshot(handed, baseURL: baseURL), diff: HeaderDiff(from: received, to: handed.headerFields))
         while true {
             let result: Result<MiddlewareAnswer, any Error>
-            do { result = .success(MiddlewareAnswer(try await next(handed, body, baseURL))) } catch { result = .failure(error) }
+            do { result = .success(MiddlewareAnswer(try await below(handed, body, baseURL))) } catch { result = .failure(error) }
             // Passing the stop straight through, the outcome goes up as it came.
             if context.passesStraight { return try result.get() }
             let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: result.isSuccess, canForce401: true))
@@ -80,14 +76,12 @@ struct InstrumentedMiddleware: WrappingMiddleware {
 }
 
 /// The middleware stack's transport with a stop before sending and one after receiving.
-struct InstrumentedClientTransport: ClientTransport {
-    let layers: InstrumentedLayers
-
+extension InstrumentedLayers {
     /// The most of a streamed body the transport reads to show it.
     static let bodyLimit = 16 << 20
 
     func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
-        let context = layers.context, hop = layers.hops[layers.hops.count - 1]
+        let context = self.context, hop = hops[hops.count - 1]
         let refusal = "the transport cannot retry; force the retry at a middleware's post-flight stop"
         let pre = await context.gate(hop, .pre, context.snapshots.snapshot(request, baseURL: baseURL), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: refusal))
         var answer: ReceivedAnswer<HTTPResponse>
@@ -96,7 +90,7 @@ struct InstrumentedClientTransport: ClientTransport {
         if let sent = try context.reporting(at: hop, { try pre.sending(request) }) {
             context.emit(hop, .send, context.snapshots.snapshot(sent, baseURL: baseURL))
             do {
-                let (received, receivedBody) = try await layers.transport.send(sent, body: body, baseURL: baseURL, operationID: operationID)
+                let (received, receivedBody) = try await transport.send(sent, body: body, baseURL: baseURL, operationID: operationID)
                 if receivedBody?.iterationBehavior == .multiple { replayable = receivedBody }
                 answer = ReceivedAnswer(received, body: try await Self.contents(of: receivedBody))
             } catch {
@@ -124,16 +118,50 @@ struct InstrumentedClientTransport: ClientTransport {
     }
 }
 
-/// Wraps a middleware stack for one operation, numbering the hops from the top.
+/// A middleware stack for one operation with stops and events at every layer, numbering the
+/// hops from the top. It sends as ``MiddlewareStack/send(_:body:baseURL:operationID:)`` does
+/// and fails with the same ``ClientError``s; it runs the layers itself, so a layer's stops and
+/// events cost no frames of their own.
 public struct InstrumentedMiddlewareStack: Sendable {
     public let hops: [HopInfo]
-    public let stack: MiddlewareStack
+    let layers: InstrumentedLayers
 
     public init(middlewares: [any ClientMiddleware], transport: any ClientTransport, context: OperationContext) {
-        let hops = context.layouts.hops(of: middlewares)
-        let layers = InstrumentedLayers(context: context, hops: hops, middlewares: middlewares, transport: transport)
-        let wrapped: [any ClientMiddleware] = middlewares.indices.map { InstrumentedMiddleware(layers: layers, index: $0) }
-        self.hops = hops
-        self.stack = MiddlewareStack(middlewares: wrapped, transport: InstrumentedClientTransport(layers: layers))
+        hops = context.layouts.hops(of: middlewares)
+        layers = InstrumentedLayers(context: context, hops: hops, middlewares: middlewares, transport: transport)
+    }
+
+    /// Sends `request` through every middleware and the transport, stopping where the
+    /// scheduler holds the operation, and returns the response as the outermost middleware
+    /// returned it.
+    ///
+    /// - Throws: ``ClientError``, always, as ``MiddlewareStack`` throws it.
+    public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+        let layers = self.layers
+        // An error reports the request as the caller handed it, as the bare stack's does.
+        @Sendable func wrap(_ error: any Error, _ cause: String) -> any Error {
+            MiddlewareStack.wrapped(
+                error, cause: cause, operationID: operationID, input: HTTPOperationInput(request: request, body: body),
+                request: request, body: body, baseURL: baseURL)
+        }
+        // The layer at `index`, or the transport below the last one (``MiddlewareStack``'s
+        // dispatch, with each layer's stops inlined).
+        @Sendable func run(_ index: Int, _ request: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL) async throws -> (HTTPResponse, HTTPBody?) {
+            guard index < layers.middlewares.count else {
+                do {
+                    return try await layers.send(request, body: body, baseURL: baseURL, operationID: operationID)
+                } catch {
+                    throw wrap(error, MiddlewareStack.transportCause)
+                }
+            }
+            do {
+                return try await layers.intercept(at: index, request, body: body, baseURL: baseURL, operationID: operationID) {
+                    request, body, baseURL in try await run(index &+ 1, request, body, baseURL)
+                }
+            } catch {
+                throw wrap(error, MiddlewareStack.middlewareCause(layers.middlewares[index]))
+            }
+        }
+        return try await run(0, request, body, baseURL)
     }
 }

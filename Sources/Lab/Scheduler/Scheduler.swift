@@ -74,8 +74,8 @@ public final class Scheduler: Sendable {
         /// Requests with two live lanes (an overlapping network fetch).
         public var forked: Set<Int>
         public var blocked: Set<Int>
-        public var finished: Set<Int>
-        public var launched: [Int: Int]
+        public var finished: FinishedRequests
+        public var launched: LaunchedRequests
         /// The launched requests in step mode.
         var stepping: Set<Int>
         public var breakpoints: Set<Breakpoint>
@@ -87,7 +87,7 @@ public final class Scheduler: Sendable {
         /// Every launched request's mode: step for those in step mode, run for the others.
         /// Worked out when read, so a screen's snapshot of a long run does not build it.
         public var modes: [Int: RunMode] {
-            Dictionary(uniqueKeysWithValues: launched.keys.map { ($0, stepping.contains($0) ? .step : .run) })
+            Dictionary(uniqueKeysWithValues: launched.ids.map { ($0, stepping.contains($0) ? .step : .run) })
         }
     }
 

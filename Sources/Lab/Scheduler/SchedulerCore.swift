@@ -54,7 +54,7 @@ package struct SchedulerCore<Waiter> {
     }
 
     var nextRequest = 1
-    package private(set) var launched: [Int: Int] = [:]
+    package private(set) var launched = LaunchedRequests()
     /// The requests whose mode is ``Scheduler/RunMode/step``: in a free run none, which a stop
     /// can tell without hashing. Change it through ``setMode(_:of:)``.
     var stepping: Set<Int> = []
@@ -77,7 +77,7 @@ package struct SchedulerCore<Waiter> {
     /// Lanes about to arrive at a ``StopPlace/wake`` stop: back from a refresh, or handed a
     /// network result to read.
     var waking: Set<LaneKey> = []
-    package private(set) var finished: Set<Int> = []
+    package private(set) var finished = FinishedRequests()
     package private(set) var commands: [LabCommand] = []
     /// Requests whose network fetch overlaps (a second live lane).
     package private(set) var forked: Set<Int> = []
@@ -130,7 +130,7 @@ package struct SchedulerCore<Waiter> {
     /// ``Scheduler/RunMode/run`` for the others. Worked out when asked (a controller's
     /// snapshot), so a launch in a free run keeps no entry of its own for it.
     package var modes: [Int: Scheduler.RunMode] {
-        Dictionary(uniqueKeysWithValues: launched.keys.map { ($0, isStepping($0) ? .step : .run) })
+        Dictionary(uniqueKeysWithValues: launched.ids.map { ($0, isStepping($0) ? .step : .run) })
     }
 
     /// The stops waiting now, by request id, the cache lane first.
@@ -246,6 +246,10 @@ package struct SchedulerCore<Waiter> {
     /// breakpoint by rule holds it. `paused`: the event of a forked request's held stop, which
     /// the next dispatch round records in key order (``heldBackPauses``).
     package mutating func park(_ stop: ParkedStop, waiter: Waiter, heldByRule: Bool = false, paused: TimelineEvent? = nil) {
+        // The stop's `paused` event is recorded before it parks: a screen that rebuilt its view
+        // in between saw the event without the stop, and learns the stop from the version
+        // (nothing else need follow: a held stop ends in a round that does nothing).
+        version += 1
         var stop = stop
         // A lane read just before the network lane ended names a lane the request no longer has.
         if stop.lane != nil, !forked.contains(stop.request) { stop.lane = nil }
@@ -288,6 +292,8 @@ package struct SchedulerCore<Waiter> {
 
     /// The operation waits for a refresh another operation started.
     package mutating func block(request: Int, lane: Lane = .cache) {
+        // Blocked is a state the Requests pane shows, and a round may follow with nothing to do.
+        version += 1
         let key = LaneKey(request, lane)
         runningLanes.remove(key)
         // A refresh that already ended wakes the request at once; the turn waits for it.
@@ -358,7 +364,9 @@ package struct SchedulerCore<Waiter> {
     /// The requests blocked on the refresh will arrive at ``StopPlace/wake``.
     package mutating func refreshEnded() {
         refreshesInFlight = max(0, refreshesInFlight - 1)
-        guard refreshesInFlight == 0 else { return }
+        guard refreshesInFlight == 0, !blockedLanes.isEmpty else { return }
+        // The blocked requests run again: a screen that showed them blocked redraws.
+        version += 1
         waking.formUnion(blockedLanes)
         blockedLanes.removeAll()
     }
@@ -436,7 +444,7 @@ package struct SchedulerCore<Waiter> {
     private mutating func launch(_ operation: Int) -> Int {
         let request = nextRequest
         nextRequest += 1
-        launched[request] = operation
+        launched.launch(request, operation: operation)
         setMode(defaultMode, of: request)
         runningLanes.insert(LaneKey(request, .cache))
         if recordsLog { log.append(RecordedCommand(command: .launch(operation: operation), place: nil)) }

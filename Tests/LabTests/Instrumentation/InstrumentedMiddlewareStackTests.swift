@@ -4,8 +4,8 @@ import Foundation
 import Testing
 import Timeline
 
-/// The instrumented middleware stack's structure: one shared object per stack, wrappers that
-/// are an index into it, and a transport that shows a body held in memory without reading it.
+/// The instrumented middleware stack's structure: it runs the caller's middlewares itself
+/// (no wrapper per layer), and its transport shows a body held in memory without reading it.
 /// None of it may change what is recorded or what the caller gets.
 @Suite("Instrumented middleware stack")
 struct InstrumentedMiddlewareStackTests {
@@ -38,23 +38,27 @@ struct InstrumentedMiddlewareStackTests {
         let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
         let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, now: { 0 })
         let instrumented = InstrumentedMiddlewareStack(middlewares: middlewares, transport: transport, context: context)
-        let (response, body) = try await instrumented.stack.send(request, body: nil, baseURL: baseURL, operationID: "getHero")
+        let (response, body) = try await instrumented.send(request, body: nil, baseURL: baseURL, operationID: "getHero")
         return (store.events(), response, body)
     }
 
-    @Test("the wrappers are one shared object and an index each, named by the middleware they wrap")
-    func wrappersShareOneObject() throws {
+    @Test("the stack runs the caller's own middlewares, each hop named by its middleware, with a pre and post event per call of next")
+    func runsTheMiddlewaresThemselves() async throws {
         let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
         let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, record: { _ in }, now: { 0 })
-        let instrumented = InstrumentedMiddlewareStack(
-            middlewares: [Pass(), SendTwice(), Pass()], transport: ClosureTransport.status(200), context: context)
-        let wrappers = try instrumented.stack.middlewares.map { try #require($0 as? InstrumentedMiddleware) }
-        #expect(wrappers.map(\.index) == [0, 1, 2])
-        #expect(wrappers.allSatisfy { $0.layers === wrappers[0].layers })
-        #expect(wrappers.map(\.layerName) == ["Pass", "SendTwice", "Pass"])
+        let middlewares: [any ClientMiddleware] = [Pass(), SendTwice(), Pass()]
+        let instrumented = InstrumentedMiddlewareStack(middlewares: middlewares, transport: ClosureTransport.status(200), context: context)
         #expect(instrumented.hops.map(\.name) == ["Pass", "SendTwice", "Pass", "transport"])
-        let transport = try #require(instrumented.stack.transport as? InstrumentedClientTransport)
-        #expect(transport.layers === wrappers[0].layers)
+        // Not wrapped: the layers are the middlewares handed in, in order.
+        #expect(instrumented.layers.middlewares.map { String(describing: type(of: $0)) } == ["Pass", "SendTwice", "Pass"])
+        let result = try await Self.run(middlewares, transport: ClosureTransport.status(200))
+        #expect(result.response.status == 200)
+        // SendTwice calls next twice: the hops below it run twice, and it records two
+        // pre-flights (one per call of next) before its one post-flight.
+        #expect(result.events.map { "\($0.hop) \($0.phase)" } == [
+            "0 preflight", "1 preflight", "2 preflight", "3 send", "3 receive", "2 postflight",
+            "1 preflight", "2 preflight", "3 send", "3 receive", "2 postflight", "1 postflight", "0 postflight",
+        ])
     }
 
     @Test("a body held in memory and the same body streamed are recorded alike, and both reach the caller whole")

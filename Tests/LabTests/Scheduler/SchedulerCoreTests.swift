@@ -39,7 +39,7 @@ struct SchedulerCoreTests {
         #expect(round.effects == [.launch(operation: 2, request: 1)])
         #expect(round.again == false)
         #expect(core.running == [1])
-        #expect(core.launched == [1: 2])
+        #expect(core.launched.byRequest == [1: 2])
         #expect(core.log == [RecordedCommand(command: .launch(operation: 2), place: nil)])
         #expect(core.version == 1)
     }
@@ -52,7 +52,7 @@ struct SchedulerCoreTests {
         queued.submit(.launch(operation: 2))
         _ = queued.dispatch(now: 0)
         #expect(atOnce.running == [1] && queued.running == [1])
-        #expect(atOnce.launched == [1: 2] && queued.launched == [1: 2])
+        #expect(atOnce.launched.byRequest == [1: 2] && queued.launched.byRequest == [1: 2])
         #expect(atOnce.modes == [1: .step] && queued.modes == [1: .step])
         #expect(atOnce.log == [RecordedCommand(command: .launch(operation: 2), place: nil)] && atOnce.log == queued.log)
         #expect(atOnce.version == 1 && queued.version == 1)
@@ -89,6 +89,17 @@ struct SchedulerCoreTests {
         #expect(core.finish(request: 1) == false)
         #expect(core.version == before + 1)
         #expect(core.finished.contains(1))
+    }
+
+    @Test("parking a held stop moves the version, though the round after it does nothing: a screen that read the stop's paused event before it parked still learns the stop")
+    func parkMovesTheVersion() {
+        var core = Self.running(defaultMode: .step)
+        #expect(core.arrive(request: 1, place: Self.pre(0)) == .wait(held: true))
+        let before = core.version
+        core.park(ParkedStop(request: 1, place: Self.pre(0), hopName: "MaxRetryInterceptor", held: true), waiter: "w")
+        #expect(core.version == before + 1)
+        #expect(core.dispatch(now: 0).effects == [])
+        #expect(core.parkedStops.map(\.place) == [Self.pre(0)])
     }
 
     @Test("while a request runs, a round does nothing: commands wait until it stops")
@@ -225,11 +236,16 @@ struct SchedulerCoreTests {
         core.refreshStarted()
         core.park(ParkedStop(request: 1, place: .refresh), waiter: "one")
         #expect(core.dispatch(now: 0).effects == [.resume("launch 2", .proceed)])
+        // Blocked and unblocked are both states a screen shows: each moves the version.
+        var version = core.version
         core.block(request: 2)
         #expect(core.blocked == [2])
+        #expect(core.version == version + 1)
         #expect(core.dispatch(now: 0).effects == [.resume("one", .proceed)])
+        version = core.version
         core.refreshEnded()
         #expect(core.blocked == [])
+        #expect(core.version == version + 1)
         // Request 2 is waking: nobody moves until it arrives.
         let dispatchHasWork = core.finish(request: 1)
         #expect(!dispatchHasWork)
