@@ -342,6 +342,8 @@ package struct SchedulerCore<Waiter> {
     /// which lets the request finish. Returns whether a dispatch round has anything to do.
     package mutating func endCacheLane(request: Int) -> Bool {
         guard forked.contains(request) else { return false }
+        // A request whose network lane is held now shows as held, not running.
+        version += 1
         runningLanes.remove(LaneKey(request, .cache))
         cacheLanesEnded.insert(request)
         return !isIdle
