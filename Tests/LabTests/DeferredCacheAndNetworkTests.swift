@@ -169,6 +169,8 @@ struct DeferredCacheAndNetworkTests {
         #expect(result.requests == [RequestSummary(
             id: 1, operation: "HeroDeferQuery", outcome: .failure, attempts: 1, error: "LabFault: the request timed out (injected)", results: [],
             operationType: "query")])
+        // Upstream cancels the execution task (and with it the fetch) when the operation's
+        // stream ends (`Sources/Apollo/Internal Utilities/AsyncThrowingStream+ExecutingInAsyncTask.swift`).
         let failed = result.events.filter { $0.phase == .error }
         #expect(failed.map { "\($0.name) \($0.lane?.rawValue ?? "-")" } == [
             "AutomaticPersistedQueryInterceptor cache", "AuthInterceptor cache", "MaxRetryInterceptor cache",
