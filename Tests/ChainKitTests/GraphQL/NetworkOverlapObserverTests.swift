@@ -16,6 +16,7 @@ struct NetworkOverlapObserverTests {
         func networkFetchHandsOn(isEnd: Bool) { add(isEnd ? "network: end" : "network: result") }
         func readerWaits() { add("operation: waits") }
         func readerResumes() async { add("operation: resumes") }
+        func operationEnds() { add("operation: ends") }
 
         func add(_ report: String) { reports.withLock { $0.append(report) } }
 
@@ -40,7 +41,17 @@ struct NetworkOverlapObserverTests {
         #expect(outcome.responses.map(\.source) == [.cache, .server])
         #expect(recorder.reports.withLock { $0.first } == "operation: starts")
         #expect(recorder.side("network") == ["network: result", "network: end"])
-        #expect(recorder.side("operation") == ["operation: starts", "operation: waits", "operation: resumes", "operation: waits", "operation: resumes"])
+        #expect(recorder.side("operation") == ["operation: starts", "operation: waits", "operation: resumes", "operation: waits", "operation: resumes", "operation: ends"])
+    }
+
+    @Test("an operation without a cached result never forks, and still reports its end, once", .timeLimit(.minutes(1)))
+    func neverForked() async throws {
+        let recorder = Recorder()
+        let transport = InMemoryGraphQLTransport { NetworkResponse(status: 200, url: $0.url, body: Data(heroBody.utf8)) }
+        let outcome = await run(try Self.chain(recorder, transport: transport).kickoff(request: request(fetchBehavior: .NetworkOnly)))
+        #expect(outcome.error == nil)
+        #expect(outcome.responses.map(\.source) == [.server])
+        #expect(recorder.reports.withLock { $0 } == ["operation: ends"])
     }
 
     @Test("a fetch that fails before the parser still reports its end, once", .timeLimit(.minutes(1)))
@@ -52,6 +63,6 @@ struct NetworkOverlapObserverTests {
         #expect(outcome.responses.map(\.source) == [.cache])
         #expect(outcome.error is Refused)
         #expect(recorder.side("network") == ["network: end"])
-        #expect(recorder.side("operation") == ["operation: starts", "operation: waits", "operation: resumes"])
+        #expect(recorder.side("operation") == ["operation: starts", "operation: waits", "operation: resumes", "operation: ends"])
     }
 }
