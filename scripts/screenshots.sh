@@ -431,5 +431,21 @@ wait_for "Requests · !~retry & ~finding"
 press_until j "Chain · #3 HeroQuery"
 capture filtered
 
+# The export overlay under that filter: w offers the four requests shown, Ctrl-T all five.
+if want filtered-export; then
+    shot=filtered-export
+    open_terminal "$chainlab refresh-storm --no-step"
+    wait_for "press n to start"
+    keys N
+    wait_for "#5 HeroQuery invalid_grant"
+    keys /
+    type_text "!~retry & ~finding"
+    keys Enter
+    wait_for "Requests · !~retry & ~finding"
+    keys w
+    wait_for "Ctrl-T switches"
+    capture filtered-export
+fi
+
 close_terminal
 echo "screenshots: done"

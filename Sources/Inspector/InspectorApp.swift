@@ -25,10 +25,10 @@ public enum InspectorApp {
         case .setBreakpoint(let breakpoint, let enabled): session.setBreakpoint(breakpoint, enabled: enabled)
         case .setStepMode(let on): session.setStepMode(on)
         case .setChain(let chain): session.setChain(chain)
-        case .export(let format, let path):
+        case .export(let format, let path, let requests):
             do {
-                try AtomicFile.write(session.export(format.exportFormat, masking: .masked), to: path)
-                _ = Inspector.update(&state, .exportFinished(path: path, error: nil))
+                try AtomicFile.write(session.export(format.exportFormat, masking: .masked, requests: requests), to: path)
+                _ = Inspector.update(&state, .exportFinished(path: path, error: nil, requests: requests?.count))
             } catch {
                 _ = Inspector.update(&state, .exportFinished(path: path, error: error.description))
             }

@@ -210,7 +210,8 @@ public enum InspectorMessage: Sendable {
     case mouse(MouseEvent, ScreenMap)
     case resize(Size)
     case labChanged(LabView)
-    case exportFinished(path: String, error: String?)
+    /// An export ended; `requests`: how many it wrote when it wrote only those the filter shows.
+    case exportFinished(path: String, error: String?, requests: Int? = nil)
     /// A line from the background OTLP export (`--otlp-endpoint`) for the status line.
     case otlpExportStatus(text: String, isError: Bool)
 }
@@ -221,11 +222,13 @@ public enum InspectorEffect: Sendable, Hashable {
     case setBreakpoint(Breakpoint, enabled: Bool)
     case setStepMode(Bool)
     case setChain(Scenario.Chain)
-    case export(format: ExportPrompt.Format, path: String)
+    /// Write the timeline to `path`; with `requests`, only those requests.
+    case export(format: ExportPrompt.Format, path: String, requests: Set<Int>? = nil)
     case quit
 }
 
-/// The export overlay: a format and a file name.
+/// The export overlay: a format, a file name and, while a filter is in force, whether only
+/// the requests it shows are written.
 public struct ExportPrompt: Sendable, Hashable {
     public enum Format: String, Sendable, Hashable, CaseIterable {
         case json, har, otlp
@@ -257,10 +260,14 @@ public struct ExportPrompt: Sendable, Hashable {
 
     public var format: Format
     public var path: TextInput
+    /// Whether only the requests the filter shows are written (at first they are, as what
+    /// is on screen is what a person means); nil while no filter is in force.
+    public var onlyShown: Bool?
 
-    public init(format: Format = .json, path: String) {
+    public init(format: Format = .json, path: String, onlyShown: Bool? = nil) {
         self.format = format
         self.path = TextInput(text: path)
+        self.onlyShown = onlyShown
     }
 }
 

@@ -100,6 +100,7 @@ public enum OverlayKeymap {
         ]
         case .export: [
             OverlayBinding([.tab], .switchFormat, "the next format: JSON, HAR, OTLP"),
+            OverlayBinding([.ctrl("t")], .toggle, "while a filter is in force: write only the requests it shows, or all"),
             OverlayBinding([.enter], .apply, "write the file (secrets masked)", hint: "writes (secrets masked)"),
             OverlayBinding([.escape], .cancel, "write nothing", hint: "cancels"),
             OverlayBinding([], .edit, "edit the file name"),

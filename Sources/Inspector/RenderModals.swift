@@ -86,14 +86,23 @@ extension Inspector {
             }
             show("Reorder the chain", lines)
         case .export(let prompt):
-            let box = Modal(title: "Export the timeline", width: wide, height: 6, symbols: state.symbols, borderStyle: focusStyle)
+            let box = Modal(title: "Export the timeline", width: wide, height: prompt.onlyShown == nil ? 6 : 7, symbols: state.symbols, borderStyle: focusStyle)
             box.render(in: area, into: &buffer)
             let inner = box.contentArea(in: area)
             guard inner.height >= 3 else { return }
+            var hintRow = inner.y + 2
+            if let onlyShown = prompt.onlyShown, inner.height >= 4 {
+                let shown = "\(state.filterMatches.count) SHOWN", all = "ALL \(state.lab.requests.count)"
+                _ = buffer.set(line: Line([
+                    Span("requests ", style: .dim), Span(onlyShown ? "[\(shown)] \(all)" : "\(shown) [\(all)]", style: .bold),
+                    Span("   Ctrl-T switches", style: .dim),
+                ]), at: Position(x: inner.x, y: inner.y + 2), clip: inner)
+                hintRow += 1
+            }
             _ = buffer.set(line: Line([Span("format ", style: .dim), Span(ExportPrompt.Format.allCases.map { $0 == prompt.format ? "[\($0.rawValue.uppercased())]" : $0.rawValue.uppercased() }.joined(separator: " "), style: .bold), Span("   Tab switches", style: .dim)]), at: inner.origin, clip: inner)
             _ = buffer.set(string: "file   ", at: Position(x: inner.x, y: inner.y + 1), style: .dim, clip: inner)
             prompt.path.render(in: Rect(x: inner.x + 7, y: inner.y + 1, width: inner.width - 7, height: 1), into: &buffer)
-            _ = buffer.set(string: OverlayKeymap.hints(.export), at: Position(x: inner.x, y: inner.y + 2), style: .dim, clip: inner)
+            _ = buffer.set(string: OverlayKeymap.hints(.export), at: Position(x: inner.x, y: hintRow), style: .dim, clip: inner)
         case .editor(let editor):
             renderEditor(editor, state, in: area, into: &buffer)
         case .findings(let list):

@@ -19,8 +19,9 @@ public enum Inspector {
             if let refusal = view.newRefusals.last { state.notice = .init(text: refusal, isError: true) }
             followSelection(&state)
             return []
-        case .exportFinished(let path, let error):
-            state.notice = error.map { .init(text: $0, isError: true) } ?? .init(text: "exported to \(path)", isError: false)
+        case .exportFinished(let path, let error, let requests):
+            let what = requests.map { "exported the \($0 == 1 ? "request" : "\($0) requests") the filter shows" } ?? "exported"
+            state.notice = error.map { .init(text: $0, isError: true) } ?? .init(text: "\(what) to \(path)", isError: false)
             return []
         case .otlpExportStatus(let text, let isError):
             state.notice = .init(text: text, isError: isError)
@@ -149,7 +150,9 @@ public enum Inspector {
             state.modal = .reorder(ChainReorder(chain: state.lab.chain))
             return []
         case .export:
-            state.modal = .export(ExportPrompt(format: state.exportFormat, path: "chainlab-\(state.scenario.name).\(state.exportFormat.fileExtension)"))
+            state.modal = .export(ExportPrompt(
+                format: state.exportFormat, path: "chainlab-\(state.scenario.name).\(state.exportFormat.fileExtension)",
+                onlyShown: state.filter == nil ? nil : true))
             return []
         case .showCurl:
             showCurl(&state)
@@ -401,10 +404,14 @@ public enum Inspector {
                     prompt.path = TextInput(text: String(path.dropLast(previous.fileExtension.count)) + prompt.format.fileExtension)
                 }
                 state.modal = .export(prompt)
+            case .toggle:
+                prompt.onlyShown = prompt.onlyShown.map { !$0 }
+                state.modal = .export(prompt)
             case .apply:
                 guard !prompt.path.text.isEmpty else { return [] }
                 state.modal = nil
-                return [.export(format: prompt.format, path: prompt.path.text)]
+                // The requests shown as the file is written, running ones the filter has just let through included.
+                return [.export(format: prompt.format, path: prompt.path.text, requests: prompt.onlyShown == true ? state.filterMatches : nil)]
             default:
                 _ = prompt.path.handle(key)
                 state.modal = .export(prompt)

@@ -94,9 +94,11 @@ extension LabSession {
     /// The commands that took effect, in order: what `--record` writes.
     public var commandLog: [RecordedCommand] { scheduler.log }
 
-    /// What has happened so far, in `format`, masked unless `masking` reveals secrets.
-    public func export(_ format: ExportFormat, masking: SecretMasking = .masked, serviceName: String? = nil) -> String {
-        result().export(format, scenario: scenario.name, anchor: otlpAnchor, masking: masking, serviceName: serviceName)
+    /// What has happened so far, in `format`, masked unless `masking` reveals secrets; with
+    /// `requests`, only those requests (``RunResult/limited(to:)``).
+    public func export(_ format: ExportFormat, masking: SecretMasking = .masked, serviceName: String? = nil, requests: Set<Int>? = nil) -> String {
+        let run = requests.map { result().limited(to: $0) } ?? result()
+        return run.export(format, scenario: scenario.name, anchor: otlpAnchor, masking: masking, serviceName: serviceName)
     }
 
     // MARK: - Running and results

@@ -37,7 +37,12 @@ extension LabSession.RunResult {
     /// The run with only the requests `filter` lets through: their summaries and events,
     /// and the findings of the whole run that cite one of them.
     public func filtered(by filter: FilterExpression, operationNames: [Int: String]) -> LabSession.RunResult {
-        let kept = Set(requests(matching: filter, operationNames: operationNames))
+        limited(to: Set(requests(matching: filter, operationNames: operationNames)))
+    }
+
+    /// The run with only the requests `kept`: their summaries and events, and the findings
+    /// of the whole run that cite one of them. The backend's counters stay the whole run's.
+    public func limited(to kept: Set<Int>) -> LabSession.RunResult {
         let findings = self.findings.filter { !kept.isDisjoint(with: $0.requests) }
         var result = self
         result.requests = requests.filter { kept.contains($0.id) }
