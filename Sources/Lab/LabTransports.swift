@@ -13,6 +13,11 @@ public struct LabGraphQLTransport: GraphQLTransport {
     }
 
     public func send(_ request: NetworkRequest) async throws -> NetworkResponse {
+        // A cancelled task sends nothing, as URLSession's async calls (Apollo's default
+        // session) fail at once when their task is cancelled: a CacheAndNetwork fetch is
+        // cancelled when its attempt is retried on the cached result. It fails as the lab
+        // clock's waits do, with `CancellationError`.
+        try Task.checkCancellation()
         let response = backend.handle(BackendRequest(request))
         if response.latency > 0 { try await clock.sleep(for: .seconds(response.latency)) }
         guard !response.pieces.isEmpty else {
@@ -44,6 +49,8 @@ public struct LabClientTransport: ClientTransport {
     }
 
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+        // As the GraphQL transport: a cancelled task sends nothing.
+        try Task.checkCancellation()
         let data = try await body?.collect(upTo: 16 << 20) ?? Data()
         let response = backend.handle(BackendRequest(request, body: data))
         if response.latency > 0 { try await clock.sleep(for: .seconds(response.latency)) }

@@ -194,6 +194,9 @@ public struct RequestChain: Sendable {
                     return
                 } catch let retry as Retry {
                     pending = retry.request
+                    // Leaving the loop dropped this attempt's results, which cancelled a
+                    // network fetch still running beside them.
+                    await parts.overlapObserver?.attemptEndsInRetry()
                 }
             }
         } catch {
@@ -371,11 +374,20 @@ package protocol NetworkOverlapObserver: Sendable {
     /// fail: it reads nothing more, though a fetch it started may still run (the attempt
     /// failed on the cached result's way up, or an interceptor stopped reading).
     func operationEnds()
+    /// In the operation's task, once an attempt has ended in a ``RequestChain/Retry`` (an
+    /// interceptor threw it on the cached result's way up), before the next attempt starts:
+    /// a fetch the attempt started may still run, cancelled. Upstream starts the next attempt
+    /// at once; an observer that orders both tasks may wait here until that fetch has ended,
+    /// so the two attempts never run at once.
+    func attemptEndsInRetry() async
 }
 
 extension NetworkOverlapObserver {
     /// An observer that only follows the hand-overs need not know.
     package func operationEnds() {}
+
+    /// An observer that only follows the hand-overs need not know.
+    package func attemptEndsInRetry() async {}
 }
 
 /// Errors of the chain itself.

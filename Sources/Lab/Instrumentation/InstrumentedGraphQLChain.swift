@@ -389,4 +389,13 @@ struct NetworkLane: NetworkOverlapObserver {
         guard context.lane(ofHop: TimelineEvent.noHop) != nil else { return }
         context.scheduler.endCacheLane(request: context.request)
     }
+
+    /// The cancelled network lane of the attempt that ended runs (or is stepped) to its end
+    /// before the next attempt starts: its last events belong to the attempt that made it,
+    /// and the next attempt forks a lane of its own.
+    func attemptEndsInRetry() async {
+        guard context.lane(ofHop: TimelineEvent.noHop) != nil else { return }
+        context.scheduler.endCacheLane(request: context.request)
+        await context.networkLaneEnded()
+    }
 }

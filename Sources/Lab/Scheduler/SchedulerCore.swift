@@ -305,6 +305,8 @@ package struct SchedulerCore<Waiter> {
     /// `request`'s cache lane (running) forks its network fetch: the network lane runs from
     /// now, before its task exists, so nothing is dispatched until it reaches its first stop.
     package mutating func fork(request: Int) {
+        // A new lane: nothing an earlier one handed on is for its reader.
+        if !handedOn.isEmpty { handedOn[request] = nil }
         forked.insert(request)
         runningLanes.insert(LaneKey(request, .network))
         version += 1
@@ -352,8 +354,12 @@ package struct SchedulerCore<Waiter> {
     private mutating func endNetworkLane(of request: Int) {
         guard forked.remove(request) != nil else { return }
         runningLanes.remove(LaneKey(request, .network))
-        // The operation's task, waiting for the network lane, goes on to finish the request.
-        if !cacheLanesEnded.isEmpty, cacheLanesEnded.remove(request) != nil { runningLanes.insert(LaneKey(request, .cache)) }
+        // The operation's task, waiting for the network lane, goes on to finish the request or
+        // to start its next attempt; what the lane handed on has no reader.
+        if !cacheLanesEnded.isEmpty, cacheLanesEnded.remove(request) != nil {
+            runningLanes.insert(LaneKey(request, .cache))
+            handedOn[request] = nil
+        }
         // The request has one lane again: its stop no longer names one.
         parked[LaneKey(request, .cache)]?.stop.lane = nil
         version += 1

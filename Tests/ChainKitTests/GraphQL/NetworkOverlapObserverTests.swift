@@ -17,6 +17,7 @@ struct NetworkOverlapObserverTests {
         func readerWaits() { add("operation: waits") }
         func readerResumes() async { add("operation: resumes") }
         func operationEnds() { add("operation: ends") }
+        func attemptEndsInRetry() async { add("operation: retries") }
 
         func add(_ report: String) { reports.withLock { $0.append(report) } }
 
@@ -24,11 +25,27 @@ struct NetworkOverlapObserverTests {
         func side(_ prefix: String) -> [String] { reports.withLock { $0 }.filter { $0.hasPrefix(prefix) } }
     }
 
-    static func chain(_ recorder: Recorder, transport: some GraphQLTransport) throws -> RequestChain {
+    /// Throws `Retry` on the first cached result it sees on the way up.
+    final class RetryOnFirstCachedResult: GraphQLInterceptor {
+        let retried = Mutex(false)
+
+        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            await next(request).map { [self] response in
+                let retry = response.source == .cache && retried.withLock { retried in
+                    defer { retried = true }
+                    return !retried
+                }
+                if retry { throw RequestChain.Retry(request: request) }
+                return response
+            }
+        }
+    }
+
+    static func chain(_ recorder: Recorder, transport: some GraphQLTransport, graphQL: [any GraphQLInterceptor] = []) throws -> RequestChain {
         let store = CacheStore()
         try store.write(data: ["hero": ["id": "1", "name": "cached"]], for: heroQuery)
         return RequestChain(
-            interceptors: .init(graphQL: [], cache: DefaultCacheInterceptor(store: store), http: [ResponseCodeInterceptor()], parser: JSONResponseParsingInterceptor()),
+            interceptors: .init(graphQL: graphQL, cache: DefaultCacheInterceptor(store: store), http: [ResponseCodeInterceptor()], parser: JSONResponseParsingInterceptor()),
             transport: transport, overlapsNetworkFetch: true, overlapObserver: recorder)
     }
 
@@ -64,5 +81,19 @@ struct NetworkOverlapObserverTests {
         #expect(outcome.error is Refused)
         #expect(recorder.side("network") == ["network: end"])
         #expect(recorder.side("operation") == ["operation: starts", "operation: waits", "operation: resumes", "operation: ends"])
+    }
+
+    @Test("a Retry thrown on the cached result ends the attempt: reported once, before the next attempt forks again", .timeLimit(.minutes(1)))
+    func retriedOnTheCachedResult() async throws {
+        let recorder = Recorder()
+        let transport = InMemoryGraphQLTransport { NetworkResponse(status: 200, url: $0.url, body: Data(heroBody.utf8)) }
+        let chain = try Self.chain(recorder, transport: transport, graphQL: [RetryOnFirstCachedResult()])
+        let outcome = await run(chain.kickoff(request: request(fetchBehavior: .CacheAndNetwork)))
+        #expect(outcome.error == nil)
+        #expect(outcome.responses.map(\.source) == [.cache, .server])
+        #expect(recorder.side("operation") == [
+            "operation: starts", "operation: retries",
+            "operation: starts", "operation: waits", "operation: resumes", "operation: waits", "operation: resumes", "operation: ends",
+        ])
     }
 }

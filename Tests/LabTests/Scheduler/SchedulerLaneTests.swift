@@ -136,6 +136,29 @@ struct SchedulerLaneTests {
         #expect(late.log.last == RecordedCommand(command: .pass(request: 1), place: .hop(0, .post)))
     }
 
+    @Test("a lane that ends after its reader left (the attempt was retried) hands nothing to the next attempt's reader")
+    func retriedAttemptForksAgain() {
+        var core = Self.forked()
+        // The cached result was retried: the cache lane leaves, the cancelled lane runs to its end.
+        let ended = core.endCacheLane(request: 1)
+        #expect(!ended)
+        core.park(Self.stop(.network, 5, .pre), waiter: "cancelled transport")
+        #expect(core.dispatch(now: 0).effects == [.resume("cancelled transport", .proceed)])
+        _ = core.handOn(request: 1, isEnd: true)
+        // The operation's task runs again and starts attempt 2, which forks again.
+        #expect(core.running == [1])
+        #expect(core.forked == [])
+        core.fork(request: 1)
+        core.park(Self.stop(.network, 5, .pre), waiter: "transport")
+        // Its cached result reached the top; the reader awaits the new lane, which takes its turn.
+        core.readNetworkResult(request: 1)
+        #expect(core.awaiting == [1])
+        #expect(core.dispatch(now: 0).effects == [.resume("transport", .proceed)])
+        let handed = core.handOn(request: 1, isEnd: false)
+        #expect(!handed)
+        #expect(core.awaiting == [])
+    }
+
     @Test("refusals name the lane; a retry or a 401 cannot be forced on the cached result while the fetch overlaps")
     func refusals() {
         var core = Self.forked(.step)
