@@ -284,58 +284,64 @@ fi
 # refresh-storm-fixed's waterfall: #1 held at its refresh stop while #2 went to the
 # transport, #2 waiting for #1's refresh (joined with ┆), then both finished; #2's second
 # attempt was answered from the cache.
-shot=waterfall
-open_terminal "$chainlab refresh-storm-fixed"
-wait_for "press n to start"
-keys n n
-wait_for "#2 HeroQuery"
-keys g
-wait_for "Chain · #1 HeroQuery"
-press_until s "TokenManager refresh · stop · held"
-keys G
-wait_for "Chain · #2 HeroQuery"
-press_until s "waits: refresh"
-keys g c
-wait_for "✓ #1 HeroQuery 200"
-keys G c
-wait_for "✓ #2 HeroQuery cache"
-keys Tab Tab
-wait_for "1 col ≈"
-capture waterfall
+if want waterfall; then
+    shot=waterfall
+    open_terminal "$chainlab refresh-storm-fixed"
+    wait_for "press n to start"
+    keys n n
+    wait_for "#2 HeroQuery"
+    keys g
+    wait_for "Chain · #1 HeroQuery"
+    press_until s "TokenManager refresh · stop · held"
+    keys G
+    wait_for "Chain · #2 HeroQuery"
+    press_until s "waits: refresh"
+    keys g c
+    wait_for "✓ #1 HeroQuery 200"
+    keys G c
+    wait_for "✓ #2 HeroQuery cache"
+    keys Tab Tab
+    wait_for "1 col ≈"
+    capture waterfall
+fi
 
 # token-expiry finished, its Chain pane as a sequence diagram (S), the first event selected.
-shot=sequence
-open_terminal "$chainlab token-expiry"
-wait_for "press n to start"
-keys n
-wait_for "⏸ #1 HeroQuery"
-keys c
-wait_for "attempt 2 of 2"
-keys S
-wait_for "Sequence · #1 HeroQuery · 2 attempts"
-keys g
-wait_for "Hop 1 MaxRetryInterceptor · pre-flight · attempt 1 of 2"
-press_until j "Hop 2 AuthInterceptor · pre-flight · attempt 1 of 2"
-capture sequence
+if want sequence; then
+    shot=sequence
+    open_terminal "$chainlab token-expiry"
+    wait_for "press n to start"
+    keys n
+    wait_for "⏸ #1 HeroQuery"
+    keys c
+    wait_for "attempt 2 of 2"
+    keys S
+    wait_for "Sequence · #1 HeroQuery · 2 attempts"
+    keys g
+    wait_for "Hop 1 MaxRetryInterceptor · pre-flight · attempt 1 of 2"
+    press_until j "Hop 2 AuthInterceptor · pre-flight · attempt 1 of 2"
+    capture sequence
+fi
 
 # stale-token finished: attempt 2's send compared with attempt 1's (p): the same
 # Authorization although a refresh succeeded in between.
-shot=compare
-open_terminal "$chainlab stale-token"
-wait_for "press n to start"
-keys n
-wait_for "⏸ #1 HeroQuery"
-keys c
-wait_for "✕ #1 HeroQuery"
-keys '[' '[' '['
-wait_for "attempt 2 of 5"
-keys Tab
-press_until j "Hop 6 transport · post-flight"
-keys h
-wait_for "Hop 6 transport · pre-flight · sent · attempt 2 of 5"
-keys p
-wait_for "Compare A ⇄ B"
-capture compare
+if want compare; then
+    shot=compare
+    open_terminal "$chainlab stale-token"
+    wait_for "press n to start"
+    keys n
+    wait_for "⏸ #1 HeroQuery"
+    keys c
+    wait_for "✕ #1 HeroQuery"
+    keys '[' '[' '['
+    wait_for "attempt 2 of 5"
+    keys Tab
+    press_until j "Hop 6 transport · post-flight"
+    keys h
+    wait_for "Hop 6 transport · pre-flight · sent · attempt 2 of 5"
+    keys p
+    wait_for "Compare A ⇄ B"
+    capture compare
+fi
 
 # The help overlay over basics stepped to the transport.
 if want help; then
@@ -412,36 +418,27 @@ fi
 
 # A filtered session: refresh-storm's five requests after the storm, filtered to the four
 # that never retried and that a finding cites; a rule breakpoint (answer if ~c 5xx) is marked
-# ◆ on the transport in the Chain pane.
-shot=filtered
-open_terminal "$chainlab refresh-storm --no-step"
-wait_for "press n to start"
-keys C-b
-wait_for "Breakpoints by rule"
-type_text "answer if ~c 5xx"
-keys Enter
-wait_for "◆ answer if ~c 5xx"
-keys Escape
-keys N
-wait_for "#5 HeroQuery invalid_grant"
-keys /
-type_text "!~retry & ~finding"
-keys Enter
-wait_for "Requests · !~retry & ~finding"
-press_until j "Chain · #3 HeroQuery"
-capture filtered
-
-# The export overlay under that filter: w offers the four requests shown, Ctrl-T all five.
-if want filtered-export; then
-    shot=filtered-export
+# ◆ on the transport in the Chain pane. Then the export overlay under that filter: w offers
+# the four requests shown, Ctrl-T all five.
+if want filtered filtered-export; then
+    shot=filtered
     open_terminal "$chainlab refresh-storm --no-step"
     wait_for "press n to start"
+    keys C-b
+    wait_for "Breakpoints by rule"
+    type_text "answer if ~c 5xx"
+    keys Enter
+    wait_for "◆ answer if ~c 5xx"
+    keys Escape
     keys N
     wait_for "#5 HeroQuery invalid_grant"
     keys /
     type_text "!~retry & ~finding"
     keys Enter
     wait_for "Requests · !~retry & ~finding"
+    press_until j "Chain · #3 HeroQuery"
+    capture filtered
+    shot=filtered-export
     keys w
     wait_for "Ctrl-T switches"
     capture filtered-export

@@ -21,8 +21,14 @@ struct FilteredExportTests {
         return driver
     }
 
-    func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("chainlab-\(UUID().uuidString).json").path
+    /// Opens the export overlay on a temporary file under the filter, presses `keys`, and
+    /// returns the file's path (already removed) and the JSON it held.
+    func export(_ driver: Driver, pressing keys: Key...) async throws -> (path: String, document: JSONValue) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("chainlab-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        driver.state.modal = .export(ExportPrompt(format: .json, path: path, onlyShown: true))
+        for key in keys { await driver.press(key) }
+        return (path, try JSONValue(parsing: try #require(FileManager.default.contents(atPath: path))))
     }
 
     @Test("w under a filter offers the shown requests first; Ctrl-T switches to all and back")
@@ -56,12 +62,8 @@ struct FilteredExportTests {
     @Test("the file holds only the shown requests' summaries, events and findings; the status line says how many")
     func writesShown() async throws {
         let driver = await filteredDriver()
-        let path = temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        driver.state.modal = .export(ExportPrompt(format: .json, path: path, onlyShown: true))
-        await driver.press(.enter)
+        let (path, document) = try await export(driver, pressing: .enter)
         #expect(driver.state.notice == .init(text: "exported the 4 requests the filter shows to \(path)", isError: false))
-        let document = try JSONValue(parsing: try #require(FileManager.default.contents(atPath: path)))
         let requests = try #require(document["requests"]?.arrayValue)
         #expect(requests.compactMap { $0["id"]?.numberValue } == [2, 3, 4, 5])
         let events = try #require(document["events"]?.arrayValue)
@@ -74,12 +76,8 @@ struct FilteredExportTests {
     @Test("Ctrl-T to all writes every request, as without a filter")
     func writesAll() async throws {
         let driver = await filteredDriver()
-        let path = temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        driver.state.modal = .export(ExportPrompt(format: .json, path: path, onlyShown: true))
-        await driver.press(.ctrl("t"), .enter)
+        let (path, document) = try await export(driver, pressing: .ctrl("t"), .enter)
         #expect(driver.state.notice == .init(text: "exported to \(path)", isError: false))
-        let document = try JSONValue(parsing: try #require(FileManager.default.contents(atPath: path)))
         #expect(try #require(document["requests"]?.arrayValue).compactMap { $0["id"]?.numberValue } == [1, 2, 3, 4, 5])
     }
 }
