@@ -43,7 +43,7 @@ extension LabSession {
                 _ = await operation.gate(.wake, name: "TokenManager", kind: .auth)
                 // Says which attempt waited for another's refresh (an OTLP span link); at
                 // its turn, past the gate, so the timeline's order stays determined.
-                operation.emit(nil, .resumed, detail: RefreshNote.released)
+                operation.emitTokenEvent(.resumed, detail: RefreshNote.released)
             })
         switch source {
         case .lab:
@@ -98,25 +98,25 @@ extension LabSession {
                 snapshot: HopSnapshot(method: "POST", url: url, headers: headers, body: BodyPreview(Data(form.utf8))),
                 capabilities: StopCapabilities(retryRefusal: "a refresh cannot be retried; force the retry at a GraphQL hop"))
             if case .fail(let fault) = release.disposition {
-                operation.emit(nil, .refresh, HopSnapshot(error: fault), detail: detail)
+                operation.emitTokenEvent(.refresh, HopSnapshot(error: fault), detail: detail)
                 throw fault
             }
         }
         // The grant as sent, so exports show when the refresh started and what it sent.
-        operation?.emit(
-            nil, .send, HopSnapshot(method: "POST", url: url, headers: headers, body: BodyPreview(Data(form.utf8))),
+        operation?.emitTokenEvent(
+            .send, HopSnapshot(method: "POST", url: url, headers: headers, body: BodyPreview(Data(form.utf8))),
             detail: detail)
         let response: BackendResponse
         do {
             response = try await exchange(headers)
         } catch {
-            operation?.emit(nil, .refresh, HopSnapshot(error: error), detail: detail)
+            operation?.emitTokenEvent(.refresh, HopSnapshot(error: error), detail: detail)
             throw error
         }
         let json = try? JSONValue(parsing: response.body)
         let code = json?["error"]?.stringValue
-        operation?.emit(
-            nil, .refresh,
+        operation?.emitTokenEvent(
+            .refresh,
             HopSnapshot(method: "POST", url: url, headers: response.headers, status: response.status, error: code, body: BodyPreview(response.body)),
             detail: detail)
         guard response.status == 200, let access = json?["access_token"]?.stringValue else {

@@ -96,11 +96,19 @@ public final class OperationContext: Sendable {
 
     /// Records an event of this operation at `hop`. The snapshot, diff and detail are taken
     /// over (moved into the event, not copied: a copy is a retain and a release).
-    func emit(_ hop: HopInfo?, _ phase: Phase, _ snapshot: consuming HopSnapshot = .empty, diff: consuming HeaderDiff = .none, detail: consuming String? = nil) {
-        let index = hop?.index ?? TimelineEvent.noHop
+    func emit(_ hop: borrowing HopInfo, _ phase: Phase, _ snapshot: consuming HopSnapshot = .empty, diff: consuming HeaderDiff = .none, detail: consuming String? = nil) {
+        // The hop is read in place: wrapping it in an optional, or defaulting its name, would
+        // copy (and retain) the name for every event.
         record(
-            time: now(), hop: index, name: hop?.name ?? "TokenManager", kind: hop?.kind ?? .auth,
-            phase: phase, snapshot: snapshot, diff: diff, detail: detail, lane: lane(ofHop: index))
+            time: now(), hop: hop.index, name: hop.name, kind: hop.kind,
+            phase: phase, snapshot: snapshot, diff: diff, detail: detail, lane: lane(ofHop: hop.index))
+    }
+
+    /// Records an event of this operation that belongs to no hop: the token manager's.
+    func emitTokenEvent(_ phase: Phase, _ snapshot: consuming HopSnapshot = .empty, detail: consuming String? = nil) {
+        record(
+            time: now(), hop: TimelineEvent.noHop, name: "TokenManager", kind: .auth,
+            phase: phase, snapshot: snapshot, diff: .none, detail: detail, lane: lane(ofHop: TimelineEvent.noHop))
     }
 
     // MARK: - Two lanes
