@@ -180,6 +180,20 @@ capture() {
     echo "screenshots: $out/$1.png $(identify -format '%wx%h' "$out/$1.png")"
 }
 
+# hold_first_at_refresh SCENARIO: SCENARIO open with #1 and #2 started, #1 stepped to its
+# held TokenManager refresh stop, and #2 selected.
+hold_first_at_refresh() {
+    open_terminal "$chainlab $1"
+    wait_for "press n to start"
+    keys n n
+    wait_for "#2 HeroQuery"
+    keys g
+    wait_for "Chain · #1 HeroQuery"
+    press_until s "TokenManager refresh · stop · held"
+    keys G
+    wait_for "Chain · #2 HeroQuery"
+}
+
 # --- the screenshots -----------------------------------------------------------------
 
 # want NAME...: whether ONLY asks for any of these shots (no ONLY: every shot).
@@ -242,15 +256,7 @@ fi
 # same refresh token; the timeline shows both passes.
 if want refresh-storm storm-after; then
     shot=refresh-storm
-    open_terminal "$chainlab refresh-storm"
-    wait_for "press n to start"
-    keys n n
-    wait_for "#2 HeroQuery"
-    keys g
-    wait_for "Chain · #1 HeroQuery"
-    press_until s "TokenManager refresh · stop · held"
-    keys G
-    wait_for "Chain · #2 HeroQuery"
+    hold_first_at_refresh refresh-storm
     press_until s "TokenManager refresh · stop · held"
     capture refresh-storm
 
@@ -286,15 +292,7 @@ fi
 # attempt was answered from the cache.
 if want waterfall; then
     shot=waterfall
-    open_terminal "$chainlab refresh-storm-fixed"
-    wait_for "press n to start"
-    keys n n
-    wait_for "#2 HeroQuery"
-    keys g
-    wait_for "Chain · #1 HeroQuery"
-    press_until s "TokenManager refresh · stop · held"
-    keys G
-    wait_for "Chain · #2 HeroQuery"
+    hold_first_at_refresh refresh-storm-fixed
     press_until s "waits: refresh"
     keys g c
     wait_for "✓ #1 HeroQuery 200"

@@ -385,17 +385,22 @@ struct NetworkLane: NetworkOverlapObserver {
     }
 
     func operationEnds() {
-        // One load for the operations that never forked, or whose network lane has ended.
-        guard context.lane(ofHop: TimelineEvent.noHop) != nil else { return }
-        context.scheduler.endCacheLane(request: context.request)
+        _ = endCacheLane()
     }
 
     /// The cancelled network lane of the attempt that ended runs (or is stepped) to its end
     /// before the next attempt starts: its last events belong to the attempt that made it,
     /// and the next attempt forks a lane of its own.
     func attemptEndsInRetry() async {
-        guard context.lane(ofHop: TimelineEvent.noHop) != nil else { return }
+        if endCacheLane() { await context.networkLaneEnded() }
+    }
+
+    /// The operation's task stops running beside a network lane that still runs, so that
+    /// lane takes its turns to its end; false when no network lane runs.
+    private func endCacheLane() -> Bool {
+        // One load for the operations that never forked, or whose network lane has ended.
+        guard context.lane(ofHop: TimelineEvent.noHop) != nil else { return false }
         context.scheduler.endCacheLane(request: context.request)
-        await context.networkLaneEnded()
+        return true
     }
 }

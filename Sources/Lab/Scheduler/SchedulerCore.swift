@@ -355,11 +355,8 @@ package struct SchedulerCore<Waiter> {
         guard forked.remove(request) != nil else { return }
         runningLanes.remove(LaneKey(request, .network))
         // The operation's task, waiting for the network lane, goes on to finish the request or
-        // to start its next attempt; what the lane handed on has no reader.
-        if !cacheLanesEnded.isEmpty, cacheLanesEnded.remove(request) != nil {
-            runningLanes.insert(LaneKey(request, .cache))
-            handedOn[request] = nil
-        }
+        // to start its next attempt (whose fork forgets what this lane handed on).
+        if !cacheLanesEnded.isEmpty, cacheLanesEnded.remove(request) != nil { runningLanes.insert(LaneKey(request, .cache)) }
         // The request has one lane again: its stop no longer names one.
         parked[LaneKey(request, .cache)]?.stop.lane = nil
         version += 1
