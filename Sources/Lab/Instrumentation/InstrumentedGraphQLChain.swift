@@ -41,10 +41,16 @@ final class GraphQLInstrumentation: Sendable {
     // Inlined into each hop's `intercept`, so a hop costs one async frame, not two.
     @inline(__always)
     func intercept(at index: Int, request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
-        guard index == 0 else { return try await pass(at: index, request, next: next) }
-        _ = try context.beginAttempt()
+        // One call of `pass` for every hop: inlined once, its frame is laid out once.
+        if index == 0 { _ = try context.beginAttempt() }
         let results: InterceptorResultStream
-        do { results = try await pass(at: 0, request, next: next) } catch { results = .failing(error) }
+        do {
+            results = try await pass(at: index, request, next: next)
+        } catch {
+            guard index == 0 else { throw error }
+            results = .failing(error)
+        }
+        guard index == 0 else { return results }
         return results.arriving(at: GraphQLJunction(self, into: GraphQLJunction.aboveTop), handed: request, received: request)
     }
 
@@ -203,25 +209,60 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
 
     var context: OperationContext { instrumentation.context }
     var hop: HopInfo { instrumentation.hops[instrumentation.transportIndex] }
-    var base: any GraphQLTransport { instrumentation.transport }
 
     func send(_ request: NetworkRequest) async throws -> NetworkResponse {
         let pre = await context.gate(hop, .pre, context.snapshots.snapshot(request), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: httpRetryRefusal))
-        var answer: ReceivedAnswer<NetworkResponse>
-        if let sent = try context.reporting(at: hop, { try pre.sending(request) }) {
-            context.emit(hop, .send, context.snapshots.snapshot(sent))
-            let response = try await context.reporting(at: hop) { try await base.send(sent) }
+        let answer: ReceivedAnswer<NetworkResponse>
+        if let sent = try sending(request, pre) {
+            let response: NetworkResponse
+            do { response = try await instrumentation.transport.send(sent) } catch { throw reported(error) }
             if MultipartContentType.isMultipartMixed(response.headerFields) {
                 return try await streaming(response, for: request)
             }
-            answer = try await context.reporting(at: hop) { try await collect(response) }
-            context.emit(hop, .receive, context.snapshots.snapshot(response: answer.head, body: answer.body))
+            do { answer = try await collect(response) } catch { throw reported(error) }
+            recordReceived(answer)
         } else {
-            answer = .forced401(url: request.url)
-            context.emit(hop, .receive, HopSnapshot(response: answer.head, body: answer.body), detail: "401 forced, not sent")
+            answer = forced401(request)
         }
         let post = await context.gate(hop, .post, context.snapshots.snapshot(response: answer.head, body: answer.body), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: httpRetryRefusal))
-        return try context.reporting(at: hop) { try post.applied(to: .success(answer), url: request.url).head }
+        return try delivered(answer, post, for: request)
+    }
+
+    // What `send` does between its waits, each in a frame of its own on the thread's stack:
+    // inlined, their temporaries would be laid out in `send`'s async frame, which every
+    // operation's task allocates.
+
+    /// The request to send as the pre-flight stop let it go, recorded as sent; nil for a forced 401.
+    @inline(never)
+    private func sending(_ request: NetworkRequest, _ pre: Release) throws -> NetworkRequest? {
+        guard let sent = try context.reporting(at: hop, { try pre.sending(request) }) else { return nil }
+        context.emit(hop, .send, context.snapshots.snapshot(sent))
+        return sent
+    }
+
+    /// The response as the post-flight stop let it go up.
+    @inline(never)
+    private func delivered(_ answer: ReceivedAnswer<NetworkResponse>, _ post: Release, for request: NetworkRequest) throws -> NetworkResponse {
+        try context.reporting(at: hop) { try post.applied(to: .success(answer), url: request.url).head }
+    }
+
+    /// `error`, recorded as the transport's.
+    @inline(never)
+    private func reported(_ error: any Error) -> any Error {
+        context.reported(error: error, at: hop)
+    }
+
+    @inline(never)
+    private func recordReceived(_ answer: ReceivedAnswer<NetworkResponse>) {
+        context.emit(hop, .receive, context.snapshots.snapshot(response: answer.head, body: answer.body))
+    }
+
+    /// The 401 a person forced at the pre-flight stop, recorded as received without sending.
+    @inline(never)
+    private func forced401(_ request: NetworkRequest) -> ReceivedAnswer<NetworkResponse> {
+        let answer = ReceivedAnswer<NetworkResponse>.forced401(url: request.url)
+        context.emit(hop, .receive, HopSnapshot(response: answer.head, body: answer.body), detail: "401 forced, not sent")
+        return answer
     }
 
     /// Reads the whole answer, as the transport's stops show it.

@@ -200,6 +200,7 @@ public final class OperationContext: Sendable {
     }
 
     /// The slow side of ``gate(_:_:_:_:)``: the operation may have to wait.
+    @inline(never)
     private func wait(_ hop: HopInfo, _ position: StopPosition, _ snapshot: @autoclosure () -> HopSnapshot, _ capabilities: @autoclosure () -> StopCapabilities) async -> Release {
         let place = StopPlace.hop(hop.index, position)
         let lane = lane(ofHop: hop.index)
