@@ -56,9 +56,9 @@ final class GraphQLInstrumentation: Sendable {
 
     @inline(__always)
     private func pass(at index: Int, _ request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
-        let release = await context.gate(hops[index], .pre, context.snapshots.snapshot(graphQL: request), StopCapabilities(canEditRequest: true))
-        if case .forceRetry = release.disposition { context.noteForcedRetry(at: hops[index]) }
-        let received = try release.applied(to: request)
+        // Passing straight through, the hop receives the request as it was handed; a stop that
+        // may wait is a call of its own, so what it needs is not laid out in every hop's frame.
+        let received = context.passesStraight ? request : try await preflightStop(at: index, request)
         let junction = GraphQLJunction(self, into: index)
         // A failure thrown here reaches the hop above as a failed stream, which reports it.
         // The closure is passed straight on: it does not escape, so its context lives in this
@@ -67,6 +67,14 @@ final class GraphQLInstrumentation: Sendable {
             junction.handOn(handed, received: received)
             return await next(handed).arriving(at: junction, handed: handed, received: received)
         }
+    }
+
+    /// What GraphQL hop `index` receives of `request` after its pre-flight stop.
+    @inline(never)
+    private func preflightStop(at index: Int, _ request: GraphQLRequest) async throws -> GraphQLRequest {
+        let release = await context.gate(hops[index], .pre, context.snapshots.snapshot(graphQL: request), StopCapabilities(canEditRequest: true))
+        if case .forceRetry = release.disposition { context.noteForcedRetry(at: hops[index]) }
+        return try release.applied(to: request)
     }
 }
 
@@ -211,7 +219,8 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
     var hop: HopInfo { instrumentation.hops[instrumentation.transportIndex] }
 
     func send(_ request: NetworkRequest) async throws -> NetworkResponse {
-        let pre = await context.gate(hop, .pre, context.snapshots.snapshot(request), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: httpRetryRefusal))
+        // Each stop that may wait is a call of its own (see `sending`).
+        let pre = context.passesStraight ? Release.proceed : await preflightStop(request)
         let answer: ReceivedAnswer<NetworkResponse>
         if let sent = try sending(request, pre) {
             let response: NetworkResponse
@@ -224,8 +233,18 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
         } else {
             answer = forced401(request)
         }
-        let post = await context.gate(hop, .post, context.snapshots.snapshot(response: answer.head, body: answer.body), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: httpRetryRefusal))
+        let post = context.passesStraight ? Release.proceed : await postflightStop(answer)
         return try delivered(answer, post, for: request)
+    }
+
+    @inline(never)
+    private func preflightStop(_ request: NetworkRequest) async -> Release {
+        await context.gate(hop, .pre, context.snapshots.snapshot(request), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: httpRetryRefusal))
+    }
+
+    @inline(never)
+    private func postflightStop(_ answer: ReceivedAnswer<NetworkResponse>) async -> Release {
+        await context.gate(hop, .post, context.snapshots.snapshot(response: answer.head, body: answer.body), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: httpRetryRefusal))
     }
 
     // What `send` does between its waits, each in a frame of its own on the thread's stack:

@@ -29,8 +29,10 @@ final class InstrumentedLayers: Sendable {
         at index: Int, _ incoming: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, below: MiddlewareNext
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let context = self.context, hop = hops[index]
-        let release = await context.gate(hop, .pre, context.snapshots.snapshot(incoming, baseURL: baseURL), StopCapabilities(canEditRequest: true, retryRefusal: "a middleware retries by calling next again: force the retry at its post-flight stop"))
-        let received = try context.reporting(at: hop) { try release.applied(to: incoming) }
+        // Passing straight through, the middleware receives the request as it came; a stop
+        // that may wait is a call of its own, so what it needs is not laid out in every
+        // layer's async frame (an operation's task allocates those frames).
+        let received = context.passesStraight ? incoming : try await preflightStop(at: index, incoming, baseURL: baseURL)
         // The headers of the last answer handed back up, to tell what the middleware changed.
         // The closure that sets them does not escape, so they live in this call's frame, as
         // does the closure's context: instrumenting a middleware allocates nothing per call.
@@ -50,6 +52,14 @@ final class InstrumentedLayers: Sendable {
         }
     }
 
+    /// What middleware `index` receives of `incoming` after its pre-flight stop.
+    @inline(never)
+    private func preflightStop(at index: Int, _ incoming: HTTPRequest, baseURL: URL) async throws -> HTTPRequest {
+        let context = self.context, hop = hops[index]
+        let release = await context.gate(hop, .pre, context.snapshots.snapshot(incoming, baseURL: baseURL), StopCapabilities(canEditRequest: true, retryRefusal: "a middleware retries by calling next again: force the retry at its post-flight stop"))
+        return try context.reporting(at: hop) { try release.applied(to: incoming) }
+    }
+
     /// What middleware `index`'s `next` does, given the headers of the request the middleware
     /// received: the hop's pre-flight event for what it hands down, the layers below, and the
     /// hop's post-flight stop for what comes back.
@@ -65,13 +75,25 @@ final class InstrumentedLayers: Sendable {
             do { result = .success(MiddlewareAnswer(try await below(handed, body, baseURL))) } catch { result = .failure(error) }
             // Passing the stop straight through, the outcome goes up as it came.
             if context.passesStraight { return try result.get() }
-            let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: result.isSuccess, canForce401: true))
-            guard let answer = try release.appliedOrRetried(to: result) else {
-                context.emit(hop, .retry, detail: "forced retry: calling next again")
-                continue
-            }
+            guard let answer = try await postflightStop(at: index, result) else { continue }
             return answer
         }
+    }
+
+    // A stop that may wait is a call of its own: inlined, what it needs would be laid out in
+    // each layer's async frames, which an operation's task allocates.
+
+    /// What goes back up to middleware `index` after its post-flight stop; nil when a person
+    /// forced a retry there (its `next` is then called again).
+    @inline(never)
+    private func postflightStop(at index: Int, _ result: Result<MiddlewareAnswer, any Error>) async throws -> MiddlewareAnswer? {
+        let context = self.context, hop = hops[index]
+        let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: result.isSuccess, canForce401: true))
+        guard let answer = try release.appliedOrRetried(to: result) else {
+            context.emit(hop, .retry, detail: "forced retry: calling next again")
+            return nil
+        }
+        return answer
     }
 }
 
