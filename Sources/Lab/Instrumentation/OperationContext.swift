@@ -176,16 +176,18 @@ public final class OperationContext: Sendable {
     }
 
     private func record(
-        time: Double, hop: Int, name: consuming String, kind: HopKind, phase: Phase, snapshot: consuming HopSnapshot,
+        time: Double, hop: Int, name: borrowing String, kind: HopKind, phase: Phase, snapshot: consuming HopSnapshot,
         diff: consuming HeaderDiff, detail: consuming String?, lane: Lane? = nil
     ) {
+        // The name is only read (the store copies it once per hop site): borrowed, not copied,
+        // it costs no retain and release per event.
         if let store {
             store.append(
                 time: time, request: request, attempt: attempt, hop: hop, name: name, kind: kind, phase: phase,
                 snapshot: snapshot, diff: diff, detail: detail, lane: lane)
         } else if let recordClosure {
             recordClosure(TimelineEvent(
-                time: time, request: request, attempt: attempt, hop: hop, name: name, kind: kind, phase: phase,
+                time: time, request: request, attempt: attempt, hop: hop, name: copy name, kind: kind, phase: phase,
                 snapshot: snapshot, diff: diff, detail: detail, lane: lane))
         }
     }
