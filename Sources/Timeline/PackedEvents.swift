@@ -50,19 +50,39 @@ struct HopSite: Hashable {
 struct HopSites {
     private(set) var all: [HopSite] = []
     private var ids: [HopSite: UInt32] = [:]
-    private var recent = [UInt32](repeating: HopSites.noSite, count: HopSites.recentSlots)
+    private var recent = [Recent](repeating: Recent(id: HopSites.noSite, hop: 0, kind: .graphql, name: nil), count: HopSites.recentSlots)
 
     private static let noSite = UInt32.max
     private static let recentSlots = 128
 
+    /// A site found lately, with what tells it apart in plain words: reading it retains
+    /// nothing.
+    private struct Recent {
+        var id: UInt32
+        var hop: Int32
+        var kind: HopKind
+        /// The words of the site's name as the store holds it (``words(of:)``).
+        var name: (UInt, UInt)?
+    }
+
     mutating func id(name: String, kind: HopKind, hop: Int32) -> UInt32 {
         let slot = Int(UInt32(bitPattern: hop &+ 1) & 63) | (kind == .middleware ? 64 : 0)
-        let cached = recent[slot]
-        // Compared in place: copying the site out of the array would retain its name.
-        if cached != HopSites.noSite, all.withUnsafeBufferPointer({ $0[Int(cached)].isSite(name: name, kind: kind, hop: hop) }) {
-            return cached
+        let recent = self.recent[slot]
+        guard recent.id != HopSites.noSite, recent.hop == hop, recent.kind == kind else {
+            return lookUp(name: name, kind: kind, hop: hop, slot: slot)
         }
+        // The same string as the site's, told by its words; else compared by content.
+        if let kept = recent.name, let words = Self.words(of: name), kept == words { return recent.id }
+        if all.withUnsafeBufferPointer({ $0[Int(recent.id)].name == name }) { return recent.id }
         return lookUp(name: name, kind: kind, hop: hop, slot: slot)
+    }
+
+    /// The two words a string is held in: equal words are the same string (the same storage,
+    /// which the site's name keeps alive, or the same small string). Nil where a string is
+    /// not two words.
+    private static func words(of name: borrowing String) -> (UInt, UInt)? {
+        guard MemoryLayout<String>.size == 2 * MemoryLayout<UInt>.size else { return nil }
+        return withUnsafeBytes(of: name) { ($0.load(as: UInt.self), $0.load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt.self)) }
     }
 
     @inline(never)
@@ -76,7 +96,7 @@ struct HopSites {
             all.append(site)
             ids[site] = id
         }
-        recent[slot] = id
+        recent[slot] = Recent(id: id, hop: hop, kind: kind, name: all.withUnsafeBufferPointer { Self.words(of: $0[Int(id)].name) })
         return id
     }
 }

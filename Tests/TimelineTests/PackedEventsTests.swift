@@ -230,3 +230,37 @@ private struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+/// A hop's site is found by the words its name is held in, and by content when the words
+/// differ (`HopSites.id`): the same name built apart, or one string reused, is one site.
+@Suite struct HopSitesTests {
+    /// Longer than a small string, so each one built is a storage object of its own.
+    private static func built(_ name: String) -> String { String(decoding: Array(name.utf8), as: UTF8.self) }
+
+    @Test("one name at one hop is one site, whether it is the same string or the same text built apart")
+    func sameName() {
+        var sites = HopSites()
+        let name = Self.built("AutomaticPersistedQueryInterceptor")
+        let first = sites.id(name: name, kind: .graphql, hop: 0)
+        #expect(sites.id(name: name, kind: .graphql, hop: 0) == first)
+        #expect(sites.id(name: Self.built("AutomaticPersistedQueryInterceptor"), kind: .graphql, hop: 0) == first)
+        #expect(sites.id(name: "cache", kind: .cache, hop: 1) == first + 1)
+        #expect(sites.id(name: "cache", kind: .cache, hop: 1) == first + 1)
+        #expect(sites.all.map(\.name) == ["AutomaticPersistedQueryInterceptor", "cache"])
+    }
+
+    @Test("another name, kind or hop is another site, and each keeps its id when it comes back")
+    func otherSites() {
+        var sites = HopSites()
+        let auth = sites.id(name: Self.built("AuthorizationInterceptorWithRefresh"), kind: .graphql, hop: 2)
+        let logging = sites.id(name: Self.built("LoggingInterceptorWithPrettyOutput"), kind: .graphql, hop: 2)
+        let asMiddleware = sites.id(name: Self.built("AuthorizationInterceptorWithRefresh"), kind: .middleware, hop: 2)
+        let elsewhere = sites.id(name: Self.built("AuthorizationInterceptorWithRefresh"), kind: .graphql, hop: 66)
+        #expect([auth, logging, asMiddleware, elsewhere] == [0, 1, 2, 3])
+        // Hops 2 and 66 share a slot of the recent table: each finds its own site again.
+        #expect(sites.id(name: Self.built("AuthorizationInterceptorWithRefresh"), kind: .graphql, hop: 2) == auth)
+        #expect(sites.id(name: Self.built("LoggingInterceptorWithPrettyOutput"), kind: .graphql, hop: 2) == logging)
+        #expect(sites.id(name: Self.built("AuthorizationInterceptorWithRefresh"), kind: .graphql, hop: 66) == elsewhere)
+        #expect(sites.all.count == 4)
+    }
+}
