@@ -36,10 +36,6 @@ struct HopSite: Hashable {
     let name: String
     let kind: HopKind
     let hop: Int32
-
-    func isSite(name: String, kind: HopKind, hop: Int32) -> Bool {
-        self.hop == hop && self.kind == kind && self.name == name
-    }
 }
 
 /// The store's hop sites, each kept once and named by its position in ``all``.
