@@ -142,9 +142,8 @@ struct GraphQLJunction: Sendable {
     func handOn(_ handed: GraphQLRequest, received: GraphQLRequest) {
         let diff = handed.isIdentical(to: received)
             ? HeaderDiff.none : HeaderDiff(from: received.additionalHeaders, to: handed.additionalHeaders)
-        // The hop is read in place from the operation's hops: a copy would retain its name.
-        let context = instrumentation.context
-        context.emit(instrumentation.hops[intoIndex], .preflight, context.snapshots.snapshot(graphQL: handed), diff: diff)
+        let context = self.context
+        context.emit(into, .preflight, context.snapshots.snapshot(graphQL: handed), diff: diff)
     }
 }
 
