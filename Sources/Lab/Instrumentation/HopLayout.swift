@@ -131,7 +131,7 @@ public final class HopLayouts: Sendable {
         /// Whether a middleware stack has layers of these types, in this order.
         func fits(_ middlewares: [any ClientMiddleware]) -> Bool {
             guard types.count == middlewares.count else { return false }
-            for index in middlewares.indices where types[index] != ObjectIdentifier(type(of: middlewares[index])) {
+            for index in middlewares.indices where types[index] != middlewares[index].layoutType {
                 return false
             }
             return true
@@ -165,11 +165,18 @@ public final class HopLayouts: Sendable {
             let names = middlewares.map { state.name(of: $0) }
             let wraps = middlewares.contains { state.entry(of: $0).wraps }
             state.middleware = Layout(
-                types: middlewares.map { ObjectIdentifier(type(of: $0)) }, hops: HopLayout.middleware(names).hops,
+                types: middlewares.map(\.layoutType), hops: HopLayout.middleware(names).hops,
                 wrapperNames: wraps ? names : nil)
             return state.middleware!.hops
         }
     }
+}
+
+extension ClientMiddleware {
+    /// This middleware's type, as `type(of:)` tells it. Asked of an `any ClientMiddleware`,
+    /// `type(of:)` copies the existential out and asks the runtime for its dynamic type; a
+    /// method of the protocol reads it from the opened value in place.
+    var layoutType: ObjectIdentifier { ObjectIdentifier(type(of: self)) }
 }
 
 /// The type name of a value, as hop names and lint use it.

@@ -28,14 +28,21 @@ public final class OperationContext: Sendable {
     let snapshots: SnapshotCache
     /// The hop layouts of the session's chains.
     let layouts: HopLayouts
-    /// Hops (by index) that threw a retry a person forced at their pre-flight stop, not yet
-    /// reported by the hop above.
-    private let forcedRetries = Mutex<Set<Int>>([])
     /// The first hop of the network lane while a CacheAndNetwork fetch overlaps the cached
     /// result's way up (``Lane``); `Int.max` while the operation has one lane.
     private let networkLaneFrom = Atomic<Int>(Int.max)
-    /// Who waits for the network lane to end; nil while none runs.
-    private let networkLaneWaiters = Mutex<[CheckedContinuation<Void, Never>]?>(nil)
+    /// What few operations need, behind one lock: one field of a concrete type, which an
+    /// operation's context destroys without looking up generic type metadata (two generic
+    /// fields cost more to destroy than the rest of the context).
+    private let rare = Mutex(Rare())
+
+    private struct Rare {
+        /// Hops (by index) that threw a retry a person forced at their pre-flight stop, not
+        /// yet reported by the hop above.
+        var forcedRetries: Set<Int> = []
+        /// Who waits for the network lane to end; nil while none runs.
+        var networkLaneWaiters: [CheckedContinuation<Void, Never>]?
+    }
 
     /// A context whose events go to `store`; `snapshots` and `layouts` are shared by the
     /// operations of one session.
@@ -85,12 +92,12 @@ public final class OperationContext: Sendable {
     /// Leaves a note that `hop` threw a retry a person forced at its pre-flight stop, for the
     /// hop above, which reports it.
     func noteForcedRetry(at hop: HopInfo) {
-        forcedRetries.withLock { _ = $0.insert(hop.index) }
+        rare.withLock { _ = $0.forcedRetries.insert(hop.index) }
     }
 
     /// The detail of a retry `hop` threw: set when a person forced it at the pre-flight stop.
     func takeForcedRetryNote(at hop: HopInfo) -> String? {
-        forcedRetries.withLock { $0.remove(hop.index) } == nil
+        rare.withLock { $0.forcedRetries.remove(hop.index) } == nil
             ? nil : "forced retry from pre-flight"
     }
 
@@ -124,7 +131,7 @@ public final class OperationContext: Sendable {
 
     /// The network fetch starts overlapping, with hop `firstHop` and those below it in its lane.
     func forkNetworkLane(from firstHop: Int) {
-        networkLaneWaiters.withLock { $0 = $0 ?? [] }
+        rare.withLock { $0.networkLaneWaiters = $0.networkLaneWaiters ?? [] }
         networkLaneFrom.store(firstHop, ordering: .relaxed)
         scheduler.fork(request: request)
     }
@@ -134,17 +141,17 @@ public final class OperationContext: Sendable {
         if isEnd { networkLaneFrom.store(Int.max, ordering: .relaxed) }
         scheduler.handOn(request: request, isEnd: isEnd)
         guard isEnd else { return }
-        for waiter in networkLaneWaiters.withLock({ waiters in defer { waiters = nil }; return waiters ?? [] }) { waiter.resume() }
+        for waiter in rare.withLock({ rare in defer { rare.networkLaneWaiters = nil }; return rare.networkLaneWaiters ?? [] }) { waiter.resume() }
     }
 
     /// Returns once no network lane runs: the operation has ended only when both lanes have.
     func networkLaneEnded() async {
         // Most operations never fork: no continuation for them.
-        guard networkLaneWaiters.withLock({ $0 != nil }) else { return }
+        guard rare.withLock({ $0.networkLaneWaiters != nil }) else { return }
         await withCheckedContinuation { continuation in
-            let running = networkLaneWaiters.withLock { waiters -> Bool in
-                guard waiters != nil else { return false }
-                waiters!.append(continuation)
+            let running = rare.withLock { rare -> Bool in
+                guard rare.networkLaneWaiters != nil else { return false }
+                rare.networkLaneWaiters!.append(continuation)
                 return true
             }
             if !running { continuation.resume() }

@@ -126,10 +126,14 @@ private struct RecentSnapshots: Sendable {
             }
         }
 
-        var kept: Kept?
+        /// Owns what is kept.
+        private var kept: Kept?
+        /// The same object, read without retaining it: ``kept`` holds it for as long as the
+        /// slot does (binding ``kept`` to read it would retain it, and release it after).
+        private var keptUnretained: Unmanaged<Kept>?
 
         mutating func snapshot(for message: Message, make: (Message) -> HopSnapshot) -> HopSnapshot {
-            if let kept, kept.message == message { return kept.snapshot }
+            if let snapshot = snapshot(where: { $0 == message }) { return snapshot }
             return keep(message, make: make)
         }
 
@@ -137,14 +141,15 @@ private struct RecentSnapshots: Sendable {
         /// is read in place: a key built to compare with it would copy (and retain) every
         /// field of a message that nearly always matches.
         func snapshot(where shows: (Message) -> Bool) -> HopSnapshot? {
-            guard let kept, shows(kept.message) else { return nil }
-            return kept.snapshot
+            keptUnretained?._withUnsafeGuaranteedRef { kept in shows(kept.message) ? kept.snapshot : nil }
         }
 
         /// Keeps `message` and the snapshot `make` makes of it, and returns that snapshot.
         mutating func keep(_ message: Message, make: (Message) -> HopSnapshot) -> HopSnapshot {
             let made = make(message)
-            kept = Kept(message: message, snapshot: made)
+            let new = Kept(message: message, snapshot: made)
+            kept = new
+            keptUnretained = Unmanaged.passUnretained(new)
             return made
         }
     }
