@@ -25,7 +25,8 @@ case " $* " in *" -h "*|*" --help "*) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^#
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "instructions.sh: valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
 exec python3 - "$@" <<'PY'
-import concurrent.futures, json, os, re, subprocess, sys
+import concurrent.futures
+import statistics, json, os, re, subprocess, sys
 
 BUDGETS = "Benchmarks/instruction-budgets.json"
 DERIVED = {
@@ -98,14 +99,19 @@ def events_per_operation(figure):
             return json.loads(line)["value"]
     fail(f"the bench did not report {figure}:\n{run.stdout}{run.stderr}", 1)
 
+# Figures counted more than once, the median kept: those whose count varies from run to run
+# (the threads of the cooperative pool do not interleave the same way every time).
+repeats = config.get("repeats", {})
+
 # Every run on its own core; valgrind runs one thread at a time.
-runs = [(name, count) for name in base for count in counts_for(name)]
+runs = [(name, count, turn) for name in base for count in counts_for(name) for turn in range(repeats.get(name, 1))]
 with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-    collected = dict(zip(runs, pool.map(lambda run: instructions(*run), runs)))
+    collected = dict(zip(runs, pool.map(lambda run: instructions(run[0], run[1]), runs)))
 measured = {}
 for name in base:
     low, high = counts_for(name)
-    measured[name] = (collected[(name, high)] - collected[(name, low)]) / (high - low)
+    measured[name] = statistics.median(
+        (collected[(name, high, turn)] - collected[(name, low, turn)]) / (high - low) for turn in range(repeats.get(name, 1)))
 results = {}
 for figure in figures:
     if figure in DERIVED:
