@@ -12,7 +12,9 @@ public import ChainKit
 /// ```
 public struct HeaderDiff: Sendable, Hashable {
     /// No difference.
-    public static let none = HeaderDiff()
+    // Computed, not stored: a stored one is a global read through a lazy initializer, and
+    // a reference read out of it is retained, once per event that changes no header.
+    public static var none: HeaderDiff { HeaderDiff(lists: nil) }
 
     /// Most events change no header, so the three lists live behind one optional reference:
     /// an empty diff costs an event 8 bytes and no reference counting.
@@ -43,6 +45,10 @@ public struct HeaderDiff: Sendable, Hashable {
     public var removed: [String] {
         get { lists?.removed ?? [] }
         set { self = HeaderDiff(added: added, changed: changed, removed: newValue) }
+    }
+
+    private init(lists: Lists?) {
+        self.lists = lists
     }
 
     public init(added: [String] = [], changed: [String] = [], removed: [String] = []) {

@@ -133,10 +133,12 @@ struct GraphQLJunction: Sendable {
     /// Whether results enter a GraphQL hop here (not above the top).
     var hasInto: Bool { intoIndex >= 0 }
 
+    // The hops are lent, not copied: a copy of a hop retains its name, once per event.
+
     /// The hop the results leave; only when ``hasFrom``.
-    var from: HopInfo { instrumentation.hops[intoIndex + 1] }
+    var from: HopInfo { _read { yield instrumentation.hops[intoIndex + 1] } }
     /// The hop they enter; only when ``hasInto``.
-    var into: HopInfo { instrumentation.hops[intoIndex] }
+    var into: HopInfo { _read { yield instrumentation.hops[intoIndex] } }
 
     /// Records the pre-flight event of `into` handing `handed` down, having received `received`.
     func handOn(_ handed: GraphQLRequest, received: GraphQLRequest) {

@@ -45,7 +45,11 @@ final class InstrumentedLayers: Sendable {
                     answered.withLock { $0 = answer.headerFields }
                     return (answer.head, answer.body)
                 })
-            context.emit(hop, .postflight, context.snapshots.snapshot(responseHead: response), diff: HeaderDiff(from: answered.withLock { $0 } ?? response.headerFields, to: response.headerFields))
+            // Compared where they are kept: read out, they would be copied (and retained).
+            let diff = answered.withLock { answered in
+                answered == nil ? HeaderDiff.none : HeaderDiff(from: answered!, to: response.headerFields)
+            }
+            context.emit(hop, .postflight, context.snapshots.snapshot(responseHead: response), diff: diff)
             return (response, responseBody)
         } catch {
             throw context.reported(error: error, at: hop)

@@ -21,6 +21,9 @@ public final class OperationContext: Sendable {
     // Where events go: `store`, or `recordClosure` when there is no store. Two constants
     // rather than an enum, so recording an event does not copy (and retain) a payload.
     private let store: TimelineStore?
+    /// ``store``, read without retaining it (binding ``store`` retains it for each event);
+    /// ``store`` holds it as long as the context lives.
+    private let storeUnretained: Unmanaged<TimelineStore>?
     private let recordClosure: (@Sendable (TimelineEvent) -> Void)?
     private let now: @Sendable () -> Double
     private let attemptCount = Atomic<Int>(0)
@@ -54,6 +57,7 @@ public final class OperationContext: Sendable {
         self.scheduler = scheduler
         self.safetyCap = safetyCap
         self.store = store
+        self.storeUnretained = Unmanaged.passUnretained(store)
         self.recordClosure = nil
         self.snapshots = snapshots
         self.layouts = layouts
@@ -69,6 +73,7 @@ public final class OperationContext: Sendable {
         self.scheduler = scheduler
         self.safetyCap = safetyCap
         self.store = nil
+        self.storeUnretained = nil
         self.recordClosure = record
         self.snapshots = snapshots
         self.layouts = layouts
@@ -188,10 +193,14 @@ public final class OperationContext: Sendable {
     ) {
         // The name is only read (the store copies it once per hop site): borrowed, not copied,
         // it costs no retain and release per event.
-        if let store {
-            store.append(
-                time: time, request: request, attempt: attempt, hop: hop, name: name, kind: kind, phase: phase,
-                snapshot: snapshot, diff: diff, detail: detail, lane: lane)
+        if let storeUnretained {
+            // Moved into the closure through an optional: a closure cannot consume what it captures.
+            var pending = Optional(snapshot)
+            storeUnretained._withUnsafeGuaranteedRef { store in
+                store.append(
+                    time: time, request: request, attempt: attempt, hop: hop, name: name, kind: kind, phase: phase,
+                    snapshot: pending.take()!, diff: diff, detail: detail, lane: lane)
+            }
         } else if let recordClosure {
             recordClosure(TimelineEvent(
                 time: time, request: request, attempt: attempt, hop: hop, name: copy name, kind: kind, phase: phase,
