@@ -30,6 +30,22 @@ struct InstrumentedMiddlewareStackTests {
         }
     }
 
+    /// Adds `X-Answered: yes` to the response that comes back from below.
+    struct MarkAnswer: ClientMiddleware {
+        func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, next: MiddlewareNext) async throws -> (HTTPResponse, HTTPBody?) {
+            var (response, body) = try await next(request, body, baseURL)
+            try response.headerFields.set("X-Answered", "yes")
+            return (response, body)
+        }
+    }
+
+    /// Answers 204 with `X-Cached: yes` without calling `next`.
+    struct AnswerItself: ClientMiddleware {
+        func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, next: MiddlewareNext) async throws -> (HTTPResponse, HTTPBody?) {
+            (HTTPResponse(status: 204, headerFields: try HTTPFields(["X-Cached": "yes"])), nil)
+        }
+    }
+
     /// Runs one request through an instrumented stack recording into a fresh store.
     static func run(
         _ middlewares: [any ClientMiddleware], transport: any ClientTransport, request: HTTPRequest = HTTPRequest(method: .get, path: "/heroes/2001")
@@ -78,6 +94,21 @@ struct InstrumentedMiddlewareStackTests {
         #expect(inMemory.body === held)
         #expect(String(decoding: try await inMemory.body?.collect(upTo: 1 << 16) ?? Data(), as: UTF8.self) == Self.body)
         #expect(String(decoding: try await streamed.body?.collect(upTo: 1 << 16) ?? Data(), as: UTF8.self) == Self.body)
+    }
+
+    @Test("a post-flight event's diff is what the middleware changed in the answer from below, and nothing when it answered itself")
+    func postflightDiffs() async throws {
+        let marked = try await Self.run([Pass(), MarkAnswer(), Pass()], transport: ClosureTransport.status(200, body: "ok"))
+        let postflights = marked.events.filter { $0.phase == .postflight }
+        #expect(postflights.map { "\($0.hop) \($0.headers?["X-Answered"] ?? "-")" } == ["2 -", "1 yes", "0 yes"])
+        #expect(postflights.map(\.diff) == [.none, HeaderDiff(added: ["X-Answered"]), .none])
+        // Answering without `next`, nothing came up from below to differ from.
+        let answered = try await Self.run([Pass(), AnswerItself()], transport: ClosureTransport.status(200, body: "ok"))
+        #expect(answered.events.map { "\($0.hop) \($0.phase) \($0.status.map(String.init) ?? "-")" } == [
+            "0 preflight -", "1 postflight 204", "0 postflight 204",
+        ])
+        #expect(answered.events.filter { $0.phase == .postflight }.map(\.diff) == [.none, .none])
+        #expect(answered.response.status == 204)
     }
 
     @Test("what a hop recorded stays as it was when the middleware changes its request afterwards")
