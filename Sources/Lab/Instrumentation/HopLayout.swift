@@ -105,7 +105,7 @@ public final class HopLayouts: Sendable {
 
     /// A layout kept: the layers' types in order, and the hops made for them.
     private struct Layout: Sendable {
-        var types: [ObjectIdentifier]
+        var types: [LayerType]
         var hops: [HopInfo]
         /// For a middleware stack with wrappers, the names they gave (a wrapper's name is its
         /// instance's, so the layout fits only while they name the same middlewares).
@@ -116,13 +116,11 @@ public final class HopLayouts: Sendable {
         /// Whether a GraphQL chain has layers of these types, in this order.
         func fits(_ interceptors: RequestChain.Interceptors) -> Bool {
             let graphQLCount = interceptors.graphQL.count
-            guard types.count == graphQLCount + interceptors.http.count + 1,
-                types[types.count - 1] == ObjectIdentifier(type(of: interceptors.parser))
-            else { return false }
-            for index in 0..<graphQLCount where types[index] != ObjectIdentifier(type(of: interceptors.graphQL[index])) {
+            guard types.count == graphQLCount + interceptors.http.count + 1, interceptors.parser.isOf(types[types.count - 1]) else { return false }
+            for index in 0..<graphQLCount where !interceptors.graphQL[index].isOf(types[index]) {
                 return false
             }
-            for index in interceptors.http.indices where types[graphQLCount + index] != ObjectIdentifier(type(of: interceptors.http[index])) {
+            for index in interceptors.http.indices where !interceptors.http[index].isOf(types[graphQLCount + index]) {
                 return false
             }
             return true
@@ -131,7 +129,7 @@ public final class HopLayouts: Sendable {
         /// Whether a middleware stack has layers of these types, in this order.
         func fits(_ middlewares: [any ClientMiddleware]) -> Bool {
             guard types.count == middlewares.count else { return false }
-            for index in middlewares.indices where types[index] != middlewares[index].layoutType {
+            for index in middlewares.indices where !middlewares[index].isOf(types[index]) {
                 return false
             }
             return true
@@ -147,8 +145,8 @@ public final class HopLayouts: Sendable {
                 graphQL: interceptors.graphQL.map { state.name(of: $0) }, http: interceptors.http.map { state.name(of: $0) },
                 parser: state.name(of: interceptors.parser)
             ).hops
-            let types = interceptors.graphQL.map { ObjectIdentifier(type(of: $0)) } + interceptors.http.map { ObjectIdentifier(type(of: $0)) }
-            state.graphQL = Layout(types: types + [ObjectIdentifier(type(of: interceptors.parser))], hops: hops)
+            let types = interceptors.graphQL.map(\.layerType) + interceptors.http.map(\.layerType)
+            state.graphQL = Layout(types: types + [interceptors.parser.layerType], hops: hops)
             return hops
         }
     }
@@ -165,18 +163,59 @@ public final class HopLayouts: Sendable {
             let names = middlewares.map { state.name(of: $0) }
             let wraps = middlewares.contains { state.entry(of: $0).wraps }
             state.middleware = Layout(
-                types: middlewares.map(\.layoutType), hops: HopLayout.middleware(names).hops,
+                types: middlewares.map(\.layerType), hops: HopLayout.middleware(names).hops,
                 wrapperNames: wraps ? names : nil)
             return state.middleware!.hops
         }
     }
 }
 
+/// A layer's type as a layout matches it: the type its existential holds it as and, when that
+/// is a class (whose instance may be of a subclass), the instance's own type.
+///
+/// `type(of:)` on an existential copies it out and asks the runtime for the dynamic type, for
+/// every layer of every operation. A layer that is not a class is of exactly the type its
+/// existential names, which opening the existential reads in place.
+struct LayerType: Hashable, Sendable {
+    private let boxed: ObjectIdentifier
+    /// The instance's type, when ``boxed`` is a class.
+    private let instance: ObjectIdentifier?
+
+    /// The type of `layer`, opened from its existential (`Layer` is the type it held).
+    init<Layer>(of layer: borrowing Layer) {
+        boxed = ObjectIdentifier(Layer.self)
+        instance = Layer.self is AnyObject.Type ? ObjectIdentifier(type(of: layer)) : nil
+    }
+
+    /// Whether `layer`, opened from its existential, is of this type.
+    func matches<Layer>(_ layer: borrowing Layer) -> Bool {
+        guard boxed == ObjectIdentifier(Layer.self) else { return false }
+        guard let instance else { return true }
+        return instance == ObjectIdentifier(type(of: layer))
+    }
+}
+
+// Protocol methods, so that asked of an existential they run on the opened value: a generic
+// function handed the existential itself would see the existential's type.
+
 extension ClientMiddleware {
-    /// This middleware's type, as `type(of:)` tells it. Asked of an `any ClientMiddleware`,
-    /// `type(of:)` copies the existential out and asks the runtime for its dynamic type; a
-    /// method of the protocol reads it from the opened value in place.
-    var layoutType: ObjectIdentifier { ObjectIdentifier(type(of: self)) }
+    var layerType: LayerType { LayerType(of: self) }
+    func isOf(_ type: LayerType) -> Bool { type.matches(self) }
+}
+
+extension GraphQLInterceptor {
+    var layerType: LayerType { LayerType(of: self) }
+    func isOf(_ type: LayerType) -> Bool { type.matches(self) }
+}
+
+extension HTTPInterceptor {
+    var layerType: LayerType { LayerType(of: self) }
+    func isOf(_ type: LayerType) -> Bool { type.matches(self) }
+}
+
+extension ResponseParsingInterceptor {
+    var layerType: LayerType { LayerType(of: self) }
+    func isOf(_ type: LayerType) -> Bool { type.matches(self) }
 }
 
 /// The type name of a value, as hop names and lint use it.

@@ -23,6 +23,29 @@ struct HopLayoutTests {
         }
     }
 
+    /// A middleware class with subclasses: held as `BaseLayer`, an instance's type is only
+    /// known from the instance.
+    class BaseLayer: ClientMiddleware, @unchecked Sendable {
+        func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, next: MiddlewareNext) async throws -> (HTTPResponse, HTTPBody?) {
+            try await next(request, body, baseURL)
+        }
+    }
+    final class FirstLayer: BaseLayer, @unchecked Sendable {}
+    final class SecondLayer: BaseLayer, @unchecked Sendable {}
+
+    @Test("a layout is kept for layers of the same types: instances of two subclasses held as their base class are not")
+    func subclassesHeldAsTheirBase() {
+        let layouts = HopLayouts()
+        let first: BaseLayer = FirstLayer(), second: BaseLayer = SecondLayer()
+        #expect(layouts.hops(of: [Pass(), first]).map(\.name) == ["Pass", "FirstLayer", "transport"])
+        #expect(layouts.hops(of: [Pass(), second]).map(\.name) == ["Pass", "SecondLayer", "transport"])
+        #expect(layouts.hops(of: [Pass(), BaseLayer()]).map(\.name) == ["Pass", "BaseLayer", "transport"])
+        #expect(layouts.hops(of: [first, Pass()]).map(\.name) == ["FirstLayer", "Pass", "transport"])
+        // The same types again share the kept hops, names and all.
+        let again = layouts.hops(of: [FirstLayer(), Pass()])
+        #expect(again == [HopInfo(index: 0, name: "FirstLayer", kind: .middleware), HopInfo(index: 1, name: "Pass", kind: .middleware), HopInfo(index: 2, name: "transport", kind: .transport)])
+    }
+
     @Test("a GraphQL chain: interceptors, the cache step, HTTP interceptors, the transport, the parser")
     func graphQLLayout() {
         #expect(HopLayout.graphQL(graphQL: ["MaxRetryInterceptor"], http: ["ResponseCodeInterceptor", "LoggingInterceptor"], parser: "MyParser").hops == [
