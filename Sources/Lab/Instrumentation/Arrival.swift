@@ -42,6 +42,9 @@ final class Arrival: PullStreamSource {
     // Written only by init and by deinit, which has the instance to itself; read-only in
     // between, which is what makes the unchecked access safe.
     nonisolated(unsafe) private(set) var inner: Arrival?
+    /// ``inner``, to walk the arrivals without retaining each (it is set with ``inner`` and
+    /// outlived by it).
+    private let innerUnretained: Unmanaged<Arrival>?
 
     /// `upstream` is nil exactly when `inner` is not: the innermost arrival holds the stream.
     init(upstream: InterceptorResultStream?, junction: GraphQLJunction, handed: GraphQLRequest, received: GraphQLRequest, inner: Arrival?) {
@@ -50,6 +53,7 @@ final class Arrival: PullStreamSource {
         self.handed = handed
         self.receivedIfChanged = received.isIdentical(to: handed) ? nil : received
         self.inner = inner
+        self.innerUnretained = inner.map(Unmanaged.passUnretained)
     }
 
     /// Releases the arrivals below one by one: letting each release the next would nest
@@ -108,21 +112,22 @@ final class Arrival: PullStreamSource {
         guard inner != nil else { return report(outcome) }
         // Every junction shows the same result: its snapshot is looked up once, not at each.
         let shown = outcome.map { junction.context.snapshots.snapshot(result: $0) }
+        // The hot path of a free run. This arrival holds the ones below it for as long as
+        // this runs, so they are walked without a retain each, and listed innermost first
+        // in scratch space (on the stack when small), not in an array on the heap.
         var count = 1
-        var arrival = self
-        while let below = arrival.inner {
+        var below = innerUnretained
+        while let arrival = below {
             count += 1
-            arrival = below
+            below = arrival._withUnsafeGuaranteedRef { $0.innerUnretained }
         }
-        // The hot path of a free run: the arrivals are listed innermost first in scratch
-        // space (on the stack when small), not in an array on the heap.
         withUnsafeTemporaryAllocation(of: Unmanaged<Arrival>.self, capacity: count) { buffer in
-            var arrival = self
+            var arrival = Unmanaged.passUnretained(self)
             for index in stride(from: count - 1, through: 0, by: -1) {
-                buffer[index] = Unmanaged.passUnretained(arrival)
-                if index > 0 { arrival = arrival.inner! }
+                buffer[index] = arrival
+                if index > 0 { arrival = arrival._withUnsafeGuaranteedRef { $0.innerUnretained! } }
             }
-            for element in buffer { element.takeUnretainedValue().report(outcome, shown: shown) }
+            for element in buffer { element._withUnsafeGuaranteedRef { $0.report(outcome, shown: shown) } }
         }
     }
 
