@@ -34,9 +34,9 @@ public final class OperationContext: Sendable {
     /// The first hop of the network lane while a CacheAndNetwork fetch overlaps the cached
     /// result's way up (``Lane``); `Int.max` while the operation has one lane.
     private let networkLaneFrom = Atomic<Int>(Int.max)
-    /// What few operations need, behind one lock: one field of a concrete type, which an
-    /// operation's context destroys without looking up generic type metadata (two generic
-    /// fields cost more to destroy than the rest of the context).
+    /// What few operations need, behind one lock: one field of a concrete type, where two
+    /// locked fields of generic types were destroyed through their metadata at the end of
+    /// every operation.
     private let rare = Mutex(Rare())
 
     private struct Rare {
