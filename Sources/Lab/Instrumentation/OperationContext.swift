@@ -20,6 +20,7 @@ public final class OperationContext: Sendable {
     public let safetyCap: Int
     // Where events go: `store`, or `recordClosure` when there is no store. Two constants
     // rather than an enum, so recording an event does not copy (and retain) a payload.
+    /// Owns the store; events reach it through ``storeUnretained``.
     private let store: TimelineStore?
     /// ``store``, read without retaining it (binding ``store`` retains it for each event);
     /// ``store`` holds it as long as the context lives.

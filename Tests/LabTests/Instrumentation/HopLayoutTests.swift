@@ -25,6 +25,8 @@ struct HopLayoutTests {
 
     /// A middleware class with subclasses: held as `BaseLayer`, an instance's type is only
     /// known from the instance.
+    // Unchecked: a class with subclasses cannot be checked Sendable, and these hold no
+    // state at all, so nothing is shared between tasks.
     class BaseLayer: ClientMiddleware, @unchecked Sendable {
         func intercept(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, next: MiddlewareNext) async throws -> (HTTPResponse, HTTPBody?) {
             try await next(request, body, baseURL)
