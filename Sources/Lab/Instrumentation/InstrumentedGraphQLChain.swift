@@ -90,6 +90,7 @@ struct InstrumentedGraphQLInterceptor: GraphQLInterceptor {
     let instrumentation: GraphQLInstrumentation
     let index: Int
 
+    @inline(__always)
     func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
         try await instrumentation.intercept(at: index, request: request, next: next)
     }
@@ -157,6 +158,7 @@ struct InstrumentedCacheInterceptor: CacheInterceptor {
     var hop: HopInfo { instrumentation.hops[instrumentation.graphQLCount] }
     var base: any CacheInterceptor { instrumentation.base.cache }
 
+    @inline(__always)
     func readCacheData(request: GraphQLRequest) async throws -> GraphQLResponse? {
         let release = await context.gate(hop, .pre, context.snapshots.snapshot(graphQL: request), StopCapabilities(retryRefusal: "the cache step cannot retry; force the retry at a GraphQL hop"))
         try context.reporting(at: hop) { try release.pass() }
@@ -174,6 +176,7 @@ struct InstrumentedCacheInterceptor: CacheInterceptor {
     }
 
     /// Records the write with what was written: the parser's records, key → fields.
+    @inline(__always)
     func writeCacheData(request: GraphQLRequest, response: GraphQLResponse) async throws {
         try await base.writeCacheData(request: request, response: response)
         context.emit(hop, .postflight, context.snapshots.snapshot(cacheRecords: response.cacheRecords ?? RecordSet()), detail: "cache write")
@@ -190,6 +193,7 @@ struct InstrumentedHTTPInterceptor: HTTPInterceptor {
     var hop: HopInfo { instrumentation.hops[instrumentation.graphQLCount + 1 + index] }
     var base: any HTTPInterceptor { instrumentation.base.http[index] }
 
+    @inline(__always)
     func intercept(request incoming: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
         let context = self.context, hop = self.hop
         let release = await context.gate(hop, .pre, context.snapshots.snapshot(incoming), StopCapabilities(canEditRequest: true, retryRefusal: httpRetryRefusal))
@@ -221,6 +225,7 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
     var context: OperationContext { instrumentation.context }
     var hop: HopInfo { instrumentation.hops[instrumentation.transportIndex] }
 
+    @inline(__always)
     func send(_ request: NetworkRequest) async throws -> NetworkResponse {
         // Each stop that may wait is a call of its own (see `sending`).
         let pre = context.passesStraight ? Release.proceed : await preflightStop(request)
@@ -344,6 +349,7 @@ struct InstrumentedResponseParser: ResponseParsingInterceptor {
     var hop: HopInfo { instrumentation.hops[instrumentation.transportIndex + 1] }
     var base: any ResponseParsingInterceptor { instrumentation.base.parser }
 
+    @inline(__always)
     func parse(response: NetworkResponse, for request: GraphQLRequest) async throws -> InterceptorResultStream {
         let context = self.context, hop = self.hop
         let release = await context.gate(hop, .pre, HopSnapshot(response: response), StopCapabilities(retryRefusal: "the parser cannot retry; force the retry at a GraphQL hop"))
