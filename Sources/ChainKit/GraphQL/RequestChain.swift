@@ -140,6 +140,8 @@ public struct RequestChain: Sendable {
 
         func makeIterator() -> any PullStreamIterator<GraphQLResponse> { self }
 
+        // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
+        @inline(__always)
         func next() async throws -> GraphQLResponse? {
             try await buffer.next(cancelling: task)
         }
@@ -242,6 +244,8 @@ public struct RequestChain: Sendable {
             self.request = request
         }
 
+        // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
+        @inline(__always)
         func next() async throws -> GraphQLResponse? {
             let behavior = request.fetchBehavior
             while true {

@@ -172,6 +172,8 @@ private final class ArrivalIterator: PullStreamIterator {
         self.upstream = arrival.upstream.makeAsyncIterator()
     }
 
+    // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
+    @inline(__always)
     func next() async throws -> GraphQLResponse? {
         guard !failed else { return nil }
         let outcome: Result<GraphQLResponse, any Error>

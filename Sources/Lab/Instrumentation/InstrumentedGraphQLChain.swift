@@ -90,6 +90,7 @@ struct InstrumentedGraphQLInterceptor: GraphQLInterceptor {
     let instrumentation: GraphQLInstrumentation
     let index: Int
 
+    // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
     @inline(__always)
     func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
         try await instrumentation.intercept(at: index, request: request, next: next)
@@ -158,6 +159,7 @@ struct InstrumentedCacheInterceptor: CacheInterceptor {
     var hop: HopInfo { instrumentation.hops[instrumentation.graphQLCount] }
     var base: any CacheInterceptor { instrumentation.base.cache }
 
+    // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
     @inline(__always)
     func readCacheData(request: GraphQLRequest) async throws -> GraphQLResponse? {
         let release = await context.gate(hop, .pre, context.snapshots.snapshot(graphQL: request), StopCapabilities(retryRefusal: "the cache step cannot retry; force the retry at a GraphQL hop"))
@@ -193,6 +195,7 @@ struct InstrumentedHTTPInterceptor: HTTPInterceptor {
     var hop: HopInfo { instrumentation.hops[instrumentation.graphQLCount + 1 + index] }
     var base: any HTTPInterceptor { instrumentation.base.http[index] }
 
+    // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
     @inline(__always)
     func intercept(request incoming: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
         let context = self.context, hop = self.hop
@@ -225,6 +228,7 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
     var context: OperationContext { instrumentation.context }
     var hop: HopInfo { instrumentation.hops[instrumentation.transportIndex] }
 
+    // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
     @inline(__always)
     func send(_ request: NetworkRequest) async throws -> NetworkResponse {
         // Each stop that may wait is a call of its own (see `sending`).
@@ -349,6 +353,7 @@ struct InstrumentedResponseParser: ResponseParsingInterceptor {
     var hop: HopInfo { instrumentation.hops[instrumentation.transportIndex + 1] }
     var base: any ResponseParsingInterceptor { instrumentation.base.parser }
 
+    // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
     @inline(__always)
     func parse(response: NetworkResponse, for request: GraphQLRequest) async throws -> InterceptorResultStream {
         let context = self.context, hop = self.hop
@@ -386,6 +391,8 @@ struct InstrumentedResponseParser: ResponseParsingInterceptor {
                 self.parser = parser
             }
 
+            // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
+            @inline(__always)
             func next() async throws -> GraphQLResponse? {
                 do {
                     let next = try await upstream.next()
