@@ -19,41 +19,13 @@ final class InstrumentedLayers: Sendable {
         self.transport = transport
     }
 
-    /// Middleware `index` with a stop on each side and events for what it changed; `below`
-    /// runs the layers under it. At its post stop a forced retry calls `below` again, as a
-    /// retrying middleware would.
-    // Inlined into the stack's dispatch: a layer costs the frames a bare stack's layer
-    // costs (the dispatch, the middleware, its `next`), not two more for a wrapper.
+    /// What middleware `index` receives of `incoming`: the request as it came when the
+    /// operation passes straight through, else what its pre-flight stop lets go.
+    // Inlined into the stack's dispatch; the stop is a call of its own, so what it needs is
+    // not laid out in every layer's async frame (an operation's task allocates those frames).
     @inline(__always)
-    func intercept(
-        at index: Int, _ incoming: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, below: MiddlewareNext
-    ) async throws -> (HTTPResponse, HTTPBody?) {
-        let context = self.context, hop = hops[index]
-        // Passing straight through, the middleware receives the request as it came; a stop
-        // that may wait is a call of its own, so what it needs is not laid out in every
-        // layer's async frame (an operation's task allocates those frames).
-        let received = context.passesStraight ? incoming : try await preflightStop(at: index, incoming, baseURL: baseURL)
-        // The headers of the last answer handed back up, to tell what the middleware changed.
-        // The closure that sets them does not escape, so they live in this call's frame, as
-        // does the closure's context: instrumenting a middleware allocates nothing per call.
-        let answered = Mutex<HTTPFields?>(nil)
-        do {
-            let (response, responseBody) = try await middlewares[index].intercept(
-                received, body: body, baseURL: baseURL, operationID: operationID,
-                next: { handed, body, baseURL in
-                    let answer = try await self.handOn(at: index, handed, body, baseURL, received: received.headerFields, below: below)
-                    answered.withLock { $0 = answer.headerFields }
-                    return (answer.head, answer.body)
-                })
-            // Compared where they are kept: read out, they would be copied (and retained).
-            let diff = answered.withLock { answered in
-                answered == nil ? HeaderDiff.none : HeaderDiff(from: answered!, to: response.headerFields)
-            }
-            context.emit(hop, .postflight, context.snapshots.snapshot(responseHead: response), diff: diff)
-            return (response, responseBody)
-        } catch {
-            throw context.reported(error: error, at: hop)
-        }
+    func received(at index: Int, _ incoming: HTTPRequest, baseURL: URL) async throws -> HTTPRequest {
+        context.passesStraight ? incoming : try await preflightStop(at: index, incoming, baseURL: baseURL)
     }
 
     /// What middleware `index` receives of `incoming` after its pre-flight stop.
@@ -64,24 +36,31 @@ final class InstrumentedLayers: Sendable {
         return try context.reporting(at: hop) { try release.applied(to: incoming) }
     }
 
-    /// What middleware `index`'s `next` does, given the headers of the request the middleware
-    /// received: the hop's pre-flight event for what it hands down, the layers below, and the
-    /// hop's post-flight stop for what comes back.
-    // Inlined into the `next` closure: one async frame per call of `next`, not two.
+    /// Middleware `index`'s pre-flight event: it hands `handed` down, having received a
+    /// request with the headers `received`.
+    func handsOn(at index: Int, _ handed: HTTPRequest, baseURL: URL, received: HTTPFields) {
+        let context = self.context
+        context.emit(hops[index], .preflight, context.snapshots.snapshot(handed, baseURL: baseURL), diff: HeaderDiff(from: received, to: handed.headerFields))
+    }
+
+    /// What goes back up to middleware `index` of what came from below: as it came when the
+    /// operation passes straight through, else what its post-flight stop lets go; nil when a
+    /// person forced a retry there (its `next` then calls the layers below again).
     @inline(__always)
-    private func handOn(
-        at index: Int, _ handed: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL, received: HTTPFields, below: MiddlewareNext
-    ) async throws -> MiddlewareAnswer {
-        let context = self.context, hop = hops[index]
-        context.emit(hop, .preflight, context.snapshots.snapshot(handed, baseURL: baseURL), diff: HeaderDiff(from: received, to: handed.headerFields))
-        while true {
-            let result: Result<MiddlewareAnswer, any Error>
-            do { result = .success(MiddlewareAnswer(try await below(handed, body, baseURL))) } catch { result = .failure(error) }
-            // Passing the stop straight through, the outcome goes up as it came.
-            if context.passesStraight { return try result.get() }
-            guard let answer = try await postflightStop(at: index, result) else { continue }
-            return answer
+    func answer(at index: Int, _ result: Result<MiddlewareAnswer, any Error>) async throws -> MiddlewareAnswer? {
+        if context.passesStraight { return try result.get() }
+        return try await postflightStop(at: index, result)
+    }
+
+    /// Middleware `index`'s post-flight event for `response`, with what it changed of
+    /// `answered`, the headers last handed up to it (nil when its `next` was not called).
+    func handsUp(at index: Int, _ response: HTTPResponse, answered: borrowing Mutex<HTTPFields?>) {
+        let context = self.context
+        // Compared where they are kept: read out, they would be copied (and retained).
+        let diff = answered.withLock { answered in
+            answered == nil ? HeaderDiff.none : HeaderDiff(from: answered!, to: response.headerFields)
         }
+        context.emit(hops[index], .postflight, context.snapshots.snapshot(responseHead: response), diff: diff)
     }
 
     // A stop that may wait is a call of its own: inlined, what it needs would be laid out in
@@ -170,8 +149,10 @@ public struct InstrumentedMiddlewareStack: Sendable {
                 error, cause: cause, operationID: operationID, input: HTTPOperationInput(request: request, body: body),
                 request: request, body: body, baseURL: baseURL)
         }
-        // The layer at `index`, or the transport below the last one (``MiddlewareStack``'s
-        // dispatch, with each layer's stops inlined).
+        // The layer at `index`, or the transport below the last one: ``MiddlewareStack``'s
+        // dispatch with each layer's stops and events written into it, so a middleware's
+        // `next` calls the layer below itself (through a closure handed in, every layer would
+        // cost two more async frames and executor checks).
         @Sendable func run(_ index: Int, _ request: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL) async throws -> (HTTPResponse, HTTPBody?) {
             guard index < layers.middlewares.count else {
                 do {
@@ -181,9 +162,35 @@ public struct InstrumentedMiddlewareStack: Sendable {
                 }
             }
             do {
-                return try await layers.intercept(at: index, request, body: body, baseURL: baseURL, operationID: operationID) {
-                    request, body, baseURL in try await run(index &+ 1, request, body, baseURL)
+                let received = try await layers.received(at: index, request, baseURL: baseURL)
+                // The headers of the last answer handed back up, to tell what the middleware
+                // changed. The closure that sets them does not escape, so they live in this
+                // call's frame, as does the closure's context: a layer allocates nothing per call.
+                let answered = Mutex<HTTPFields?>(nil)
+                let response: HTTPResponse, responseBody: HTTPBody?
+                do {
+                    (response, responseBody) = try await layers.middlewares[index].intercept(
+                        received, body: body, baseURL: baseURL, operationID: operationID
+                    ) { handed, body, baseURL in
+                        layers.handsOn(at: index, handed, baseURL: baseURL, received: received.headerFields)
+                        while true {
+                            let result: Result<MiddlewareAnswer, any Error>
+                            do {
+                                // `&+`: cannot overflow below the count.
+                                result = .success(MiddlewareAnswer(try await run(index &+ 1, handed, body, baseURL)))
+                            } catch {
+                                result = .failure(error)
+                            }
+                            guard let answer = try await layers.answer(at: index, result) else { continue }
+                            answered.withLock { $0 = answer.head.headerFields }
+                            return (answer.head, answer.body)
+                        }
+                    }
+                } catch {
+                    throw layers.context.reported(error: error, at: layers.hops[index])
                 }
+                layers.handsUp(at: index, response, answered: answered)
+                return (response, responseBody)
             } catch {
                 throw wrap(error, MiddlewareStack.middlewareCause(layers.middlewares[index]))
             }
