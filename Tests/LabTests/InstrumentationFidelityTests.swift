@@ -315,6 +315,30 @@ struct InstrumentationFidelityTests {
     }
 
 
+    @Test("a chain without GraphQL interceptors still counts its attempt and records every other hop")
+    func eventsWithoutGraphQLInterceptors() async throws {
+        let store = TimelineStore()
+        let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
+        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, now: { 0 })
+        let interceptors = RequestChain.Interceptors(
+            graphQL: [], cache: DefaultCacheInterceptor(store: CacheStore()), http: [ResponseCodeInterceptor()], parser: JSONResponseParsingInterceptor())
+        let chain = InstrumentedGraphQLChain(
+            interceptors: interceptors, transport: InMemoryGraphQLTransport.respond(status: 200, body: Self.heroBody), context: context)
+        let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
+        let results = try await chain.chain.kickoff(request: request).collect()
+        #expect(results.map(\.json.jsonString) == [Self.heroBody])
+        #expect(context.attempt == 1)
+        #expect(store.events().map { "\($0.attempt) \($0.hop) \($0.name) \($0.phase)" } == [
+            "1 1 ResponseCodeInterceptor preflight",
+            "1 2 transport send",
+            "1 2 transport receive",
+            "1 1 ResponseCodeInterceptor postflight",
+            "1 3 JSONResponseParsingInterceptor preflight",
+            "1 3 JSONResponseParsingInterceptor postflight",
+            "1 0 cache postflight",
+        ])
+    }
+
     struct MarkSource: GraphQLInterceptor {
         func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
             await next(request).map { response in

@@ -75,11 +75,16 @@ public struct RequestChain: Sendable {
         let interceptors: Interceptors
         let transport: any GraphQLTransport
         let overlapObserver: (any NetworkOverlapObserver)?
+        let hopObserver: (any GraphQLHopObserver)?
 
-        init(interceptors: Interceptors, transport: any GraphQLTransport, overlapObserver: (any NetworkOverlapObserver)?) {
+        init(
+            interceptors: Interceptors, transport: any GraphQLTransport, overlapObserver: (any NetworkOverlapObserver)?,
+            hopObserver: (any GraphQLHopObserver)?
+        ) {
             self.interceptors = interceptors
             self.transport = transport
             self.overlapObserver = overlapObserver
+            self.hopObserver = hopObserver
         }
     }
 
@@ -100,9 +105,9 @@ public struct RequestChain: Sendable {
 
     package init(
         interceptors: Interceptors, transport: any GraphQLTransport, overlapsNetworkFetch: Bool,
-        overlapObserver: (any NetworkOverlapObserver)? = nil
+        overlapObserver: (any NetworkOverlapObserver)? = nil, hopObserver: (any GraphQLHopObserver)? = nil
     ) {
-        parts = Parts(interceptors: interceptors, transport: transport, overlapObserver: overlapObserver)
+        parts = Parts(interceptors: interceptors, transport: transport, overlapObserver: overlapObserver, hopObserver: hopObserver)
         self.overlapsNetworkFetch = overlapsNetworkFetch
     }
 
@@ -179,12 +184,43 @@ public struct RequestChain: Sendable {
                 return .failing(error)
             }
         }
+        // The same, told to a hop observer: each interceptor's pre-flight stop, what it hands
+        // down and what comes back to it. A function of its own, so the chain without an
+        // observer runs as it would without this.
+        @Sendable func observed(_ request: GraphQLRequest, at index: Int, by observer: any GraphQLHopObserver) async -> InterceptorResultStream {
+            guard index < interceptors.count else {
+                finalRequest.request.withLock { $0 = request }
+                return chain.execute(request)
+            }
+            do {
+                let received = observer.passesStraight ? request : try await observer.preflightStop(at: index, request)
+                return try await interceptors[index].intercept(request: received) { handed in
+                    observer.handsOn(at: index, handed, received: received)
+                    let results = await observed(handed, at: index &+ 1, by: observer)
+                    return observer.arriving(at: index, results, handed: handed, received: received)
+                }
+            } catch {
+                return .failing(error)
+            }
+        }
+        // One attempt's results, from the top, told to `observer`.
+        @Sendable func observedAttempt(_ request: GraphQLRequest, by observer: any GraphQLHopObserver) async -> InterceptorResultStream {
+            do {
+                try observer.attemptStarts()
+            } catch {
+                return .failing(error)
+            }
+            let results = await observed(request, at: 0, by: observer)
+            return observer.arriving(at: GraphQLHopObserverPlace.aboveTop, results, handed: request, received: request)
+        }
+        let observer = parts.hopObserver
         var pending = request
         do {
             while true {
                 var didEmitResult = false
                 do {
-                    for try await response in await intercept(pending, at: 0) {
+                    let results = if let observer { await observedAttempt(pending, by: observer) } else { await intercept(pending, at: 0) }
+                    for try await response in results {
                         try Task.checkCancellation()
                         try await writeToCacheIfNecessary(response, for: finalRequest)
                         didEmitResult = true
@@ -392,6 +428,33 @@ extension NetworkOverlapObserver {
 
     /// An observer that only follows the hand-overs need not know.
     package func attemptEndsInRetry() async {}
+}
+
+/// What a lab that stops at and records every GraphQL interceptor is told as the chain runs
+/// them (package-level, like ``NetworkOverlapObserver``). Telling it here rather than through
+/// a wrapper around every interceptor spares each hop the wrapper's async frame and the
+/// closure it would hand its interceptor as `next`. Called in the operation's task.
+package protocol GraphQLHopObserver: Sendable {
+    /// An attempt starts, before the top interceptor runs; throwing ends the attempt with
+    /// that error (as its results' failure, reported nowhere else).
+    func attemptStarts() throws
+    /// Whether no interceptor has a stop to wait at now: then each receives what it is handed.
+    var passesStraight: Bool { get }
+    /// What interceptor `index` receives of `request`, after its pre-flight stop (only asked
+    /// when not ``passesStraight``); throwing fails the interceptor's results with the error.
+    func preflightStop(at index: Int, _ request: GraphQLRequest) async throws -> GraphQLRequest
+    /// Interceptor `index`, having received `received`, hands `handed` down.
+    func handsOn(at index: Int, _ handed: GraphQLRequest, received: GraphQLRequest)
+    /// What interceptor `index` reads of `results`, the answer to `handed` from the layers
+    /// below it; at ``GraphQLHopObserverPlace/aboveTop``, what the operation reads of the
+    /// top interceptor's results (`handed` and `received` are then the attempt's request).
+    func arriving(at index: Int, _ results: InterceptorResultStream, handed: GraphQLRequest, received: GraphQLRequest) -> InterceptorResultStream
+}
+
+/// Places a ``GraphQLHopObserver`` is told about besides the interceptors' indices.
+package enum GraphQLHopObserverPlace {
+    /// Above the top interceptor, where the operation reads its results.
+    package static let aboveTop = -1
 }
 
 /// Errors of the chain itself.

@@ -33,78 +33,36 @@ final class GraphQLInstrumentation: Sendable {
         graphQLCount = base.graphQL.count
         transportIndex = graphQLCount + 1 + base.http.count
     }
+}
 
-    /// GraphQL hop `index`: the pre-flight stop, then the interceptor, with the request it
-    /// hands down recorded and its results met where they arrive (at junction `index`, below
-    /// the hop). The top hop also starts every attempt and reports what leaves it at the
-    /// junction above it (``GraphQLJunction/aboveTop``).
-    // Inlined into each hop's `intercept`, so a hop costs one async frame, not two.
-    @inline(__always)
-    func intercept(at index: Int, request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
-        // One call of `pass` for every hop: inlined once, its frame is laid out once.
-        if index == 0 { _ = try context.beginAttempt() }
-        let results: InterceptorResultStream
-        do {
-            results = try await pass(at: index, request, next: next)
-        } catch {
-            guard index == 0 else { throw error }
-            results = .failing(error)
-        }
-        guard index == 0 else { return results }
-        return results.arriving(at: GraphQLJunction(self, into: GraphQLJunction.aboveTop), handed: request, received: request)
+/// The GraphQL hops, told by the chain as it runs its interceptors: GraphQL hop `index` is
+/// interceptor `index`. What it hands down is recorded where it hands it on; what leaves the
+/// hop below it upward (a result, a failure, a retry) is recorded where it arrives, at the
+/// junction between them (``GraphQLJunction`` `index`), which also holds this hop's
+/// post-flight stop. The top hop's results arrive at the junction above it, where the
+/// operation reads them.
+extension GraphQLInstrumentation: GraphQLHopObserver {
+    func attemptStarts() throws {
+        _ = try context.beginAttempt()
     }
 
-    @inline(__always)
-    private func pass(at index: Int, _ request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
-        // Passing straight through, the hop receives the request as it was handed; a stop that
-        // may wait is a call of its own, so what it needs is not laid out in every hop's frame.
-        let received = context.passesStraight ? request : try await preflightStop(at: index, request)
-        let junction = GraphQLJunction(self, into: index)
-        // A failure thrown here reaches the hop above as a failed stream, which reports it.
-        // The closure is passed straight on: it does not escape, so its context lives in this
-        // call's frame rather than on the heap.
-        return try await base.graphQL[index].intercept(request: received) { handed in
-            junction.handOn(handed, received: received)
-            return await next(handed).arriving(at: junction, handed: handed, received: received)
-        }
-    }
+    var passesStraight: Bool { context.passesStraight }
 
     /// What GraphQL hop `index` receives of `request` after its pre-flight stop.
-    @inline(never)
-    private func preflightStop(at index: Int, _ request: GraphQLRequest) async throws -> GraphQLRequest {
+    func preflightStop(at index: Int, _ request: GraphQLRequest) async throws -> GraphQLRequest {
         let release = await context.gate(hops[index], .pre, context.snapshots.snapshot(graphQL: request), StopCapabilities(canEditRequest: true))
         if case .forceRetry = release.disposition { context.noteForcedRetry(at: hops[index]) }
         return try release.applied(to: request)
     }
-}
 
-/// A GraphQL interceptor with a stop on each side and events for what it did: hop `index` of
-/// its operation's ``GraphQLInstrumentation``.
-///
-/// What leaves a GraphQL hop upward (a result, a failure, a retry) is reported where it
-/// arrives: at the hop above, which is the junction for the hop below it. That one place also
-/// holds the post-flight stop of the hop above, so each hop adds one stream layer, not two.
-/// The top hop also starts every attempt, and reports what leaves it itself, at the junction
-/// above it (one layer less than a separate outermost interceptor would take).
-struct InstrumentedGraphQLInterceptor: GraphQLInterceptor {
-    let instrumentation: GraphQLInstrumentation
-    let index: Int
-
-    // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
-    @inline(__always)
-    func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
-        try await instrumentation.intercept(at: index, request: request, next: next)
+    func handsOn(at index: Int, _ handed: GraphQLRequest, received: GraphQLRequest) {
+        GraphQLJunction(self, into: index).handOn(handed, received: received)
     }
-}
 
-/// Counts attempts and applies the lab's safety cap, for a chain without GraphQL
-/// interceptors; otherwise the top GraphQL hop does both.
-struct AttemptCounter: GraphQLInterceptor {
-    let context: OperationContext
-
-    func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
-        _ = try context.beginAttempt()
-        return await next(request)
+    func arriving(at index: Int, _ results: InterceptorResultStream, handed: GraphQLRequest, received: GraphQLRequest) -> InterceptorResultStream {
+        // Without GraphQL hops nothing leaves one, and nothing has a stop above the cache step.
+        if graphQLCount == 0 { return results }
+        return results.arriving(at: GraphQLJunction(self, into: index), handed: handed, received: received)
     }
 }
 
@@ -116,7 +74,7 @@ struct AttemptCounter: GraphQLInterceptor {
 /// A value of a reference and a number, worked out from the operation's hops when read.
 struct GraphQLJunction: Sendable {
     /// `into` of the junction above the top hop.
-    static let aboveTop = -1
+    static let aboveTop = GraphQLHopObserverPlace.aboveTop
 
     let instrumentation: GraphQLInstrumentation
     /// The GraphQL hop the results enter, whose post-flight stop is here; ``aboveTop`` above
@@ -407,7 +365,9 @@ struct InstrumentedResponseParser: ResponseParsingInterceptor {
     }
 }
 
-/// Wraps one operation's interceptors and transport, numbering the hops from the top.
+/// One operation's chain with its hops numbered from the top: the cache step, the HTTP
+/// interceptors, the transport and the parser wrapped, the GraphQL interceptors told to the
+/// operation's ``GraphQLInstrumentation`` by the chain as it runs them.
 public struct InstrumentedGraphQLChain: Sendable {
     public let hops: [HopInfo]
     public let chain: RequestChain
@@ -416,10 +376,6 @@ public struct InstrumentedGraphQLChain: Sendable {
         let hops = context.layouts.hops(of: interceptors)
         let instrumentation = GraphQLInstrumentation(context: context, hops: hops, base: interceptors, transport: transport)
         let graphQLCount = interceptors.graphQL.count, httpCount = interceptors.http.count
-        var graphQL: [any GraphQLInterceptor] = []
-        graphQL.reserveCapacity(max(graphQLCount, 1))
-        if graphQLCount == 0 { graphQL.append(AttemptCounter(context: context)) }
-        for index in 0..<graphQLCount { graphQL.append(InstrumentedGraphQLInterceptor(instrumentation: instrumentation, index: index)) }
         var http: [any HTTPInterceptor] = []
         http.reserveCapacity(httpCount)
         for index in 0..<httpCount { http.append(InstrumentedHTTPInterceptor(instrumentation: instrumentation, index: index)) }
@@ -429,10 +385,10 @@ public struct InstrumentedGraphQLChain: Sendable {
         // Without GraphQL hops the cached result has no stop on its way up: nothing overlaps.
         self.chain = RequestChain(
             interceptors: .init(
-                graphQL: graphQL, cache: InstrumentedCacheInterceptor(instrumentation: instrumentation), http: http,
+                graphQL: interceptors.graphQL, cache: InstrumentedCacheInterceptor(instrumentation: instrumentation), http: http,
                 parser: InstrumentedResponseParser(instrumentation: instrumentation)),
             transport: InstrumentedGraphQLTransport(instrumentation: instrumentation), overlapsNetworkFetch: graphQLCount > 0,
-            overlapObserver: NetworkLane(context: context, firstHop: graphQLCount + 1))
+            overlapObserver: NetworkLane(context: context, firstHop: graphQLCount + 1), hopObserver: instrumentation)
     }
 }
 
