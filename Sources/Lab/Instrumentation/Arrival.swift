@@ -59,13 +59,12 @@ final class Arrival: PullStreamSource {
     /// Releases the arrivals below one by one: letting each release the next would nest
     /// one deinit per hop on the stack.
     deinit {
-        var below = inner
-        inner = nil
+        var below = inner.take()
         while var arrival = below {
             below = nil
             guard isKnownUniquelyReferenced(&arrival) else { return }
-            below = arrival.inner
-            arrival.inner = nil
+            // Moved out, not copied: a copy would be a retain and a release per arrival.
+            below = arrival.inner.take()
         }
     }
 
@@ -78,9 +77,10 @@ final class Arrival: PullStreamSource {
 
     /// The stream the results come from, below every arrival joined here.
     var upstream: InterceptorResultStream {
-        var arrival = self
-        while arrival.stream == nil, let below = arrival.inner { arrival = below }
-        return arrival.stream!
+        // Walked without retaining each arrival: this one holds those below it.
+        var arrival = Unmanaged.passUnretained(self)
+        while let below = arrival._withUnsafeGuaranteedRef({ $0.stream == nil ? $0.innerUnretained : nil }) { arrival = below }
+        return arrival._withUnsafeGuaranteedRef { $0.stream! }
     }
 
     var received: GraphQLRequest { receivedIfChanged ?? handed }
