@@ -339,6 +339,43 @@ struct InstrumentationFidelityTests {
         ])
     }
 
+    @Test("a body held in memory and the same body streamed are recorded alike at the transport, and reach the parser in the chunks they came in")
+    func transportBodyInMemoryAndStreamedAlike() async throws {
+        let whole = [Data(Self.heroBody.utf8)]
+        let pieces = [Data(Self.heroBody.prefix(10).utf8), Data(Self.heroBody.dropFirst(10).utf8)]
+        /// The outcome and the transport's events, instrumented, and the bare chain's outcome.
+        func run(_ chunks: @escaping @Sendable () -> ChunkStream) async -> (outcome: [String], bare: [String], received: [String]) {
+            let transport = InMemoryGraphQLTransport { request in NetworkResponse(status: 200, url: request.url, chunks: chunks()) }
+            func interceptors() -> RequestChain.Interceptors {
+                RequestChain.Interceptors(graphQL: [PassThrough()], cache: DefaultCacheInterceptor(store: CacheStore()), http: [], parser: JSONResponseParsingInterceptor())
+            }
+            let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
+            let bare = await Self.outcome(RequestChain(interceptors: interceptors(), transport: transport).kickoff(request: request))
+            let store = TimelineStore()
+            let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
+            let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, now: { 0 })
+            let chain = InstrumentedGraphQLChain(interceptors: interceptors(), transport: transport, context: context)
+            let outcome = await Self.outcome(chain.chain.kickoff(request: request))
+            let received = store.events().filter { $0.phase == .receive }.map { "\($0.body?.text ?? "-") \($0.body?.byteCount ?? -1)" }
+            return (outcome, bare, received)
+        }
+        let shown = ["\(Self.heroBody) \(Self.heroBody.utf8.count)"]
+        for chunks in [whole, pieces] {
+            let inMemory = await run { PullStream(chunks) }
+            let streamed = await run { PullStream(chunks).map { $0 } }
+            #expect(inMemory.outcome == inMemory.bare)
+            #expect(streamed.outcome == streamed.bare)
+            #expect(inMemory.outcome == streamed.outcome)
+            #expect(inMemory.received == shown)
+            #expect(streamed.received == shown)
+        }
+        // One chunk is one result; two chunks of one document are two bodies that are not JSON.
+        #expect(await run { PullStream(whole) }.outcome == ["server \(Self.heroBody)"])
+        #expect(await run { PullStream(pieces) }.outcome == [
+            "error JSONResponseParsingError: the 10-byte response body is not JSON: not valid JSON at line 1, column 10: unterminated string",
+        ])
+    }
+
     struct MarkSource: GraphQLInterceptor {
         func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
             await next(request).map { response in

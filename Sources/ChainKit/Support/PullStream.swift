@@ -15,6 +15,9 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
     private enum Source: Sendable {
         case closure(@Sendable () -> (() async throws -> Element?))
         case object(any PullStreamSource<Element>)
+        /// Fixed elements, and what iterates them (made where the stream is, so it is
+        /// specialised for the element type there).
+        case elements([Element], @Sendable () -> (() async throws -> Element?))
     }
 
     private let source: Source
@@ -40,10 +43,16 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
 
     /// A stream of fixed elements.
     public init(_ elements: [Element]) {
-        self.init {
+        self.source = .elements(elements) {
             var iterator = elements.makeIterator()
             return { iterator.next() }
         }
+    }
+
+    /// The elements of a stream made from them (``init(_:)``), which are in memory: a reader
+    /// that needs them all takes them without iterating (nil for every other stream).
+    package var elementsInMemory: [Element]? {
+        if case .elements(let elements, _) = source { elements } else { nil }
     }
 
     /// A stream that yields nothing.
@@ -87,8 +96,9 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
     /// the whole stream), which is one reference.
     private static func iterate(_ source: Source) -> AsyncIterator {
         switch source {
-        case .closure(let makeNext): AsyncIterator(pull: makeNext(), iterator: nil)
-        case .object(let source): AsyncIterator(pull: { nil }, iterator: source.makeIterator())
+        case .closure(let makeNext): return AsyncIterator(pull: makeNext(), iterator: nil)
+        case .object(let source): return AsyncIterator(pull: { nil }, iterator: source.makeIterator())
+        case .elements(_, let makeNext): return AsyncIterator(pull: makeNext(), iterator: nil)
         }
     }
 

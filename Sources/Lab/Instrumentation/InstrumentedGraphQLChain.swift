@@ -254,15 +254,26 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
         return answer
     }
 
-    /// Reads the whole answer, as the transport's stops show it.
+    /// Reads the whole answer, as the transport's stops show it. The body goes up in the
+    /// chunks it came in, as it would without the instrumentation (a parser reads each chunk
+    /// as a result of its own).
     private func collect(_ response: NetworkResponse) async throws -> ReceivedAnswer<NetworkResponse> {
-        var collected: Data?
-        // A body that arrives in one chunk is kept as that chunk, not copied.
-        for try await chunk in response.chunks {
-            if collected == nil { collected = chunk } else { collected!.append(chunk) }
+        // A body held in memory is taken as it is and the response goes up as it came: its
+        // chunks can be read again. Reading it through its stream would only hand the same
+        // bytes back, at the price of an async call per chunk and a new stream.
+        if let chunks = response.chunks.elementsInMemory {
+            return ReceivedAnswer(response, body: Self.joined(chunks))
         }
-        let body = collected ?? Data()
-        return ReceivedAnswer(NetworkResponse(status: response.status, headerFields: response.headerFields, url: response.url, body: body), body: body)
+        var chunks: [Data] = []
+        for try await chunk in response.chunks { chunks.append(chunk) }
+        var read = response
+        read.chunks = PullStream(chunks)
+        return ReceivedAnswer(read, body: Self.joined(chunks))
+    }
+
+    /// The bytes of a body's chunks: the one chunk as it is, not copied.
+    private static func joined(_ chunks: [Data]) -> Data {
+        chunks.count == 1 ? chunks[0] : chunks.reduce(into: Data()) { $0.append($1) }
     }
 
     /// A multipart answer goes up as it arrives: its head is received and held at the

@@ -131,6 +131,18 @@ struct PullStreamTests {
         #expect(PullStream<Int>([1]).annotation == nil)
     }
 
+    @Test("a stream made from fixed elements hands them over in memory and iterates them afresh each time")
+    func elementStreams() async throws {
+        let stream = PullStream([1, 2, 3])
+        #expect(stream.elementsInMemory == [1, 2, 3])
+        #expect(try await stream.collect() == [1, 2, 3])
+        #expect(try await stream.collect() == [1, 2, 3])
+        #expect(PullStream<Int>([]).elementsInMemory == [])
+        #expect(stream.map { $0 }.elementsInMemory == nil)
+        #expect(PullStream<Int> { { nil } }.elementsInMemory == nil)
+        #expect(PullStream(source: Countdown(start: 1)).elementsInMemory == nil)
+    }
+
     @Test("mapErrors: a value is yielded and the stream finishes; nil finishes silently; a throw fails")
     func mapErrors() async throws {
         let failing = PullStream<Int> {
