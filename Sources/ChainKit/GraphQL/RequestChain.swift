@@ -171,11 +171,13 @@ public struct RequestChain: Sendable {
         // captured once per operation; each interceptor's `next` is made when it calls down
         // and names only the index below, so nothing is built per hop but the call itself.
         // An interceptor's error becomes a stream that fails when read.
+        // Below the last GraphQL interceptor: the cache and network steps for what it handed down.
+        @Sendable func belowLast(_ request: GraphQLRequest) -> InterceptorResultStream {
+            finalRequest.request.withLock { $0 = request }
+            return chain.execute(request)
+        }
         @Sendable func intercept(_ request: GraphQLRequest, at index: Int) async -> InterceptorResultStream {
-            guard index < interceptors.count else {
-                finalRequest.request.withLock { $0 = request }
-                return chain.execute(request)
-            }
+            guard index < interceptors.count else { return belowLast(request) }
             do {
                 // `&+`: cannot overflow below the count, and a checked add would make the
                 // closure switch executors on entry.
@@ -188,10 +190,7 @@ public struct RequestChain: Sendable {
         // down and what comes back to it. A function of its own, so the chain without an
         // observer runs as it would without this.
         @Sendable func observed(_ request: GraphQLRequest, at index: Int, by observer: any GraphQLHopObserver) async -> InterceptorResultStream {
-            guard index < interceptors.count else {
-                finalRequest.request.withLock { $0 = request }
-                return chain.execute(request)
-            }
+            guard index < interceptors.count else { return belowLast(request) }
             do {
                 let received = observer.passesStraight ? request : try await observer.preflightStop(at: index, request)
                 return try await interceptors[index].intercept(request: received) { handed in

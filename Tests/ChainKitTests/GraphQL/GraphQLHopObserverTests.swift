@@ -1,0 +1,110 @@
+import ChainKit
+import Foundation
+import Synchronization
+import Testing
+
+/// What a lab that stops at and records every GraphQL interceptor learns from the chain
+/// (`GraphQLHopObserver`), in the order the chain tells it.
+@Suite("GraphQL hop observer")
+struct GraphQLHopObserverTests {
+    /// Records each call; stops at every pre-flight unless it passes straight through, and
+    /// tags what each interceptor's `next` hands back so the tags show who read what.
+    final class Recorder: GraphQLHopObserver {
+        let calls = Mutex<[String]>([])
+        let passesStraight: Bool
+        let failAttempt: Bool
+
+        init(passesStraight: Bool, failAttempt: Bool = false) {
+            self.passesStraight = passesStraight
+            self.failAttempt = failAttempt
+        }
+
+        struct Capped: Error {}
+
+        func attemptStarts() throws {
+            add("attempt")
+            if failAttempt { throw Capped() }
+        }
+
+        func preflightStop(at index: Int, _ request: GraphQLRequest) async throws -> GraphQLRequest {
+            add("pre-flight stop \(index)")
+            var received = request
+            try received.additionalHeaders.set("X-Stop-\(index)", "passed")
+            return received
+        }
+
+        func handsOn(at index: Int, _ handed: GraphQLRequest, received: GraphQLRequest) {
+            let headers = handed.additionalHeaders.map(\.name).joined(separator: ",")
+            add("\(index) hands on [\(headers)]\(handed.isIdentical(to: received) ? " as received" : "")")
+        }
+
+        func arriving(at index: Int, _ results: InterceptorResultStream, handed: GraphQLRequest, received: GraphQLRequest) -> InterceptorResultStream {
+            add("arriving at \(index)")
+            return results.map { [self] response in
+                add("\(index) reads \(response.source.rawValue)")
+                return response
+            }
+        }
+
+        func add(_ call: String) { calls.withLock { $0.append(call) } }
+    }
+
+    /// Adds a header before handing the request on.
+    struct Mark: GraphQLInterceptor {
+        let name: String
+        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            var marked = request
+            try marked.additionalHeaders.set("X-\(name)", "1")
+            return await next(marked)
+        }
+    }
+
+    static func chain(_ recorder: Recorder, graphQL: [any GraphQLInterceptor]) -> RequestChain {
+        RequestChain(
+            interceptors: .init(graphQL: graphQL, cache: DefaultCacheInterceptor(store: CacheStore()), http: [], parser: JSONResponseParsingInterceptor()),
+            transport: InMemoryGraphQLTransport.respond(status: 200, body: heroBody), overlapsNetworkFetch: true, hopObserver: recorder)
+    }
+
+    @Test("passing straight: the attempt, each hand-on as it goes down, each arrival as it comes back, then each read from the lowest up")
+    func passingStraight() async throws {
+        let recorder = Recorder(passesStraight: true)
+        let outcome = await run(Self.chain(recorder, graphQL: [Mark(name: "A"), RecordingInterceptor(name: "B", log: EventLog())]).kickoff(request: request()))
+        #expect(outcome.error == nil)
+        #expect(outcome.responses.map(\.source) == [.server])
+        #expect(recorder.calls.withLock { $0 } == [
+            "attempt",
+            "0 hands on [X-A]",
+            "1 hands on [X-A] as received",
+            "arriving at 1", "arriving at 0", "arriving at -1",
+            "1 reads server", "0 reads server", "-1 reads server",
+        ])
+    }
+
+    @Test("with stops: each interceptor receives what its pre-flight stop lets go")
+    func stopping() async throws {
+        let recorder = Recorder(passesStraight: false)
+        let outcome = await run(Self.chain(recorder, graphQL: [Mark(name: "A"), Mark(name: "B")]).kickoff(request: request()))
+        #expect(outcome.error == nil)
+        #expect(recorder.calls.withLock { $0 }.prefix(5) == [
+            "attempt",
+            "pre-flight stop 0", "0 hands on [X-Stop-0,X-A]",
+            "pre-flight stop 1", "1 hands on [X-Stop-0,X-A,X-Stop-1,X-B]",
+        ])
+    }
+
+    @Test("an attempt the observer refuses fails with its error, which no arrival sees")
+    func refusedAttempt() async throws {
+        let recorder = Recorder(passesStraight: true, failAttempt: true)
+        let outcome = await run(Self.chain(recorder, graphQL: [Mark(name: "A")]).kickoff(request: request()))
+        #expect(outcome.error is Recorder.Capped)
+        #expect(recorder.calls.withLock { $0 } == ["attempt"])
+    }
+
+    @Test("without GraphQL interceptors: the attempt, and the cache and network steps' results arriving at the top")
+    func noInterceptors() async throws {
+        let recorder = Recorder(passesStraight: true)
+        let outcome = await run(Self.chain(recorder, graphQL: []).kickoff(request: request()))
+        #expect(outcome.responses.map(\.source) == [.server])
+        #expect(recorder.calls.withLock { $0 } == ["attempt", "arriving at -1", "-1 reads server"])
+    }
+}
