@@ -87,6 +87,14 @@ struct InstrumentationFidelityTests {
         return (RequestChain.Interceptors(graphQL: testCase.graphQL(), cache: DefaultCacheInterceptor(store: store), http: [ResponseCodeInterceptor()], parser: JSONResponseParsingInterceptor()), request)
     }
 
+    /// A store, and the context of an operation that records into it on a scheduler of its
+    /// own (no breakpoints, no command log).
+    static func recording() -> (store: TimelineStore, context: OperationContext) {
+        let store = TimelineStore()
+        let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
+        return (store, OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, now: { 0 }))
+    }
+
     @Test("same results and errors as the bare chain", arguments: cases)
     func sameOutcome(_ testCase: Case) async {
         let (bareInterceptors, request) = interceptors(testCase)
@@ -281,9 +289,7 @@ struct InstrumentationFidelityTests {
 
     @Test("each hop's events carry its own place and name, and what it handed down as it was then, whatever the hops below change")
     func eventsOfEveryHop() async throws {
-        let store = TimelineStore()
-        let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
-        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, now: { 0 })
+        let (store, context) = Self.recording()
         let interceptors = RequestChain.Interceptors(
             graphQL: [SetTrace(value: "1"), SetTrace(value: "2"), PassThrough()], cache: DefaultCacheInterceptor(store: CacheStore()),
             http: [ResponseCodeInterceptor()], parser: JSONResponseParsingInterceptor())
@@ -317,9 +323,7 @@ struct InstrumentationFidelityTests {
 
     @Test("a chain without GraphQL interceptors still counts its attempt and records every other hop")
     func eventsWithoutGraphQLInterceptors() async throws {
-        let store = TimelineStore()
-        let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
-        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, now: { 0 })
+        let (store, context) = Self.recording()
         let interceptors = RequestChain.Interceptors(
             graphQL: [], cache: DefaultCacheInterceptor(store: CacheStore()), http: [ResponseCodeInterceptor()], parser: JSONResponseParsingInterceptor())
         let chain = InstrumentedGraphQLChain(
@@ -351,9 +355,7 @@ struct InstrumentationFidelityTests {
             }
             let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
             let bare = await Self.outcome(RequestChain(interceptors: interceptors(), transport: transport).kickoff(request: request))
-            let store = TimelineStore()
-            let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
-            let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, now: { 0 })
+            let (store, context) = Self.recording()
             let chain = InstrumentedGraphQLChain(interceptors: interceptors(), transport: transport, context: context)
             let outcome = await Self.outcome(chain.chain.kickoff(request: request))
             let received = store.events().filter { $0.phase == .receive }.map { "\($0.body?.text ?? "-") \($0.body?.byteCount ?? -1)" }
@@ -388,9 +390,7 @@ struct InstrumentationFidelityTests {
 
     @Test("a result's post-flight preview is the body it was read from until a hop changes it, then its JSON")
     func resultPreviewsShowTheBodyAsReceived() async throws {
-        let store = TimelineStore()
-        let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
-        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, now: { 0 })
+        let (store, context) = Self.recording()
         // Spaces and key order as a server might send them; the encoded JSON has neither.
         let body = #"{ "data": { "hero": { "name": "R2-D2", "id": "1" } } }"#
         let interceptors = RequestChain.Interceptors(
