@@ -48,9 +48,10 @@ struct FilterEndToEndTests {
         try await tmux.waitFor("◆ post@AuthInterceptor if ~op HeroQuery & ~c 401 & !~retry")
         try tmux.send("Escape")
         try tmux.send("n")
-        let held = try await tmux.waitFor("⏸ held")
+        // The stop's detail is drawn with the held request, or a frame after it: wait for it.
+        let held = try await tmux.waitFor("Hop 2 AuthInterceptor · post-flight stop")
+        #expect(held.contains("⏸ held"))
         #expect(held.contains("◆ 1 rule"))
-        #expect(held.contains("Hop 2 AuthInterceptor · post-flight stop"))
         try tmux.send("c")
         try await tmux.waitFor("✓ #1 HeroQuery 200")
     }

@@ -266,7 +266,9 @@ public struct RequestChain: Sendable {
         enum Step {
             case cacheRead
             case network(hadCacheHit: Bool)
-            case passthrough(InterceptorResultStream.AsyncIterator)
+            /// The network's results as they come: straight from the parser (`parsed`, told to
+            /// a hop observer as they leave it), or from the overlapping fetch, which tells it.
+            case passthrough(InterceptorResultStream.AsyncIterator, parsed: Bool)
             case done
         }
 
@@ -292,7 +294,7 @@ public struct RequestChain: Sendable {
                         if let cached = try await chain.parts.interceptors.cache.readCacheData(request: request) {
                             step = .network(hadCacheHit: true)
                             if chain.overlapsNetworkFetch, behavior.shouldFetchFromNetwork(hadSuccessfulCacheRead: true) {
-                                step = .passthrough(chain.overlappingNetworkFetch(request).makeAsyncIterator())
+                                step = .passthrough(chain.overlappingNetworkFetch(request).makeAsyncIterator(), parsed: false)
                             }
                             return cached
                         }
@@ -303,18 +305,20 @@ public struct RequestChain: Sendable {
                     step = .done
                     guard behavior.shouldFetchFromNetwork(hadSuccessfulCacheRead: hadCacheHit) else { return nil }
                     do {
-                        step = .passthrough(try await chain.fetchFromNetwork(request).makeAsyncIterator())
+                        step = .passthrough(try await chain.fetchFromNetwork(request).makeAsyncIterator(), parsed: true)
                     } catch {
                         return try await recover(from: error)
                     }
-                case .passthrough(let results):
+                case .passthrough(let results, let parsed):
                     do {
                         guard let response = try await results.next() else {
                             step = .done
                             return nil
                         }
+                        if parsed { chain.parts.hopObserver?.parsed(.success(response)) }
                         return response
                     } catch {
+                        if parsed { chain.parts.hopObserver?.parsed(.failure(error)) }
                         step = .done
                         return try await recover(from: error)
                     }
@@ -334,7 +338,11 @@ public struct RequestChain: Sendable {
     /// with an observer, every hand-over between that task and this one is reported.
     private func overlappingNetworkFetch(_ request: GraphQLRequest) -> InterceptorResultStream {
         let chain = self
-        guard let observer = parts.overlapObserver else { return .started { try await chain.fetchFromNetwork(request) } }
+        let hopObserver = parts.hopObserver
+        guard let observer = parts.overlapObserver else {
+            guard let hopObserver else { return .started { try await chain.fetchFromNetwork(request) } }
+            return .started { try await chain.fetchFromNetwork(request).reportingParsed(to: hopObserver) }
+        }
         observer.networkFetchStarts()
         let fetched = InterceptorResultStream.started {
             let results: InterceptorResultStream
@@ -349,9 +357,11 @@ public struct RequestChain: Sendable {
                 return {
                     do {
                         let next = try await pull.next()
+                        if let next { hopObserver?.parsed(.success(next)) }
                         observer.networkFetchHandsOn(isEnd: next == nil)
                         return next
                     } catch {
+                        hopObserver?.parsed(.failure(error))
                         observer.networkFetchHandsOn(isEnd: true)
                         throw error
                     }
@@ -448,6 +458,27 @@ package protocol GraphQLHopObserver: Sendable {
     /// below it; at ``GraphQLHopObserverPlace/aboveTop``, what the operation reads of the
     /// top interceptor's results (`handed` and `received` are then the attempt's request).
     func arriving(at index: Int, _ results: InterceptorResultStream, handed: GraphQLRequest, received: GraphQLRequest) -> InterceptorResultStream
+    /// A result, or the failure, leaves the response parser, where the network step reads it.
+    func parsed(_ outcome: Result<GraphQLResponse, any Error>)
+}
+
+extension InterceptorResultStream {
+    /// The same stream, telling `observer` of each result and the failure as they are read.
+    fileprivate func reportingParsed(to observer: any GraphQLHopObserver) -> InterceptorResultStream {
+        PullStream {
+            let pull = self.makeAsyncIterator()
+            return {
+                do {
+                    let next = try await pull.next()
+                    if let next { observer.parsed(.success(next)) }
+                    return next
+                } catch {
+                    observer.parsed(.failure(error))
+                    throw error
+                }
+            }
+        }
+    }
 }
 
 /// Places a ``GraphQLHopObserver`` is told about besides the interceptors' indices.

@@ -64,6 +64,16 @@ extension GraphQLInstrumentation: GraphQLHopObserver {
         if graphQLCount == 0 { return results }
         return results.arriving(at: GraphQLJunction(self, into: index), handed: handed, received: received)
     }
+
+    /// The parser's post-flight event for each result, its error event for the failure;
+    /// neither changes what flows.
+    func parsed(_ outcome: Result<GraphQLResponse, any Error>) {
+        let hop = transportIndex + 1
+        switch outcome {
+        case .success(let result): context.emit(hops[hop], .postflight, context.snapshots.snapshot(result: result))
+        case .failure(let error): context.emit(hops[hop], .error, HopSnapshot(error: error))
+        }
+    }
 }
 
 /// Two adjacent GraphQL hops of one operation: results leave `from` and enter `into`. The
@@ -314,7 +324,8 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
     }
 }
 
-/// The response parser with a stop before parsing and events for each result.
+/// The response parser with a stop before parsing; the chain tells the instrumentation of
+/// each result and the failure that leaves it.
 struct InstrumentedResponseParser: ResponseParsingInterceptor {
     let instrumentation: GraphQLInstrumentation
 
@@ -330,48 +341,11 @@ struct InstrumentedResponseParser: ResponseParsingInterceptor {
         try context.reporting(at: hop) { try release.pass() }
         context.emit(hop, .preflight, context.snapshots.snapshot(responseHead: response))
         do {
-            return PullStream(source: ParsedResults(upstream: try await base.parse(response: response, for: request), parser: self))
+            // What leaves the parser is told to the instrumentation by the chain, where the
+            // network step reads it (``GraphQLInstrumentation/parsed(_:)``).
+            return try await base.parse(response: response, for: request)
         } catch {
             throw context.reported(error: error, at: hop)
-        }
-    }
-
-    /// The parser's results as they leave it: each recorded as a post-flight, a failure as an
-    /// error; neither changes what flows.
-    private final class ParsedResults: PullStreamSource {
-        let upstream: InterceptorResultStream
-        let parser: InstrumentedResponseParser
-
-        init(upstream: InterceptorResultStream, parser: InstrumentedResponseParser) {
-            self.upstream = upstream
-            self.parser = parser
-        }
-
-        func makeIterator() -> any PullStreamIterator<GraphQLResponse> {
-            Iteration(upstream: upstream.makeAsyncIterator(), parser: parser)
-        }
-
-        final class Iteration: PullStreamIterator {
-            let upstream: InterceptorResultStream.AsyncIterator
-            let parser: InstrumentedResponseParser
-
-            init(upstream: InterceptorResultStream.AsyncIterator, parser: InstrumentedResponseParser) {
-                self.upstream = upstream
-                self.parser = parser
-            }
-
-            // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
-            @inline(__always)
-            func next() async throws -> GraphQLResponse? {
-                do {
-                    let next = try await upstream.next()
-                    if let next { parser.context.emit(parser.hop, .postflight, parser.context.snapshots.snapshot(result: next)) }
-                    return next
-                } catch {
-                    parser.context.emit(parser.hop, .error, HopSnapshot(error: error))
-                    throw error
-                }
-            }
         }
     }
 }

@@ -46,6 +46,13 @@ struct GraphQLHopObserverTests {
             }
         }
 
+        func parsed(_ outcome: Result<GraphQLResponse, any Error>) {
+            switch outcome {
+            case .success(let result): add("parsed \(result.source.rawValue)")
+            case .failure(let error): add("parse failed: \(error)")
+            }
+        }
+
         func add(_ call: String) { calls.withLock { $0.append(call) } }
     }
 
@@ -65,7 +72,7 @@ struct GraphQLHopObserverTests {
             transport: InMemoryGraphQLTransport.respond(status: 200, body: heroBody), overlapsNetworkFetch: true, hopObserver: recorder)
     }
 
-    @Test("passing straight: the attempt, each hand-on as it goes down, each arrival as it comes back, then each read from the lowest up")
+    @Test("passing straight: the attempt, each hand-on as it goes down, each arrival as it comes back, then the parsed result read from the lowest hop up")
     func passingStraight() async throws {
         let recorder = Recorder(passesStraight: true)
         let outcome = await run(Self.chain(recorder, graphQL: [Mark(name: "A"), RecordingInterceptor(name: "B", log: EventLog())]).kickoff(request: request()))
@@ -76,7 +83,7 @@ struct GraphQLHopObserverTests {
             "0 hands on [X-A]",
             "1 hands on [X-A] as received",
             "arriving at 1", "arriving at 0", "arriving at -1",
-            "1 reads server", "0 reads server", "-1 reads server",
+            "parsed server", "1 reads server", "0 reads server", "-1 reads server",
         ])
     }
 
@@ -89,6 +96,20 @@ struct GraphQLHopObserverTests {
             "attempt",
             "pre-flight stop 0", "0 hands on [X-Stop-0,X-A]",
             "pre-flight stop 1", "1 hands on [X-Stop-0,X-A,X-Stop-1,X-B]",
+        ])
+    }
+
+    @Test("a body the parser cannot read: the failure leaves the parser, then climbs")
+    func parseFailure() async throws {
+        let recorder = Recorder(passesStraight: true)
+        let chain = RequestChain(
+            interceptors: .init(graphQL: [Mark(name: "A")], cache: DefaultCacheInterceptor(store: CacheStore()), http: [], parser: JSONResponseParsingInterceptor()),
+            transport: InMemoryGraphQLTransport.respond(status: 200, body: "not json"), overlapsNetworkFetch: true, hopObserver: recorder)
+        let outcome = await run(chain.kickoff(request: request()))
+        #expect(outcome.error is JSONResponseParsingError)
+        #expect(recorder.calls.withLock { $0 } == [
+            "attempt", "0 hands on [X-A]", "arriving at 0", "arriving at -1",
+            "parse failed: the 8-byte response body is not JSON: not valid JSON at line 1, column 1: invalid literal, expected null",
         ])
     }
 
@@ -105,6 +126,6 @@ struct GraphQLHopObserverTests {
         let recorder = Recorder(passesStraight: true)
         let outcome = await run(Self.chain(recorder, graphQL: []).kickoff(request: request()))
         #expect(outcome.responses.map(\.source) == [.server])
-        #expect(recorder.calls.withLock { $0 } == ["attempt", "arriving at -1", "-1 reads server"])
+        #expect(recorder.calls.withLock { $0 } == ["attempt", "arriving at -1", "parsed server", "-1 reads server"])
     }
 }
