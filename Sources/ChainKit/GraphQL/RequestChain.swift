@@ -338,16 +338,12 @@ public struct RequestChain: Sendable {
     /// with an observer, every hand-over between that task and this one is reported.
     private func overlappingNetworkFetch(_ request: GraphQLRequest) -> InterceptorResultStream {
         let chain = self
-        let hopObserver = parts.hopObserver
-        guard let observer = parts.overlapObserver else {
-            guard let hopObserver else { return .started { try await chain.fetchFromNetwork(request) } }
-            return .started { try await chain.fetchFromNetwork(request).reportingParsed(to: hopObserver) }
-        }
+        guard let observer = parts.overlapObserver else { return .started { try await chain.reportedFetchFromNetwork(request) } }
         observer.networkFetchStarts()
         let fetched = InterceptorResultStream.started {
             let results: InterceptorResultStream
             do {
-                results = try await chain.fetchFromNetwork(request)
+                results = try await chain.reportedFetchFromNetwork(request)
             } catch {
                 observer.networkFetchHandsOn(isEnd: true)
                 throw error
@@ -357,11 +353,9 @@ public struct RequestChain: Sendable {
                 return {
                     do {
                         let next = try await pull.next()
-                        if let next { hopObserver?.parsed(.success(next)) }
                         observer.networkFetchHandsOn(isEnd: next == nil)
                         return next
                     } catch {
-                        hopObserver?.parsed(.failure(error))
                         observer.networkFetchHandsOn(isEnd: true)
                         throw error
                     }
@@ -378,6 +372,15 @@ public struct RequestChain: Sendable {
                 return try outcome.get()
             }
         }
+    }
+
+    /// ``fetchFromNetwork(_:)`` in a task of its own, where the hop observer is told of each
+    /// result and the failure that leaves the parser as they are read. (The operation's own
+    /// network step tells it where it reads them, without a stream layer: ``Steps``.)
+    private func reportedFetchFromNetwork(_ request: GraphQLRequest) async throws -> InterceptorResultStream {
+        let results = try await fetchFromNetwork(request)
+        guard let hopObserver = parts.hopObserver else { return results }
+        return results.reportingParsed(to: hopObserver)
     }
 
     private func fetchFromNetwork(_ request: GraphQLRequest) async throws -> InterceptorResultStream {

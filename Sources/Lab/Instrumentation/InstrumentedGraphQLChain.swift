@@ -83,12 +83,9 @@ extension GraphQLInstrumentation: GraphQLHopObserver {
 ///
 /// A value of a reference and a number, worked out from the operation's hops when read.
 struct GraphQLJunction: Sendable {
-    /// `into` of the junction above the top hop.
-    static let aboveTop = GraphQLHopObserverPlace.aboveTop
-
     let instrumentation: GraphQLInstrumentation
-    /// The GraphQL hop the results enter, whose post-flight stop is here; ``aboveTop`` above
-    /// the top hop.
+    /// The GraphQL hop the results enter, whose post-flight stop is here;
+    /// `GraphQLHopObserverPlace.aboveTop` above the top hop.
     let intoIndex: Int
 
     init(_ instrumentation: GraphQLInstrumentation, into intoIndex: Int) {

@@ -113,6 +113,21 @@ struct GraphQLHopObserverTests {
         ])
     }
 
+    @Test("CacheAndNetwork: the overlapping fetch's parsed result is told from its own task, once")
+    func overlappingFetch() async throws {
+        let recorder = Recorder(passesStraight: true)
+        let store = CacheStore()
+        try store.write(data: ["hero": ["id": "1", "name": "cached"]], for: heroQuery)
+        let chain = RequestChain(
+            interceptors: .init(graphQL: [Mark(name: "A")], cache: DefaultCacheInterceptor(store: store), http: [], parser: JSONResponseParsingInterceptor()),
+            transport: InMemoryGraphQLTransport.respond(status: 200, body: heroBody), overlapsNetworkFetch: true, hopObserver: recorder)
+        let outcome = await run(chain.kickoff(request: request(fetchBehavior: .CacheAndNetwork)))
+        #expect(outcome.error == nil)
+        #expect(outcome.responses.map(\.source) == [.cache, .server])
+        #expect(recorder.calls.withLock { $0 }.filter { $0.hasPrefix("parse") } == ["parsed server"])
+        #expect(recorder.calls.withLock { $0 }.filter { $0.hasPrefix("0 reads") } == ["0 reads cache", "0 reads server"])
+    }
+
     @Test("an attempt the observer refuses fails with its error, which no arrival sees")
     func refusedAttempt() async throws {
         let recorder = Recorder(passesStraight: true, failAttempt: true)
