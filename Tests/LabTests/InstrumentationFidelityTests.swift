@@ -149,9 +149,22 @@ struct InstrumentationFidelityTests {
         }
     }
 
+    /// Starts an iteration of its results, leaves it unread, and hands the results up as they
+    /// came: the junction above cannot join the one below, whose list an iteration has fixed.
+    struct StartReadingThenPassThrough: GraphQLInterceptor {
+        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            let results = await next(request)
+            _ = results.makeAsyncIterator()
+            return results
+        }
+    }
+
     @Test(
         "a result climbing hops that pass it through stops at each post-flight stop, lowest first, between the hops' post-flights",
-        arguments: [[PassThrough(), PassThrough(), PassThrough()], [PassThrough(), MapResults(), PassThrough()]] as [[any GraphQLInterceptor]])
+        arguments: [
+            [PassThrough(), PassThrough(), PassThrough()], [PassThrough(), MapResults(), PassThrough()],
+            [PassThrough(), StartReadingThenPassThrough(), PassThrough()],
+        ] as [[any GraphQLInterceptor]])
     func postFlightStopsInOrder(_ graphQL: [any GraphQLInterceptor]) async throws {
         let store = TimelineStore()
         let scheduler = Scheduler(environment: Scheduler.Environment(
