@@ -41,7 +41,8 @@ public final class SnapshotCache: Sendable {
             // place, by identity, without building a key.
             if recent.lastResult?.isIdentical(to: result) == true, let snapshot = recent.lastResultSnapshot { return snapshot }
             let snapshot = if let body = result.body {
-                recent.receivedResult.snapshot(for: ReceivedResult(source: result.source, body: body)) { _ in HopSnapshot(result: result) }
+                recent.receivedResult.snapshot(where: { $0.source == result.source && $0.body.holds(body) })
+                    ?? recent.receivedResult.keep(ReceivedResult(source: result.source, body: KeptBody(body))) { _ in HopSnapshot(result: result) }
             } else {
                 recent.result.snapshot(for: result, make: HopSnapshot.init(result:))
             }
@@ -87,12 +88,12 @@ public final class SnapshotCache: Sendable {
     func snapshot(response: some EditableResponse, body: Data) -> HopSnapshot {
         state.withLock { recent in
             if let snapshot = recent.receivedResponse.snapshot(where: {
-                $0.status == response.status && $0.headers == response.headerFields && sameBytes($0.body, body)
+                $0.status == response.status && $0.headers == response.headerFields && $0.body.holds(body)
             }) {
                 return snapshot
             }
-            return recent.receivedResponse.keep(ReceivedResponse(status: response.status, headers: response.headerFields, body: body)) {
-                HopSnapshot(headers: $0.headers, status: $0.status, body: BodyPreview($0.body))
+            return recent.receivedResponse.keep(ReceivedResponse(status: response.status, headers: response.headerFields, body: KeptBody(body))) {
+                HopSnapshot(headers: $0.headers, status: $0.status, body: BodyPreview($0.body.data))
             }
         }
     }
@@ -175,17 +176,19 @@ private struct RecentSnapshots: Sendable {
 /// result.
 private struct ReceivedResult: Equatable, Sendable {
     var source: GraphQLResponse.Source
-    var body: Data
-
-    static func == (lhs: ReceivedResult, rhs: ReceivedResult) -> Bool {
-        lhs.source == rhs.source && sameBytes(lhs.body, rhs.body)
-    }
+    var body: KeptBody
 }
 
 /// A request an HTTP hop or the transport saw, equal to another exactly when the requests
-/// are equal, with the bodies compared as bytes in memory (see ``sameBytes(_:_:)``).
+/// are equal, with the bodies compared as bytes (see ``KeptBody``).
 private struct SentRequest: Equatable, Sendable {
-    var request: NetworkRequest
+    let request: NetworkRequest
+    private let body: KeptBody?
+
+    init(request: NetworkRequest) {
+        self.request = request
+        self.body = request.body.map(KeptBody.init)
+    }
 
     static func == (lhs: SentRequest, rhs: SentRequest) -> Bool {
         lhs.shows(rhs.request)
@@ -193,21 +196,43 @@ private struct SentRequest: Equatable, Sendable {
 
     /// Whether this shows `other`: the two requests are equal.
     func shows(_ other: NetworkRequest) -> Bool {
-        request.method == other.method && request.timeoutInterval == other.timeoutInterval
-            && request.url == other.url && request.headerFields == other.headerFields
-            && sameBytes(request.body, other.body)
+        guard request.method == other.method, request.timeoutInterval == other.timeoutInterval,
+            request.url == other.url, request.headerFields == other.headerFields
+        else { return false }
+        guard let body, let otherBody = other.body else { return body == nil && other.body == nil }
+        return body.holds(otherBody)
     }
 }
 
-/// Whether two bodies hold the same bytes, as `Data`'s `==` tells, compared as memory:
-/// `==` on two small bodies costs about as much as the rest of recording the event that
-/// shows them.
-private func sameBytes(_ lhs: Data?, _ rhs: Data?) -> Bool {
-    guard let lhs, let rhs else { return lhs == nil && rhs == nil }
-    guard lhs.count == rhs.count else { return false }
-    return lhs.withUnsafeBytes { left in
-        rhs.withUnsafeBytes { right in left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
+/// A body kept to tell whether the next ones hold the same bytes, as `Data`'s `==` would tell.
+///
+/// A small body's bytes are also kept in an array, so telling reads only the new body's
+/// storage: every read of a `Data`'s storage runs the dynamic exclusivity checks of `Data`'s
+/// code inlined here (about 380 instructions a read, more than recording the event that
+/// shows it), and `==` reads both.
+private struct KeptBody: Equatable, Sendable {
+    /// The largest body whose bytes are copied: a copy is made only when a body changes.
+    static let copiedUpTo = 64 << 10
+
+    let data: Data
+    private let bytes: [UInt8]?
+
+    init(_ data: Data) {
+        self.data = data
+        self.bytes = data.count <= KeptBody.copiedUpTo ? [UInt8](data) : nil
     }
+
+    /// Whether `other` holds the same bytes.
+    func holds(_ other: Data) -> Bool {
+        guard other.count == data.count else { return false }
+        if other.isEmpty { return true }
+        guard let bytes else {
+            return data.withUnsafeBytes { kept in other.withUnsafeBytes { memcmp(kept.baseAddress!, $0.baseAddress!, kept.count) == 0 } }
+        }
+        return bytes.withUnsafeBytes { kept in other.withUnsafeBytes { memcmp(kept.baseAddress!, $0.baseAddress!, kept.count) == 0 } }
+    }
+
+    static func == (lhs: KeptBody, rhs: KeptBody) -> Bool { lhs.holds(rhs.data) }
 }
 
 /// What ``HopSnapshot/init(_:baseURL:body:bodyLimit:)`` shows of a middleware's request.
@@ -220,11 +245,7 @@ private struct MiddlewareRequest: Equatable, Sendable {
 private struct ReceivedResponse: Equatable, Sendable {
     var status: Int
     var headers: HTTPFields
-    var body: Data
-
-    static func == (lhs: ReceivedResponse, rhs: ReceivedResponse) -> Bool {
-        lhs.status == rhs.status && lhs.headers == rhs.headers && sameBytes(lhs.body, rhs.body)
-    }
+    var body: KeptBody
 }
 
 /// What ``HopSnapshot/init(graphQL:)`` shows of a GraphQL request: comparing these is cheaper

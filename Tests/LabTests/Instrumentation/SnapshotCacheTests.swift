@@ -73,6 +73,50 @@ struct SnapshotCacheTests {
         }
     }
 
+    @Test("bodies are compared by their bytes whatever holds them: past the size whose bytes are copied, and read from a slice")
+    func bodiesComparedByBytes() throws {
+        let headers = try HTTPFields(["Content-Type": "application/json"])
+        // 70,000 bytes: past the 64 KiB whose bytes the cache copies to compare with.
+        let large = Data(repeating: UInt8(ascii: "a"), count: 70_000)
+        var lastByteApart = large
+        lastByteApart[lastByteApart.count - 1] = UInt8(ascii: "b")
+        let small = Data(#"{"data":1}"#.utf8)
+        // The same bytes, as a slice of a larger body (its indices do not start at 0).
+        let slice = Data(#"xx{"data":1}"#.utf8).dropFirst(2)
+        let cases: [(kept: Data, next: Data, shared: Bool)] = [
+            (large, Data(large), true),
+            (large, lastByteApart, false),
+            (small, slice, true),
+            (slice, small, true),
+            (small, Data(#"{"data":2}"#.utf8), false),
+            (Data(), Data(), true),
+        ]
+        var shared: [Bool] = []
+        for (kept, next, _) in cases {
+            let cache = SnapshotCache()
+            let first = cache.snapshot(response: NetworkResponse(status: 200, headerFields: headers, url: Self.url, body: kept), body: kept)
+            shared.append(cache.snapshot(response: NetworkResponse(status: 200, headerFields: headers, url: Self.url, body: next), body: next) === first)
+        }
+        #expect(shared == cases.map(\.shared))
+    }
+
+    @Test("a result read from a body shares the previous one's snapshot exactly when the bytes and the source are the same")
+    func resultsShareWhenSameBytesAndSource() throws {
+        let body = #"{"data":{"hero":{"name":"R2-D2"}}}"#
+        let first = try GraphQLResponse(parsing: Data(body.utf8), source: .server)
+        let others: [(GraphQLResponse, Bool)] = [
+            (try GraphQLResponse(parsing: Data(body.utf8), source: .server), true),
+            (try GraphQLResponse(parsing: Data(body.utf8), source: .cache), false),
+            (try GraphQLResponse(parsing: Data(body.replacingOccurrences(of: "R2", with: "C3").utf8), source: .server), false),
+        ]
+        for (other, expected) in others {
+            let cache = SnapshotCache()
+            let snapshot = cache.snapshot(result: first)
+            #expect((cache.snapshot(result: other) === snapshot) == expected)
+            #expect(cache.snapshot(result: other).body?.text == String(decoding: other.body ?? Data(), as: UTF8.self))
+        }
+    }
+
     @Test("a middleware's request shares the previous snapshot exactly when the request and the base URL are equal")
     func middlewareRequestsShareWhenEqual() throws {
         let base = URL(string: "https://lab.example")!
