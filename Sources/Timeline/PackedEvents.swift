@@ -1,3 +1,5 @@
+import Synchronization
+
 /// How ``TimelineStore`` keeps its events: `store.bytes_per_event`'s layout.
 ///
 /// A ``TimelineEvent`` is 80 bytes, and most of them repeat from one event to the next: the
@@ -38,6 +40,34 @@ struct HopSite: Hashable {
     let hop: Int32
 }
 
+/// A hop site (its name, kind and index) known to the process by a number, worked out once
+/// where the hop is laid out: a store finds its own id for the site by that number, without
+/// reading or comparing the name of the hop for each event.
+///
+/// The numbers are the process's: every distinct site gets one the first time it is named,
+/// and keeps it. Sites are few (a chain's layers), so the table stays small.
+public struct HopSiteKey: Sendable, Hashable {
+    let value: UInt32
+
+    /// The number of the site with this name, kind and hop index.
+    public init(name: String, kind: HopKind, hop: Int) {
+        let site = HopSite(name: name, kind: kind, hop: Int32(truncatingIfNeeded: hop))
+        value = hopSiteRegistry.withLock { registry in
+            if let known = registry.keys[site] { return known }
+            let key = UInt32(registry.sites.count)
+            registry.sites.append(site)
+            registry.keys[site] = key
+            return key
+        }
+    }
+
+    /// The site this number stands for.
+    var site: HopSite { hopSiteRegistry.withLock { $0.sites[Int(value)] } }
+}
+
+/// Every site numbered in this process, by number and by site.
+private let hopSiteRegistry = Mutex<(sites: [HopSite], keys: [HopSite: UInt32])>(([], [:]))
+
 /// The store's hop sites, each kept once and named by its position in ``all``.
 ///
 /// A hop's events follow one another closely, so a site is found in a small table indexed by
@@ -47,6 +77,8 @@ struct HopSites {
     private(set) var all: [HopSite] = []
     private var ids: [HopSite: UInt32] = [:]
     private var recent = [Recent](repeating: Recent(id: HopSites.noSite, hop: 0, kind: .graphql, name: nil), count: HopSites.recentSlots)
+    /// The id of each site known by its number (``HopSiteKey``), ``noSite`` where not known yet.
+    private var byKey: [UInt32] = []
 
     private static let noSite = UInt32.max
     private static let recentSlots = 128
@@ -71,6 +103,23 @@ struct HopSites {
         if let kept = recent.name, let words = Self.words(of: name), kept == words { return recent.id }
         if all.withUnsafeBufferPointer({ $0[Int(recent.id)].name == name }) { return recent.id }
         return lookUp(name: name, kind: kind, hop: hop, slot: slot)
+    }
+
+    /// The id of the site `key` stands for.
+    mutating func id(key: HopSiteKey) -> UInt32 {
+        let index = Int(key.value)
+        if index < byKey.count, byKey[index] != HopSites.noSite { return byKey[index] }
+        return lookUp(key: key)
+    }
+
+    @inline(never)
+    private mutating func lookUp(key: HopSiteKey) -> UInt32 {
+        let site = key.site
+        let id = id(name: site.name, kind: site.kind, hop: site.hop)
+        let index = Int(key.value)
+        if index >= byKey.count { byKey.append(contentsOf: repeatElement(HopSites.noSite, count: index - byKey.count + 1)) }
+        byKey[index] = id
+        return id
     }
 
     /// The two words a string is held in: equal words are the same string (the same storage,

@@ -103,6 +103,23 @@ public final class TimelineStore: Sendable {
         }
     }
 
+    /// ``append(time:request:attempt:hop:name:kind:phase:snapshot:diff:detail:lane:)`` for the
+    /// hop `site` names: what the instrumentation calls for the events of a chain's hops,
+    /// whose sites are known before they run. The store finds its own id for the site by its
+    /// number, without reading or comparing the name.
+    @discardableResult
+    public func append(
+        time: Double, request: Int, attempt: Int, site: HopSiteKey, phase: Phase,
+        snapshot: consuming HopSnapshot, diff: HeaderDiff, detail: String?, lane: Lane? = nil
+    ) -> Int {
+        var pending = Optional(snapshot)
+        return state.withLock { state in
+            state.append(
+                time: time, request: Int32(truncatingIfNeeded: request), attempt: Int32(truncatingIfNeeded: attempt),
+                site: state.sites.id(key: site), phase: phase, snapshot: pending.take()!, diff: diff, detail: detail, lane: lane, cap: cap)
+        }
+    }
+
     /// Records that `request` will publish no more events, which makes it eligible for
     /// dropping under a cap. Idempotent; unknown requests are ignored.
     public func markFinished(request: Int) {
@@ -361,6 +378,17 @@ private struct State {
         time: Double, request request32: Int32, attempt: Int32, hop: Int32, name: String, kind: HopKind, phase: Phase,
         snapshot: consuming HopSnapshot, diff: HeaderDiff, detail: String?, lane: Lane? = nil, cap: Int?
     ) -> Int {
+        let site = sites.id(name: name, kind: kind, hop: hop)
+        return append(
+            time: time, request: request32, attempt: attempt, site: site, phase: phase, snapshot: snapshot, diff: diff, detail: detail,
+            lane: lane, cap: cap)
+    }
+
+    /// Appends an event of the site with this id in ``sites``.
+    mutating func append(
+        time: Double, request request32: Int32, attempt: Int32, site: UInt32, phase: Phase,
+        snapshot: consuming HopSnapshot, diff: HeaderDiff, detail: String?, lane: Lane? = nil, cap: Int?
+    ) -> Int {
         let request = Int(request32)
         // A late event of a dropped request must not be hidden with the old ones.
         if !hidden.isEmpty, hidden.contains(request) { compact() }
@@ -370,7 +398,6 @@ private struct State {
             chunks.append(TimelineChunk(firstSeq: seq))
             openChunk = (seq, 0)
         }
-        let site = sites.id(name: name, kind: kind, hop: hop)
         chunks[chunks.count - 1].append(
             seq: seq, time: time, request: request32, site: site, attempt: attempt, phase: phase,
             snapshot: snapshots.shared(snapshot), diff: diff, detail: detail, lane: lane)

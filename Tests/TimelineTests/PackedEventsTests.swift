@@ -124,6 +124,28 @@ import Testing
         #expect(fields.events() == whole.events())
     }
 
+    @Test("events appended by their hop's site number read back as the same events appended with the name")
+    func siteKeyAppendReadsBackTheSame() {
+        let appended = Self.mixedEvents(count: 500).filter { $0.hop != TimelineEvent.noHop }
+        let named = TimelineStore(), keyed = TimelineStore()
+        for (position, event) in appended.enumerated() {
+            named.append(event)
+            let site = HopSiteKey(name: event.name, kind: event.kind, hop: event.hop)
+            // Every other event by name, so the two ways share the store's sites.
+            if position.isMultiple(of: 2) {
+                keyed.append(
+                    time: event.time, request: event.request, attempt: event.attempt, site: site,
+                    phase: event.phase, snapshot: event.snapshot, diff: event.diff, detail: event.detail, lane: event.lane)
+            } else {
+                keyed.append(
+                    time: event.time, request: event.request, attempt: event.attempt, hop: event.hop, name: event.name, kind: event.kind,
+                    phase: event.phase, snapshot: event.snapshot, diff: event.diff, detail: event.detail, lane: event.lane)
+            }
+        }
+        #expect(appended.count > 100)
+        #expect(keyed.events() == named.events())
+    }
+
     @Test("large bodies read back whole, and exports of what the store holds are the exports of what was appended, secrets masked")
     func exportsOfStoredEventsAreUnchanged() throws {
         let appended = Self.mixedEvents(count: 300, edges: false)
@@ -262,5 +284,23 @@ private struct SplitMix {
         #expect(sites.id(name: Self.built("LoggingInterceptorWithPrettyOutput"), kind: .graphql, hop: 2) == logging)
         #expect(sites.id(name: Self.built("AuthorizationInterceptorWithRefresh"), kind: .graphql, hop: 66) == elsewhere)
         #expect(sites.all.count == 4)
+    }
+
+    @Test("a site's number names the same site in every store, which finds it by the number as by the name")
+    func siteKeys() {
+        let name = Self.built("AutomaticPersistedQueryInterceptor")
+        let key = HopSiteKey(name: name, kind: .graphql, hop: 2)
+        #expect(HopSiteKey(name: Self.built("AutomaticPersistedQueryInterceptor"), kind: .graphql, hop: 2) == key)
+        #expect(HopSiteKey(name: name, kind: .graphql, hop: 3) != key)
+        #expect(HopSiteKey(name: name, kind: .middleware, hop: 2) != key)
+        var first = HopSites(), second = HopSites()
+        _ = second.id(name: "cache", kind: .cache, hop: 1)
+        let byKey = first.id(key: key)
+        #expect(first.id(name: name, kind: .graphql, hop: 2) == byKey)
+        #expect(first.id(key: key) == byKey)
+        // Another store numbers its own sites: the same key finds its own id there.
+        #expect(second.id(key: key) == 1)
+        #expect(second.all.map(\.name) == ["cache", "AutomaticPersistedQueryInterceptor"])
+        #expect(second.id(key: HopSiteKey(name: "cache", kind: .cache, hop: 1)) == 0)
     }
 }

@@ -167,7 +167,7 @@ extension GraphQLJunction {
         switch outcome {
         case .success(let result):
             let snapshot = if case .success(let snapshot) = shown { snapshot } else { context.snapshots.snapshot(result: result) }
-            context.emit(from, .postflight, snapshot, detail: result.source.rawValue)
+            context.emit(instrumentation.hops, intoIndex &+ 1, .postflight, snapshot, detail: result.source.rawValue)
         case .failure(let error as RequestChain.Retry):
             if let note = context.takeForcedRetryNote(at: from) {
                 context.emit(from, .retry, detail: note)

@@ -5,15 +5,19 @@ public import Timeline
 /// One hop of the flattened chain, as the timeline and the screen name it.
 public struct HopInfo: Sendable, Hashable {
     /// Position from the top, 0 being the outermost hop.
-    public var index: Int
+    public var index: Int { didSet { site = HopSiteKey(name: name, kind: kind, hop: index) } }
     /// The interceptor's type name (`MaxRetryInterceptor`), or `cache`/`transport` roles.
-    public var name: String
-    public var kind: HopKind
+    public var name: String { didSet { site = HopSiteKey(name: name, kind: kind, hop: index) } }
+    public var kind: HopKind { didSet { site = HopSiteKey(name: name, kind: kind, hop: index) } }
+    /// The timeline's number for this hop's name, kind and index, worked out once here: a
+    /// store then finds the hop's site for each event without reading the name.
+    public private(set) var site: HopSiteKey
 
     public init(index: Int, name: String, kind: HopKind) {
         self.index = index
         self.name = name
         self.kind = kind
+        self.site = HopSiteKey(name: name, kind: kind, hop: index)
     }
 }
 

@@ -70,8 +70,8 @@ extension GraphQLInstrumentation: GraphQLHopObserver {
     func parsed(_ outcome: Result<GraphQLResponse, any Error>) {
         let hop = transportIndex + 1
         switch outcome {
-        case .success(let result): context.emit(hops[hop], .postflight, context.snapshots.snapshot(result: result))
-        case .failure(let error): context.emit(hops[hop], .error, HopSnapshot(error: error))
+        case .success(let result): context.emit(hops, hop, .postflight, context.snapshots.snapshot(result: result))
+        case .failure(let error): context.emit(hops, hop, .error, HopSnapshot(error: error))
         }
     }
 }
@@ -112,7 +112,7 @@ struct GraphQLJunction: Sendable {
         let diff = handed.isIdentical(to: received)
             ? HeaderDiff.none : HeaderDiff(from: received.additionalHeaders, to: handed.additionalHeaders)
         let context = self.context
-        context.emit(into, .preflight, context.snapshots.snapshot(graphQL: handed), diff: diff)
+        context.emit(instrumentation.hops, intoIndex, .preflight, context.snapshots.snapshot(graphQL: handed), diff: diff)
     }
 }
 

@@ -40,7 +40,7 @@ final class InstrumentedLayers: Sendable {
     /// request with the headers `received`.
     func handsOn(at index: Int, _ handed: HTTPRequest, baseURL: URL, received: HTTPFields) {
         let context = self.context
-        context.emit(hops[index], .preflight, context.snapshots.snapshot(handed, baseURL: baseURL), diff: HeaderDiff(from: received, to: handed.headerFields))
+        context.emit(hops, index, .preflight, context.snapshots.snapshot(handed, baseURL: baseURL), diff: HeaderDiff(from: received, to: handed.headerFields))
     }
 
     /// What goes back up to middleware `index` of what came from below: as it came when the
@@ -60,7 +60,7 @@ final class InstrumentedLayers: Sendable {
         let diff = answered.withLock { answered in
             answered == nil ? HeaderDiff.none : HeaderDiff(from: answered!, to: response.headerFields)
         }
-        context.emit(hops[index], .postflight, context.snapshots.snapshot(responseHead: response), diff: diff)
+        context.emit(hops, index, .postflight, context.snapshots.snapshot(responseHead: response), diff: diff)
     }
 
     // A stop that may wait is a call of its own: inlined, what it needs would be laid out in

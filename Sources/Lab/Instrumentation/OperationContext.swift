@@ -110,11 +110,40 @@ public final class OperationContext: Sendable {
     /// Records an event of this operation at `hop`. The snapshot, diff and detail are taken
     /// over (moved into the event, not copied: a copy is a retain and a release).
     func emit(_ hop: borrowing HopInfo, _ phase: Phase, _ snapshot: consuming HopSnapshot = .empty, diff: consuming HeaderDiff = .none, detail: consuming String? = nil) {
-        // The hop is read in place: wrapping it in an optional, or defaulting its name, would
-        // copy (and retain) the name for every event.
-        record(
-            time: now(), hop: hop.index, name: hop.name, kind: hop.kind,
-            phase: phase, snapshot: snapshot, diff: diff, detail: detail, lane: lane(ofHop: hop.index))
+        if let storeUnretained {
+            append(to: storeUnretained, site: hop.site, hop: hop.index, phase: phase, snapshot: snapshot, diff: diff, detail: detail)
+        } else {
+            record(
+                time: now(), hop: hop.index, name: hop.name, kind: hop.kind,
+                phase: phase, snapshot: snapshot, diff: diff, detail: detail, lane: lane(ofHop: hop.index))
+        }
+    }
+
+    /// ``emit(_:_:_:diff:detail:)`` for `hops[index]`. Only the hop's number and site are read
+    /// for the store (a hop read whole from an array is copied, its name retained and released).
+    func emit(_ hops: [HopInfo], _ index: Int, _ phase: Phase, _ snapshot: consuming HopSnapshot = .empty, diff: consuming HeaderDiff = .none, detail: consuming String? = nil) {
+        if let storeUnretained {
+            append(to: storeUnretained, site: hops[index].site, hop: hops[index].index, phase: phase, snapshot: snapshot, diff: diff, detail: detail)
+        } else {
+            emit(hops[index], phase, snapshot, diff: diff, detail: detail)
+        }
+    }
+
+    /// Appends an event of the hop numbered `hop` to the store, which is told the hop's site by
+    /// its number: the name is neither read nor copied.
+    @inline(__always)
+    private func append(
+        to store: Unmanaged<TimelineStore>, site: HopSiteKey, hop: Int, phase: Phase, snapshot: consuming HopSnapshot, diff: consuming HeaderDiff,
+        detail: consuming String?
+    ) {
+        let time = now()
+        // Moved into the closure through an optional: a closure cannot consume what it captures.
+        var pending = Optional(snapshot)
+        store._withUnsafeGuaranteedRef { store in
+            store.append(
+                time: time, request: request, attempt: attempt, site: site, phase: phase,
+                snapshot: pending.take()!, diff: diff, detail: detail, lane: lane(ofHop: hop))
+        }
     }
 
     /// Records an event of this operation that belongs to no hop: the token manager's.
