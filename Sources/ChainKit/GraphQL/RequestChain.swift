@@ -460,7 +460,7 @@ package protocol GraphQLHopObserver: Sendable {
     /// What interceptor `index` reads of `results`, the answer to `handed` from the layers
     /// below it; at ``GraphQLHopObserverPlace/aboveTop``, what the operation reads of the
     /// top interceptor's results (`handed` and `received` are then the attempt's request).
-    func arriving(at index: Int, _ results: InterceptorResultStream, handed: GraphQLRequest, received: GraphQLRequest) -> InterceptorResultStream
+    func arriving(at index: Int, _ results: consuming InterceptorResultStream, handed: GraphQLRequest, received: GraphQLRequest) -> InterceptorResultStream
     /// A result, or the failure, leaves the response parser, where the network step reads it.
     func parsed(_ outcome: Result<GraphQLResponse, any Error>)
 }

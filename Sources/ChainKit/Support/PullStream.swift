@@ -28,6 +28,15 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
         if case .object(let source) = source { source } else { nil }
     }
 
+    /// What `body` makes of the annotation when it is an instance of exactly `type` (a final
+    /// class); nil for any other stream. The annotation is lent, not retained, as the getter's
+    /// result would be.
+    @inline(__always)
+    package func withAnnotation<T: AnyObject, R>(of type: T.Type, _ body: (T) -> R) -> R? {
+        guard case .object(let source) = source, Swift.type(of: source) == type else { return nil }
+        return body(unsafeDowncast(source, to: T.self))
+    }
+
     /// A stream whose iterator calls the closure that `makeNext` returns until it returns nil.
     /// `makeNext` runs once per iteration, so each iteration gets fresh state.
     public init(_ makeNext: @escaping @Sendable () -> (() async throws -> Element?)) {

@@ -3,23 +3,24 @@ import Synchronization
 import Timeline
 
 extension PullStream where Element == GraphQLResponse {
-    /// The same stream with every result and the failure passed through the junction on the
-    /// way up, as the answer to `handed` (what the upper hop handed down, having received
-    /// `received`); after a failure the stream ends.
+    /// The same stream with every result and the failure passed through the junction into
+    /// GraphQL hop `into` of `instrumentation` on the way up, as the answer to `handed` (what
+    /// that hop handed down, having received `received`); after a failure the stream ends.
     ///
     /// When this stream is itself one made here for the same operation, handed back unchanged
     /// by a hop that passes its results through and not read yet, the junction joins it
     /// instead of wrapping it: the results meet the same junctions in the same order, through
-    /// one stream layer and one object for all of them instead of one per hop.
-    func arriving(at junction: GraphQLJunction, handed: GraphQLRequest, received: GraphQLRequest) -> PullStream {
-        let passage = Arrival.Passage(into: junction.intoIndex, handed: handed, received: received)
+    /// one stream layer and one object for all of them instead of one per hop. The stream is
+    /// taken over (handed back or wrapped without a copy), and the arrival below is lent.
+    consuming func arriving(into: Int, of instrumentation: GraphQLInstrumentation, handed: GraphQLRequest, received: GraphQLRequest) -> PullStream {
+        var passage = Optional(Arrival.Passage(into: into, handed: handed, received: received))
         // Arrival is final: comparing the annotation's type is the whole of the cast, without
         // the runtime's search through the conformances of an existential.
-        if let below = annotation.flatMap({ type(of: $0) == Arrival.self ? unsafeDowncast($0, to: Arrival.self) : nil }),
-            below.instrumentation === junction.instrumentation, below.join(passage) {
-            return self
+        let joined = withAnnotation(of: Arrival.self) { below in
+            below.instrumentation === instrumentation && below.join(&passage)
         }
-        return PullStream(source: Arrival(upstream: self, instrumentation: junction.instrumentation, first: passage))
+        if joined == true { return self }
+        return PullStream(source: Arrival(upstream: self, instrumentation: instrumentation, first: passage.take()!))
     }
 }
 
@@ -78,14 +79,12 @@ final class Arrival: PullStreamSource {
         self.passages = Mutex(Passages(list: list))
     }
 
-    /// Adds the junction results cross after the last one here; false once the results are read.
-    func join(_ passage: consuming Passage) -> Bool {
-        // Moved into the list through an optional (a closure cannot consume what it
-        // captures): a copy would retain its requests.
-        var pending = Optional(passage)
-        return passages.withLock { passages in
+    /// Adds the junction results cross after the last one here, taking `passage` (moved, not
+    /// copied: a copy would retain its requests); false, leaving it, once the results are read.
+    func join(_ passage: inout Passage?) -> Bool {
+        passages.withLock { passages in
             guard !passages.iterated else { return false }
-            passages.list.append(pending.take()!)
+            passages.list.append(passage.take()!)
             return true
         }
     }

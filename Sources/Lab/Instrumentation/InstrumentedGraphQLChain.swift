@@ -59,10 +59,10 @@ extension GraphQLInstrumentation: GraphQLHopObserver {
         GraphQLJunction(self, into: index).handOn(handed, received: received)
     }
 
-    func arriving(at index: Int, _ results: InterceptorResultStream, handed: GraphQLRequest, received: GraphQLRequest) -> InterceptorResultStream {
+    func arriving(at index: Int, _ results: consuming InterceptorResultStream, handed: GraphQLRequest, received: GraphQLRequest) -> InterceptorResultStream {
         // Without GraphQL hops nothing leaves one, and nothing has a stop above the cache step.
         if graphQLCount == 0 { return results }
-        return results.arriving(at: GraphQLJunction(self, into: index), handed: handed, received: received)
+        return results.arriving(into: index, of: self, handed: handed, received: received)
     }
 
     /// The parser's post-flight event for each result, its error event for the failure;
