@@ -86,20 +86,16 @@ public final class TimelineStore: Sendable {
     }
 
     /// Appends an event made of these fields (see ``TimelineEvent/init(time:request:attempt:hop:name:kind:phase:snapshot:diff:detail:)``)
-    /// and returns its seq: what the instrumentation calls for every event it records. The
-    /// snapshot is taken over (moved, not copied: a copy is a retain and a release); the name,
-    /// diff and detail are only read, and copied only when the store has not kept them yet.
+    /// and returns its seq: what the instrumentation calls for events that belong to no hop.
+    /// The snapshot is taken over (moved, not copied: a copy is a retain and a release); the
+    /// name, diff and detail are only read, and copied only when the store has not kept them yet.
     @discardableResult
     public func append(
         time: Double, request: Int, attempt: Int, hop: Int, name: String, kind: HopKind, phase: Phase,
         snapshot: consuming HopSnapshot, diff: HeaderDiff, detail: String?, lane: Lane? = nil
     ) -> Int {
-        var pending = Optional(snapshot)
-        return state.withLock { state in
-            state.append(
-                time: time, request: Int32(truncatingIfNeeded: request), attempt: Int32(truncatingIfNeeded: attempt),
-                hop: Int32(truncatingIfNeeded: hop), name: name, kind: kind, phase: phase, snapshot: pending.take()!, diff: diff,
-                detail: detail, lane: lane, cap: cap)
+        append(time: time, request: request, attempt: attempt, phase: phase, snapshot: snapshot, diff: diff, detail: detail, lane: lane) {
+            $0.id(name: name, kind: kind, hop: Int32(truncatingIfNeeded: hop))
         }
     }
 
@@ -112,11 +108,22 @@ public final class TimelineStore: Sendable {
         time: Double, request: Int, attempt: Int, site: HopSiteKey, phase: Phase,
         snapshot: consuming HopSnapshot, diff: HeaderDiff, detail: String?, lane: Lane? = nil
     ) -> Int {
+        append(time: time, request: request, attempt: attempt, phase: phase, snapshot: snapshot, diff: diff, detail: detail, lane: lane) {
+            $0.id(key: site)
+        }
+    }
+
+    /// Appends an event of the site `site` finds in the store's sites, under the lock.
+    @inline(__always)
+    private func append(
+        time: Double, request: Int, attempt: Int, phase: Phase, snapshot: consuming HopSnapshot, diff: HeaderDiff, detail: String?,
+        lane: Lane?, site: (inout HopSites) -> UInt32
+    ) -> Int {
         var pending = Optional(snapshot)
         return state.withLock { state in
             state.append(
                 time: time, request: Int32(truncatingIfNeeded: request), attempt: Int32(truncatingIfNeeded: attempt),
-                site: state.sites.id(key: site), phase: phase, snapshot: pending.take()!, diff: diff, detail: detail, lane: lane, cap: cap)
+                site: site(&state.sites), phase: phase, snapshot: pending.take()!, diff: diff, detail: detail, lane: lane, cap: cap)
         }
     }
 
