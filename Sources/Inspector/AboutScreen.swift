@@ -1,5 +1,5 @@
 import Lab
-public import TerminalUI
+import TerminalUI
 
 /// The about overlay (`i`): what the scenario teaches, told as what to look at on this screen,
 /// and the lab backend's counters as they stand.

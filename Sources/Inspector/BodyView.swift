@@ -1,5 +1,5 @@
 import Foundation
-public import TerminalUI
+import TerminalUI
 
 /// Bodies made readable for Detail: JSON pretty-printed in colour (in the order it came,
 /// objects and arrays below the top two levels folded on request), forms as a field table,

@@ -1,7 +1,7 @@
 import ChainKit
 import Foundation
 import Lab
-public import TerminalUI
+import TerminalUI
 public import Timeline
 import Vocabulary
 

@@ -1,7 +1,7 @@
 import ChainKit
 public import Lab
-public import TerminalUI
-public import Timeline
+import TerminalUI
+import Timeline
 
 /// The findings overlay: lint findings of the chain (`L`) or run findings (`F`), one selected.
 public struct FindingsList: Sendable, Hashable {

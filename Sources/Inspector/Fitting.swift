@@ -1,4 +1,4 @@
-public import TerminalUI
+import TerminalUI
 import Foundation
 
 /// Making text fit a column: values are cut at the end with `…`, never from the left, and hop

@@ -1,3 +1,5 @@
+import TerminalUI
+
 /// A table of the help overlay: a heading, then terms and what each means. The reference
 /// tables below, each overlay's keys (``OverlayKeymap``) and `chainlab keys` all print
 /// through one function, ``Inspector/helpLines(keys:state:)``, so the overlay has one shape.

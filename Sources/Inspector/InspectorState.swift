@@ -1,4 +1,4 @@
-public import ChainKit
+import ChainKit
 public import Lab
 public import TerminalUI
 public import Timeline

@@ -1,4 +1,4 @@
-public import Lab
+import Lab
 public import TerminalUI
 import ChainKit
 import Foundation

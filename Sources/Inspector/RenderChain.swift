@@ -1,7 +1,7 @@
 import ChainKit
 import Foundation
 import Lab
-public import TerminalUI
+import TerminalUI
 import Timeline
 
 /// The Chain pane: one row per hop of the shown attempt, its pre-flight ↓ and post-flight ↑,

@@ -1,7 +1,7 @@
 import ChainKit
 import Foundation
 import Lab
-public import TerminalUI
+import TerminalUI
 import Timeline
 
 /// The Detail pane: what the selected hop saw on the selected side during the shown attempt —

@@ -1,6 +1,6 @@
 import Foundation
 import Lab
-public import TerminalUI
+import TerminalUI
 import Timeline
 
 /// The Timeline pane: a waterfall on the lab clock. One row per request; each attempt is a

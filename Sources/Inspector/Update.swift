@@ -1,7 +1,7 @@
 import Foundation
-public import ChainKit
-public import Lab
-public import TerminalUI
+import ChainKit
+import Lab
+import TerminalUI
 import Timeline
 import Vocabulary
 

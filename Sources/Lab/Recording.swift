@@ -1,7 +1,7 @@
-public import ChainKit
+import ChainKit
 public import Foundation
 import Vocabulary
-public import Timeline
+import Timeline
 
 /// A session's commands saved to a file, so `chainlab trace --replay` reproduces the same
 /// timeline.

@@ -30,8 +30,8 @@ func runProcess(_ executable: String, _ arguments: [String], environment: [Strin
     let folder = FileManager.default.temporaryDirectory
     let outURL = folder.appendingPathComponent("chainlab-out-\(UUID().uuidString)")
     let errURL = folder.appendingPathComponent("chainlab-err-\(UUID().uuidString)")
-    FileManager.default.createFile(atPath: outURL.path, contents: nil)
-    FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
     defer {
         try? FileManager.default.removeItem(at: outURL)
         try? FileManager.default.removeItem(at: errURL)

@@ -3,6 +3,7 @@ import Inspector
 import Lab
 import TerminalUI
 import Testing
+import Timeline
 
 @Suite("Inspector: lint marks, findings line and the L and F lists")
 struct FindingsRenderTests {

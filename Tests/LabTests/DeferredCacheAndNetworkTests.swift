@@ -198,7 +198,7 @@ struct DeferredCacheAndNetworkTests {
         core.readNetworkResult(request: 1)
         #expect(core.dispatch(now: 0).effects == [.resume("part 2", .proceed)])
         #expect(core.log.last == RecordedCommand(command: .pass(request: 1, lane: .network), place: .wake))
-        core.handOn(request: 1, isEnd: true)
+        _ = core.handOn(request: 1, isEnd: true)
         #expect(core.forked == [])
     }
 
@@ -211,7 +211,7 @@ struct DeferredCacheAndNetworkTests {
         core.park(ParkedStop(request: 1, lane: .network, place: .wake), waiter: "end")
         core.submit(.step(request: 1, lane: .network))
         #expect(core.dispatch(now: 0).effects == [.resume("end", .proceed)])
-        core.handOn(request: 1, isEnd: true)
+        _ = core.handOn(request: 1, isEnd: true)
         #expect(core.dispatch(now: 0).effects == [])
         #expect(core.parkedStops.map(\.place) == [.hop(2, .post)])
     }
@@ -226,7 +226,7 @@ struct DeferredCacheAndNetworkTests {
         #expect(dispatches)
         #expect(core.dispatch(now: 0).effects == [.resume("network", .proceed)])
         #expect(core.running == [1])
-        core.handOn(request: 1, isEnd: true)
+        _ = core.handOn(request: 1, isEnd: true)
         // The operation's task goes on to finish the request.
         #expect(core.running == [1])
         #expect(core.forked == [])

@@ -21,7 +21,7 @@ struct RetryAfterForkTests {
         let retried = Mutex(false)
 
         func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
-            try await next(request).map { [self] response in
+            await next(request).map { [self] response in
                 let retry = response.source == .cache && retried.withLock { retried in
                     defer { retried = true }
                     return !retried

@@ -53,7 +53,7 @@ import Testing
     private static let attempts = [1, 0, 2, 65_534, 65_535, 65_536, Int(Int32.max), -1, Int(Int32.min)]
     private static let hops = [0, 1, 8, 9, 64, TimelineEvent.noHop, Int(Int32.max), Int(Int32.min)]
     private static let requests = [1, 2, 0, -7, Int(Int32.max), Int(Int32.min)]
-    private static let times = [0, 0.004, -1.5, 1e-310, 86_400.123_456_789, Double.greatestFiniteMagnitude]
+    private static let times = [0, 0.004, -1.5, Double.leastNormalMagnitude / 1_024, 86_400.123_456_789, Double.greatestFiniteMagnitude]
     /// What a lab run records, for the exports: attempts past 16 bits, but nothing outlandish.
     private static let runAttempts = [1, 2, 3, 65_535, 70_000]
     private static let runHops = [0, 1, 2, 8, 9, TimelineEvent.noHop]

@@ -140,7 +140,7 @@ public final class OperationContext: Sendable {
         // Moved into the closure through an optional: a closure cannot consume what it captures.
         var pending = Optional(snapshot)
         store._withUnsafeGuaranteedRef { store in
-            store.append(
+            _ = store.append(
                 time: time, request: request, attempt: attempt, site: site, phase: phase,
                 snapshot: pending.take()!, diff: diff, detail: detail, lane: lane(ofHop: hop))
         }
@@ -227,7 +227,7 @@ public final class OperationContext: Sendable {
             // Moved into the closure through an optional: a closure cannot consume what it captures.
             var pending = Optional(snapshot)
             storeUnretained._withUnsafeGuaranteedRef { store in
-                store.append(
+                _ = store.append(
                     time: time, request: request, attempt: attempt, hop: hop, name: name, kind: kind, phase: phase,
                     snapshot: pending.take()!, diff: diff, detail: detail, lane: lane)
             }

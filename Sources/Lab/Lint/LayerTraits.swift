@@ -1,4 +1,4 @@
-public import ChainKit
+import ChainKit
 
 /// What a layer of a chain does, as far as lint rules care: whether it retries, limits
 /// retries, refreshes tokens, reads GraphQL errors…

@@ -1,5 +1,5 @@
 public import ChainKit
-public import Foundation
+import Foundation
 public import Timeline
 
 /// A chain as lint rules see it: its hops in order, what each does, the operations it runs

@@ -1,4 +1,4 @@
-public import ChainKit
+import ChainKit
 import Timeline
 import Vocabulary
 

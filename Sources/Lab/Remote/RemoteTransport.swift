@@ -1,7 +1,7 @@
 public import ChainKit
 public import Foundation
 #if canImport(FoundationNetworking)
-public import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// The transport to a real server (`--endpoint`) under both chains: like

@@ -1,4 +1,4 @@
-public import ChainKit
+import ChainKit
 
 /// The built-in scenarios, each making one rule or one real bug visible.
 public enum Catalog {

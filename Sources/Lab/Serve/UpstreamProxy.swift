@@ -1,4 +1,4 @@
-public import ChainKit
+import ChainKit
 import Vocabulary
 public import Foundation
 #if canImport(FoundationNetworking)

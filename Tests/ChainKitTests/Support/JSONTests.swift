@@ -90,7 +90,7 @@ struct PullStreamTests {
             }
         }
         let stream = source.map { $0 * 10 }.compactMap { $0 % 20 == 0 ? $0 : nil }
-        var iterator = stream.makeAsyncIterator()
+        let iterator = stream.makeAsyncIterator()
         #expect(try await iterator.next() == 20)
         #expect(pulled.value == 2)
         #expect(try await stream.collect() == [20, 40])
