@@ -25,6 +25,10 @@ public final class HopSnapshot: Sendable, Hashable {
     // large for 32 bits live behind one optional reference, so a head costs 24 fewer bytes
     // of the timeline's memory per snapshot (about 20 per event).
     private let storedStatus: Int32
+    /// Set by a maker that already keeps one snapshot for equal messages (the lab's snapshot
+    /// cache): a store appends such a snapshot as it is, without looking for an equal one among
+    /// those it holds. In the padding after the status, so a snapshot is no larger for it.
+    private let sharedByMaker = Atomic<Bool>(false)
     private let rare: Rare?
 
     private static let noStatus = Int32.min
@@ -91,6 +95,16 @@ public final class HopSnapshot: Sendable, Hashable {
         hasher.combine(status)
         hasher.combine(error)
         hasher.combine(body)
+    }
+
+    /// Whether the maker keeps this one snapshot for equal messages (``markSharedByMaker()``).
+    package var isSharedByMaker: Bool { sharedByMaker.load(ordering: .relaxed) }
+
+    /// Tells stores that whoever made this snapshot hands it out for every message equal to
+    /// the one it shows, so they need not look for an equal one. Called once, before the
+    /// snapshot is handed out (the lock it is handed out under orders the two).
+    package func markSharedByMaker() {
+        sharedByMaker.store(true, ordering: .relaxed)
     }
 
     /// The status when the snapshot holds nothing else (a result seen only as its status, or

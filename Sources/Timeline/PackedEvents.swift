@@ -275,6 +275,7 @@ struct TimelineChunk {
 /// a bare status (a result seen only as `200`) is kept once per status, and a head equal to
 /// the head appended just before it (the same method, URL, headers and status, no body) is
 /// that one. Heads with a body or an error are kept as they come: bodies are never compared.
+/// So is a snapshot whose maker already shares it (``HopSnapshot/isSharedByMaker``).
 struct SnapshotSharing {
     private static let bareSlots = 8
     private var lastHead: HopSnapshot?
@@ -285,6 +286,9 @@ struct SnapshotSharing {
     private var bare = [HopSnapshot?](repeating: nil, count: SnapshotSharing.bareSlots)
 
     mutating func shared(_ snapshot: consuming HopSnapshot) -> HopSnapshot {
+        // One load, where the tests below would retain the snapshot as the last head (and
+        // release the one before) for each message the maker already shares.
+        if snapshot.isSharedByMaker { return snapshot }
         // Each test borrows the kept snapshot in place; only a snapshot handed back is retained.
         if lastHead === snapshot { return snapshot }
         if lastIncomingHead === snapshot, let lastHead { return lastHead }

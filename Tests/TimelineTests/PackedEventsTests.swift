@@ -209,6 +209,25 @@ import Testing
         #expect(read[7] !== read[6] && read[7] == read[6])
     }
 
+    @Test("a snapshot its maker shares is kept as it is, even after an equal head, and leaves the store's last head alone")
+    func aSnapshotSharedByItsMakerIsKeptAsItIs() {
+        let headers = Fixtures.fields([("Accept", "application/json")])
+        let plain = HopSnapshot(method: "GET", url: Fixtures.graphqlURL, headers: headers)
+        let made = HopSnapshot(method: "GET", url: Fixtures.graphqlURL, headers: headers)
+        made.markSharedByMaker()
+        let later = HopSnapshot(method: "GET", url: Fixtures.graphqlURL, headers: headers)
+        #expect(!plain.isSharedByMaker && made.isSharedByMaker)
+        let store = TimelineStore()
+        for snapshot in [plain, made, later] {
+            store.append(TimelineEvent(time: 0, request: 1, attempt: 1, hop: 0, name: "h", kind: .http, phase: .preflight, snapshot: snapshot))
+        }
+        let read = store.events().map(\.snapshot)
+        // Without the mark the second would be the first; the third still finds the first as
+        // the last head, not the maker's.
+        #expect(read[1] === made && read[1] !== read[0])
+        #expect(read[2] === read[0])
+    }
+
     @Test("a capped store reads back what it keeps, as appended, after dropping requests from the middle of chunks")
     func cappedStoreReadsBackKeptEventsAfterCompaction() throws {
         let store = try TimelineStore(cap: 3000)

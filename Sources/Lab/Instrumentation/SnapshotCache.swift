@@ -148,6 +148,7 @@ private struct RecentSnapshots: Sendable {
         /// Keeps `message` and the snapshot `make` makes of it, and returns that snapshot.
         mutating func keep(_ message: Message, make: (Message) -> HopSnapshot) -> HopSnapshot {
             let made = make(message)
+            made.markSharedByMaker()
             let new = Kept(message: message, snapshot: made)
             kept = new
             keptUnretained = Unmanaged.passUnretained(new)

@@ -41,6 +41,16 @@ struct SnapshotCacheTests {
         #expect(shared == [true, false, false, false, false, false])
     }
 
+    @Test("what the cache hands out is marked as shared by its maker; what it did not make is not")
+    func whatTheCacheMakesIsMarked() throws {
+        let cache = SnapshotCache()
+        let request = try Self.request(#"{"a":1}"#)
+        #expect(cache.snapshot(request).isSharedByMaker)
+        #expect(cache.snapshot(request).isSharedByMaker)
+        #expect(cache.snapshot(outcome: .failure(URLError(.timedOut))).isSharedByMaker == false)
+        #expect(!HopSnapshot(request).isSharedByMaker)
+    }
+
     @Test("a body-less request and one with an empty body do not share a snapshot")
     func noBodyIsNotAnEmptyBody() throws {
         let cache = SnapshotCache()
