@@ -71,7 +71,7 @@ package struct SchedulerCore<Waiter> {
     package private(set) var releasesRuleStops = false
     var parked: [LaneKey: Parked] = [:]
     /// The lanes between two stops.
-    var runningLanes: Set<LaneKey> = []
+    var runningLanes = RunningLanes()
     /// The lanes waiting for a refresh another request started.
     var blockedLanes: Set<LaneKey> = []
     /// Lanes about to arrive at a ``StopPlace/wake`` stop: back from a refresh, or handed a
@@ -139,7 +139,7 @@ package struct SchedulerCore<Waiter> {
     }
 
     /// The requests with a lane between two stops.
-    package var running: Set<Int> { Set(runningLanes.map(\.request)) }
+    package var running: Set<Int> { runningLanes.requests }
     /// The requests with a lane waiting for another request's refresh.
     package var blocked: Set<Int> { Set(blockedLanes.map(\.request)) }
 
@@ -159,7 +159,7 @@ package struct SchedulerCore<Waiter> {
     /// running, and nothing is queued, scripted, replayed, ready or waking that a turn would
     /// serve first. (Whether it is held at that stop is ``shouldHold(request:place:)``.)
     package func mayPassWithoutTurn(_ request: Int, lane: Lane = .cache) -> Bool {
-        !shuttingDown && runningLanes.count == 1 && runningLanes.first == LaneKey(request, lane)
+        !shuttingDown && runningLanes.only == LaneKey(request, lane)
             && commands.isEmpty && replay == nil && script.isEmpty && waking.isEmpty && !hasReady
     }
 
@@ -167,7 +167,7 @@ package struct SchedulerCore<Waiter> {
     /// ``mayPassWithoutTurn(_:)``, is held nowhere (no breakpoint, not stepping) and whose
     /// passes need no log entry, and that has one lane. ``Scheduler`` publishes it after every change.
     package var soloLane: Int {
-        guard !recordsLog, breakpoints.isEmpty, !hasActiveRules, forked.isEmpty, runningLanes.count == 1, let only = runningLanes.first,
+        guard !recordsLog, breakpoints.isEmpty, !hasActiveRules, forked.isEmpty, let only = runningLanes.only,
             !isStepping(only.request), mayPassWithoutTurn(only.request, lane: only.lane)
         else { return 0 }
         return only.request

@@ -1,7 +1,8 @@
 @testable import Lab
 import Testing
+import Timeline
 
-@Suite("Launched and finished request ids")
+@Suite("Launched, finished and running requests")
 struct RequestIDsTests {
     @Test("launched requests read by id, in id order, and refuse nothing but unknown ids")
     func launched() {
@@ -34,5 +35,35 @@ struct RequestIDsTests {
         gaps.insert(3)
         #expect(gaps == [1, 2, 3, 4] && gaps.sorted == [1, 2, 3, 4])
         #expect(FinishedRequests().isEmpty && !gaps.isEmpty)
+    }
+
+    @Test("running lanes: a lane once however often it is added, the only one read back, and the same answers past the limit where a set holds them")
+    func runningLanes() {
+        var lanes = RunningLanes()
+        #expect(lanes.isEmpty && lanes.count == 0 && lanes.only == nil)
+        lanes.insert(LaneKey(1, .cache))
+        lanes.insert(LaneKey(1, .cache))
+        #expect(lanes.count == 1 && lanes.only == LaneKey(1, .cache))
+        lanes.insert(LaneKey(1, .network))
+        #expect(lanes.count == 2 && lanes.only == nil && lanes.requests == [1])
+        lanes.remove(LaneKey(1, .cache))
+        lanes.remove(LaneKey(2, .cache))
+        #expect(lanes.only == LaneKey(1, .network) && !lanes.contains(LaneKey(1, .cache)))
+
+        let many = (1...RunningLanes.limit + 5).map { LaneKey($0, .cache) }
+        for key in many { lanes.insert(key) }
+        lanes.insert(many[0])
+        #expect(lanes.count == many.count + 1)
+        #expect(many.allSatisfy(lanes.contains) && lanes.contains(LaneKey(1, .network)))
+        #expect(lanes.requests == Set(1...RunningLanes.limit + 5))
+        for key in many.dropFirst() { lanes.remove(key) }
+        #expect(lanes.count == 2 && lanes.only == nil)
+        lanes.remove(LaneKey(1, .network))
+        #expect(lanes.only == LaneKey(1, .cache))
+        lanes.remove(LaneKey(1, .cache))
+        #expect(lanes.isEmpty && lanes.only == nil)
+        // Back below the limit, an array again: the next lanes read back as before.
+        lanes.insert(LaneKey(9, .cache))
+        #expect(lanes.only == LaneKey(9, .cache) && lanes.count == 1)
     }
 }
