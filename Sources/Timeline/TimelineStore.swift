@@ -348,6 +348,20 @@ private struct RequestIndex {
         }
     }
 
+    /// Marks the request's record finished, in place (reading it out and back would copy,
+    /// and retain, its runs); returns its first seq, or nil when it has no record or was
+    /// already finished.
+    mutating func markFinished(_ request: Int) -> Int? {
+        if isDense(request) {
+            guard request < dense.count, dense[request].exists, !dense[request].isFinished else { return nil }
+            dense[request].isFinished = true
+            return dense[request].firstSeq
+        }
+        guard let record = sparse[request], !record.isFinished else { return nil }
+        sparse[request]!.isFinished = true
+        return record.firstSeq
+    }
+
     private func isDense(_ request: Int) -> Bool { request >= 0 && request < RequestIndex.denseLimit }
 }
 
@@ -439,9 +453,8 @@ private struct State {
 
     mutating func markFinished(_ request: Int, cap: Int?) {
         settleRequests()
-        guard let record = requests[request], !record.isFinished else { return }
-        requests[request]!.isFinished = true
-        finished.insert(firstSeq: record.firstSeq, request: request)
+        guard let firstSeq = requests.markFinished(request) else { return }
+        finished.insert(firstSeq: firstSeq, request: request)
         if let cap, liveCount > cap { enforce(cap) }
     }
 

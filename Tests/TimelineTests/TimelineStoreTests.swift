@@ -125,6 +125,30 @@ import Timeline
         #expect(store.stats == TimelineStore.Stats(count: 0, lastSeq: 10, droppedEvents: 10, droppedRequests: 3, cap: 5))
     }
 
+    @Test("finishing requests with ids past the dense index, twice, or unknown drops them as for small ids")
+    func finishingSparseIdsAndAgain() throws {
+        let store = try TimelineStore(cap: 3)
+        let big = 1 << 21, negative = -5
+        store.append(event(request: big))  // 1
+        store.append(event(request: negative))  // 2
+        store.append(event(request: 7))  // 3
+        store.markFinished(request: big)
+        store.markFinished(request: big)
+        store.markFinished(request: 99)
+        store.markFinished(request: big + 1)
+        #expect(store.count == 3)
+        store.append(event(request: 7))  // 4: over the cap, the one finished request goes
+        #expect(store.events().map(\.seq) == [2, 3, 4])
+        #expect(store.stats.droppedRequests == 1)
+        // Finishing a dropped request again does nothing; a finished one goes at the next append over the cap.
+        store.markFinished(request: big)
+        store.markFinished(request: negative)
+        #expect(store.events().map(\.seq) == [2, 3, 4])
+        store.append(event(request: 7))  // 5
+        #expect(store.events().map(\.seq) == [3, 4, 5])
+        #expect(store.stats == TimelineStore.Stats(count: 3, lastSeq: 5, droppedEvents: 2, droppedRequests: 2, cap: 3))
+    }
+
     @Test func lateEventOfDroppedRequestIsKeptAsANewRecord() throws {
         let store = try TimelineStore(cap: 2)
         store.append(event(request: 1))
