@@ -287,7 +287,8 @@ struct SnapshotSharing {
 
     mutating func shared(_ snapshot: consuming HopSnapshot) -> HopSnapshot {
         // One load, where the tests below would retain the snapshot as the last head (and
-        // release the one before) for each message the maker already shares.
+        // release the one before) for each message the maker already shares. (The store's
+        // append tests it before calling.)
         if snapshot.isSharedByMaker { return snapshot }
         // Each test borrows the kept snapshot in place; only a snapshot handed back is retained.
         if lastHead === snapshot { return snapshot }

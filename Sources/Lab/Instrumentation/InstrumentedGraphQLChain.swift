@@ -210,8 +210,9 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
         } else {
             answer = forced401(request)
         }
-        let post = context.passesStraight ? Release.proceed : await postflightStop(answer)
-        return try delivered(answer, post, for: request)
+        // Passing straight, the answer goes up as it came: what `.proceed` applied to it gives.
+        if context.passesStraight { return answer.head }
+        return try delivered(answer, await postflightStop(answer), for: request)
     }
 
     @inline(never)
@@ -264,7 +265,7 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
     /// Reads the whole answer, as the transport's stops show it. The body goes up in the
     /// chunks it came in, as it would without the instrumentation (a parser reads each chunk
     /// as a result of its own).
-    private func collect(_ response: NetworkResponse) async throws -> ReceivedAnswer<NetworkResponse> {
+    private func collect(_ response: consuming NetworkResponse) async throws -> ReceivedAnswer<NetworkResponse> {
         // A body held in memory is taken as it is and the response goes up as it came: its
         // chunks can be read again. Reading it through its stream would only hand the same
         // bytes back, at the price of an async call per chunk and a new stream.
