@@ -217,20 +217,25 @@ private struct KeptBody: Equatable, Sendable {
 
     let data: Data
     private let bytes: [UInt8]?
+    private let count: Int
 
     init(_ data: Data) {
         self.data = data
-        self.bytes = data.count <= KeptBody.copiedUpTo ? [UInt8](data) : nil
+        self.count = data.count
+        self.bytes = count <= KeptBody.copiedUpTo ? [UInt8](data) : nil
     }
 
-    /// Whether `other` holds the same bytes.
+    /// Whether `other` holds the same bytes. `other` is read once, its size and bytes
+    /// together: each read of a `Data` runs its storage's exclusivity checks.
     func holds(_ other: Data) -> Bool {
-        guard other.count == data.count else { return false }
-        if other.isEmpty { return true }
-        guard let bytes else {
-            return data.withUnsafeBytes { kept in other.withUnsafeBytes { memcmp(kept.baseAddress!, $0.baseAddress!, kept.count) == 0 } }
+        other.withUnsafeBytes { theirs in
+            guard theirs.count == count else { return false }
+            if count == 0 { return true }
+            guard let bytes else {
+                return data.withUnsafeBytes { memcmp($0.baseAddress!, theirs.baseAddress!, count) == 0 }
+            }
+            return bytes.withUnsafeBytes { memcmp($0.baseAddress!, theirs.baseAddress!, count) == 0 }
         }
-        return bytes.withUnsafeBytes { kept in other.withUnsafeBytes { memcmp(kept.baseAddress!, $0.baseAddress!, kept.count) == 0 } }
     }
 
     static func == (lhs: KeptBody, rhs: KeptBody) -> Bool { lhs.holds(rhs.data) }
