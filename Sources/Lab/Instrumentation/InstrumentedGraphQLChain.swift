@@ -205,7 +205,11 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
             if MultipartContentType.isMultipartMixed(response.headerFields) {
                 return try await streaming(response, for: request)
             }
-            do { answer = try await collect(response) } catch { throw reported(error) }
+            if let held = Self.heldInMemory(response) {
+                answer = held
+            } else {
+                do { answer = try await collect(response) } catch { throw reported(error) }
+            }
             recordReceived(answer)
         } else {
             answer = forced401(request)
@@ -262,16 +266,20 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
         return answer
     }
 
-    /// Reads the whole answer, as the transport's stops show it. The body goes up in the
-    /// chunks it came in, as it would without the instrumentation (a parser reads each chunk
-    /// as a result of its own).
+    /// The whole answer when its body is held in memory, taken as it is: the response goes
+    /// up as it came, its chunks readable again. Reading it through its stream would only
+    /// hand the same bytes back, at the price of an async call per chunk and a new stream;
+    /// a call of its own, not async, so most answers cost `send` no async call here.
+    @inline(never)
+    private static func heldInMemory(_ response: NetworkResponse) -> ReceivedAnswer<NetworkResponse>? {
+        guard let chunks = response.chunks.elementsInMemory else { return nil }
+        return ReceivedAnswer(response, body: joined(chunks))
+    }
+
+    /// Reads the whole answer from its stream, as the transport's stops show it. The body
+    /// goes up in the chunks it came in, as it would without the instrumentation (a parser
+    /// reads each chunk as a result of its own).
     private func collect(_ response: consuming NetworkResponse) async throws -> ReceivedAnswer<NetworkResponse> {
-        // A body held in memory is taken as it is and the response goes up as it came: its
-        // chunks can be read again. Reading it through its stream would only hand the same
-        // bytes back, at the price of an async call per chunk and a new stream.
-        if let chunks = response.chunks.elementsInMemory {
-            return ReceivedAnswer(response, body: Self.joined(chunks))
-        }
         var chunks: [Data] = []
         for try await chunk in response.chunks { chunks.append(chunk) }
         var read = response
