@@ -28,14 +28,6 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
         if case .object(let source) = source { source } else { nil }
     }
 
-    /// What `body` makes of the annotation when it is an instance of exactly `type` (a final
-    /// class); nil for any other stream. The annotation is lent, not retained, as the getter's
-    /// result would be.
-    @inline(__always)
-    package func withAnnotation<T: AnyObject, R>(of type: T.Type, _ body: (T) -> R) -> R? {
-        guard case .object(let source) = source, Swift.type(of: source) == type else { return nil }
-        return body(unsafeDowncast(source, to: T.self))
-    }
 
     /// A stream whose iterator calls the closure that `makeNext` returns until it returns nil.
     /// `makeNext` runs once per iteration, so each iteration gets fresh state.
@@ -183,6 +175,17 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
         var all: [Element] = []
         for try await element in self { all.append(element) }
         return all
+    }
+}
+
+extension PullStream where Element == GraphQLResponse {
+    /// The annotation of a stream of the chain's results, lent: not retained, valid while
+    /// the stream is (nil for a stream not made with ``init(source:)``). Read where the
+    /// element type is known, the source is looked at in place; a generic reader copies
+    /// it through its type's metadata, and retains what it holds, to ask the same.
+    package var lentAnnotation: Unmanaged<AnyObject>? {
+        guard case .object(let source) = source else { return nil }
+        return Unmanaged.passUnretained(source)
     }
 }
 

@@ -13,14 +13,15 @@ extension PullStream where Element == GraphQLResponse {
     /// one stream layer and one object for all of them instead of one per hop. The stream is
     /// taken over (handed back or wrapped without a copy), and the arrival below is lent.
     consuming func arriving(into: Int, of instrumentation: GraphQLInstrumentation, handed: GraphQLRequest, received: GraphQLRequest) -> PullStream {
-        var passage = Optional(Arrival.Passage(into: into, handed: handed, received: received))
         // Arrival is final: comparing the annotation's type is the whole of the cast, without
         // the runtime's search through the conformances of an existential.
-        let joined = withAnnotation(of: Arrival.self) { below in
-            below.instrumentation === instrumentation && below.join(&passage)
+        if let lent = lentAnnotation, lent._withUnsafeGuaranteedRef({ below in
+            Swift.type(of: below) == Arrival.self
+                && unsafeDowncast(below, to: Arrival.self).join(into: into, of: instrumentation, handed: handed, received: received)
+        }) {
+            return self
         }
-        if joined == true { return self }
-        return PullStream(source: Arrival(upstream: self, instrumentation: instrumentation, first: passage.take()!))
+        return PullStream(source: Arrival(upstream: self, instrumentation: instrumentation, first: Arrival.Passage(into: into, handed: handed, received: received)))
     }
 }
 
@@ -79,12 +80,14 @@ final class Arrival: PullStreamSource {
         self.passages = Mutex(Passages(list: list))
     }
 
-    /// Adds the junction results cross after the last one here, taking `passage` (moved, not
-    /// copied: a copy would retain its requests); false, leaving it, once the results are read.
-    func join(_ passage: inout Passage?) -> Bool {
-        passages.withLock { passages in
+    /// Adds the junction into hop `into` of `instrumentation`'s operation, which results cross
+    /// after the last one here; false when these results are another operation's or are
+    /// already read. The passage is made only when it joins.
+    func join(into: Int, of instrumentation: GraphQLInstrumentation, handed: GraphQLRequest, received: GraphQLRequest) -> Bool {
+        guard self.instrumentation === instrumentation else { return false }
+        return passages.withLock { passages in
             guard !passages.iterated else { return false }
-            passages.list.append(passage.take()!)
+            passages.list.append(Passage(into: into, handed: handed, received: received))
             return true
         }
     }
