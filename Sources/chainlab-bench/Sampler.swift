@@ -1,3 +1,5 @@
+import Synchronization
+
 /// How long to warm up and how to batch, for `--quick` and for the full run.
 struct Sampling: Sendable {
     /// Time each subject runs before measuring, which also sizes its batches.
@@ -39,6 +41,9 @@ struct Subject: Sendable {
 enum Sampler {
     static let clock = ContinuousClock()
 
+    /// The operations run for instruction counts (`--operations`), one per subject.
+    private static let countedOperations = Mutex<[Subject.Operation]>([])
+
     /// Median nanoseconds per operation of each subject, in the order given.
     ///
     /// Every subject warms up first (which also sizes its batches so each takes about
@@ -50,6 +55,11 @@ enum Sampler {
             var results: [Double] = []
             for subject in subjects {
                 let operation = try subject.prepareBatch()
+                // Kept until the process exits, with what it holds (an instrumented subject's
+                // timeline store): freed here, the count would include freeing every event or
+                // not, as the last operation's task happened to let go of the store before the
+                // process ended or after.
+                countedOperations.withLock { $0.append(operation) }
                 try await operation()
                 let start = clock.now
                 for _ in 0..<fixed { try await operation() }
