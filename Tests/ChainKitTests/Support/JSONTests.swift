@@ -131,6 +131,33 @@ struct PullStreamTests {
         #expect(PullStream<Int>([1]).annotation == nil)
     }
 
+    /// Hands out one result, one fresh iteration per call of `makeIterator`.
+    final class OneResult: PullStreamSource, Sendable {
+        final class Iteration: PullStreamIterator {
+            var done = false
+            func next() async throws -> GraphQLResponse? {
+                defer { done = true }
+                return done ? nil : GraphQLResponse(source: .server, data: .object(["ok": .bool(true)]))
+            }
+        }
+
+        func makeIterator() -> any PullStreamIterator<GraphQLResponse> { Iteration() }
+    }
+
+    @Test("a stream of results lends the source it was made from, the same object its annotation is, and nothing for any other stream")
+    func lentAnnotations() async throws {
+        let source = OneResult()
+        let stream = PullStream(source: source)
+        let lent: AnyObject? = stream.lentAnnotation?.takeUnretainedValue()
+        let annotation: AnyObject? = stream.annotation
+        #expect(lent === source)
+        #expect(lent === annotation)
+        let mapped: AnyObject? = stream.map { $0 }.lentAnnotation?.takeUnretainedValue()
+        let fixed: AnyObject? = InterceptorResultStream([GraphQLResponse(source: .cache, data: nil)]).lentAnnotation?.takeUnretainedValue()
+        #expect(mapped == nil && fixed == nil)
+        #expect(try await stream.collect().map(\.source) == [.server])
+    }
+
     @Test("a stream made from fixed elements hands them over in memory and iterates them afresh each time")
     func elementStreams() async throws {
         let stream = PullStream([1, 2, 3])
