@@ -285,11 +285,18 @@ struct SnapshotSharing {
     private var lastIncomingHead: HopSnapshot?
     private var bare = [HopSnapshot?](repeating: nil, count: SnapshotSharing.bareSlots)
 
+    /// The snapshot to keep for `snapshot`. Inlined into the store's append: a snapshot its
+    /// maker shares costs one load, where the tests of ``sharedAlike(_:)`` would retain it as
+    /// the last head (and release the one before), and the call would save and restore the
+    /// append's registers.
+    @inline(__always)
     mutating func shared(_ snapshot: consuming HopSnapshot) -> HopSnapshot {
-        // One load, where the tests below would retain the snapshot as the last head (and
-        // release the one before) for each message the maker already shares. (The store's
-        // append tests it before calling.)
         if snapshot.isSharedByMaker { return snapshot }
+        return sharedAlike(snapshot)
+    }
+
+    @inline(never)
+    private mutating func sharedAlike(_ snapshot: consuming HopSnapshot) -> HopSnapshot {
         // Each test borrows the kept snapshot in place; only a snapshot handed back is retained.
         if lastHead === snapshot { return snapshot }
         if lastIncomingHead === snapshot, let lastHead { return lastHead }

@@ -421,8 +421,7 @@ private struct State {
         }
         chunks[chunks.count - 1].append(
             seq: seq, time: time, request: request32, site: site, attempt: attempt, phase: phase,
-            // Tested here first: a snapshot its maker shares needs no call to share it.
-            snapshot: snapshot.isSharedByMaker ? snapshot : snapshots.shared(snapshot), diff: diff, detail: detail, lane: lane)
+            snapshot: snapshots.shared(snapshot), diff: diff, detail: detail, lane: lane)
         openChunk.count += 1
         storedCount += 1
         if newestRun.count > 0, newestRun.request == request, newestRun.first + newestRun.count == seq {

@@ -28,7 +28,6 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
         if case .object(let source) = source { source } else { nil }
     }
 
-
     /// A stream whose iterator calls the closure that `makeNext` returns until it returns nil.
     /// `makeNext` runs once per iteration, so each iteration gets fresh state.
     public init(_ makeNext: @escaping @Sendable () -> (() async throws -> Element?)) {
