@@ -432,10 +432,15 @@ private struct State {
         }
         if let cap, liveCount > cap { enforce(cap) }
         // Yielding under the lock keeps the values each stream sees in seq order.
-        if !watchers.isEmpty {
-            for continuation in watchers.values { continuation.yield(seq) }
-        }
+        if !watchers.isEmpty { tellWatchers(seq) }
         return seq
+    }
+
+    /// Hands `seq` to every watcher. Out of line: inlined, the append would look up the
+    /// continuation's generic types and make room for them on every event, watched or not.
+    @inline(never)
+    private func tellWatchers(_ seq: Int) {
+        for continuation in watchers.values { continuation.yield(seq) }
     }
 
     /// Adds the newest run of seqs to its request's record.
