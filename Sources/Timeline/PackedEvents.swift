@@ -89,7 +89,7 @@ struct HopSites {
         var id: UInt32
         var hop: Int32
         var kind: HopKind
-        /// The words of the site's name as the store holds it (``words(of:)``).
+        /// The words of the site's name as the store holds it (``Swift/String/heldWords``).
         var name: (UInt, UInt)?
     }
 
@@ -100,7 +100,7 @@ struct HopSites {
             return lookUp(name: name, kind: kind, hop: hop, slot: slot)
         }
         // The same string as the site's, told by its words; else compared by content.
-        if let kept = recent.name, let words = Self.words(of: name), kept == words { return recent.id }
+        if let kept = recent.name, let words = name.heldWords, kept == words { return recent.id }
         if all.withUnsafeBufferPointer({ $0[Int(recent.id)].name == name }) { return recent.id }
         return lookUp(name: name, kind: kind, hop: hop, slot: slot)
     }
@@ -122,13 +122,6 @@ struct HopSites {
         return id
     }
 
-    /// The two words a string is held in: equal words are the same string (the same storage,
-    /// which the site's name keeps alive, or the same small string). Nil where a string is
-    /// not two words.
-    private static func words(of name: borrowing String) -> (UInt, UInt)? {
-        guard MemoryLayout<String>.size == 2 * MemoryLayout<UInt>.size else { return nil }
-        return withUnsafeBytes(of: name) { ($0.load(as: UInt.self), $0.load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt.self)) }
-    }
 
     @inline(never)
     private mutating func lookUp(name: String, kind: HopKind, hop: Int32, slot: Int) -> UInt32 {
@@ -141,7 +134,7 @@ struct HopSites {
             all.append(site)
             ids[site] = id
         }
-        recent[slot] = Recent(id: id, hop: hop, kind: kind, name: all.withUnsafeBufferPointer { Self.words(of: $0[Int(id)].name) })
+        recent[slot] = Recent(id: id, hop: hop, kind: kind, name: all.withUnsafeBufferPointer { $0[Int(id)].name.heldWords })
         return id
     }
 }
@@ -176,6 +169,11 @@ struct TimelineChunk {
     /// Each event's seq minus ``firstSeq``; empty while the seqs follow one another from
     /// ``firstSeq``, as they do until the cap drops events.
     private var offsets: [UInt32] = []
+    /// The newest extra that holds a detail and nothing else: its position + 1 and the words
+    /// of the detail string it keeps (``Swift/String/heldWords``; the extra keeps that string
+    /// alive, so equal words are that string). Most details repeat (a result's source at each
+    /// hop it climbs), and the same string is told in two compares instead of a search.
+    private var newestDetailOnly: (position: UInt32, words: (UInt, UInt))?
 
     init(firstSeq: Int) {
         self.firstSeq = firstSeq
@@ -220,8 +218,15 @@ struct TimelineChunk {
         }
         if !offsets.isEmpty { offsets.append(UInt32(offset)) }
         let fits = attempt >= 0 && attempt < Int32(PackedEvent.attemptInExtra)
-        let extra = detail == nil && diff.isEmpty && fits && lane == nil
-            ? 0 : self.extra(detail: detail, diff: diff, attempt: fits ? 0 : attempt, lane: lane)
+        let extra: UInt32
+        if detail == nil && diff.isEmpty && fits && lane == nil {
+            extra = 0
+        } else if let newest = newestDetailOnly, diff.isEmpty, fits, lane == nil, let words = detail?.heldWords, words == newest.words {
+            // The detail the newest detail-only extra holds, as the same string.
+            extra = newest.position
+        } else {
+            extra = self.extra(detail: detail, diff: diff, attempt: fits ? 0 : attempt, lane: lane)
+        }
         events.append(PackedEvent(
             time: time, snapshot: snapshot, request: request, site: site, extra: extra,
             attempt: fits ? UInt16(attempt) : PackedEvent.attemptInExtra, phase: phase))
@@ -265,9 +270,12 @@ struct TimelineChunk {
             }
             return 0
         }
-        if found > 0 { return UInt32(found) }
-        extras.append(EventExtra(detail: detail, diff: diff, attempt: attempt, lane: lane))
-        return UInt32(extras.count)
+        let position = found > 0 ? found : extras.count + 1
+        if found == 0 { extras.append(EventExtra(detail: detail, diff: diff, attempt: attempt, lane: lane)) }
+        if diff.isEmpty, attempt == 0, lane == nil, let words = extras[position - 1].detail?.heldWords {
+            newestDetailOnly = (UInt32(position), words)
+        }
+        return UInt32(position)
     }
 }
 
@@ -314,5 +322,15 @@ struct SnapshotSharing {
         if lastHead?.isSameHead(as: snapshot) == true { return lastHead! }
         lastHead = snapshot
         return snapshot
+    }
+}
+
+extension String {
+    /// The two words the string is held in: equal words are the same string (the same
+    /// storage, kept alive by whoever holds the string compared with, or the same small
+    /// string). Nil where a string is not two words.
+    fileprivate var heldWords: (UInt, UInt)? {
+        guard MemoryLayout<String>.size == 2 * MemoryLayout<UInt>.size else { return nil }
+        return withUnsafeBytes(of: self) { ($0.load(as: UInt.self), $0.load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt.self)) }
     }
 }

@@ -110,6 +110,33 @@ import Testing
         #expect(store.view(upTo: 5000).events() == Array(expected.prefix(5000)))
     }
 
+    @Test("a detail repeated as the same string, as equal text built apart or beside a diff, a lane or a large attempt reads back as appended")
+    func repeatedDetailsReadBackAsAppended() {
+        // Longer than a small string: each one built is a storage object of its own.
+        let long = String(decoding: Array("cache write, then a long note".utf8), as: UTF8.self)
+        let builtApart = String(decoding: Array(long.utf8), as: UTF8.self)
+        let sameLength = String(decoding: Array("cache write, then a long nota".utf8), as: UTF8.self)
+        let rows: [(detail: String?, diff: HeaderDiff, lane: Lane?, attempt: Int)] = [
+            ("server", .none, nil, 1), ("server", .none, nil, 1), (long, .none, nil, 1), (long, .none, nil, 2),
+            (builtApart, .none, nil, 1), (sameLength, .none, nil, 1), (long, .none, nil, 1),
+            (long, HeaderDiff(added: ["Authorization"]), nil, 1), (long, .none, .network, 1), (long, .none, nil, 70_000),
+            (long, .none, nil, 1), (nil, .none, nil, 1), ("server", .none, nil, 1), ("cache", .none, nil, 1),
+        ]
+        let appended = rows.enumerated().map { index, row in
+            TimelineEvent(
+                time: Double(index), request: 1, attempt: row.attempt, hop: 0, name: "AuthInterceptor", kind: .graphql, phase: .postflight,
+                diff: row.diff, detail: row.detail, lane: row.lane)
+        }
+        let store = TimelineStore()
+        for event in appended { store.append(event) }
+        let read = store.events()
+        #expect(read == Self.numbered(appended))
+        #expect(read.map(\.detail) == rows.map(\.detail))
+        #expect(read.map(\.lane) == rows.map(\.lane))
+        #expect(read.map(\.attempt) == rows.map(\.attempt))
+        #expect(read.map { $0.diff.added } == rows.map { $0.diff.added })
+    }
+
     @Test("events appended field by field read back as the same events appended whole")
     func fieldByFieldAppendReadsBackTheSame() {
         let appended = Self.mixedEvents(count: 500)
