@@ -45,17 +45,23 @@ public struct MultipartContentType: Sendable, Hashable {
     /// `contains` costs more than the rest of an instrumented exchange's transport hop
     /// (`chain.instrumented.5`).
     public static func isMultipartMixed(_ value: String?) -> Bool {
-        guard var value else { return false }
-        return value.withUTF8 { bytes in
-            let needle = multipartMixed
-            guard bytes.count >= needle.count else { return false }
-            for start in 0...(bytes.count - needle.count) where bytes[start] == needle[0] {
-                var offset = 1
-                while offset < needle.count && bytes[start + offset] == needle[offset] { offset += 1 }
-                if offset == needle.count { return true }
-            }
-            return false
+        guard let value, value.utf8.count >= multipartMixed.utf8CodeUnitCount else { return false }
+        // Read in place where the string is contiguous (a native one always is): `withUTF8`
+        // needs a copy of it to call on, which retains it.
+        if let found = value.utf8.withContiguousStorageIfAvailable(holdsMultipartMixed) { return found }
+        var copy = value
+        return copy.withUTF8(holdsMultipartMixed)
+    }
+
+    private static func holdsMultipartMixed(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let needle = UnsafeBufferPointer(start: multipartMixed.utf8Start, count: multipartMixed.utf8CodeUnitCount)
+        guard bytes.count >= needle.count else { return false }
+        for start in 0...(bytes.count - needle.count) where bytes[start] == needle[0] {
+            var offset = 1
+            while offset < needle.count && bytes[start + offset] == needle[offset] { offset += 1 }
+            if offset == needle.count { return true }
         }
+        return false
     }
 
     /// Whether the `Content-Type` of `fields` is `multipart/mixed`: ``isMultipartMixed(_:)`` of
@@ -66,7 +72,7 @@ public struct MultipartContentType: Sendable, Hashable {
         fields.contains { $0.hasName("Content-Type") && isMultipartMixed($0.value) }
     }
 
-    private static let multipartMixed: [UInt8] = Array("multipart/mixed".utf8)
+    private static let multipartMixed: StaticString = "multipart/mixed"
 }
 
 extension Substring {

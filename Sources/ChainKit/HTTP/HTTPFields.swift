@@ -25,18 +25,22 @@ public struct HTTPField: Sendable, Hashable {
     }
 
     static func namesMatch(_ a: String, _ b: String) -> Bool {
+        // Lengths first (stored for native strings): most names differ there. Then the same
+        // spelling, which `==` tells at once for short names (compared as two words).
+        guard a.utf8.count == b.utf8.count else { return false }
+        if a == b { return true }
         // Compared as contiguous bytes: zipping the two UTF-8 views steps each through its
         // generic iterator, many times the cost of the loop.
         var a = a, b = b
-        return a.withUTF8 { a in
-            b.withUTF8 { b in
-                guard a.count == b.count else { return false }
-                for index in a.indices where a[index] != b[index] && asciiLower(a[index]) != asciiLower(b[index]) {
-                    return false
-                }
-                return true
-            }
+        return a.withUTF8 { a in b.withUTF8 { b in bytesMatch(a, b) } }
+    }
+
+    private static func bytesMatch(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        for index in a.indices where a[index] != b[index] && asciiLower(a[index]) != asciiLower(b[index]) {
+            return false
         }
+        return true
     }
 
     private static func asciiLower(_ byte: UInt8) -> UInt8 {
