@@ -23,7 +23,7 @@ extension LabSession {
     func start(operation index: Int, request: Int) {
         let context = OperationContext(
             request: request, scheduler: scheduler, safetyCap: scenario.safetyCap,
-            store: store, snapshots: snapshots, layouts: layouts, now: { [clock] in clock.seconds })
+            store: store, snapshots: snapshots, layouts: layouts, clock: EventClock(clock))
         unfinishedTasks.withLock { _ = $0.insert(request) }
         let task = Task {
             await LabContext.$operation.withValue(context) {

@@ -40,7 +40,7 @@ final class LabRig: Sendable {
         let store = self.store, clock = self.clock
         let context = OperationContext(
             request: request, scheduler: scheduler, safetyCap: 20,
-            store: store, snapshots: snapshots, layouts: layouts, now: { clock.seconds })
+            store: store, snapshots: snapshots, layouts: layouts, clock: EventClock(clock))
         defer {
             store.markFinished(request: request)
             scheduler.finish(request: request)

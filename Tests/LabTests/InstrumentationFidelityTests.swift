@@ -92,7 +92,7 @@ struct InstrumentationFidelityTests {
     static func recording() -> (store: TimelineStore, context: OperationContext) {
         let store = TimelineStore()
         let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
-        return (store, OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, now: { 0 }))
+        return (store, OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, clock: EventClock { 0 }))
     }
 
     @Test("same results and errors as the bare chain", arguments: cases)
@@ -103,7 +103,7 @@ struct InstrumentationFidelityTests {
         let store = TimelineStore()
         let scheduler = Scheduler(environment: Scheduler.Environment(
             record: { store.append($0) }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
-        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 1000, record: { store.append($0) }, now: { 0 })
+        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 1000, record: { store.append($0) }, clock: EventClock { 0 })
         let (instrumentedInterceptors, _) = interceptors(testCase)
         let chain = InstrumentedGraphQLChain(interceptors: instrumentedInterceptors, transport: testCase.transport(), context: context)
         let instrumented = await Self.outcome(chain.chain.kickoff(request: request))
@@ -124,7 +124,7 @@ struct InstrumentationFidelityTests {
                 recordsLog: !solo)
             if solo { scheduler.submit(.launch(operation: 0)) }
             #expect(scheduler.passesStraight(request: 1) == solo)
-            let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 1000, store: store, now: { 0 })
+            let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 1000, store: store, clock: EventClock { 0 })
             let (interceptors, request) = interceptors(testCase)
             let chain = InstrumentedGraphQLChain(interceptors: interceptors, transport: testCase.transport(), context: context)
             let outcome = await Self.outcome(chain.chain.kickoff(request: request))
@@ -170,7 +170,7 @@ struct InstrumentationFidelityTests {
         let scheduler = Scheduler(environment: Scheduler.Environment(
             record: { store.append($0) }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
         for hop in 0..<3 { scheduler.setBreakpoint(Scheduler.Breakpoint(hop: hop, position: .post), enabled: true) }
-        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, now: { 0 })
+        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, clock: EventClock { 0 })
         let headers = try HTTPFields(["Content-Type": "application/json"])
         let transport = InMemoryGraphQLTransport { request in
             NetworkResponse(status: 200, headerFields: headers, url: request.url, body: Data(Self.heroBody.utf8))
@@ -215,7 +215,7 @@ struct InstrumentationFidelityTests {
         }
         var outcome: [String] = []
         do {
-            let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, now: { 0 })
+            let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, clock: EventClock { 0 })
             let interceptors = RequestChain.Interceptors(
                 graphQL: Array(repeating: PassThrough(), count: hops), cache: DefaultCacheInterceptor(store: CacheStore()), http: [],
                 parser: JSONResponseParsingInterceptor())
@@ -237,7 +237,7 @@ struct InstrumentationFidelityTests {
             }
         }
         let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
-        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, record: { _ in }, now: { 0 })
+        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, record: { _ in }, clock: EventClock { 0 })
         let request = HTTPRequest(method: .get, path: "/heroes/1")
         let base = URL(string: "https://lab.example")!
         struct Pass: ClientMiddleware {
@@ -274,7 +274,7 @@ struct InstrumentationFidelityTests {
     @Test("chains built one after another are named by their own interceptors, in order")
     func hopNamesFollowEachChainsInterceptors() {
         let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
-        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, record: { _ in }, now: { 0 })
+        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, record: { _ in }, clock: EventClock { 0 })
         func names(_ graphQL: [any GraphQLInterceptor], http: [any HTTPInterceptor] = []) -> [String] {
             let interceptors = RequestChain.Interceptors(
                 graphQL: graphQL, cache: DefaultCacheInterceptor(store: CacheStore()), http: http, parser: JSONResponseParsingInterceptor())
@@ -427,7 +427,7 @@ struct InstrumentationFidelityTests {
         let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
         let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
         func run(_ id: Int, _ snapshots: SnapshotCache, into store: TimelineStore) async throws {
-            let context = OperationContext(request: id, scheduler: scheduler, safetyCap: 10, store: store, snapshots: snapshots, now: { 0 })
+            let context = OperationContext(request: id, scheduler: scheduler, safetyCap: 10, store: store, snapshots: snapshots, clock: EventClock { 0 })
             let interceptors = RequestChain.Interceptors(
                 graphQL: [PassThrough()], cache: DefaultCacheInterceptor(store: CacheStore()), http: [],
                 parser: JSONResponseParsingInterceptor())

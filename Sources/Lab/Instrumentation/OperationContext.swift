@@ -26,7 +26,8 @@ public final class OperationContext: Sendable {
     /// ``store`` holds it as long as the context lives.
     private let storeUnretained: Unmanaged<TimelineStore>?
     private let recordClosure: (@Sendable (TimelineEvent) -> Void)?
-    private let now: @Sendable () -> Double
+    /// Where events read the time.
+    private let clock: EventClock
     private let attemptCount = Atomic<Int>(0)
     /// The last snapshots published, shared with the session's other operations.
     let snapshots: SnapshotCache
@@ -52,7 +53,7 @@ public final class OperationContext: Sendable {
     /// operations of one session.
     public init(
         request: Int, scheduler: Scheduler, safetyCap: Int, store: TimelineStore, snapshots: SnapshotCache = SnapshotCache(),
-        layouts: HopLayouts = HopLayouts(), now: @escaping @Sendable () -> Double
+        layouts: HopLayouts = HopLayouts(), clock: EventClock
     ) {
         self.request = request
         self.scheduler = scheduler
@@ -62,13 +63,13 @@ public final class OperationContext: Sendable {
         self.recordClosure = nil
         self.snapshots = snapshots
         self.layouts = layouts
-        self.now = now
+        self.clock = clock
     }
 
     /// A context whose events go to `record`.
     public init(
         request: Int, scheduler: Scheduler, safetyCap: Int, record: @escaping @Sendable (TimelineEvent) -> Void,
-        snapshots: SnapshotCache = SnapshotCache(), layouts: HopLayouts = HopLayouts(), now: @escaping @Sendable () -> Double
+        snapshots: SnapshotCache = SnapshotCache(), layouts: HopLayouts = HopLayouts(), clock: EventClock
     ) {
         self.request = request
         self.scheduler = scheduler
@@ -78,7 +79,7 @@ public final class OperationContext: Sendable {
         self.recordClosure = record
         self.snapshots = snapshots
         self.layouts = layouts
-        self.now = now
+        self.clock = clock
     }
 
     /// Whether the operation would pass its next stop straight through (see
@@ -114,7 +115,7 @@ public final class OperationContext: Sendable {
             append(to: storeUnretained, site: hop.site, hop: hop.index, phase: phase, snapshot: snapshot, diff: diff, detail: detail)
         } else {
             record(
-                time: now(), hop: hop.index, name: hop.name, kind: hop.kind,
+                time: clock.seconds, hop: hop.index, name: hop.name, kind: hop.kind,
                 phase: phase, snapshot: snapshot, diff: diff, detail: detail, lane: lane(ofHop: hop.index))
         }
     }
@@ -136,7 +137,7 @@ public final class OperationContext: Sendable {
         to store: Unmanaged<TimelineStore>, site: HopSiteKey, hop: Int, phase: Phase, snapshot: consuming HopSnapshot, diff: consuming HeaderDiff,
         detail: consuming String?
     ) {
-        let time = now()
+        let time = clock.seconds
         // Moved into the closure through an optional: a closure cannot consume what it captures.
         var pending = Optional(snapshot)
         store._withUnsafeGuaranteedRef { store in
@@ -149,7 +150,7 @@ public final class OperationContext: Sendable {
     /// Records an event of this operation that belongs to no hop: the token manager's.
     func emitTokenEvent(_ phase: Phase, _ snapshot: consuming HopSnapshot = .empty, detail: consuming String? = nil) {
         record(
-            time: now(), hop: TimelineEvent.noHop, name: "TokenManager", kind: .auth,
+            time: clock.seconds, hop: TimelineEvent.noHop, name: "TokenManager", kind: .auth,
             phase: phase, snapshot: snapshot, diff: .none, detail: detail, lane: lane(ofHop: TimelineEvent.noHop))
     }
 
@@ -213,7 +214,7 @@ public final class OperationContext: Sendable {
     /// Records a line a logging layer wrote, as a `log` event of that layer.
     func log(name: String, line: String) {
         record(
-            time: now(), hop: TimelineEvent.noHop, name: name, kind: name.hasSuffix("Middleware") ? .middleware : .graphql,
+            time: clock.seconds, hop: TimelineEvent.noHop, name: name, kind: name.hasSuffix("Middleware") ? .middleware : .graphql,
             phase: .log, snapshot: .empty, diff: .none, detail: line)
     }
 

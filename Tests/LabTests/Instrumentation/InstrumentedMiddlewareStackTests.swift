@@ -52,7 +52,7 @@ struct InstrumentedMiddlewareStackTests {
     ) async throws -> (events: [TimelineEvent], response: HTTPResponse, body: HTTPBody?) {
         let store = TimelineStore()
         let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
-        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, now: { 0 })
+        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, clock: EventClock { 0 })
         let instrumented = InstrumentedMiddlewareStack(middlewares: middlewares, transport: transport, context: context)
         let (response, body) = try await instrumented.send(request, body: nil, baseURL: baseURL, operationID: "getHero")
         return (store.events(), response, body)
@@ -61,7 +61,7 @@ struct InstrumentedMiddlewareStackTests {
     @Test("the stack runs the caller's own middlewares, each hop named by its middleware, with a pre and post event per call of next")
     func runsTheMiddlewaresThemselves() async throws {
         let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
-        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, record: { _ in }, now: { 0 })
+        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, record: { _ in }, clock: EventClock { 0 })
         let middlewares: [any ClientMiddleware] = [Pass(), SendTwice(), Pass()]
         let instrumented = InstrumentedMiddlewareStack(middlewares: middlewares, transport: ClosureTransport.status(200), context: context)
         #expect(instrumented.hops.map(\.name) == ["Pass", "SendTwice", "Pass", "transport"])
