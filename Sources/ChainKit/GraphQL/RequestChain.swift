@@ -412,7 +412,7 @@ public struct RequestChain: Sendable {
 ///  operation task:  cache hit ─ networkFetchStarts ─▶ cached result climbs … readerWaits ─▶ (buffer) ─▶ readerResumes
 ///  network task:                      └─▶ HTTP hops, transport, parser ─ networkFetchHandsOn ─▶ (buffer)
 /// ```
-package protocol NetworkOverlapObserver: Sendable {
+package protocol NetworkOverlapObserver: AnyObject, Sendable {
     /// In the operation's task, before the network fetch's task exists.
     func networkFetchStarts()
     /// In the network fetch's task, before a result (or, `isEnd`, its end or failure) goes
@@ -446,7 +446,7 @@ extension NetworkOverlapObserver {
 /// them (package-level, like ``NetworkOverlapObserver``). Telling it here rather than through
 /// a wrapper around every interceptor spares each hop the wrapper's async frame and the
 /// closure it would hand its interceptor as `next`. Called in the operation's task.
-package protocol GraphQLHopObserver: Sendable {
+package protocol GraphQLHopObserver: AnyObject, Sendable {
     /// An attempt starts, before the top interceptor runs; throwing ends the attempt with
     /// that error (as its results' failure, reported nowhere else).
     func attemptStarts() throws

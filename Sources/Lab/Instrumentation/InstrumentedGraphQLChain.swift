@@ -372,27 +372,28 @@ public struct InstrumentedGraphQLChain: Sendable {
         for index in 0..<httpCount { http.append(InstrumentedHTTPInterceptor(instrumentation: instrumentation, index: index)) }
         self.hops = hops
         // Under CacheAndNetwork the network step overlaps the cached result's way up, as
-        // upstream's does, in a second lane the scheduler orders and steps (``NetworkLane``).
+        // upstream's does, in a second lane the scheduler orders and steps (the instrumentation's
+        // ``NetworkOverlapObserver`` conformance).
         // Without GraphQL hops the cached result has no stop on its way up: nothing overlaps.
         self.chain = RequestChain(
             interceptors: .init(
                 graphQL: interceptors.graphQL, cache: InstrumentedCacheInterceptor(instrumentation: instrumentation), http: http,
                 parser: InstrumentedResponseParser(instrumentation: instrumentation)),
             transport: InstrumentedGraphQLTransport(instrumentation: instrumentation), overlapsNetworkFetch: graphQLCount > 0,
-            overlapObserver: NetworkLane(context: context, firstHop: graphQLCount + 1), hopObserver: instrumentation)
+            overlapObserver: instrumentation, hopObserver: instrumentation)
     }
 }
 
 /// An overlapping CacheAndNetwork fetch as the operation's network lane: its hops (the HTTP
-/// hops, the transport and the parser, from `firstHop`) stop in that lane, and the results it
-/// hands to the operation's task are met at a ``StopPlace/wake`` stop of the cache lane, so
-/// the scheduler orders both tasks.
-struct NetworkLane: NetworkOverlapObserver {
-    let context: OperationContext
-    let firstHop: Int
-
+/// hops, the transport and the parser, those after the cache hop) stop in that lane, and the
+/// results it hands to the operation's task are met at a ``StopPlace/wake`` stop of the cache
+/// lane, so the scheduler orders both tasks.
+///
+/// The operation's instrumentation is its chain's overlap observer as well as its hop
+/// observer: both are class-bound, so the chain keeps and copies each as one reference.
+extension GraphQLInstrumentation: NetworkOverlapObserver {
     func networkFetchStarts() {
-        context.forkNetworkLane(from: firstHop)
+        context.forkNetworkLane(from: graphQLCount + 1)
     }
 
     func networkFetchHandsOn(isEnd: Bool) {
