@@ -26,7 +26,9 @@ public struct HTTPField: Sendable, Hashable {
 
     static func namesMatch(_ a: String, _ b: String) -> Bool {
         // Lengths first (stored for native strings): most names differ there. Then the same
-        // spelling, which `==` tells at once for short names (compared as two words).
+        // spelling, which `==` tells at once for short names (compared as two words). `==` is
+        // canonical equivalence, not byte equality, but `a` is a field's name, an ASCII token
+        // (`validate(name:)`), and no other string of as many UTF-8 bytes is equivalent to one.
         guard a.utf8.count == b.utf8.count else { return false }
         if a == b { return true }
         // Compared as contiguous bytes: zipping the two UTF-8 views steps each through its
