@@ -122,7 +122,6 @@ struct HopSites {
         return id
     }
 
-
     @inline(never)
     private mutating func lookUp(name: String, kind: HopKind, hop: Int32, slot: Int) -> UInt32 {
         let site = HopSite(name: name, kind: kind, hop: hop)
