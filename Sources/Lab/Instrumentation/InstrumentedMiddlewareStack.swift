@@ -19,18 +19,11 @@ final class InstrumentedLayers: Sendable {
         self.transport = transport
     }
 
-    /// What middleware `index` receives of `incoming`: the request as it came when the
-    /// operation passes straight through, else what its pre-flight stop lets go.
-    // Inlined into the stack's dispatch; the stop is a call of its own, so what it needs is
-    // not laid out in every layer's async frame (an operation's task allocates those frames).
-    @inline(__always)
-    func received(at index: Int, _ incoming: HTTPRequest, baseURL: URL) async throws -> HTTPRequest {
-        context.passesStraight ? incoming : try await preflightStop(at: index, incoming, baseURL: baseURL)
-    }
-
     /// What middleware `index` receives of `incoming` after its pre-flight stop.
+    // A call of its own: inlined, what a stop needs would be laid out in every layer's async
+    // frame, which an operation's task allocates.
     @inline(never)
-    private func preflightStop(at index: Int, _ incoming: HTTPRequest, baseURL: URL) async throws -> HTTPRequest {
+    func preflightStop(at index: Int, _ incoming: HTTPRequest, baseURL: URL) async throws -> HTTPRequest {
         let context = self.context, hop = hops[index]
         let release = await context.gate(hop, .pre, context.snapshots.snapshot(incoming, baseURL: baseURL), StopCapabilities(canEditRequest: true, retryRefusal: "a middleware retries by calling next again: force the retry at its post-flight stop"))
         return try context.reporting(at: hop) { try release.applied(to: incoming) }
@@ -41,15 +34,6 @@ final class InstrumentedLayers: Sendable {
     func handsOn(at index: Int, _ handed: HTTPRequest, baseURL: URL, received: HTTPFields) {
         let context = self.context
         context.emit(hops, index, .preflight, context.snapshots.snapshot(handed, baseURL: baseURL), diff: HeaderDiff(from: received, to: handed.headerFields))
-    }
-
-    /// What goes back up to middleware `index` of what came from below: as it came when the
-    /// operation passes straight through, else what its post-flight stop lets go; nil when a
-    /// person forced a retry there (its `next` then calls the layers below again).
-    @inline(__always)
-    func answer(at index: Int, _ result: Result<MiddlewareAnswer, any Error>) async throws -> MiddlewareAnswer? {
-        if context.passesStraight { return try result.get() }
-        return try await postflightStop(at: index, result)
     }
 
     /// Middleware `index`'s post-flight event for `response`, with what it changed of
@@ -63,13 +47,11 @@ final class InstrumentedLayers: Sendable {
         context.emit(hops, index, .postflight, context.snapshots.snapshot(responseHead: response), diff: diff)
     }
 
-    // A stop that may wait is a call of its own: inlined, what it needs would be laid out in
-    // each layer's async frames, which an operation's task allocates.
-
     /// What goes back up to middleware `index` after its post-flight stop; nil when a person
-    /// forced a retry there (its `next` is then called again).
+    /// forced a retry there (its `next` is then called again). A call of its own, as
+    /// ``preflightStop(at:_:baseURL:)`` is.
     @inline(never)
-    private func postflightStop(at index: Int, _ result: Result<MiddlewareAnswer, any Error>) async throws -> MiddlewareAnswer? {
+    func postflightStop(at index: Int, _ result: Result<MiddlewareAnswer, any Error>) async throws -> MiddlewareAnswer? {
         let context = self.context, hop = hops[index]
         let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: result.isSuccess, canForce401: true))
         guard let answer = try release.appliedOrRetried(to: result) else {
@@ -88,7 +70,7 @@ extension InstrumentedLayers {
     func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         let context = self.context, hop = hops[hops.count - 1]
         let refusal = "the transport cannot retry; force the retry at a middleware's post-flight stop"
-        let pre = await context.gate(hop, .pre, context.snapshots.snapshot(request, baseURL: baseURL), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: refusal))
+        let pre = context.passesStraight ? .proceed : await context.wait(hop, .pre, context.snapshots.snapshot(request, baseURL: baseURL), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: refusal))
         var answer: ReceivedAnswer<HTTPResponse>
         // The body as received, handed up as it is when it can be read again and nothing replaced it.
         var replayable: HTTPBody?
@@ -106,7 +88,7 @@ extension InstrumentedLayers {
             answer = .forced401(url: baseURL)
             context.emit(hop, .receive, HopSnapshot(answer.head, body: answer.body), detail: "401 forced, not sent")
         }
-        let post = await context.gate(hop, .post, context.snapshots.snapshot(response: answer.head, body: answer.body), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: refusal))
+        let post = context.passesStraight ? .proceed : await context.wait(hop, .post, context.snapshots.snapshot(response: answer.head, body: answer.body), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: refusal))
         let final = try context.reporting(at: hop) { try post.applied(to: .success(answer), url: baseURL) }
         if final.body.isEmpty { return (final.head, nil) }
         if let replayable, post.disposition != .force401 { return (final.head, replayable) }
@@ -149,52 +131,71 @@ public struct InstrumentedMiddlewareStack: Sendable {
                 error, cause: cause, operationID: operationID, input: HTTPOperationInput(request: request, body: body),
                 request: request, body: body, baseURL: baseURL)
         }
-        // The layer at `index`, or the transport below the last one: ``MiddlewareStack``'s
-        // dispatch with each layer's stops and events written into it, so a middleware's
-        // `next` calls the layer below itself (through a closure handed in, every layer would
-        // cost two more async frames and executor checks).
-        @Sendable func run(_ index: Int, _ request: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL) async throws -> (HTTPResponse, HTTPBody?) {
-            guard index < layers.middlewares.count else {
-                do {
-                    return try await layers.send(request, body: body, baseURL: baseURL, operationID: operationID)
-                } catch {
-                    throw wrap(error, MiddlewareStack.transportCause)
-                }
-            }
-            do {
-                let received = try await layers.received(at: index, request, baseURL: baseURL)
-                // The headers of the last answer handed back up, to tell what the middleware
-                // changed. The closure that sets them does not escape, so they live in this
-                // call's frame, as does the closure's context: a layer allocates nothing per call.
-                let answered = Mutex<HTTPFields?>(nil)
+        // The layer at `index` (or the transport below the last one), then the post-flight stop
+        // of the middleware above it, whose `next` this call is: ``MiddlewareStack``'s dispatch
+        // with each layer's stops and events written into it, so a middleware's `next` calls
+        // the layer below itself (through a closure handed in, every layer would cost two more
+        // async frames and executor checks). `answered` is where the middleware above keeps
+        // the headers last handed up to it, to tell what it changed of them.
+        //
+        // After each `await` the task checks that it is back on its executor, about 90
+        // instructions each time, so this code awaits as little as it can: the stops are tested
+        // in line (an async helper that only tested them still cost a check), and the
+        // post-flight stop of the layer above runs here, after the check this layer makes
+        // anyway, rather than in its `next` after this call returns.
+        @Sendable func run(
+            _ index: Int, _ request: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL, answered: borrowing Mutex<HTTPFields?>
+        ) async throws -> (HTTPResponse, HTTPBody?) {
+            while true {
                 let response: HTTPResponse, responseBody: HTTPBody?
                 do {
-                    (response, responseBody) = try await layers.middlewares[index].intercept(
-                        received, body: body, baseURL: baseURL, operationID: operationID
-                    ) { handed, body, baseURL in
-                        layers.handsOn(at: index, handed, baseURL: baseURL, received: received.headerFields)
-                        while true {
-                            let result: Result<MiddlewareAnswer, any Error>
-                            do {
+                    if index < layers.middlewares.count {
+                        let received = layers.context.passesStraight
+                            ? request : try await layers.preflightStop(at: index, request, baseURL: baseURL)
+                        // The headers of the last answer handed back up to this middleware. The
+                        // closure that hands them on does not escape, so they live in this
+                        // call's frame, as does the closure's context: a layer allocates
+                        // nothing per call.
+                        let handedUp = Mutex<HTTPFields?>(nil)
+                        do {
+                            (response, responseBody) = try await layers.middlewares[index].intercept(
+                                received, body: body, baseURL: baseURL, operationID: operationID
+                            ) { handed, body, baseURL in
+                                layers.handsOn(at: index, handed, baseURL: baseURL, received: received.headerFields)
                                 // `&+`: cannot overflow below the count.
-                                result = .success(MiddlewareAnswer(try await run(index &+ 1, handed, body, baseURL)))
-                            } catch {
-                                result = .failure(error)
+                                return try await run(index &+ 1, handed, body, baseURL, answered: handedUp)
                             }
-                            guard let answer = try await layers.answer(at: index, result) else { continue }
-                            answered.withLock { $0 = answer.head.headerFields }
-                            return (answer.head, answer.body)
+                        } catch {
+                            throw layers.context.reported(error: error, at: layers.hops[index])
                         }
+                        layers.handsUp(at: index, response, answered: handedUp)
+                    } else {
+                        (response, responseBody) = try await layers.send(request, body: body, baseURL: baseURL, operationID: operationID)
                     }
                 } catch {
-                    throw layers.context.reported(error: error, at: layers.hops[index])
+                    let cause = index < layers.middlewares.count
+                        ? MiddlewareStack.middlewareCause(layers.middlewares[index]) : MiddlewareStack.transportCause
+                    let failure = wrap(error, cause)
+                    // `&-`: `index` is at least 1 past the test.
+                    if index == 0 || layers.context.passesStraight { throw failure }
+                    guard let answer = try await layers.postflightStop(at: index &- 1, .failure(failure)) else { continue }
+                    answered.withLock { $0 = answer.head.headerFields }
+                    return answer.pair
                 }
-                layers.handsUp(at: index, response, answered: answered)
-                return (response, responseBody)
-            } catch {
-                throw wrap(error, MiddlewareStack.middlewareCause(layers.middlewares[index]))
+                // The first middleware has no layer above: what it returns is the call's.
+                if index == 0 { return (response, responseBody) }
+                if layers.context.passesStraight {
+                    answered.withLock { $0 = response.headerFields }
+                    return (response, responseBody)
+                }
+                guard let answer = try await layers.postflightStop(at: index &- 1, .success(MiddlewareAnswer(response, responseBody))) else {
+                    continue  // a retry forced there: the middleware above calls this layer again
+                }
+                answered.withLock { $0 = answer.head.headerFields }
+                return answer.pair
             }
         }
-        return try await run(0, request, body, baseURL)
+        let answered = Mutex<HTTPFields?>(nil)
+        return try await run(0, request, body, baseURL, answered: answered)
     }
 }

@@ -222,6 +222,9 @@ struct MiddlewareAnswer: AnswerWithHead {
         self.init(answer.0, answer.1)
     }
 
+    /// The head and body as a middleware returns them.
+    var pair: (HTTPResponse, HTTPBody?) { (head, body) }
+
     static func forced401(url: URL) -> MiddlewareAnswer {
         MiddlewareAnswer(.forced401(url: url), HTTPBody(Release.forced401Body))
     }

@@ -205,4 +205,47 @@ struct SchedulerActionTests {
         #expect(session.events(.send).count == 2)
         #expect(session.labCounters?["restRequests"] == 2)
     }
+
+    /// Two middlewares over the transport: hops 0 and 1, the transport 2.
+    private func twoMiddlewareSession() -> LabSession {
+        steppingSession(scenario: Scenario(
+            name: "rest", summary: "", teaches: "",
+            chain: .middleware([Scenario.Layer("LoggingMiddleware"), Scenario.Layer("AuthenticationMiddleware")]),
+            operations: [Scenario.Operation(name: "getHero") { $0.method = "GET"; $0.path = "/heroes/2001" }]))
+    }
+
+    @Test("a retry forced at the upper middleware's post stop runs the middleware below it again, from its pre stop")
+    func middlewareRetryOverAMiddleware() async throws {
+        let session = twoMiddlewareSession()
+        session.launch()
+        await session.waitUntilSettled()
+        await session.step(1, until: .hop(0, .post))
+        await session.perform(.forceRetry(request: 1))
+        let again = await session.step(1, until: .hop(0, .post))
+        #expect(again == [.hop(1, .pre), .hop(2, .pre), .hop(2, .post), .hop(1, .post)])
+        await session.perform(.resume(request: 1))
+        #expect(session.summary(of: 1)?.outcome == .success)
+        #expect(session.events(.retry).map(\.hop) == [0])
+        #expect(session.events(.preflight).map(\.hop) == [0, 1, 1])
+        #expect(session.events(.postflight).map(\.hop) == [1, 1, 0])
+        #expect(session.events(.send).count == 2)
+    }
+
+    @Test("a fault injected at the transport goes up through each middleware's post stop as the transport's ClientError")
+    func middlewareFailureThroughPostStops() async throws {
+        let session = twoMiddlewareSession()
+        session.launch()
+        await session.waitUntilSettled()
+        await session.step(1, until: .hop(2, .pre))
+        await session.perform(.fail(request: 1, fault: .timeout))
+        let passed = await session.step(1, until: .hop(0, .post))
+        // The fault releases the transport's pre stop: the failure goes up to the post stop below.
+        #expect(passed == [.hop(1, .post)])
+        await session.perform(.resume(request: 1))
+        #expect(session.summary(of: 1)?.outcome == .failure)
+        #expect(session.summary(of: 1)?.error?.hasPrefix(
+            "ClientError: Client error - cause description: 'Transport threw an error.', underlying error: the request timed out (injected), operationID: getHero,") == true)
+        #expect(session.events(.send).isEmpty)
+        #expect(session.events(.error).map(\.hop) == [2, 1, 0])
+    }
 }
