@@ -150,7 +150,9 @@ package struct SchedulerCore<Waiter> {
     /// Whether dispatching would do nothing: no command, script step or replay entry to
     /// carry out, nobody waiting for a turn, and nobody waiting for the scheduler to settle.
     package var isIdle: Bool {
-        heldBackPauses.isEmpty && commands.isEmpty && script.isEmpty && replay == nil && !hasReady && settleWaiters == 0 && parked.isEmpty
+        @inline(__always) get {
+            heldBackPauses.isEmpty && commands.isEmpty && script.isEmpty && replay == nil && !hasReady && settleWaiters == 0 && parked.isEmpty
+        }
     }
 
     // MARK: - Who may pass
@@ -158,6 +160,7 @@ package struct SchedulerCore<Waiter> {
     /// The one rule for passing a stop without waiting for a turn: `request` is the only one
     /// running, and nothing is queued, scripted, replayed, ready or waking that a turn would
     /// serve first. (Whether it is held at that stop is ``shouldHold(request:place:)``.)
+    @inline(__always)
     package func mayPassWithoutTurn(_ request: Int, lane: Lane = .cache) -> Bool {
         !shuttingDown && runningLanes.only == LaneKey(request, lane)
             && commands.isEmpty && replay == nil && script.isEmpty && waking.isEmpty && !hasReady
@@ -167,12 +170,19 @@ package struct SchedulerCore<Waiter> {
     /// ``mayPassWithoutTurn(_:)``, is held nowhere (no breakpoint, not stepping) and whose
     /// passes need no log entry, and that has one lane. ``Scheduler`` publishes it after every change.
     package var soloLane: Int {
-        guard !recordsLog, breakpoints.isEmpty, !hasActiveRules, forked.isEmpty, let only = runningLanes.only,
-            !isStepping(only.request), mayPassWithoutTurn(only.request, lane: only.lane)
-        else { return 0 }
-        return only.request
+        // Inlined where it is read, as are `isIdle`, `mayPassWithoutTurn` and `isStepping`:
+        // called on the scheduler's locked state, a getter or method of the core is handed a
+        // copy of the whole core (a struct this large passed by value is copied to the stack,
+        // 272 bytes at every change of the state).
+        @inline(__always) get {
+            guard !recordsLog, breakpoints.isEmpty, !hasActiveRules, forked.isEmpty, let only = runningLanes.only,
+                !isStepping(only.request), mayPassWithoutTurn(only.request, lane: only.lane)
+            else { return 0 }
+            return only.request
+        }
     }
 
+    @inline(__always)
     func isStepping(_ request: Int) -> Bool { !stepping.isEmpty && stepping.contains(request) }
 
     /// Whether `request` is held for a person at `place`: it steps, or a breakpoint matches.
