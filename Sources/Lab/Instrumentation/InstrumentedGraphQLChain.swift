@@ -25,13 +25,13 @@ final class GraphQLInstrumentation: Sendable {
     /// it, the parser follows the transport).
     let transportIndex: Int
 
-    init(context: OperationContext, hops: [HopInfo], base: RequestChain.Interceptors, transport: any GraphQLTransport) {
+    init(context: OperationContext, hops: [HopInfo], base: consuming RequestChain.Interceptors, transport: consuming any GraphQLTransport) {
         self.context = context
         self.hops = hops
-        self.base = base
-        self.transport = transport
         graphQLCount = base.graphQL.count
         transportIndex = graphQLCount + 1 + base.http.count
+        self.base = base
+        self.transport = transport
     }
 }
 
@@ -363,10 +363,12 @@ public struct InstrumentedGraphQLChain: Sendable {
     public let hops: [HopInfo]
     public let chain: RequestChain
 
-    public init(interceptors: RequestChain.Interceptors, transport: any GraphQLTransport, context: OperationContext) {
+    public init(interceptors: consuming RequestChain.Interceptors, transport: any GraphQLTransport, context: OperationContext) {
         let hops = context.layouts.hops(of: interceptors)
-        let instrumentation = GraphQLInstrumentation(context: context, hops: hops, base: interceptors, transport: transport)
-        let graphQLCount = interceptors.graphQL.count, httpCount = interceptors.http.count
+        let graphQL = interceptors.graphQL, graphQLCount = graphQL.count, httpCount = interceptors.http.count
+        // The interceptors' last use: moved into the instrumentation, not copied (a copy is a
+        // retain of each of its four parts, two through their existentials' witnesses).
+        let instrumentation = GraphQLInstrumentation(context: context, hops: hops, base: consume interceptors, transport: transport)
         var http: [any HTTPInterceptor] = []
         http.reserveCapacity(httpCount)
         for index in 0..<httpCount { http.append(InstrumentedHTTPInterceptor(instrumentation: instrumentation, index: index)) }
@@ -377,7 +379,7 @@ public struct InstrumentedGraphQLChain: Sendable {
         // Without GraphQL hops the cached result has no stop on its way up: nothing overlaps.
         self.chain = RequestChain(
             interceptors: .init(
-                graphQL: interceptors.graphQL, cache: InstrumentedCacheInterceptor(instrumentation: instrumentation), http: http,
+                graphQL: graphQL, cache: InstrumentedCacheInterceptor(instrumentation: instrumentation), http: http,
                 parser: InstrumentedResponseParser(instrumentation: instrumentation)),
             transport: InstrumentedGraphQLTransport(instrumentation: instrumentation), overlapsNetworkFetch: graphQLCount > 0,
             overlapObserver: instrumentation, hopObserver: instrumentation)

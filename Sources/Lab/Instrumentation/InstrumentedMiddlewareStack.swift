@@ -124,7 +124,9 @@ public struct InstrumentedMiddlewareStack: Sendable {
     ///
     /// - Throws: ``ClientError``, always, as ``MiddlewareStack`` throws it.
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
-        let layers = self.layers
+        // The middlewares read from a local array: read from the layers' property, each would
+        // be copied out of it (its existential's witness) to be called, and destroyed after.
+        let layers = self.layers, middlewares = layers.middlewares
         // An error reports the request as the caller handed it, as the bare stack's does.
         @Sendable func wrap(_ error: any Error, _ cause: String) -> any Error {
             MiddlewareStack.wrapped(
@@ -149,7 +151,7 @@ public struct InstrumentedMiddlewareStack: Sendable {
             while true {
                 let response: HTTPResponse, responseBody: HTTPBody?
                 do {
-                    if index < layers.middlewares.count {
+                    if index < middlewares.count {
                         let received = layers.context.passesStraight
                             ? request : try await layers.preflightStop(at: index, request, baseURL: baseURL)
                         // The headers of the last answer handed back up to this middleware. The
@@ -158,7 +160,7 @@ public struct InstrumentedMiddlewareStack: Sendable {
                         // nothing per call.
                         let handedUp = Mutex<HTTPFields?>(nil)
                         do {
-                            (response, responseBody) = try await layers.middlewares[index].intercept(
+                            (response, responseBody) = try await middlewares[index].intercept(
                                 received, body: body, baseURL: baseURL, operationID: operationID
                             ) { handed, body, baseURL in
                                 layers.handsOn(at: index, handed, baseURL: baseURL, received: received.headerFields)
@@ -173,8 +175,8 @@ public struct InstrumentedMiddlewareStack: Sendable {
                         (response, responseBody) = try await layers.send(request, body: body, baseURL: baseURL, operationID: operationID)
                     }
                 } catch {
-                    let cause = index < layers.middlewares.count
-                        ? MiddlewareStack.middlewareCause(layers.middlewares[index]) : MiddlewareStack.transportCause
+                    let cause = index < middlewares.count
+                        ? MiddlewareStack.middlewareCause(middlewares[index]) : MiddlewareStack.transportCause
                     let failure = wrap(error, cause)
                     // `&-`: `index` is at least 1 past the test.
                     if index == 0 || layers.context.passesStraight { throw failure }
