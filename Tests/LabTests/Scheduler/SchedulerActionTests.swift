@@ -206,20 +206,22 @@ struct SchedulerActionTests {
         #expect(session.labCounters?["restRequests"] == 2)
     }
 
-    /// Two middlewares over the transport: hops 0 and 1, the transport 2.
-    private func twoMiddlewareSession() -> LabSession {
-        steppingSession(scenario: Scenario(
+    /// A stepping session over two middlewares (hops 0 and 1, the transport 2), its request
+    /// launched and held at `place`.
+    private func twoMiddlewareSession(heldAt place: StopPlace) async -> LabSession {
+        let session = steppingSession(scenario: Scenario(
             name: "rest", summary: "", teaches: "",
             chain: .middleware([Scenario.Layer("LoggingMiddleware"), Scenario.Layer("AuthenticationMiddleware")]),
             operations: [Scenario.Operation(name: "getHero") { $0.method = "GET"; $0.path = "/heroes/2001" }]))
+        session.launch()
+        await session.waitUntilSettled()
+        await session.step(1, until: place)
+        return session
     }
 
     @Test("a retry forced at the upper middleware's post stop runs the middleware below it again, from its pre stop")
     func middlewareRetryOverAMiddleware() async throws {
-        let session = twoMiddlewareSession()
-        session.launch()
-        await session.waitUntilSettled()
-        await session.step(1, until: .hop(0, .post))
+        let session = await twoMiddlewareSession(heldAt: .hop(0, .post))
         await session.perform(.forceRetry(request: 1))
         let again = await session.step(1, until: .hop(0, .post))
         #expect(again == [.hop(1, .pre), .hop(2, .pre), .hop(2, .post), .hop(1, .post)])
@@ -233,10 +235,7 @@ struct SchedulerActionTests {
 
     @Test("a fault injected at the transport goes up through each middleware's post stop as the transport's ClientError")
     func middlewareFailureThroughPostStops() async throws {
-        let session = twoMiddlewareSession()
-        session.launch()
-        await session.waitUntilSettled()
-        await session.step(1, until: .hop(2, .pre))
+        let session = await twoMiddlewareSession(heldAt: .hop(2, .pre))
         await session.perform(.fail(request: 1, fault: .timeout))
         let passed = await session.step(1, until: .hop(0, .post))
         // The fault releases the transport's pre stop: the failure goes up to the post stop below.
