@@ -184,7 +184,8 @@ public struct InstrumentedMiddlewareStack: Sendable {
                     answered.withLock { $0 = answer.head.headerFields }
                     return answer.pair
                 }
-                // The first middleware has no layer above: what it returns is the call's.
+                // Nothing is above the top layer (the first middleware, or the transport when there
+                // is none): what it returns is the call's.
                 if index == 0 { return (response, responseBody) }
                 if layers.context.passesStraight {
                     answered.withLock { $0 = response.headerFields }
@@ -197,7 +198,8 @@ public struct InstrumentedMiddlewareStack: Sendable {
                 return answer.pair
             }
         }
-        let answered = Mutex<HTTPFields?>(nil)
-        return try await run(0, request, body, baseURL, answered: answered)
+        // The top layer has no middleware above it to keep what it hands up: never set.
+        let aboveTop = Mutex<HTTPFields?>(nil)
+        return try await run(0, request, body, baseURL, answered: aboveTop)
     }
 }
