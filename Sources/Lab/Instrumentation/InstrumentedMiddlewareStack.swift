@@ -149,8 +149,11 @@ public struct InstrumentedMiddlewareStack: Sendable {
             _ index: Int, _ request: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL, answered: borrowing Mutex<HTTPFields?>
         ) async throws -> (HTTPResponse, HTTPBody?) {
             while true {
-                let response: HTTPResponse, responseBody: HTTPBody?
+                // What goes to the post-flight stop of the middleware above, when the operation
+                // stops there: the common way returns before building it.
+                let outcome: Result<MiddlewareAnswer, any Error>
                 do {
+                    let response: HTTPResponse, responseBody: HTTPBody?
                     if index < middlewares.count {
                         let received = layers.context.passesStraight
                             ? request : try await layers.preflightStop(at: index, request, baseURL: baseURL)
@@ -174,24 +177,23 @@ public struct InstrumentedMiddlewareStack: Sendable {
                     } else {
                         (response, responseBody) = try await layers.send(request, body: body, baseURL: baseURL, operationID: operationID)
                     }
+                    // Nothing is above the top layer (the first middleware, or the transport when
+                    // there is none): what it returns is the call's.
+                    if index == 0 { return (response, responseBody) }
+                    if layers.context.passesStraight {
+                        answered.withLock { $0 = response.headerFields }
+                        return (response, responseBody)
+                    }
+                    outcome = .success(MiddlewareAnswer(response, responseBody))
                 } catch {
                     let cause = index < middlewares.count
                         ? MiddlewareStack.middlewareCause(middlewares[index]) : MiddlewareStack.transportCause
                     let failure = wrap(error, cause)
-                    // `&-`: `index` is at least 1 past the test.
                     if index == 0 || layers.context.passesStraight { throw failure }
-                    guard let answer = try await layers.postflightStop(at: index &- 1, .failure(failure)) else { continue }
-                    answered.withLock { $0 = answer.head.headerFields }
-                    return answer.pair
+                    outcome = .failure(failure)
                 }
-                // Nothing is above the top layer (the first middleware, or the transport when there
-                // is none): what it returns is the call's.
-                if index == 0 { return (response, responseBody) }
-                if layers.context.passesStraight {
-                    answered.withLock { $0 = response.headerFields }
-                    return (response, responseBody)
-                }
-                guard let answer = try await layers.postflightStop(at: index &- 1, .success(MiddlewareAnswer(response, responseBody))) else {
+                // `&-`: `index` is at least 1 here.
+                guard let answer = try await layers.postflightStop(at: index &- 1, outcome) else {
                     continue  // a retry forced there: the middleware above calls this layer again
                 }
                 answered.withLock { $0 = answer.head.headerFields }
