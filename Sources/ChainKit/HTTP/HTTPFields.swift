@@ -103,13 +103,28 @@ public enum HeaderValidationError: Error, Equatable, CustomStringConvertible {
 /// fields["AUTHORIZATION"] // "Bearer abc"
 /// ```
 public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, CustomStringConvertible {
-    private var storage: [HTTPField]
+    // Read by `isIdentical(to:)`, which is inlined where it is called.
+    @usableFromInline var storage: [HTTPField]
 
     /// An empty list.
     public init() { storage = [] }
 
     /// A list with these fields, in order.
     public init(_ fields: [HTTPField]) { storage = fields }
+
+    /// Whether `other` is a copy of this list, neither changed since: the same storage.
+    @inlinable func isIdentical(to other: HTTPFields) -> Bool {
+        storage.withUnsafeBufferPointer { mine in
+            other.storage.withUnsafeBufferPointer { theirs in mine.baseAddress == theirs.baseAddress && mine.count == theirs.count }
+        }
+    }
+
+    /// Whether the two lists hold the same fields in the same order. A list handed on is
+    /// told by its storage where it is compared, without a call: most hops hand headers on
+    /// as they got them, and the snapshots and header diffs of every event compare them.
+    @inlinable public static func == (lhs: HTTPFields, rhs: HTTPFields) -> Bool {
+        lhs.isIdentical(to: rhs) || lhs.storage == rhs.storage
+    }
 
     /// A list built from name/value pairs in order; throws on the first invalid pair.
     public init(_ pairs: KeyValuePairs<String, String>) throws(HeaderValidationError) {

@@ -30,6 +30,13 @@ public struct HTTPRequest: Sendable, Hashable {
         self.headerFields = headerFields
     }
 
+    /// Whether the two requests have the same method, path and headers. Inlined where it is
+    /// compared, so a request handed on unchanged is told equal without a call (see
+    /// ``HTTPFields/==(_:_:)``).
+    @inlinable public static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
+        lhs.path == rhs.path && lhs.headerFields == rhs.headerFields && lhs.method == rhs.method
+    }
+
     /// The absolute URL this request goes to from `baseURL`.
     public func url(relativeTo baseURL: URL) -> URL? {
         var base = baseURL.absoluteString

@@ -71,4 +71,39 @@ struct HTTPFieldsTests {
         #expect(throws: HeaderValidationError.self) { try fields.set("Authorization", "Bearer b\r\n") }
         #expect(fields["Authorization"] == "Bearer a")
     }
+
+    @Test("equality is by content: a copy is equal, so is a list built apart; a changed copy, a case or an order is not")
+    func equalityByContent() throws {
+        let fields = try HTTPFields(["Accept": "application/json", "X-Trace": "1"])
+        var copy = fields
+        #expect(copy == fields)
+        let builtApart = try HTTPFields(["Accept": "application/json", "X-Trace": "1"])
+        #expect(builtApart == fields)
+        #expect(Set([fields, builtApart]).count == 1)
+        try copy.set("X-Trace", "2")
+        #expect(copy != fields)
+        copy.remove("X-Trace")
+        #expect(copy != fields)
+        #expect(try HTTPFields(["accept": "application/json", "X-Trace": "1"]) != fields)
+        #expect(try HTTPFields(["X-Trace": "1", "Accept": "application/json"]) != fields)
+        #expect(HTTPFields() == HTTPFields([]))
+    }
+
+    @Test("requests are equal when method, path and headers are: a copy, one built apart; a changed method, path or header is not")
+    func requestEquality() throws {
+        let request = HTTPRequest(method: .get, path: "/heroes/2001", headerFields: try HTTPFields(["Accept": "application/json"]))
+        #expect(request == request)
+        let builtApart = HTTPRequest(method: HTTPMethod(rawValue: "GET"), path: "/heroes/" + "2001", headerFields: try HTTPFields(["Accept": "application/json"]))
+        #expect(builtApart == request)
+        #expect(builtApart.hashValue == request.hashValue)
+        var changed = request
+        changed.method = .post
+        #expect(changed != request)
+        changed = request
+        changed.path = "/heroes/2002"
+        #expect(changed != request)
+        changed = request
+        changed.headerFields.append(try HTTPField(name: "X-Trace", value: "1"))
+        #expect(changed != request)
+    }
 }
