@@ -458,9 +458,10 @@ private struct State {
 
     mutating func markFinished(_ request: Int, cap: Int?) {
         settleRequests()
-        guard let firstSeq = requests.markFinished(request) else { return }
+        guard let firstSeq = requests.markFinished(request), let cap else { return }
+        // Only a cap drops requests: a store without one keeps no order of finished requests.
         finished.insert(firstSeq: firstSeq, request: request)
-        if let cap, liveCount > cap { enforce(cap) }
+        if liveCount > cap { enforce(cap) }
     }
 
     private mutating func enforce(_ cap: Int) {
