@@ -155,20 +155,33 @@ public struct InstrumentedMiddlewareStack: Sendable {
                 do {
                     let response: HTTPResponse, responseBody: HTTPBody?
                     if index < middlewares.count {
-                        let received = layers.context.passesStraight
-                            ? request : try await layers.preflightStop(at: index, request, baseURL: baseURL)
+                        // What a person let through at the stop, when the operation stopped there.
+                        let stopped: HTTPRequest? = layers.context.passesStraight
+                            ? nil : try await layers.preflightStop(at: index, request, baseURL: baseURL)
                         // The headers of the last answer handed back up to this middleware. The
                         // closure that hands them on does not escape, so they live in this
                         // call's frame, as does the closure's context: a layer allocates
                         // nothing per call.
                         let handedUp = Mutex<HTTPFields?>(nil)
                         do {
-                            (response, responseBody) = try await middlewares[index].intercept(
-                                received, body: body, baseURL: baseURL, operationID: operationID
-                            ) { handed, body, baseURL in
-                                layers.handsOn(at: index, handed, baseURL: baseURL, received: received.headerFields)
-                                // `&+`: cannot overflow below the count.
-                                return try await run(index &+ 1, handed, body, baseURL, answered: handedUp)
+                            // Two calls, one with the request as it came and one with what the
+                            // stop let through: one value for both would be a copy of the
+                            // request (its strings and headers retained) on every layer.
+                            if let stopped {
+                                (response, responseBody) = try await middlewares[index].intercept(
+                                    stopped, body: body, baseURL: baseURL, operationID: operationID
+                                ) { handed, body, baseURL in
+                                    layers.handsOn(at: index, handed, baseURL: baseURL, received: stopped.headerFields)
+                                    // `&+`: cannot overflow below the count.
+                                    return try await run(index &+ 1, handed, body, baseURL, answered: handedUp)
+                                }
+                            } else {
+                                (response, responseBody) = try await middlewares[index].intercept(
+                                    request, body: body, baseURL: baseURL, operationID: operationID
+                                ) { handed, body, baseURL in
+                                    layers.handsOn(at: index, handed, baseURL: baseURL, received: request.headerFields)
+                                    return try await run(index &+ 1, handed, body, baseURL, answered: handedUp)
+                                }
                             }
                         } catch {
                             throw layers.context.reported(error: error, at: layers.hops[index])

@@ -247,4 +247,25 @@ struct SchedulerActionTests {
         #expect(session.events(.send).isEmpty)
         #expect(session.events(.error).map(\.hop) == [2, 1, 0])
     }
+
+    @Test("a header edited at a middleware's pre stop is what that middleware receives and hands on, and arrives at the transport")
+    func middlewareEditedRequest() async throws {
+        let session = await twoMiddlewareSession(heldAt: .hop(1, .pre))
+        var headers = try #require(session.control.parked.first?.currentHeaders)
+        try headers.append("X-Debug", "1")
+        await session.perform(.editRequestHeaders(request: 1, headers: headers))
+        await session.perform(.resume(request: 1))
+        #expect(session.summary(of: 1)?.outcome == .success)
+        let edited = try #require(session.events(.edited).first)
+        #expect(edited.hop == 1)
+        #expect(edited.diff.added == ["X-Debug"])
+        // AuthenticationMiddleware's own change is told against the edited request: it adds
+        // Authorization and nothing else.
+        let preflights = session.events(.preflight)
+        #expect(preflights.map(\.hop) == [0, 1])
+        #expect(preflights.last?.diff.added == ["Authorization"])
+        #expect(preflights.last?.headers?["X-Debug"] == "1")
+        #expect(session.events(.send).first?.headers?["X-Debug"] == "1")
+    }
 }
+
