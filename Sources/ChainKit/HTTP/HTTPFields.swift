@@ -112,11 +112,13 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, CustomStri
     /// A list with these fields, in order.
     public init(_ fields: [HTTPField]) { storage = fields }
 
-    /// Whether `other` is a copy of this list, neither changed since: the same storage.
+    /// Whether `other` is a copy of this list, neither changed since: the same storage. An
+    /// array is one reference to its storage, which holds its count and elements; equal
+    /// words are the same storage, kept alive by both lists while they are compared.
     @inlinable func isIdentical(to other: HTTPFields) -> Bool {
-        storage.withUnsafeBufferPointer { mine in
-            other.storage.withUnsafeBufferPointer { theirs in mine.baseAddress == theirs.baseAddress && mine.count == theirs.count }
-        }
+        // Where an array is more than that one word, every list is told by its fields.
+        guard MemoryLayout<[HTTPField]>.size == MemoryLayout<UInt>.size else { return false }
+        return withUnsafeBytes(of: storage) { $0.load(as: UInt.self) } == withUnsafeBytes(of: other.storage) { $0.load(as: UInt.self) }
     }
 
     /// Whether the two lists hold the same fields in the same order. A list handed on is
