@@ -21,9 +21,7 @@ extension LabSession {
     /// Starts request `request` for operation number `index` on its own task: it arrives at
     /// the launch stop first, and its summary is kept once it ends.
     func start(operation index: Int, request: Int) {
-        let context = OperationContext(
-            request: request, scheduler: scheduler, safetyCap: scenario.safetyCap,
-            store: store, snapshots: snapshots, layouts: layouts, clock: EventClock(clock))
+        let context = OperationContext(request: request, safetyCap: scenario.safetyCap, shared: operationShared)
         unfinishedTasks.withLock { _ = $0.insert(request) }
         let task = Task {
             await LabContext.$operation.withValue(context) {

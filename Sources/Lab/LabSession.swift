@@ -62,6 +62,9 @@ public final class LabSession: Sendable {
     let snapshots = SnapshotCache()
     /// The hop layouts of the session's chains.
     let layouts = HopLayouts()
+    /// What every operation's context shares: the scheduler, the store, the clock, the
+    /// snapshots and the layouts.
+    let operationShared: OperationContext.Shared
     /// The parser's name in the session's GraphQL chains.
     let parserName: String
     let currentChain: Locked<Scenario.Chain>
@@ -215,6 +218,7 @@ public final class LabSession: Sendable {
                 }),
             defaultMode: defaultMode, script: replay == nil ? scenario.script : [], replay: replay, recordsLog: recordsLog)
         self.scheduler = scheduler
+        self.operationShared = OperationContext.Shared(scheduler: scheduler, store: store, snapshots: snapshots, layouts: layouts, clock: EventClock(clock))
         self.tokens = Self.tokenManager(
             scenario: scenario, initial: initial, source: remote?.tokenSource ?? .lab, baseURL: self.baseURL, target: target, clock: clock)
         if scenario.prefillCache, let first = scenario.operations.first {

@@ -3,7 +3,8 @@ import Lab
 import Timeline
 
 /// A free-run scheduler recording into its own timeline store, with operations started the
-/// way a ``LabSession`` starts them (sharing one snapshot cache and one cache of hop layouts): launched through the scheduler (so it runs alone, in the
+/// way a ``LabSession`` starts them (their contexts sharing one `OperationContext.Shared`, with its
+/// snapshot cache and hop layouts): launched through the scheduler (so it runs alone, in the
 /// scheduler's solo lane), marked finished in the store and the scheduler at the end.
 ///
 /// The scheduler keeps no command log (`recordsLog: false`): the figures are the price of the
@@ -15,6 +16,8 @@ final class LabRig: Sendable {
     let snapshots = SnapshotCache()
     let layouts = HopLayouts()
     let scheduler: Scheduler
+    /// What the operations' contexts share, as a session's do.
+    let shared: OperationContext.Shared
     /// The request id the scheduler hands out at launch.
     private let launched: Locked<Int?>
 
@@ -30,6 +33,7 @@ final class LabRig: Sendable {
                 advanceClock: { clock.advance(by: .milliseconds(Int64(($0 * 1000).rounded()))) },
                 expireTokens: {}),
             recordsLog: false)
+        shared = OperationContext.Shared(scheduler: scheduler, store: store, snapshots: snapshots, layouts: layouts, clock: EventClock(clock))
     }
 
     /// Runs one operation with its own context.
@@ -37,10 +41,8 @@ final class LabRig: Sendable {
         // Nothing else runs on this scheduler, so the launch takes effect within `submit`.
         scheduler.submit(.launch(operation: 0))
         guard let request = launched.withLock({ $0.take() }) else { throw BenchFailure("the scheduler did not launch the operation") }
-        let store = self.store, clock = self.clock
-        let context = OperationContext(
-            request: request, scheduler: scheduler, safetyCap: 20,
-            store: store, snapshots: snapshots, layouts: layouts, clock: EventClock(clock))
+        let store = self.store
+        let context = OperationContext(request: request, safetyCap: 20, shared: shared)
         defer {
             store.markFinished(request: request)
             scheduler.finish(request: request)

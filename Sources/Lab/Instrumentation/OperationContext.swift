@@ -15,24 +15,67 @@ public struct LabSafetyCapError: Error, Sendable, Hashable, CustomStringConverti
 /// Everything the instrumentation of one operation shares: who it is, which attempt it is
 /// on, where events go, and the scheduler's gates.
 public final class OperationContext: Sendable {
+    /// What the operations of one session share, made once for the session: the scheduler,
+    /// where events go and the clock they read, the snapshot cache and the hop layouts. A
+    /// context is made and dropped for every operation; holding these as one reference, it
+    /// retains and releases one object instead of each of them.
+    public final class Shared: Sendable {
+        let scheduler: Scheduler
+        // Where events go: `store`, or `recordClosure` when there is no store. Two constants
+        // rather than an enum, so recording an event does not copy (and retain) a payload.
+        /// Owns the store; events reach it through ``storeUnretained``.
+        let store: TimelineStore?
+        /// ``store``, read without retaining it (binding ``store`` retains it for each event);
+        /// ``store`` holds it as long as this lives.
+        let storeUnretained: Unmanaged<TimelineStore>?
+        let recordClosure: (@Sendable (TimelineEvent) -> Void)?
+        /// Where events read the time: read it through ``seconds``.
+        private let clock: EventClock
+        /// The last snapshots published, shared by the session's operations.
+        let snapshots: SnapshotCache
+        /// The hop layouts of the session's chains.
+        let layouts: HopLayouts
+
+        /// The time an event happens at. Read here, the clock is read in place; read from
+        /// outside, `shared.clock` would be copied first (its references retained) for every event.
+        var seconds: Double {
+            @inline(__always) get { clock.seconds }
+        }
+
+        /// Events go to `store`.
+        public init(scheduler: Scheduler, store: TimelineStore, snapshots: SnapshotCache = SnapshotCache(), layouts: HopLayouts = HopLayouts(), clock: EventClock) {
+            self.scheduler = scheduler
+            self.store = store
+            self.storeUnretained = Unmanaged.passUnretained(store)
+            self.recordClosure = nil
+            self.snapshots = snapshots
+            self.layouts = layouts
+            self.clock = clock
+        }
+
+        /// Events go to `record`.
+        public init(
+            scheduler: Scheduler, record: @escaping @Sendable (TimelineEvent) -> Void, snapshots: SnapshotCache = SnapshotCache(),
+            layouts: HopLayouts = HopLayouts(), clock: EventClock
+        ) {
+            self.scheduler = scheduler
+            self.store = nil
+            self.storeUnretained = nil
+            self.recordClosure = record
+            self.snapshots = snapshots
+            self.layouts = layouts
+            self.clock = clock
+        }
+    }
+
     public let request: Int
-    public let scheduler: Scheduler
     public let safetyCap: Int
-    // Where events go: `store`, or `recordClosure` when there is no store. Two constants
-    // rather than an enum, so recording an event does not copy (and retain) a payload.
-    /// Owns the store; events reach it through ``storeUnretained``.
-    private let store: TimelineStore?
-    /// ``store``, read without retaining it (binding ``store`` retains it for each event);
-    /// ``store`` holds it as long as the context lives.
-    private let storeUnretained: Unmanaged<TimelineStore>?
-    private let recordClosure: (@Sendable (TimelineEvent) -> Void)?
-    /// Where events read the time.
-    private let clock: EventClock
-    private let attemptCount = Atomic<Int>(0)
-    /// The last snapshots published, shared with the session's other operations.
+    let shared: Shared
+    /// The last snapshots published, shared with the session's other operations: ``Shared``'s,
+    /// held here too because the hops read it for nearly every event, and read through
+    /// ``shared`` from outside the context it would be retained and released each time.
     let snapshots: SnapshotCache
-    /// The hop layouts of the session's chains.
-    let layouts: HopLayouts
+    private let attemptCount = Atomic<Int>(0)
     /// The first hop of the network lane while a CacheAndNetwork fetch overlaps the cached
     /// result's way up (``Lane``); `Int.max` while the operation has one lane.
     private let networkLaneFrom = Atomic<Int>(Int.max)
@@ -49,38 +92,37 @@ public final class OperationContext: Sendable {
         var networkLaneWaiters: [CheckedContinuation<Void, Never>]?
     }
 
-    /// A context whose events go to `store`; `snapshots` and `layouts` are shared by the
-    /// operations of one session.
-    public init(
+    /// A context for request `request` of a session that shares `shared`.
+    public init(request: Int, safetyCap: Int, shared: Shared) {
+        self.request = request
+        self.safetyCap = safetyCap
+        self.shared = shared
+        self.snapshots = shared.snapshots
+    }
+
+    /// A context whose events go to `store`, sharing nothing with other operations unless
+    /// `snapshots` and `layouts` are handed in.
+    public convenience init(
         request: Int, scheduler: Scheduler, safetyCap: Int, store: TimelineStore, snapshots: SnapshotCache = SnapshotCache(),
         layouts: HopLayouts = HopLayouts(), clock: EventClock
     ) {
-        self.request = request
-        self.scheduler = scheduler
-        self.safetyCap = safetyCap
-        self.store = store
-        self.storeUnretained = Unmanaged.passUnretained(store)
-        self.recordClosure = nil
-        self.snapshots = snapshots
-        self.layouts = layouts
-        self.clock = clock
+        self.init(request: request, safetyCap: safetyCap, shared: Shared(scheduler: scheduler, store: store, snapshots: snapshots, layouts: layouts, clock: clock))
     }
 
     /// A context whose events go to `record`.
-    public init(
+    public convenience init(
         request: Int, scheduler: Scheduler, safetyCap: Int, record: @escaping @Sendable (TimelineEvent) -> Void,
         snapshots: SnapshotCache = SnapshotCache(), layouts: HopLayouts = HopLayouts(), clock: EventClock
     ) {
-        self.request = request
-        self.scheduler = scheduler
-        self.safetyCap = safetyCap
-        self.store = nil
-        self.storeUnretained = nil
-        self.recordClosure = record
-        self.snapshots = snapshots
-        self.layouts = layouts
-        self.clock = clock
+        self.init(request: request, safetyCap: safetyCap, shared: Shared(scheduler: scheduler, record: record, snapshots: snapshots, layouts: layouts, clock: clock))
     }
+
+    // Read through ``shared``: in place within the context, retained and released when read
+    // from outside it (fine for what is read once an operation; see ``snapshots``).
+    public var scheduler: Scheduler { shared.scheduler }
+    /// The hop layouts of the session's chains.
+    var layouts: HopLayouts { shared.layouts }
+    private var storeUnretained: Unmanaged<TimelineStore>? { @inline(__always) get { shared.storeUnretained } }
 
     /// Whether the operation would pass its next stop straight through (see
     /// ``Scheduler/passesStraight(request:)``).
@@ -115,7 +157,7 @@ public final class OperationContext: Sendable {
             append(to: storeUnretained, site: hop.site, hop: hop.index, phase: phase, snapshot: snapshot, diff: diff, detail: detail)
         } else {
             record(
-                time: clock.seconds, hop: hop.index, name: hop.name, kind: hop.kind,
+                time: shared.seconds, hop: hop.index, name: hop.name, kind: hop.kind,
                 phase: phase, snapshot: snapshot, diff: diff, detail: detail, lane: lane(ofHop: hop.index))
         }
     }
@@ -137,7 +179,7 @@ public final class OperationContext: Sendable {
         to store: Unmanaged<TimelineStore>, site: HopSiteKey, hop: Int, phase: Phase, snapshot: consuming HopSnapshot, diff: consuming HeaderDiff,
         detail: consuming String?
     ) {
-        let time = clock.seconds
+        let time = shared.seconds
         // Moved into the closure through an optional: a closure cannot consume what it captures.
         var pending = Optional(snapshot)
         store._withUnsafeGuaranteedRef { store in
@@ -150,7 +192,7 @@ public final class OperationContext: Sendable {
     /// Records an event of this operation that belongs to no hop: the token manager's.
     func emitTokenEvent(_ phase: Phase, _ snapshot: consuming HopSnapshot = .empty, detail: consuming String? = nil) {
         record(
-            time: clock.seconds, hop: TimelineEvent.noHop, name: "TokenManager", kind: .auth,
+            time: shared.seconds, hop: TimelineEvent.noHop, name: "TokenManager", kind: .auth,
             phase: phase, snapshot: snapshot, diff: .none, detail: detail, lane: lane(ofHop: TimelineEvent.noHop))
     }
 
@@ -214,7 +256,7 @@ public final class OperationContext: Sendable {
     /// Records a line a logging layer wrote, as a `log` event of that layer.
     func log(name: String, line: String) {
         record(
-            time: clock.seconds, hop: TimelineEvent.noHop, name: name, kind: name.hasSuffix("Middleware") ? .middleware : .graphql,
+            time: shared.seconds, hop: TimelineEvent.noHop, name: name, kind: name.hasSuffix("Middleware") ? .middleware : .graphql,
             phase: .log, snapshot: .empty, diff: .none, detail: line)
     }
 
@@ -232,7 +274,7 @@ public final class OperationContext: Sendable {
                     time: time, request: request, attempt: attempt, hop: hop, name: name, kind: kind, phase: phase,
                     snapshot: pending.take()!, diff: diff, detail: detail, lane: lane)
             }
-        } else if let recordClosure {
+        } else if let recordClosure = shared.recordClosure {
             recordClosure(TimelineEvent(
                 time: time, request: request, attempt: attempt, hop: hop, name: copy name, kind: kind, phase: phase,
                 snapshot: snapshot, diff: diff, detail: detail, lane: lane))
