@@ -163,26 +163,19 @@ public struct InstrumentedMiddlewareStack: Sendable {
                         // call's frame, as does the closure's context: a layer allocates
                         // nothing per call.
                         let handedUp = Mutex<HTTPFields?>(nil)
-                        do {
-                            // Two calls, one with the request as it came and one with what the
-                            // stop let through: one value for both would be a copy of the
-                            // request (its strings and headers retained) on every layer.
-                            if let stopped {
-                                (response, responseBody) = try await middlewares[index].intercept(
-                                    stopped, body: body, baseURL: baseURL, operationID: operationID
-                                ) { handed, body, baseURL in
-                                    layers.handsOn(at: index, handed, baseURL: baseURL, received: stopped.headerFields)
-                                    // `&+`: cannot overflow below the count.
-                                    return try await run(index &+ 1, handed, body, baseURL, answered: handedUp)
-                                }
-                            } else {
-                                (response, responseBody) = try await middlewares[index].intercept(
-                                    request, body: body, baseURL: baseURL, operationID: operationID
-                                ) { handed, body, baseURL in
-                                    layers.handsOn(at: index, handed, baseURL: baseURL, received: request.headerFields)
-                                    return try await run(index &+ 1, handed, body, baseURL, answered: handedUp)
-                                }
+                        // Middleware `index` called with `received`, borrowed: the request as it
+                        // came or what the stop let through. Picked into one value, it would be a
+                        // copy of the request (its strings and headers retained) on every layer;
+                        // inlined at both calls, it costs no frame of its own.
+                        @inline(__always) func intercept(_ received: borrowing HTTPRequest) async throws -> (HTTPResponse, HTTPBody?) {
+                            try await middlewares[index].intercept(received, body: body, baseURL: baseURL, operationID: operationID) { handed, body, baseURL in
+                                layers.handsOn(at: index, handed, baseURL: baseURL, received: received.headerFields)
+                                // `&+`: cannot overflow below the count.
+                                return try await run(index &+ 1, handed, body, baseURL, answered: handedUp)
                             }
+                        }
+                        do {
+                            (response, responseBody) = if let stopped { try await intercept(stopped) } else { try await intercept(request) }
                         } catch {
                             throw layers.context.reported(error: error, at: layers.hops[index])
                         }
