@@ -70,29 +70,55 @@ extension InstrumentedLayers {
     func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         let context = self.context, hop = hops[hops.count - 1]
         let refusal = "the transport cannot retry; force the retry at a middleware's post-flight stop"
-        let pre = context.passesStraight ? .proceed : await context.wait(hop, .pre, context.snapshots.snapshot(request, baseURL: baseURL), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: refusal))
-        var answer: ReceivedAnswer<HTTPResponse>
-        // The body as received, handed up as it is when it can be read again and nothing replaced it.
-        var replayable: HTTPBody?
-        if let sent = try context.reporting(at: hop, { try pre.sending(request) }) {
+        // Sends `sent`, borrowed (the request as it came, or what the pre-flight stop let
+        // through), and returns the answer with its body as received when that body can be
+        // read again (handed up as it is when nothing replaced it). Inlined at its calls: the
+        // request is not copied to be sent, and the call costs no frame of its own.
+        @inline(__always) func exchange(_ sent: borrowing HTTPRequest) async throws -> (answer: ReceivedAnswer<HTTPResponse>, replayable: HTTPBody?) {
             context.emit(hop, .send, context.snapshots.snapshot(sent, baseURL: baseURL))
+            let answer: ReceivedAnswer<HTTPResponse>, replayable: HTTPBody?
             do {
                 let (received, receivedBody) = try await transport.send(sent, body: body, baseURL: baseURL, operationID: operationID)
-                if receivedBody?.iterationBehavior == .multiple { replayable = receivedBody }
+                replayable = receivedBody?.iterationBehavior == .multiple ? receivedBody : nil
                 answer = ReceivedAnswer(received, body: try await Self.contents(of: receivedBody))
             } catch {
                 throw context.reported(error: error, at: hop)
             }
             context.emit(hop, .receive, context.snapshots.snapshot(response: answer.head, body: answer.body))
-        } else {
-            answer = .forced401(url: baseURL)
-            context.emit(hop, .receive, HopSnapshot(answer.head, body: answer.body), detail: "401 forced, not sent")
+            return (answer, replayable)
         }
+        if context.passesStraight {
+            let (answer, replayable) = try await exchange(request)
+            // Nothing can change the answer at a stop it passes straight through.
+            if context.passesStraight { return Self.handedUp(answer, replayable: replayable) }
+            return try await postflightStop(answer, replayable: replayable, baseURL: baseURL, refusal: refusal)
+        }
+        let pre = await context.wait(
+            hop, .pre, context.snapshots.snapshot(request, baseURL: baseURL),
+            StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: refusal))
+        guard let sent = try context.reporting(at: hop, { try pre.sending(request) }) else {
+            let answer = ReceivedAnswer<HTTPResponse>.forced401(url: baseURL)
+            context.emit(hop, .receive, HopSnapshot(answer.head, body: answer.body), detail: "401 forced, not sent")
+            return try await postflightStop(answer, replayable: nil, baseURL: baseURL, refusal: refusal)
+        }
+        let (answer, replayable) = try await exchange(sent)
+        return try await postflightStop(answer, replayable: replayable, baseURL: baseURL, refusal: refusal)
+    }
+
+    /// What the transport hands up for `answer` when it passes its post-flight stop.
+    private static func handedUp(_ answer: borrowing ReceivedAnswer<HTTPResponse>, replayable: HTTPBody?) -> (HTTPResponse, HTTPBody?) {
+        if answer.body.isEmpty { return (answer.head, nil) }
+        return (answer.head, replayable ?? HTTPBody(answer.body))
+    }
+
+    /// The transport's post-flight stop for `answer`, and what goes up after it. A call of its
+    /// own, as ``preflightStop(at:_:baseURL:)`` is.
+    @inline(never)
+    private func postflightStop(_ answer: ReceivedAnswer<HTTPResponse>, replayable: HTTPBody?, baseURL: URL, refusal: String) async throws -> (HTTPResponse, HTTPBody?) {
+        let context = self.context, hop = hops[hops.count - 1]
         let post = context.passesStraight ? .proceed : await context.wait(hop, .post, context.snapshots.snapshot(response: answer.head, body: answer.body), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: refusal))
         let final = try context.reporting(at: hop) { try post.applied(to: .success(answer), url: baseURL) }
-        if final.body.isEmpty { return (final.head, nil) }
-        if let replayable, post.disposition != .force401 { return (final.head, replayable) }
-        return (final.head, HTTPBody(final.body))
+        return Self.handedUp(final, replayable: post.disposition == .force401 ? nil : replayable)
     }
 
     /// A received body's bytes: those it holds, when it was made from them, or else what

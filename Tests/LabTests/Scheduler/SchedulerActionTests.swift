@@ -267,5 +267,30 @@ struct SchedulerActionTests {
         #expect(preflights.last?.headers?["X-Debug"] == "1")
         #expect(session.events(.send).first?.headers?["X-Debug"] == "1")
     }
+
+    @Test("a 401 forced at the middleware transport's pre stop is answered without sending: AuthenticationMiddleware refreshes and sends once")
+    func middlewareTransportForced401() async throws {
+        let session = await twoMiddlewareSession(heldAt: .hop(2, .pre))
+        await session.perform(.force401(request: 1))
+        await session.perform(.resume(request: 1))
+        #expect(session.summary(of: 1)?.outcome == .success)
+        let received = session.events(.receive)
+        #expect(received.map(\.status) == [401, 200])
+        #expect(received.first?.detail == "401 forced, not sent")
+        // The refresh grant, then the one request the transport sent.
+        #expect(session.events(.send).map(\.name) == ["TokenManager", "transport"])
+        #expect(session.labCounters?["restRequests"] == 1)
+    }
+
+    @Test("a status edited at the middleware transport's post stop is what the middlewares above receive and hand up")
+    func middlewareTransportEditedStatus() async throws {
+        let session = await twoMiddlewareSession(heldAt: .hop(2, .post))
+        await session.perform(.editResponse(request: 1, status: 503, headers: nil))
+        await session.perform(.resume(request: 1))
+        #expect(session.events(.receive).map(\.status) == [200])
+        #expect(session.events(.edited).map(\.status) == [503])
+        #expect(session.events(.postflight).map(\.hop) == [1, 0])
+        #expect(session.events(.postflight).map(\.status) == [503, 503])
+    }
 }
 
