@@ -366,10 +366,12 @@ private struct RequestIndex {
 }
 
 private struct State {
+    /// The chunks before ``open``, in seq order.
     var chunks: [TimelineChunk] = []
-    /// Where the last chunk starts and how many events it holds, kept here so an append need
-    /// not copy the chunk out of the array to ask (a copy retains its arrays).
-    var openChunk = (firstSeq: 0, count: TimelineChunk.capacity)
+    /// The chunk events are appended to, after ``chunks``; nil before the first event. Kept
+    /// apart from the list, an append changes it in place without asking whether the list's
+    /// storage is shared (a reader's view shares it).
+    var open: TimelineChunk?
     var sites = HopSites()
     var snapshots = SnapshotSharing()
     /// Events physically in `chunks`, hidden ones included.
@@ -393,7 +395,10 @@ private struct State {
     var nextWatcherID = 0
 
     var liveCount: Int { storedCount - hiddenCount }
-    var view: StoreView { StoreView(chunks: chunks, sites: sites.all, hidden: hidden) }
+    var view: StoreView { StoreView(chunks: allChunks, sites: sites.all, hidden: hidden) }
+
+    /// Every chunk, ``open`` last.
+    private var allChunks: [TimelineChunk] { open.map { chunks + [$0] } ?? chunks }
 
     mutating func append(
         time: Double, request request32: Int32, attempt: Int32, hop: Int32, name: String, kind: HopKind, phase: Phase,
@@ -415,14 +420,13 @@ private struct State {
         if !hidden.isEmpty, hidden.contains(request) { compact() }
         lastSeq += 1
         let seq = lastSeq
-        if !TimelineChunk.canAppend(seq: seq, firstSeq: openChunk.firstSeq, count: openChunk.count) {
-            chunks.append(TimelineChunk(firstSeq: seq))
-            openChunk = (seq, 0)
+        if open == nil || !TimelineChunk.canAppend(seq: seq, firstSeq: open!.firstSeq, count: open!.count) {
+            if let full = open.take() { chunks.append(full) }
+            open = TimelineChunk(firstSeq: seq)
         }
-        chunks[chunks.count - 1].append(
+        open!.append(
             seq: seq, time: time, request: request32, site: site, attempt: attempt, phase: phase,
             snapshot: snapshots.shared(snapshot), diff: diff, detail: detail, lane: lane)
-        openChunk.count += 1
         storedCount += 1
         if newestRun.count > 0, newestRun.request == request, newestRun.first + newestRun.count == seq {
             newestRun.count += 1
@@ -482,7 +486,7 @@ private struct State {
     private mutating func compact() {
         var kept: [TimelineChunk] = []
         var chunk: TimelineChunk?
-        for old in chunks {
+        for old in allChunks {
             for index in 0..<old.count where !hidden.contains(old.request(at: index)) {
                 if let full = chunk, !TimelineChunk.canAppend(seq: old.seq(at: index), firstSeq: full.firstSeq, count: full.count) {
                     kept.append(full)
@@ -492,9 +496,8 @@ private struct State {
                 chunk!.append(index, of: old)
             }
         }
-        if let chunk { kept.append(chunk) }
         chunks = kept
-        openChunk = kept.last.map { ($0.firstSeq, $0.count) } ?? (0, TimelineChunk.capacity)
+        open = chunk
         storedCount -= hiddenCount
         hiddenCount = 0
         hidden = []

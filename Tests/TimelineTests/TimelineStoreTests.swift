@@ -45,6 +45,33 @@ import Timeline
         #expect(store.events(request: 2).count == 3333)
     }
 
+    @Test("what a reader read before a chunk filled stays as read while appends cross into the next chunk, under a cap too")
+    func readsAcrossTheOpenChunk() throws {
+        for store in [TimelineStore(), try TimelineStore(cap: 3_000)] {
+            for index in 0..<4_095 { store.append(event(request: index / 100, hop: index)) }
+            let before = store.events()
+            for index in 4_095..<4_100 { store.append(event(request: 40, hop: index)) }
+            #expect(before.count == 4_095)
+            #expect(before.last?.seq == 4_095)
+            #expect(store.events(after: 4_094).map(\.seq) == Array(4_095...4_100))
+            #expect(store.event(seq: 4_097)?.hop == 4_096)
+            // Finished requests dropped under the cap, then more events: the chunks left are
+            // compacted and appends go on after them.
+            for request in 0..<20 { store.markFinished(request: request) }
+            for index in 4_100..<6_200 { store.append(event(request: 41 + index / 1_000, hop: index)) }
+            let held = store.events()
+            #expect(held.map(\.seq) == held.map(\.seq).sorted())
+            #expect(held.last?.seq == 6_200)
+            #expect(store.event(seq: 6_200)?.hop == 6_199)
+            #expect(store.events(after: 6_190).map(\.hop) == Array(6_190..<6_200))
+            // Under the cap every finished request went (2,000 events, hidden and compacted
+            // away as the store went over it), and the appends went on after what was left.
+            #expect(store.stats.droppedRequests == (store.stats.cap == nil ? 0 : 20))
+            #expect(held.first?.seq == (store.stats.cap == nil ? 1 : 2_001))
+            #expect(held.count == (store.stats.cap == nil ? 6_200 : 4_200))
+        }
+    }
+
     @Test func queriesByRequestTimeWindowAndSeq() {
         let store = TimelineStore()
         store.append(event(request: 1, hop: 0, time: 0.000))
