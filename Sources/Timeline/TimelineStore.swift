@@ -221,10 +221,10 @@ public final class TimelineStore: Sendable {
     }
 }
 
-/// What readers copy out of the lock: the chunk list, the hop sites its events name and the
+/// What readers copy out of the lock: the chunks, the hop sites their events name and the
 /// requests dropped but not yet compacted away.
 private struct StoreView {
-    var chunks: [TimelineChunk]
+    var chunks: ChunkList
     var sites: [HopSite]
     var hidden: Set<Int>
 
@@ -254,6 +254,17 @@ private struct StoreView {
         guard chunk.seq(at: position.offset) == seq, !hidden.contains(chunk.request(at: position.offset)) else { return nil }
         return chunk.event(at: position.offset, sites: sites)
     }
+}
+
+/// The store's chunks as a reader sees them: the full ones, then the one being filled. Two
+/// references to what the store holds, so taking a view copies no chunk.
+private struct ChunkList: RandomAccessCollection {
+    let full: [TimelineChunk]
+    let open: TimelineChunk?
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { open == nil ? full.count : full.count + 1 }
+    subscript(position: Int) -> TimelineChunk { position < full.count ? full[position] : open! }
 }
 
 /// A request's events as runs of consecutive seqs. A request that runs alone publishes one
@@ -395,10 +406,7 @@ private struct State {
     var nextWatcherID = 0
 
     var liveCount: Int { storedCount - hiddenCount }
-    var view: StoreView { StoreView(chunks: allChunks, sites: sites.all, hidden: hidden) }
-
-    /// Every chunk, ``open`` last.
-    private var allChunks: [TimelineChunk] { open.map { chunks + [$0] } ?? chunks }
+    var view: StoreView { StoreView(chunks: ChunkList(full: chunks, open: open), sites: sites.all, hidden: hidden) }
 
     mutating func append(
         time: Double, request request32: Int32, attempt: Int32, hop: Int32, name: String, kind: HopKind, phase: Phase,
@@ -486,7 +494,7 @@ private struct State {
     private mutating func compact() {
         var kept: [TimelineChunk] = []
         var chunk: TimelineChunk?
-        for old in allChunks {
+        for old in ChunkList(full: chunks, open: open) {
             for index in 0..<old.count where !hidden.contains(old.request(at: index)) {
                 if let full = chunk, !TimelineChunk.canAppend(seq: old.seq(at: index), firstSeq: full.firstSeq, count: full.count) {
                     kept.append(full)
