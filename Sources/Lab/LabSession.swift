@@ -58,12 +58,8 @@ public final class LabSession: Sendable {
     public let tokens: TokenManager
     /// Decides who moves at each stop; driven through the façade (``submit(_:)``…).
     let scheduler: Scheduler
-    /// Snapshots the session's operations share.
-    let snapshots = SnapshotCache()
-    /// The hop layouts of the session's chains.
-    let layouts = HopLayouts()
     /// What every operation's context shares: the scheduler, the store, the clock, the
-    /// snapshots and the layouts.
+    /// snapshots the operations share and the hop layouts of the session's chains.
     let operationShared: OperationContext.Shared
     /// The parser's name in the session's GraphQL chains.
     let parserName: String
@@ -218,7 +214,7 @@ public final class LabSession: Sendable {
                 }),
             defaultMode: defaultMode, script: replay == nil ? scenario.script : [], replay: replay, recordsLog: recordsLog)
         self.scheduler = scheduler
-        self.operationShared = OperationContext.Shared(scheduler: scheduler, store: store, snapshots: snapshots, layouts: layouts, clock: EventClock(clock))
+        self.operationShared = OperationContext.Shared(scheduler: scheduler, store: store, clock: EventClock(clock))
         self.tokens = Self.tokenManager(
             scenario: scenario, initial: initial, source: remote?.tokenSource ?? .lab, baseURL: self.baseURL, target: target, clock: clock)
         if scenario.prefillCache, let first = scenario.operations.first {

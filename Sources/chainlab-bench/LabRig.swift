@@ -13,8 +13,6 @@ import Timeline
 final class LabRig: Sendable {
     let store = TimelineStore()
     let clock = VirtualClock()
-    let snapshots = SnapshotCache()
-    let layouts = HopLayouts()
     let scheduler: Scheduler
     /// What the operations' contexts share, as a session's do.
     let shared: OperationContext.Shared
@@ -33,7 +31,7 @@ final class LabRig: Sendable {
                 advanceClock: { clock.advance(by: .milliseconds(Int64(($0 * 1000).rounded()))) },
                 expireTokens: {}),
             recordsLog: false)
-        shared = OperationContext.Shared(scheduler: scheduler, store: store, snapshots: snapshots, layouts: layouts, clock: EventClock(clock))
+        shared = OperationContext.Shared(scheduler: scheduler, store: store, clock: EventClock(clock))
     }
 
     /// Runs one operation with its own context.

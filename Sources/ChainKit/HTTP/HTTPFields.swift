@@ -103,7 +103,7 @@ public enum HeaderValidationError: Error, Equatable, CustomStringConvertible {
 /// fields["AUTHORIZATION"] // "Bearer abc"
 /// ```
 public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, CustomStringConvertible {
-    // Read by `isIdentical(to:)`, which is inlined where it is called.
+    // Read by `isIdentical(to:)` and `==`, which are inlined where they are called.
     @usableFromInline var storage: [HTTPField]
 
     /// An empty list.
