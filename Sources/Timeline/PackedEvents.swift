@@ -154,16 +154,38 @@ struct EventExtra {
     }
 }
 
-/// Up to ``capacity`` events in seq order, packed.
+/// A chunk's packed events, in one allocation of ``TimelineChunk/capacity``: the events
+/// `0..<header` are initialised, and only the chunk at the end of them appends.
+///
+/// Append-only, written past what any reader holds: a reader's copy of a chunk (taken under
+/// the store's lock) reads the events below its own count, and the store appends above it,
+/// so the two never touch the same event and nothing is copied when a reader holds the chunk
+/// (an array would be, whole, on the next append). The lock orders each event's writing
+/// before any view that counts it, which is why this is `@unchecked Sendable`.
+final class PackedEventStorage: ManagedBuffer<Int, PackedEvent> {
+    static func make() -> PackedEventStorage {
+        unsafeDowncast(PackedEventStorage.create(minimumCapacity: TimelineChunk.capacity) { _ in 0 }, to: PackedEventStorage.self)
+    }
+
+    deinit {
+        _ = withUnsafeMutablePointers { count, events in events.deinitialize(count: count.pointee) }
+    }
+}
+
+/// Up to ``capacity`` events in seq order, packed. A copy reads the events there were when it
+/// was made; only the copy at the end of its storage's events can append (see
+/// ``PackedEventStorage``).
 struct TimelineChunk {
-    /// Large enough that the chunk list stays short, small enough that the copy a reader can
-    /// force on the next append is cheap.
+    /// Large enough that the chunk list stays short, small enough that a chunk's one
+    /// allocation is not much more than the events it ends up holding.
     static let capacity = 4096
     /// How many of the newest extras a new one is compared with before it is kept as new.
     private static let extrasSearched = 8
 
     private(set) var firstSeq: Int
-    private var events: [PackedEvent] = []
+    private let storage: PackedEventStorage
+    /// The events this copy reads: those its storage held when the copy was made.
+    private(set) var count = 0
     private var extras: [EventExtra] = []
     /// Each event's seq minus ``firstSeq``; empty while the seqs follow one another from
     /// ``firstSeq``, as they do until the cap drops events.
@@ -176,18 +198,23 @@ struct TimelineChunk {
 
     init(firstSeq: Int) {
         self.firstSeq = firstSeq
-        events.reserveCapacity(TimelineChunk.capacity)
+        storage = PackedEventStorage.make()
     }
 
-    var count: Int { events.count }
-    var lastSeq: Int { seq(at: events.count - 1) }
+    var lastSeq: Int { seq(at: count - 1) }
+
+    /// The event at `index`, below ``count``.
+    private subscript(index: Int) -> PackedEvent {
+        precondition(index >= 0 && index < count, "event index out of range")
+        return storage.withUnsafeMutablePointerToElements { $0[index] }
+    }
 
     func seq(at index: Int) -> Int {
         offsets.isEmpty ? firstSeq + index : firstSeq + Int(offsets[index])
     }
 
-    func request(at index: Int) -> Int { Int(events[index].request) }
-    func time(at index: Int) -> Double { events[index].time }
+    func request(at index: Int) -> Int { Int(self[index].request) }
+    func time(at index: Int) -> Double { self[index].time }
 
     /// Whether an event with this seq (above ``lastSeq``) can go at the end of a chunk that
     /// starts at `firstSeq` and holds `count` events.
@@ -197,8 +224,8 @@ struct TimelineChunk {
 
     /// The position of the first event with a seq above `seq` (``count`` when none).
     func firstIndex(after seq: Int) -> Int {
-        if offsets.isEmpty { return min(max(seq - firstSeq + 1, 0), events.count) }
-        var low = 0, high = events.count
+        if offsets.isEmpty { return min(max(seq - firstSeq + 1, 0), count) }
+        var low = 0, high = count
         while low < high {
             let middle = (low + high) / 2
             if firstSeq + Int(offsets[middle]) <= seq { low = middle + 1 } else { high = middle }
@@ -211,9 +238,9 @@ struct TimelineChunk {
         snapshot: consuming HopSnapshot, diff: HeaderDiff, detail: String?, lane: Lane? = nil
     ) {
         let offset = seq - firstSeq
-        if offsets.isEmpty, offset != events.count {
+        if offsets.isEmpty, offset != count {
             offsets.reserveCapacity(TimelineChunk.capacity)
-            offsets.append(contentsOf: (0..<UInt32(events.count)))
+            offsets.append(contentsOf: (0..<UInt32(count)))
         }
         if !offsets.isEmpty { offsets.append(UInt32(offset)) }
         let fits = attempt >= 0 && attempt < Int32(PackedEvent.attemptInExtra)
@@ -226,14 +253,23 @@ struct TimelineChunk {
         } else {
             extra = self.extra(detail: detail, diff: diff, attempt: fits ? 0 : attempt, lane: lane)
         }
-        events.append(PackedEvent(
+        let event = PackedEvent(
             time: time, snapshot: snapshot, request: request, site: site, extra: extra,
-            attempt: fits ? UInt16(attempt) : PackedEvent.attemptInExtra, phase: phase))
+            attempt: fits ? UInt16(attempt) : PackedEvent.attemptInExtra, phase: phase)
+        let count = self.count
+        storage.withUnsafeMutablePointers { stored, events in
+            // Only the copy at the end of the stored events appends: another would write over
+            // events a reader may hold.
+            precondition(stored.pointee == count && count < TimelineChunk.capacity, "appending to a stale or full chunk")
+            (events + count).initialize(to: event)
+            stored.pointee = count &+ 1
+        }
+        self.count = count &+ 1
     }
 
     /// The event at `index` of `other` (a chunk being compacted into this one), seq kept.
     mutating func append(_ index: Int, of other: TimelineChunk) {
-        let event = other.events[index]
+        let event = other[index]
         let extra = event.extra == 0 ? nil : other.extras[Int(event.extra) - 1]
         append(
             seq: other.seq(at: index), time: event.time, request: event.request, site: event.site,
@@ -243,7 +279,7 @@ struct TimelineChunk {
 
     /// The event at `index` as it was appended, with its seq; `sites` are the store's.
     func event(at index: Int, sites: [HopSite]) -> TimelineEvent {
-        let event = events[index]
+        let event = self[index]
         let site = sites[Int(event.site)]
         var attempt = Int32(event.attempt), diff = HeaderDiff.none, detail: String? = nil, lane: Lane? = nil
         if event.extra != 0 {

@@ -10,7 +10,9 @@ import Synchronization
 ///   equal heads shared (see `PackedEvents.swift`); every read builds back the event that
 ///   was appended, with its seq.
 /// - Reads copy the chunk list under the lock (a reference count, not the events) and filter
-///   outside it, so a reader never holds up writers for long.
+///   outside it, so a reader never holds up writers for long. A chunk is written only past
+///   the events a reader's copy of it counts (`PackedEventStorage`), so appending never
+///   copies a chunk a reader holds.
 /// - ``changes()`` is the change signal; each subscriber gets its own stream.
 /// - With a cap, the events of the oldest *finished* requests (see ``markFinished(request:)``)
 ///   are dropped whole once the store holds more than the cap; running requests are never
@@ -128,8 +130,10 @@ public final class TimelineStore: Sendable {
     }
 
     /// Records that `request` will publish no more events, which makes it eligible for
-    /// dropping under a cap. Idempotent; unknown requests are ignored.
+    /// dropping under a cap. Idempotent; unknown requests are ignored. A store without a cap
+    /// drops nothing, so it has nothing to record (and takes no lock).
     public func markFinished(request: Int) {
+        guard let cap else { return }
         state.withLock { $0.markFinished(request, cap: cap) }
     }
 
@@ -468,10 +472,9 @@ private struct State {
         return requests[request]?.seqs ?? []
     }
 
-    mutating func markFinished(_ request: Int, cap: Int?) {
+    mutating func markFinished(_ request: Int, cap: Int) {
         settleRequests()
-        guard let firstSeq = requests.markFinished(request), let cap else { return }
-        // Only a cap drops requests: a store without one keeps no order of finished requests.
+        guard let firstSeq = requests.markFinished(request) else { return }
         finished.insert(firstSeq: firstSeq, request: request)
         if liveCount > cap { enforce(cap) }
     }

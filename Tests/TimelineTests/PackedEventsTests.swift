@@ -92,6 +92,40 @@ import Testing
         #expect(MemoryLayout<PackedEvent>.stride == 32)
     }
 
+    @Test("a copy of a chunk reads the events there were when it was made while the chunk appends on in the same storage")
+    func aChunkCopyReadsWhatThereWas() {
+        var chunk = TimelineChunk(firstSeq: 1)
+        let sites = [HopSite(name: "A", kind: .http, hop: 0)]
+        func append(_ seq: Int, to chunk: inout TimelineChunk) {
+            chunk.append(
+                seq: seq, time: Double(seq), request: Int32(seq), site: 0, attempt: 1, phase: .send, snapshot: HopSnapshot(status: 200 + seq),
+                diff: .none, detail: seq.isMultiple(of: 2) ? "even \(seq)" : nil)
+        }
+        for seq in 1...3 { append(seq, to: &chunk) }
+        let copy = chunk
+        for seq in 4...TimelineChunk.capacity { append(seq, to: &chunk) }
+        #expect(copy.count == 3)
+        #expect(copy.lastSeq == 3)
+        #expect((0..<3).map { copy.event(at: $0, sites: sites).detail } == [nil, "even 2", nil])
+        #expect((0..<3).map { copy.event(at: $0, sites: sites).snapshot.status } == [201, 202, 203])
+        #expect(copy.firstIndex(after: 10) == 3)
+        #expect(chunk.count == TimelineChunk.capacity)
+        #expect(chunk.event(at: 4_000, sites: sites).time == 4_001)
+        #expect(chunk.event(at: 4_000, sites: sites).detail == nil)
+        #expect(chunk.event(at: 4_001, sites: sites).detail == "even 4002")
+    }
+
+    @Test("a stale copy of a chunk cannot append over events its storage holds")
+    func aStaleChunkCopyCannotAppend() async {
+        await #expect(processExitsWith: .failure) {
+            var chunk = TimelineChunk(firstSeq: 1)
+            chunk.append(seq: 1, time: 0, request: 1, site: 0, attempt: 1, phase: .send, snapshot: .empty, diff: .none, detail: nil)
+            var stale = chunk
+            chunk.append(seq: 2, time: 0, request: 1, site: 0, attempt: 1, phase: .send, snapshot: .empty, diff: .none, detail: nil)
+            stale.append(seq: 2, time: 0, request: 2, site: 0, attempt: 1, phase: .send, snapshot: .empty, diff: .none, detail: nil)
+        }
+    }
+
     @Test("every event kind, phase and field reads back as appended, across chunks, by every query")
     func everyEventReadsBackAsAppended() throws {
         let appended = Self.mixedEvents(count: 2 * TimelineChunk.capacity + 123)

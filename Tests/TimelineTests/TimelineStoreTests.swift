@@ -72,6 +72,52 @@ import Timeline
         }
     }
 
+    @Test("readers taking views while a writer appends through three chunks read whole events, in order, with nothing after their view")
+    func readersBesideAWriterReadWholeEvents() async {
+        let store = TimelineStore()
+        let total = 3 * 4_096 + 17
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for index in 0..<total { store.append(event(request: index / 1_000, hop: index, time: Double(index))) }
+                return true
+            }
+            for _ in 0..<2 {
+                group.addTask {
+                    var good = true
+                    repeat {
+                        // A view taken while the chunk it ends in is being filled: what it read
+                        // must be every event up to its end, each as appended.
+                        let read = store.events()
+                        good = good && read.enumerated().allSatisfy { index, event in
+                            event.seq == index + 1 && event.hop == index && event.time == Double(index) && event.request == index / 1_000
+                        }
+                        let tail = store.events(after: max(0, read.count - 10))
+                        good = good && tail.first.map { $0.seq == max(0, read.count - 10) + 1 } ?? true
+                    } while store.lastSeq < total
+                    return good
+                }
+            }
+            for await good in group { #expect(good) }
+        }
+        #expect(store.events().map(\.hop) == Array(0..<total))
+    }
+
+    @Test("finishing a request in a store without a cap keeps its events and its record; later events join them")
+    func finishingWithoutACapKeepsEverything() {
+        let store = TimelineStore()
+        store.append(event(request: 1, hop: 0))
+        store.append(event(request: 2, hop: 0))
+        store.append(event(request: 1, hop: 1))
+        store.markFinished(request: 1)
+        store.markFinished(request: 1)
+        store.markFinished(request: 7)
+        store.append(event(request: 1, hop: 2))
+        #expect(store.events(request: 1).map(\.seq) == [1, 3, 4])
+        #expect(store.events(request: 1).map(\.hop) == [0, 1, 2])
+        #expect(store.events(request: 2).map(\.seq) == [2])
+        #expect(store.stats == TimelineStore.Stats(count: 4, lastSeq: 4, droppedEvents: 0, droppedRequests: 0, cap: nil))
+    }
+
     @Test func queriesByRequestTimeWindowAndSeq() {
         let store = TimelineStore()
         store.append(event(request: 1, hop: 0, time: 0.000))
