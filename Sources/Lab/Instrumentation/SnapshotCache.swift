@@ -78,9 +78,16 @@ public final class SnapshotCache: Sendable {
     /// one when it was equal (the URL is worked out from the base URL once, not per hop).
     func snapshot(_ request: HTTPRequest, baseURL: URL) -> HopSnapshot {
         state.withLock { recent in
-            if let snapshot = recent.middlewareRequest.snapshot(where: { $0.request == request && $0.baseURL == baseURL }) { return snapshot }
-            return recent.middlewareRequest.keep(MiddlewareRequest(request: request, baseURL: baseURL)) { HopSnapshot($0.request, baseURL: $0.baseURL) }
+            recent.middlewareRequest.snapshot(where: { $0.shows(request, baseURL: baseURL) }) ?? Self.keep(request, baseURL: baseURL, in: &recent)
         }
+    }
+
+    /// Keeps a middleware request the last one did not show, and its new snapshot. Out of
+    /// line: the look-up that nearly always finds the last one stays small enough to be
+    /// inlined into its lock.
+    @inline(never)
+    private static func keep(_ request: HTTPRequest, baseURL: URL, in recent: inout RecentSnapshots) -> HopSnapshot {
+        recent.middlewareRequest.keep(MiddlewareRequest(request: request, baseURL: baseURL)) { HopSnapshot($0.request, baseURL: $0.baseURL) }
     }
 
     /// A response with its body as a transport received it; shared with the previous one
@@ -198,7 +205,7 @@ private struct SentRequest: Equatable, Sendable {
     /// Whether this shows `other`: the two requests are equal.
     func shows(_ other: NetworkRequest) -> Bool {
         guard request.method == other.method, request.timeoutInterval == other.timeoutInterval,
-            request.url == other.url, request.headerFields == other.headerFields
+            heldInSameBits(request.url, other.url) || request.url == other.url, request.headerFields == other.headerFields
         else { return false }
         guard let body, let otherBody = other.body else { return body == nil && other.body == nil }
         return body.holds(otherBody)
@@ -245,6 +252,32 @@ private struct KeptBody: Equatable, Sendable {
 private struct MiddlewareRequest: Equatable, Sendable {
     var request: HTTPRequest
     var baseURL: URL
+
+    /// Whether this shows `request` sent from `baseURL`. A request and a base URL handed on
+    /// unchanged, as most hops hand them, are told by their bits before any field is
+    /// compared (`URL`'s `==` is a call into Foundation that compares its strings).
+    @inline(__always)
+    func shows(_ request: HTTPRequest, baseURL: URL) -> Bool {
+        (heldInSameBits(self.request, request) || self.request == request) && (heldInSameBits(self.baseURL, baseURL) || self.baseURL == baseURL)
+    }
+}
+
+/// Whether `a` and `b` are held in the same bits: for a value whose fields are references
+/// and plain values (a URL, a request: strings, header lists, storage objects), the same
+/// references and values, so equal without comparing what they refer to. Different bits
+/// say nothing: equal values built apart are told by their `==`. Read as words, in
+/// registers; a value of a size not read here is never told this way.
+@inline(__always)
+private func heldInSameBits<Value>(_ a: Value, _ b: Value) -> Bool {
+    typealias Two = (UInt, UInt)
+    typealias Five = (UInt, UInt, UInt, UInt, UInt)
+    switch MemoryLayout<Value>.size {
+    case MemoryLayout<Two>.size: return unsafeBitCast(a, to: Two.self) == unsafeBitCast(b, to: Two.self)
+    case MemoryLayout<Five>.size:
+        let x = unsafeBitCast(a, to: Five.self), y = unsafeBitCast(b, to: Five.self)
+        return x.0 == y.0 && x.1 == y.1 && x.2 == y.2 && x.3 == y.3 && x.4 == y.4
+    default: return false
+    }
 }
 
 /// What ``HopSnapshot/init(response:body:)`` shows of a response with its body.
