@@ -37,12 +37,12 @@ final class InstrumentedLayers: Sendable {
     }
 
     /// Middleware `index`'s post-flight event for `response`, with what it changed of
-    /// `answered`, the headers last handed up to it (nil when its `next` was not called).
-    func handsUp(at index: Int, _ response: HTTPResponse, answered: borrowing Mutex<HTTPFields?>) {
+    /// `answered`, the headers last handed up to it (unset when its `next` was not called).
+    func handsUp(at index: Int, _ response: HTTPResponse, answered: borrowing Mutex<HandedUpHeaders>) {
         let context = self.context
         // Compared where they are kept: read out, they would be copied (and retained).
         let diff = answered.withLock { answered in
-            answered == nil ? HeaderDiff.none : HeaderDiff(from: answered!, to: response.headerFields)
+            answered.isSet ? HeaderDiff(from: answered.fields, to: response.headerFields) : HeaderDiff.none
         }
         context.emit(hops, index, .postflight, context.snapshots.snapshot(responseHead: response), diff: diff)
     }
@@ -59,6 +59,20 @@ final class InstrumentedLayers: Sendable {
             return nil
         }
         return answer
+    }
+}
+
+/// The headers last handed up to a middleware, kept to tell what it changed of them; unset
+/// until its `next` returns. A flag beside the list rather than an optional list: a lock
+/// around an optional is destroyed through the optional's metadata, one per layer of every
+/// operation, where this is one release.
+struct HandedUpHeaders {
+    private(set) var fields = HTTPFields()
+    private(set) var isSet = false
+
+    mutating func set(_ fields: HTTPFields) {
+        self.fields = fields
+        isSet = true
     }
 }
 
@@ -172,7 +186,7 @@ public struct InstrumentedMiddlewareStack: Sendable {
         // post-flight stop of the layer above runs here, after the check this layer makes
         // anyway, rather than in its `next` after this call returns.
         @Sendable func run(
-            _ index: Int, _ request: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL, answered: borrowing Mutex<HTTPFields?>
+            _ index: Int, _ request: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL, answered: borrowing Mutex<HandedUpHeaders>
         ) async throws -> (HTTPResponse, HTTPBody?) {
             while true {
                 // What goes to the post-flight stop of the middleware above, when the operation
@@ -188,7 +202,7 @@ public struct InstrumentedMiddlewareStack: Sendable {
                         // closure that hands them on does not escape, so they live in this
                         // call's frame, as does the closure's context: a layer allocates
                         // nothing per call.
-                        let handedUp = Mutex<HTTPFields?>(nil)
+                        let handedUp = Mutex(HandedUpHeaders())
                         // Middleware `index` called with `received`, borrowed: the request as it
                         // came or what the stop let through. Picked into one value, it would be a
                         // copy of the request (its strings and headers retained) on every layer;
@@ -213,7 +227,7 @@ public struct InstrumentedMiddlewareStack: Sendable {
                     // there is none): what it returns is the call's.
                     if index == 0 { return (response, responseBody) }
                     if layers.context.passesStraight {
-                        answered.withLock { $0 = response.headerFields }
+                        answered.withLock { $0.set(response.headerFields) }
                         return (response, responseBody)
                     }
                     outcome = .success(MiddlewareAnswer(response, responseBody))
@@ -228,12 +242,12 @@ public struct InstrumentedMiddlewareStack: Sendable {
                 guard let answer = try await layers.postflightStop(at: index &- 1, outcome) else {
                     continue  // a retry forced there: the middleware above calls this layer again
                 }
-                answered.withLock { $0 = answer.head.headerFields }
+                answered.withLock { $0.set(answer.head.headerFields) }
                 return answer.pair
             }
         }
         // The top layer has no middleware above it to keep what it hands up: never set.
-        let aboveTop = Mutex<HTTPFields?>(nil)
+        let aboveTop = Mutex(HandedUpHeaders())
         return try await run(0, request, body, baseURL, answered: aboveTop)
     }
 }
