@@ -160,8 +160,8 @@ struct EventExtra {
 /// Append-only, written past what any reader holds: a reader's copy of a chunk (taken under
 /// the store's lock) reads the events below its own count, and the store appends above it,
 /// so the two never touch the same event and nothing is copied when a reader holds the chunk
-/// (an array would be, whole, on the next append). The lock orders each event's writing
-/// before any view that counts it, which is why this is `@unchecked Sendable`.
+/// (an array would be, whole, on the next append). The store's lock orders each event's
+/// writing before any copy that counts it is made.
 final class PackedEventStorage: ManagedBuffer<Int, PackedEvent> {
     static func make() -> PackedEventStorage {
         unsafeDowncast(PackedEventStorage.create(minimumCapacity: TimelineChunk.capacity) { _ in 0 }, to: PackedEventStorage.self)
