@@ -137,6 +137,54 @@ struct InstrumentationFidelityTests {
         #expect(!laneEvents.isEmpty)
     }
 
+    /// Adds `X-Stamped` to the response that comes up from below.
+    struct StampsResponse: HTTPInterceptor {
+        func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
+            var response = try await next(request)
+            try response.headerFields.set("X-Stamped", "1")
+            return response
+        }
+    }
+
+    struct PassesHTTP: HTTPInterceptor {
+        func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse { try await next(request) }
+    }
+
+    /// Answers without calling `next`: nothing comes up from below.
+    struct AnswersItself: HTTPInterceptor {
+        func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
+            NetworkResponse(status: 200, headerFields: try HTTPFields(["Content-Type": "application/json", "X-Own": "1"]), url: request.url, body: Data(heroBody.utf8))
+        }
+    }
+
+    @Test("an HTTP interceptor's post-flight diff is what it changed in the response from below, and nothing when it answered itself")
+    func httpPostflightDiffs() async throws {
+        let headers = try HTTPFields(["Content-Type": "application/json"])
+        let sent = Locked(0)
+        let transport = InMemoryGraphQLTransport { request in
+            sent.withLock { $0 += 1 }
+            return NetworkResponse(status: 200, headerFields: headers, url: request.url, body: Data(Self.heroBody.utf8))
+        }
+        func httpPostflights(_ http: [any HTTPInterceptor]) async -> (results: [String], diffs: [Int: HeaderDiff]) {
+            let (store, context) = Self.recording()
+            let interceptors = RequestChain.Interceptors(
+                graphQL: [PassThrough()], cache: DefaultCacheInterceptor(store: CacheStore()), http: http, parser: JSONResponseParsingInterceptor())
+            let chain = InstrumentedGraphQLChain(interceptors: interceptors, transport: transport, context: context)
+            let results = await Self.outcome(chain.chain.kickoff(request: GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)))
+            let postflights = store.events().filter { $0.kind == .http && $0.phase == .postflight }
+            return (results, Dictionary(uniqueKeysWithValues: postflights.map { ($0.hop, $0.diff) }))
+        }
+        // Hops 0 (GraphQL), 1 (cache), then the HTTP interceptors from 2.
+        let stamped = await httpPostflights([StampsResponse(), PassesHTTP()])
+        #expect(stamped.results == [#"server {"data":{"hero":{"id":"1","name":"R2-D2"}}}"#])
+        #expect(stamped.diffs == [2: HeaderDiff(added: ["X-Stamped"]), 3: .none])
+        #expect(sent.value == 1)
+        let answered = await httpPostflights([AnswersItself()])
+        #expect(answered.results == [#"server {"data":{"hero":{"id":"1","name":"R2-D2"}}}"#])
+        #expect(answered.diffs == [2: .none])
+        #expect(sent.value == 1)
+    }
+
     struct PassThrough: GraphQLInterceptor {
         func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
             await next(request)

@@ -166,19 +166,22 @@ struct InstrumentedHTTPInterceptor: HTTPInterceptor {
         let context = self.context, hop = self.hop
         let release = await context.gate(hop, .pre, context.snapshots.snapshot(incoming), StopCapabilities(canEditRequest: true, retryRefusal: httpRetryRefusal))
         let received = try context.reporting(at: hop) { try release.applied(to: incoming) }
-        let fromBelow = Locked<HTTPFields?>(nil)
-        let below: HTTPNext = { handed in
-            context.emit(hop, .preflight, context.snapshots.snapshot(handed), diff: HeaderDiff(from: received.headerFields, to: handed.headerFields))
-            let result: Result<NetworkResponse, any Error>
-            do { result = .success(try await next(handed)) } catch { result = .failure(error) }
-            let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: result.isSuccess, canForce401: true, retryRefusal: httpRetryRefusal))
-            let response = try release.applied(to: result, url: handed.url)
-            fromBelow.withLock { $0 = response.headerFields }
-            return response
-        }
+        // The headers of the last response handed back up to the interceptor, in this call's
+        // frame: the closure handed to it does not escape, so neither it nor this lock is an
+        // object of its own.
+        let fromBelow = Mutex(HandedUpHeaders())
         do {
-            let response = try await base.intercept(request: received, next: below)
-            context.emit(hop, .postflight, context.snapshots.snapshot(responseHead: response), diff: HeaderDiff(from: fromBelow.value ?? response.headerFields, to: response.headerFields))
+            let response = try await base.intercept(request: received) { handed in
+                context.emit(hop, .preflight, context.snapshots.snapshot(handed), diff: HeaderDiff(from: received.headerFields, to: handed.headerFields))
+                let result: Result<NetworkResponse, any Error>
+                do { result = .success(try await next(handed)) } catch { result = .failure(error) }
+                let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: result.isSuccess, canForce401: true, retryRefusal: httpRetryRefusal))
+                let response = try release.applied(to: result, url: handed.url)
+                fromBelow.withLock { $0.set(response.headerFields) }
+                return response
+            }
+            let diff = fromBelow.withLock { below in below.isSet ? HeaderDiff(from: below.fields, to: response.headerFields) : HeaderDiff.none }
+            context.emit(hop, .postflight, context.snapshots.snapshot(responseHead: response), diff: diff)
             return response
         } catch {
             throw context.reported(error: error, at: hop)

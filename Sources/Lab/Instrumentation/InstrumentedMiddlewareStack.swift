@@ -62,10 +62,10 @@ final class InstrumentedLayers: Sendable {
     }
 }
 
-/// The headers last handed up to a middleware, kept to tell what it changed of them; unset
-/// until its `next` returns. A flag beside the list rather than an optional list: a lock
-/// around an optional is destroyed through the optional's metadata, one per layer of every
-/// operation, where this is one release.
+/// The headers last handed up to a middleware (or a GraphQL chain's HTTP interceptor), kept
+/// to tell what it changed of them; unset until its `next` returns. A flag beside the list
+/// rather than an optional list: a lock around an optional is destroyed through the
+/// optional's metadata, one per layer of every operation, where this is one release.
 struct HandedUpHeaders {
     private(set) var fields = HTTPFields()
     private(set) var isSet = false
