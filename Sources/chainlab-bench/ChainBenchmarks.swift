@@ -17,8 +17,14 @@ import Timeline
 /// - `chain.bare.N`: ``RequestChain`` with N interceptors that return `await next(request)`;
 /// - `chain.instrumented.N`: ``InstrumentedGraphQLChain`` over the same interceptors for each
 ///   operation, on a free-run scheduler, every event appended to a timeline store;
-/// - `chain.handcomposed.N`: the floor with the body parsed, as earlier runs measured it.
+/// - `chain.handcomposed.N`: the floor with the body parsed, as earlier runs measured it;
+/// - `chain.http2.bare.5` and `chain.http2.instrumented.5`: bare and instrumented with two
+///   pass-through HTTP interceptors below the 5 GraphQL ones, as the lab's chains have HTTP
+///   interceptors (the depth figures have none); the instrumented one against the bare one.
 enum ChainBenchmarks {
+    /// The HTTP interceptors of the `chain.http2.*` figures.
+    static let httpDepth = 2
+
     static func run(_ sampling: Sampling, _ selection: Selection) async throws -> [Row] {
         let fixture = try GraphQLFixture()
         let family = DepthFamily(
@@ -27,7 +33,17 @@ enum ChainBenchmarks {
             floor: { handComposed(depth: $0, fixture, parse: false) },
             bare: { bare(depth: $0, fixture) },
             instrumented: { instrumented(depth: $0, fixture, rig: $1) })
-        return try await family.run(sampling, selection)
+        let depth = DepthFamily.eventDepth, http = httpDepth
+        let bareName = "chain.http\(http).bare.\(depth)", instrumentedName = "chain.http\(http).instrumented.\(depth)"
+        let withHTTP = [
+            Subject(name: bareName, operation: bare(depth: depth, http: http, fixture)),
+            Subject(name: instrumentedName) { instrumented(depth: depth, http: http, fixture, rig: LabRig()) },
+        ]
+        return try await family.run(sampling, selection, extra: withHTTP) { measured in
+            let bare = measured[bareName].map { Figure(name: bareName, value: $0, unit: "ns/op") }
+            let instrumented = measured[instrumentedName].map { Figure(name: instrumentedName, value: $0, unit: "ns/op", baseline: bare) }
+            return [bare, instrumented].compactMap { $0 }
+        }
     }
 
     typealias Layer = @Sendable (GraphQLRequest) async throws -> GraphQLResponse
@@ -51,14 +67,14 @@ enum ChainBenchmarks {
         return { try expectData(try await top(request)) }
     }
 
-    static func bare(depth: Int, _ fixture: GraphQLFixture) -> Subject.Operation {
-        let chain = RequestChain(interceptors: fixture.interceptors(depth: depth), transport: fixture.transport)
+    static func bare(depth: Int, http: Int = 0, _ fixture: GraphQLFixture) -> Subject.Operation {
+        let chain = RequestChain(interceptors: fixture.interceptors(depth: depth, http: http), transport: fixture.transport)
         let request = fixture.request
         return { try await consumeSingleResult(chain.kickoff(request: request)) }
     }
 
-    static func instrumented(depth: Int, _ fixture: GraphQLFixture, rig: LabRig) -> Subject.Operation {
-        let interceptors = fixture.interceptors(depth: depth)
+    static func instrumented(depth: Int, http: Int = 0, _ fixture: GraphQLFixture, rig: LabRig) -> Subject.Operation {
+        let interceptors = fixture.interceptors(depth: depth, http: http)
         let transport = fixture.transport, request = fixture.request
         return {
             try await rig.run { context in
@@ -87,6 +103,13 @@ enum ChainBenchmarks {
 struct PassThroughInterceptor: GraphQLInterceptor {
     func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
         await next(request)
+    }
+}
+
+/// Hands the request on and returns the response as it came.
+struct PassThroughHTTPInterceptor: HTTPInterceptor {
+    func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
+        try await next(request)
     }
 }
 
@@ -124,9 +147,10 @@ struct GraphQLFixture: Sendable {
         }
     }
 
-    func interceptors(depth: Int) -> RequestChain.Interceptors {
+    /// `depth` pass-through GraphQL interceptors and `http` pass-through HTTP interceptors.
+    func interceptors(depth: Int, http: Int = 0) -> RequestChain.Interceptors {
         RequestChain.Interceptors(
-            graphQL: Array(repeating: PassThroughInterceptor(), count: depth), cache: cache, http: [],
-            parser: PreparsedResponseParser(parsed: parsed))
+            graphQL: Array(repeating: PassThroughInterceptor(), count: depth), cache: cache,
+            http: Array(repeating: PassThroughHTTPInterceptor(), count: http), parser: PreparsedResponseParser(parsed: parsed))
     }
 }
