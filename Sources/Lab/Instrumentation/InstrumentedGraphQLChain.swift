@@ -161,11 +161,15 @@ struct InstrumentedHTTPInterceptor: HTTPInterceptor {
     var base: any HTTPInterceptor { instrumentation.base.http[index] }
 
     // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
+    //
+    // The stops are tested in line and made in calls of their own, as the transport's are:
+    // an `await` costs an executor check even when nothing waits, and what a stop needs
+    // would be laid out in the witness's and the closure's async frames, which the
+    // operation's task allocates in slabs.
     @inline(__always)
     func intercept(request incoming: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
         let context = self.context, hop = self.hop
-        let release = await context.gate(hop, .pre, context.snapshots.snapshot(incoming), StopCapabilities(canEditRequest: true, retryRefusal: httpRetryRefusal))
-        let received = try context.reporting(at: hop) { try release.applied(to: incoming) }
+        let received = context.passesStraight ? incoming : try await preflightStop(incoming)
         // The headers of the last response handed back up to the interceptor, in this call's
         // frame: the closure handed to it does not escape, so neither it nor this lock is an
         // object of its own.
@@ -173,10 +177,15 @@ struct InstrumentedHTTPInterceptor: HTTPInterceptor {
         do {
             let response = try await base.intercept(request: received) { handed in
                 context.emit(hop, .preflight, context.snapshots.snapshot(handed), diff: HeaderDiff(from: received.headerFields, to: handed.headerFields))
-                let result: Result<NetworkResponse, any Error>
-                do { result = .success(try await next(handed)) } catch { result = .failure(error) }
-                let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: result.isSuccess, canForce401: true, retryRefusal: httpRetryRefusal))
-                let response = try release.applied(to: result, url: handed.url)
+                var response: NetworkResponse
+                do {
+                    response = try await next(handed)
+                } catch {
+                    // Passing its post-flight stop straight through, the failure goes up as it came.
+                    if context.passesStraight { throw error }
+                    response = try await postflightStop(.failure(error), url: handed.url)
+                }
+                if !context.passesStraight { response = try await postflightStop(.success(response), url: handed.url) }
                 fromBelow.withLock { $0.set(response.headerFields) }
                 return response
             }
@@ -186,6 +195,22 @@ struct InstrumentedHTTPInterceptor: HTTPInterceptor {
         } catch {
             throw context.reported(error: error, at: hop)
         }
+    }
+
+    /// What the interceptor receives of `incoming` after its pre-flight stop.
+    @inline(never)
+    private func preflightStop(_ incoming: NetworkRequest) async throws -> NetworkRequest {
+        let context = self.context, hop = self.hop
+        let release = await context.gate(hop, .pre, context.snapshots.snapshot(incoming), StopCapabilities(canEditRequest: true, retryRefusal: httpRetryRefusal))
+        return try context.reporting(at: hop) { try release.applied(to: incoming) }
+    }
+
+    /// What goes back up to the interceptor after its post-flight stop for `result`, the
+    /// outcome of its `next`; throws what a person made it fail with, or the failure that came.
+    @inline(never)
+    private func postflightStop(_ result: Result<NetworkResponse, any Error>, url: URL) async throws -> NetworkResponse {
+        let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: result.isSuccess, canForce401: true, retryRefusal: httpRetryRefusal))
+        return try release.applied(to: result, url: url)
     }
 }
 

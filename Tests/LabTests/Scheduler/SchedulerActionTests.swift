@@ -165,6 +165,27 @@ struct SchedulerActionTests {
         #expect(session.events(.send).isEmpty)
     }
 
+    @Test("a fault injected at the transport, stepping, stops next at the HTTP interceptor's post-flight stop showing it, then fails the request with it")
+    func faultStopsAtHTTPPost() async throws {
+        let session = steppingSession()
+        session.launch()
+        await session.waitUntilSettled()
+        await session.step(1, until: .hop(BasicsHop.transport, .pre))
+        await session.perform(.fail(request: 1, fault: .timeout))
+        #expect(session.place(of: 1) == .hop(BasicsHop.responseCode, .post))
+        let stop = try #require(session.control.parked.first)
+        #expect(stop.snapshot.error == "LabFault: the request timed out (injected)")
+        #expect(stop.snapshot.status == nil)
+        #expect(await session.step(1, until: .hop(99, .post)) == [
+            .hop(BasicsHop.responseCode, .post), .hop(BasicsHop.apq, .post), .hop(BasicsHop.auth, .post), .hop(BasicsHop.maxRetry, .post),
+        ])
+        #expect(session.summary(of: 1) == RequestSummary(
+            id: 1, operation: "HeroQuery", outcome: .failure, attempts: 1, error: "LabFault: the request timed out (injected)", operationType: "query"))
+        #expect(session.events(.error).map(\.name) == [
+            "transport", "ResponseCodeInterceptor", "AutomaticPersistedQueryInterceptor", "AuthInterceptor", "MaxRetryInterceptor",
+        ])
+    }
+
     @Test("a response status edited at the transport's post stop reaches the interceptors")
     func editResponseStatus() async {
         let session = steppingSession()
