@@ -189,7 +189,7 @@ struct InstrumentedHTTPInterceptor: HTTPInterceptor {
                 fromBelow.withLock { $0.set(response.headerFields) }
                 return response
             }
-            let diff = fromBelow.withLock { below in below.isSet ? HeaderDiff(from: below.fields, to: response.headerFields) : HeaderDiff.none }
+            let diff = fromBelow.withLock { $0.diff(to: response.headerFields) }
             context.emit(hop, .postflight, context.snapshots.snapshot(responseHead: response), diff: diff)
             return response
         } catch {

@@ -41,9 +41,7 @@ final class InstrumentedLayers: Sendable {
     func handsUp(at index: Int, _ response: HTTPResponse, answered: borrowing Mutex<HandedUpHeaders>) {
         let context = self.context
         // Compared where they are kept: read out, they would be copied (and retained).
-        let diff = answered.withLock { answered in
-            answered.isSet ? HeaderDiff(from: answered.fields, to: response.headerFields) : HeaderDiff.none
-        }
+        let diff = answered.withLock { $0.diff(to: response.headerFields) }
         context.emit(hops, index, .postflight, context.snapshots.snapshot(responseHead: response), diff: diff)
     }
 
@@ -67,12 +65,18 @@ final class InstrumentedLayers: Sendable {
 /// rather than an optional list: a lock around an optional is destroyed through the
 /// optional's metadata, one per layer of every operation, where this is one release.
 struct HandedUpHeaders {
-    private(set) var fields = HTTPFields()
-    private(set) var isSet = false
+    private var fields = HTTPFields()
+    private var isSet = false
 
     mutating func set(_ fields: HTTPFields) {
         self.fields = fields
         isSet = true
+    }
+
+    /// What the layer changed of these headers in handing up `headers`; nothing when none
+    /// came up from below (it answered itself).
+    func diff(to headers: HTTPFields) -> HeaderDiff {
+        isSet ? HeaderDiff(from: fields, to: headers) : .none
     }
 }
 
