@@ -185,6 +185,94 @@ struct InstrumentationFidelityTests {
         #expect(sent.value == 1)
     }
 
+    /// Calls `next` twice, the second time with `X-Again` added, and returns what the second
+    /// call brought up.
+    struct CallsNextTwice: HTTPInterceptor {
+        func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
+            _ = try await next(request)
+            var again = request
+            try again.headerFields.set("X-Again", "1")
+            return try await next(again)
+        }
+    }
+
+    @Test("two HTTP interceptors stepped through stops on both sides of each: stops and events in the order they run, a second call of next recorded as the first")
+    func httpStopsInOrder() async throws {
+        let store = TimelineStore()
+        let scheduler = Scheduler(environment: Scheduler.Environment(
+            record: { store.append($0) }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
+        // Hops 0 (GraphQL), 1 (cache), 2 and 3 (HTTP), 4 (transport), 5 (parser).
+        for hop in [2, 3] {
+            for position in [StopPosition.pre, .post] { scheduler.setBreakpoint(Scheduler.Breakpoint(hop: hop, position: position), enabled: true) }
+        }
+        let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, clock: EventClock { 0 })
+        let headers = try HTTPFields(["Content-Type": "application/json"])
+        let transport = InMemoryGraphQLTransport { request in
+            NetworkResponse(status: 200, headerFields: headers, url: request.url, body: Data(Self.heroBody.utf8))
+        }
+        let interceptors = RequestChain.Interceptors(
+            graphQL: [PassThrough()], cache: DefaultCacheInterceptor(store: CacheStore()), http: [CallsNextTwice(), StampsResponse()],
+            parser: JSONResponseParsingInterceptor())
+        let chain = InstrumentedGraphQLChain(interceptors: interceptors, transport: transport, context: context)
+        let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
+        let run = Task { await Self.outcome(chain.chain.kickoff(request: request)) }
+        var held: [StopPlace] = []
+        for _ in 0..<10_000 where held.count < 7 {
+            await scheduler.waitUntilSettled()
+            if let stop = scheduler.snapshot.parked.first(where: \.held) {
+                held.append(stop.place)
+                scheduler.submit(.resume(request: 1))
+            } else {
+                await Task.yield()
+            }
+        }
+        #expect(await run.value == [#"server {"data":{"hero":{"id":"1","name":"R2-D2"}}}"#])
+        #expect(held == [.hop(2, .pre), .hop(3, .pre), .hop(3, .post), .hop(2, .post), .hop(3, .pre), .hop(3, .post), .hop(2, .post)])
+        let network = store.events().filter { [.http, .transport].contains($0.kind) }
+        #expect(network.map { "\($0.hop) \($0.phase)" } == [
+            "2 paused", "2 resumed", "2 preflight", "3 paused", "3 resumed", "3 preflight", "4 send", "4 receive",
+            "3 paused", "3 resumed", "3 postflight", "2 paused", "2 resumed",
+            "2 preflight", "3 paused", "3 resumed", "3 preflight", "4 send", "4 receive",
+            "3 paused", "3 resumed", "3 postflight", "2 paused", "2 resumed", "2 postflight",
+        ])
+        // Each call's pre-flight shows what the interceptor changed of what it received; the
+        // post-flight what each changed of what came up to it last.
+        #expect(network.filter { $0.hop == 2 && $0.phase == .preflight }.map(\.diff) == [.none, HeaderDiff(added: ["X-Again"])])
+        #expect(network.filter { $0.phase == .postflight }.map { "\($0.hop) \($0.diff)" } == [
+            "3 \(HeaderDiff(added: ["X-Stamped"]))", "3 \(HeaderDiff(added: ["X-Stamped"]))", "2 \(HeaderDiff.none)",
+        ])
+    }
+
+    @Test("an HTTP interceptor's failure is recorded at it and at each HTTP hop above it that it passes through, as the bare chain fails")
+    func httpFailureClimbs() async throws {
+        let (store, context) = Self.recording()
+        let headers = try HTTPFields(["Content-Type": "application/json"])
+        let transport = InMemoryGraphQLTransport { request in
+            NetworkResponse(status: 200, headerFields: headers, url: request.url, body: Data(Self.heroBody.utf8))
+        }
+        /// Throws once what it sent came back.
+        struct FailsOnTheWayUp: HTTPInterceptor {
+            func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
+                _ = try await next(request)
+                throw Offline()
+            }
+        }
+        func interceptors() -> RequestChain.Interceptors {
+            RequestChain.Interceptors(
+                graphQL: [PassThrough()], cache: DefaultCacheInterceptor(store: CacheStore()),
+                http: [PassesHTTP(), FailsOnTheWayUp(), StampsResponse()], parser: JSONResponseParsingInterceptor())
+        }
+        let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
+        let bare = await Self.outcome(RequestChain(interceptors: interceptors(), transport: transport).kickoff(request: request))
+        let chain = InstrumentedGraphQLChain(interceptors: interceptors(), transport: transport, context: context)
+        #expect(await Self.outcome(chain.chain.kickoff(request: request)) == bare)
+        // Hops 2, 3 and 4 are the HTTP interceptors, 5 the transport.
+        let network = store.events().filter { [.http, .transport].contains($0.kind) }
+        #expect(network.map { "\($0.hop) \($0.phase)" } == [
+            "2 preflight", "3 preflight", "4 preflight", "5 send", "5 receive", "4 postflight", "3 error", "2 error",
+        ])
+    }
+
     struct PassThrough: GraphQLInterceptor {
         func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
             await next(request)

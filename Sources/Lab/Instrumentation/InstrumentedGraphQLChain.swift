@@ -150,67 +150,99 @@ struct InstrumentedCacheInterceptor: CacheInterceptor {
     }
 }
 
-/// An HTTP interceptor with a stop on each side and events for what it changed: HTTP hop
-/// `index` (from 0) of its operation.
-struct InstrumentedHTTPInterceptor: HTTPInterceptor {
+/// The chain's HTTP interceptors run as one interceptor of the instrumented chain, with a
+/// stop on each side of every one and events for what each changed: HTTP hop `index` (from 0)
+/// is interceptor `index`. Below the last one it calls the chain's `next`, which leads to the
+/// transport, as the chain's own dispatch would.
+///
+/// It runs the interceptors itself, as ``InstrumentedMiddlewareStack`` runs its middlewares:
+/// an interceptor's `next` records its pre-flight event and calls the one below directly. An
+/// interceptor wrapped on its own would be entered through the chain's `next`, then its
+/// wrapper's witness, then its wrapper's closure, each an async frame and an executor check.
+struct InstrumentedHTTPInterceptors: HTTPInterceptor {
     let instrumentation: GraphQLInstrumentation
-    let index: Int
 
     var context: OperationContext { instrumentation.context }
-    var hop: HopInfo { instrumentation.hops[instrumentation.graphQLCount + 1 + index] }
-    var base: any HTTPInterceptor { instrumentation.base.http[index] }
 
-    // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
-    //
-    // The stops are tested in line and made in calls of their own, as the transport's are:
-    // an `await` costs an executor check even when nothing waits, and what a stop needs
-    // would be laid out in the witness's and the closure's async frames, which the
-    // operation's task allocates in slabs.
-    @inline(__always)
-    func intercept(request incoming: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
-        let context = self.context, hop = self.hop
-        let received = context.passesStraight ? incoming : try await preflightStop(incoming)
-        // The headers of the last response handed back up to the interceptor, in this call's
-        // frame: the closure handed to it does not escape, so neither it nor this lock is an
-        // object of its own.
-        let fromBelow = Mutex(HandedUpHeaders())
-        do {
-            let response = try await base.intercept(request: received) { handed in
-                context.emit(hop, .preflight, context.snapshots.snapshot(handed), diff: HeaderDiff(from: received.headerFields, to: handed.headerFields))
-                var response: NetworkResponse
-                do {
-                    response = try await next(handed)
-                } catch {
-                    // Passing its post-flight stop straight through, the failure goes up as it came.
-                    if context.passesStraight { throw error }
-                    response = try await postflightStop(.failure(error), url: handed.url)
+    /// The hop of interceptor `index`.
+    private func hop(_ index: Int) -> HopInfo { instrumentation.hops[instrumentation.graphQLCount + 1 + index] }
+
+    func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
+        let instrumentation = self.instrumentation, context = instrumentation.context
+        // Interceptors read from a local array: read from the instrumentation's parts, each
+        // would be copied out (its existential's witness) to be called, and destroyed after.
+        let interceptors = instrumentation.base.http, first = instrumentation.graphQLCount + 1
+        // Interceptor `index` (or the chain's `next` below the last one), then the post-flight
+        // stop of the interceptor above, whose `next` this call is; `answered` is where that
+        // one keeps the headers last handed up to it, to tell what it changed of them. As in
+        // ``InstrumentedMiddlewareStack``, the stops are tested in line and made in calls of
+        // their own, and the post-flight stop of the hop above runs here, after the executor
+        // check this call makes anyway.
+        @inline(__always) @Sendable func run(_ index: Int, _ incoming: NetworkRequest, answered: borrowing Mutex<HandedUpHeaders>) async throws -> NetworkResponse {
+            var response: NetworkResponse
+            do {
+                if index < interceptors.count {
+                    let received = context.passesStraight ? incoming : try await preflightStop(at: index, incoming)
+                    // The headers of the last response handed back up to this interceptor, in
+                    // this call's frame: the closure handed to it does not escape.
+                    let handedUp = Mutex(HandedUpHeaders())
+                    do {
+                        response = try await interceptors[index].intercept(request: received) { handed in
+                            context.emit(
+                                instrumentation.hops, first &+ index, .preflight, context.snapshots.snapshot(handed),
+                                diff: HeaderDiff(from: received.headerFields, to: handed.headerFields))
+                            // `&+`: cannot overflow below the count.
+                            return try await run(index &+ 1, handed, answered: handedUp)
+                        }
+                    } catch {
+                        throw reported(error, at: index)
+                    }
+                    let diff = handedUp.withLock { $0.diff(to: response.headerFields) }
+                    context.emit(instrumentation.hops, first &+ index, .postflight, context.snapshots.snapshot(responseHead: response), diff: diff)
+                } else {
+                    response = try await next(incoming)
                 }
-                if !context.passesStraight { response = try await postflightStop(.success(response), url: handed.url) }
-                fromBelow.withLock { $0.set(response.headerFields) }
+            } catch {
+                // What fails here goes up to the interceptor above; passing its post-flight stop
+                // straight through, as it came.
+                if index == 0 || context.passesStraight { throw error }
+                response = try await postflightStop(at: index &- 1, .failure(error), url: incoming.url)
+                answered.withLock { $0.set(response.headerFields) }
                 return response
             }
-            let diff = fromBelow.withLock { $0.diff(to: response.headerFields) }
-            context.emit(hop, .postflight, context.snapshots.snapshot(responseHead: response), diff: diff)
+            // Nothing is above the top interceptor here: the chain's GraphQL part is.
+            if index == 0 { return response }
+            if !context.passesStraight { response = try await postflightStop(at: index &- 1, .success(response), url: incoming.url) }
+            answered.withLock { $0.set(response.headerFields) }
             return response
-        } catch {
-            throw context.reported(error: error, at: hop)
         }
+        // The top interceptor has none above it to keep what it hands up: never set.
+        let aboveTop = Mutex(HandedUpHeaders())
+        return try await run(0, request, answered: aboveTop)
     }
 
-    /// What the interceptor receives of `incoming` after its pre-flight stop.
+    /// What interceptor `index` receives of `incoming` after its pre-flight stop. A call of its
+    /// own: inlined, what a stop needs would be laid out in every hop's async frame, which the
+    /// operation's task allocates.
     @inline(never)
-    private func preflightStop(_ incoming: NetworkRequest) async throws -> NetworkRequest {
-        let context = self.context, hop = self.hop
+    private func preflightStop(at index: Int, _ incoming: NetworkRequest) async throws -> NetworkRequest {
+        let context = self.context, hop = hop(index)
         let release = await context.gate(hop, .pre, context.snapshots.snapshot(incoming), StopCapabilities(canEditRequest: true, retryRefusal: httpRetryRefusal))
         return try context.reporting(at: hop) { try release.applied(to: incoming) }
     }
 
-    /// What goes back up to the interceptor after its post-flight stop for `result`, the
+    /// What goes back up to interceptor `index` after its post-flight stop for `result`, the
     /// outcome of its `next`; throws what a person made it fail with, or the failure that came.
     @inline(never)
-    private func postflightStop(_ result: Result<NetworkResponse, any Error>, url: URL) async throws -> NetworkResponse {
-        let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: result.isSuccess, canForce401: true, retryRefusal: httpRetryRefusal))
+    private func postflightStop(at index: Int, _ result: Result<NetworkResponse, any Error>, url: URL) async throws -> NetworkResponse {
+        let release = await context.gate(hop(index), .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: result.isSuccess, canForce401: true, retryRefusal: httpRetryRefusal))
         return try release.applied(to: result, url: url)
+    }
+
+    /// `error`, recorded as interceptor `index`'s.
+    @inline(never)
+    private func reported(_ error: any Error, at index: Int) -> any Error {
+        context.reported(error: error, at: hop(index))
     }
 }
 
@@ -397,9 +429,9 @@ public struct InstrumentedGraphQLChain: Sendable {
         // The interceptors' last use: moved into the instrumentation, not copied (a copy is a
         // retain of each of its four parts, two through their existentials' witnesses).
         let instrumentation = GraphQLInstrumentation(context: context, hops: hops, base: consume interceptors, transport: transport)
-        var http: [any HTTPInterceptor] = []
-        http.reserveCapacity(httpCount)
-        for index in 0..<httpCount { http.append(InstrumentedHTTPInterceptor(instrumentation: instrumentation, index: index)) }
+        // The HTTP interceptors run as one (``InstrumentedHTTPInterceptors``), which calls the
+        // chain's `next` below the last of them.
+        let http: [any HTTPInterceptor] = httpCount == 0 ? [] : [InstrumentedHTTPInterceptors(instrumentation: instrumentation)]
         self.hops = hops
         // Under CacheAndNetwork the network step overlaps the cached result's way up, as
         // upstream's does, in a second lane the scheduler orders and steps (the instrumentation's
