@@ -256,27 +256,63 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
     // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
     @inline(__always)
     func send(_ request: NetworkRequest) async throws -> NetworkResponse {
-        // Each stop that may wait is a call of its own (see `sending`).
-        let pre = context.passesStraight ? Release.proceed : await preflightStop(request)
-        let answer: ReceivedAnswer<NetworkResponse>
-        if let sent = try sending(request, pre) {
-            let response: NetworkResponse
-            do { response = try await instrumentation.transport.send(sent) } catch { throw reported(error) }
-            if MultipartContentType.isMultipartMixed(response.headerFields) {
-                return try await streaming(response, for: request)
-            }
-            if let held = Self.heldInMemory(response) {
-                answer = held
-            } else {
-                do { answer = try await collect(response) } catch { throw reported(error) }
-            }
-            recordReceived(answer)
-        } else {
-            answer = forced401(request)
+        // Stopping before sending, and all that follows it, is a call of its own: what it needs
+        // (the release, the request as the stop let it go, a forced 401's answer) would be laid
+        // out in this frame, which every operation's task allocates.
+        guard context.passesStraight else { return try await sendStopping(request) }
+        recordSent(request)
+        return try await exchange(request, for: request)
+    }
+
+    /// ``send(_:)`` when the operation may stop before sending.
+    @inline(never)
+    private func sendStopping(_ request: NetworkRequest) async throws -> NetworkResponse {
+        let pre = await preflightStop(request)
+        guard let sent = try sending(request, pre) else {
+            let answer = forced401(request)
+            // Passing straight, the answer goes up as it came: what `.proceed` applied to it gives.
+            if context.passesStraight { return answer.head }
+            return try await deliveredAfterStop(answer, for: request)
         }
+        return try await exchange(sent, for: request)
+    }
+
+    /// Sends `sent` (`request` as its pre-flight stop let it go), records what comes back and
+    /// hands it up through the post-flight stop.
+    @inline(__always)
+    private func exchange(_ sent: NetworkRequest, for request: NetworkRequest) async throws -> NetworkResponse {
+        let response: NetworkResponse
+        do { response = try await instrumentation.transport.send(sent) } catch { throw reported(error) }
+        if MultipartContentType.isMultipartMixed(response.headerFields) {
+            return try await streaming(response, for: request)
+        }
+        guard let answer = Self.heldInMemory(response) else { return try await collected(response, for: request) }
+        return try await received(answer, for: request)
+    }
+
+    /// ``exchange(_:for:)`` for a response whose body is read through its stream. A call of its
+    /// own: what reading needs would be laid out in the transport's frame.
+    @inline(never)
+    private func collected(_ response: NetworkResponse, for request: NetworkRequest) async throws -> NetworkResponse {
+        let answer: ReceivedAnswer<NetworkResponse>
+        do { answer = try await collect(response) } catch { throw reported(error) }
+        return try await received(answer, for: request)
+    }
+
+    /// Records `answer` as received and hands it up through the post-flight stop.
+    @inline(__always)
+    private func received(_ answer: ReceivedAnswer<NetworkResponse>, for request: NetworkRequest) async throws -> NetworkResponse {
+        recordReceived(answer)
         // Passing straight, the answer goes up as it came: what `.proceed` applied to it gives.
         if context.passesStraight { return answer.head }
-        return try delivered(answer, await postflightStop(answer), for: request)
+        return try await deliveredAfterStop(answer, for: request)
+    }
+
+    /// `answer` as its post-flight stop lets it go up. A call of its own, as the stop before
+    /// sending is.
+    @inline(never)
+    private func deliveredAfterStop(_ answer: ReceivedAnswer<NetworkResponse>, for request: NetworkRequest) async throws -> NetworkResponse {
+        try delivered(answer, await postflightStop(answer), for: request)
     }
 
     @inline(never)
@@ -297,8 +333,14 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
     @inline(never)
     private func sending(_ request: NetworkRequest, _ pre: Release) throws -> NetworkRequest? {
         guard let sent = try context.reporting(at: hop, { try pre.sending(request) }) else { return nil }
-        context.emit(hop, .send, context.snapshots.snapshot(sent))
+        recordSent(sent)
         return sent
+    }
+
+    /// Records `sent` as sent.
+    @inline(never)
+    private func recordSent(_ sent: NetworkRequest) {
+        context.emit(hop, .send, context.snapshots.snapshot(sent))
     }
 
     /// The response as the post-flight stop let it go up.
