@@ -185,6 +185,23 @@ struct InstrumentationFidelityTests {
         #expect(sent.value == 1)
     }
 
+    /// Runs `request` through `chain` (request 1 of `scheduler`), resuming it at each stop held
+    /// until `count` were held; returns what it gave and the places held, in order.
+    static func stepping(_ chain: InstrumentedGraphQLChain, _ request: GraphQLRequest, on scheduler: Scheduler, holding count: Int) async -> (outcome: [String], held: [StopPlace]) {
+        let run = Task { await outcome(chain.chain.kickoff(request: request)) }
+        var held: [StopPlace] = []
+        for _ in 0..<10_000 where held.count < count {
+            await scheduler.waitUntilSettled()
+            if let stop = scheduler.snapshot.parked.first(where: \.held) {
+                held.append(stop.place)
+                scheduler.submit(.resume(request: 1))
+            } else {
+                await Task.yield()
+            }
+        }
+        return (await run.value, held)
+    }
+
     /// Calls `next` twice, the second time with `X-Again` added, and returns what the second
     /// call brought up.
     struct CallsNextTwice: HTTPInterceptor {
@@ -215,18 +232,8 @@ struct InstrumentationFidelityTests {
             parser: JSONResponseParsingInterceptor())
         let chain = InstrumentedGraphQLChain(interceptors: interceptors, transport: transport, context: context)
         let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
-        let run = Task { await Self.outcome(chain.chain.kickoff(request: request)) }
-        var held: [StopPlace] = []
-        for _ in 0..<10_000 where held.count < 7 {
-            await scheduler.waitUntilSettled()
-            if let stop = scheduler.snapshot.parked.first(where: \.held) {
-                held.append(stop.place)
-                scheduler.submit(.resume(request: 1))
-            } else {
-                await Task.yield()
-            }
-        }
-        #expect(await run.value == [#"server {"data":{"hero":{"id":"1","name":"R2-D2"}}}"#])
+        let (outcome, held) = await Self.stepping(chain, request, on: scheduler, holding: 7)
+        #expect(outcome == [#"server {"data":{"hero":{"id":"1","name":"R2-D2"}}}"#])
         #expect(held == [.hop(2, .pre), .hop(3, .pre), .hop(3, .post), .hop(2, .post), .hop(3, .pre), .hop(3, .post), .hop(2, .post)])
         let network = store.events().filter { [.http, .transport].contains($0.kind) }
         #expect(network.map { "\($0.hop) \($0.phase)" } == [
@@ -315,18 +322,8 @@ struct InstrumentationFidelityTests {
             graphQL: graphQL, cache: DefaultCacheInterceptor(store: CacheStore()), http: [], parser: JSONResponseParsingInterceptor())
         let chain = InstrumentedGraphQLChain(interceptors: interceptors, transport: transport, context: context)
         let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
-        let run = Task { await Self.outcome(chain.chain.kickoff(request: request)) }
-        var held: [StopPlace] = []
-        for _ in 0..<10_000 where held.count < 3 {
-            await scheduler.waitUntilSettled()
-            if let stop = scheduler.snapshot.parked.first(where: \.held) {
-                held.append(stop.place)
-                scheduler.submit(.resume(request: 1))
-            } else {
-                await Task.yield()
-            }
-        }
-        #expect(await run.value == [#"server {"data":{"hero":{"id":"1","name":"R2-D2"}}}"#])
+        let (outcome, held) = await Self.stepping(chain, request, on: scheduler, holding: 3)
+        #expect(outcome == [#"server {"data":{"hero":{"id":"1","name":"R2-D2"}}}"#])
         #expect(held == [.hop(2, .post), .hop(1, .post), .hop(0, .post)])
         let climb = store.events().filter { $0.kind == .graphql && ($0.phase == .postflight || $0.phase == .paused) }
         #expect(climb.map { "\($0.hop) \($0.phase)" } == [
