@@ -286,8 +286,15 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
         if MultipartContentType.isMultipartMixed(response.headerFields) {
             return try await streaming(response, for: request)
         }
-        guard let answer = Self.heldInMemory(response) else { return try await collected(response, for: request) }
-        return try await received(answer, for: request)
+        // A body held in memory is taken as it is: the response goes up as it came, its chunks
+        // readable again. Reading it through its stream would only hand the same bytes back, at
+        // the price of an async call per chunk and a new stream.
+        guard let chunks = response.chunks.elementsInMemory else { return try await collected(response, for: request) }
+        let body = Self.joined(chunks)
+        recordReceived(response, body: body)
+        // Passing straight, the answer goes up as it came: what `.proceed` applied to it gives.
+        if context.passesStraight { return response }
+        return try await deliveredAfterStop(ReceivedAnswer(response, body: body), for: request)
     }
 
     /// ``exchange(_:for:)`` for a response whose body is read through its stream. A call of its
@@ -357,7 +364,13 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
 
     @inline(never)
     private func recordReceived(_ answer: ReceivedAnswer<NetworkResponse>) {
-        context.emit(hop, .receive, context.snapshots.snapshot(response: answer.head, body: answer.body))
+        recordReceived(answer.head, body: answer.body)
+    }
+
+    /// Records `response` with `body` as received.
+    @inline(never)
+    private func recordReceived(_ response: borrowing NetworkResponse, body: Data) {
+        context.emit(hop, .receive, context.snapshots.snapshot(response: response, body: body))
     }
 
     /// The 401 a person forced at the pre-flight stop, recorded as received without sending.
@@ -366,16 +379,6 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
         let answer = ReceivedAnswer<NetworkResponse>.forced401(url: request.url)
         context.emit(hop, .receive, HopSnapshot(response: answer.head, body: answer.body), detail: "401 forced, not sent")
         return answer
-    }
-
-    /// The whole answer when its body is held in memory, taken as it is: the response goes
-    /// up as it came, its chunks readable again. Reading it through its stream would only
-    /// hand the same bytes back, at the price of an async call per chunk and a new stream;
-    /// a call of its own, not async, so most answers cost `send` no async call here.
-    @inline(never)
-    private static func heldInMemory(_ response: NetworkResponse) -> ReceivedAnswer<NetworkResponse>? {
-        guard let chunks = response.chunks.elementsInMemory else { return nil }
-        return ReceivedAnswer(response, body: joined(chunks))
     }
 
     /// Reads the whole answer from its stream, as the transport's stops show it. The body
