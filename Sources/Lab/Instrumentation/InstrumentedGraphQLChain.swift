@@ -303,14 +303,7 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
     private func collected(_ response: NetworkResponse, for request: NetworkRequest) async throws -> NetworkResponse {
         let answer: ReceivedAnswer<NetworkResponse>
         do { answer = try await collect(response) } catch { throw reported(error) }
-        return try await received(answer, for: request)
-    }
-
-    /// Records `answer` as received and hands it up through the post-flight stop.
-    @inline(__always)
-    private func received(_ answer: ReceivedAnswer<NetworkResponse>, for request: NetworkRequest) async throws -> NetworkResponse {
-        recordReceived(answer)
-        // Passing straight, the answer goes up as it came: what `.proceed` applied to it gives.
+        recordReceived(answer.head, body: answer.body)
         if context.passesStraight { return answer.head }
         return try await deliveredAfterStop(answer, for: request)
     }
@@ -360,11 +353,6 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
     @inline(never)
     private func reported(_ error: any Error) -> any Error {
         context.reported(error: error, at: hop)
-    }
-
-    @inline(never)
-    private func recordReceived(_ answer: ReceivedAnswer<NetworkResponse>) {
-        recordReceived(answer.head, body: answer.body)
     }
 
     /// Records `response` with `body` as received.
