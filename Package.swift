@@ -7,6 +7,18 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// Release builds of the executables link the Swift runtime and Foundation statically on
+/// Linux (as `swift build --static-swift-stdlib` would): every call into the runtime (a
+/// retain, a task allocation, an executor check) is then a direct call, and the runtime's
+/// thread-local reads need no `__tls_get_addr`. The executable's own module is compiled
+/// against the static libraries' module files so the link pulls in what they need, among
+/// it the system's libcurl for static FoundationNetworking (`libcurl4-openssl-dev`).
+/// Libraries stay free of these flags, so the package's products can be depended on; Apple
+/// platforms have no static Swift runtime.
+let staticRuntimeInRelease: BuildSettingCondition = .when(platforms: [.linux], configuration: .release)
+let executableSettings: [SwiftSetting] = strictSettings + [.unsafeFlags(["-static-stdlib"], staticRuntimeInRelease)]
+let executableLinking: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"], staticRuntimeInRelease)]
+
 let package = Package(
     name: "ChainLab",
     platforms: [.macOS(.v15)],
@@ -37,18 +49,21 @@ let package = Package(
         .executableTarget(
             name: "chainlab",
             dependencies: ["Vocabulary", "ChainKit", "Timeline", "Lab", "TerminalUI", "Inspector"],
-            swiftSettings: strictSettings
+            swiftSettings: executableSettings,
+            linkerSettings: executableLinking
         ),
         .executableTarget(
             name: "inspect-my-chain",
             dependencies: ["ChainKit", "Lab", "Inspector"],
             path: "Examples/InspectMyChain",
-            swiftSettings: strictSettings
+            swiftSettings: executableSettings,
+            linkerSettings: executableLinking
         ),
         .executableTarget(
             name: "chainlab-bench",
             dependencies: ["ChainKit", "Timeline", "Lab", "TerminalUI", "Inspector"],
-            swiftSettings: strictSettings
+            swiftSettings: executableSettings,
+            linkerSettings: executableLinking
         ),
         .testTarget(
             name: "ChainKitTests",
