@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The release build of chainlab behaves as the debug build the tests run: on Linux it links
+# the Swift runtime and Foundation statically (Package.swift), and every built-in scenario's
+# headless trace and lint report must come out byte for byte as the debug build's.
+#
+#   scripts/ci/check_release_build.sh RELEASE_CHAINLAB DEBUG_CHAINLAB
+set -euo pipefail
+release=${1:?usage: check_release_build.sh RELEASE_CHAINLAB DEBUG_CHAINLAB}
+debug=${2:?usage: check_release_build.sh RELEASE_CHAINLAB DEBUG_CHAINLAB}
+
+if [ "$(uname -s)" = Linux ] && ldd "$release" | grep -q 'libswiftCore\.so'; then
+    echo "check_release_build: $release links the Swift runtime dynamically; release builds on Linux link it statically" >&2
+    exit 1
+fi
+
+failures=0
+scenarios=$("$debug" scenarios | awk '{print $1}')
+for scenario in $scenarios; do
+    for command in trace lint; do
+        # lint exits 1 when it has findings; the output is what is compared.
+        if ! cmp -s <("$release" "$command" "$scenario" 2>&1 || true) <("$debug" "$command" "$scenario" 2>&1 || true); then
+            echo "check_release_build: '$command $scenario' differs between the release and the debug build" >&2
+            diff <("$release" "$command" "$scenario" 2>&1 || true) <("$debug" "$command" "$scenario" 2>&1 || true) | head -20 >&2 || true
+            failures=$((failures + 1))
+        fi
+    done
+done
+count=$(echo "$scenarios" | wc -w)
+if [ "$failures" -gt 0 ]; then
+    echo "check_release_build: $failures of $((count * 2)) outputs differ" >&2
+    exit 1
+fi
+echo "check_release_build: $count scenarios, trace and lint: the release build's output is the debug build's"
