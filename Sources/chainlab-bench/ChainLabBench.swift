@@ -14,6 +14,7 @@ struct ChainLabBench {
         MiddlewareBenchmarks.run,
         JSONBenchmarks.run,
         StoreBenchmarks.run,
+        SyncBenchmarks.run,
         LabBenchmarks.run,
         ScreenBenchmarks.run,
         InputBenchmarks.run,
