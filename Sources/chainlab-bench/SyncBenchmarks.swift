@@ -5,10 +5,10 @@ import Synchronization
 ///
 /// An instrumented event takes locks (the timeline store's, the snapshot cache's, a layer's
 /// handed-up headers) and retains and releases what it records; each lock and unlock, and
-/// each retain or release, is an atomic read-modify-write. In instructions they are a few
-/// dozen of an event's hundreds, so `scripts/instructions.sh` barely sees them, but each
-/// takes tens of cycles: these figures turn an event's count of them into nanoseconds on the
-/// machine at hand.
+/// each retain or release, is an atomic read-modify-write. With the code around them they
+/// are about a fifth of an event's instructions, but each atomic takes tens of cycles: these
+/// figures turn an event's count of them into nanoseconds on the machine at hand (README,
+/// Per event).
 enum SyncBenchmarks {
     /// What the loops work on, made fresh for each batch.
     final class Cell: Sendable {
@@ -17,6 +17,8 @@ enum SyncBenchmarks {
     }
 
     static func run(_ sampling: Sampling, _ selection: Selection) async throws -> [Row] {
+        // As many as the store benchmarks append in a batch, and as many batches: about 8 ms
+        // a batch quick and 40 ms full at 20 ns each, long enough for the clock.
         let count = sampling.appendsPerBatch, batches = sampling.batches / 2 + 1
         var rows: [Row] = []
         if selection.includes("sync.mutex.ns") {

@@ -17,10 +17,14 @@ failures=0
 scenarios=$("$debug" scenarios | awk '{print $1}')
 for scenario in $scenarios; do
     for command in trace lint; do
-        # lint exits 1 when it has findings; the output is what is compared.
-        from_release=$("$release" "$command" "$scenario" 2>&1 || true)
-        from_debug=$("$debug" "$command" "$scenario" 2>&1 || true)
-        if [ "$from_release" != "$from_debug" ]; then
+        # lint exits 1 when it has findings: the output and the exit status are compared.
+        status_release=0 status_debug=0
+        from_release=$("$release" "$command" "$scenario" 2>&1) || status_release=$?
+        from_debug=$("$debug" "$command" "$scenario" 2>&1) || status_debug=$?
+        if [ "$status_release" != "$status_debug" ]; then
+            echo "check_release_build: '$command $scenario' exits $status_release in the release build and $status_debug in the debug build" >&2
+            failures=$((failures + 1))
+        elif [ "$from_release" != "$from_debug" ]; then
             echo "check_release_build: '$command $scenario' differs between the release and the debug build" >&2
             diff <(echo "$from_release") <(echo "$from_debug") | head -20 >&2 || true
             failures=$((failures + 1))
@@ -29,7 +33,7 @@ for scenario in $scenarios; do
 done
 count=$(echo "$scenarios" | wc -w)
 if [ "$failures" -gt 0 ]; then
-    echo "check_release_build: $failures of $((count * 2)) outputs differ" >&2
+    echo "check_release_build: $failures of $((count * 2)) runs differ (output or exit status)" >&2
     exit 1
 fi
 echo "check_release_build: $count scenarios, trace and lint: the release build's output is the debug build's"
