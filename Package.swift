@@ -113,9 +113,14 @@ let package = Package(
             exclude: ["__Snapshots__"],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "LabTests",
-            dependencies: ["Vocabulary", "Lab"],
+            dependencies: ["Vocabulary", "Lab", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -125,7 +130,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ChainLabCLITests",
-            dependencies: ["chainlab", "ChainKit", "HTTPServer"],
+            dependencies: ["chainlab", "ChainKit", "HTTPServer", "TestSupport"],
             swiftSettings: strictSettings
         ),
     ],

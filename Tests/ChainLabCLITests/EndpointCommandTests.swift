@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs blocking work on a thread of its own, so the concurrency pool is never held up by
@@ -20,11 +21,14 @@ func launchServe(_ arguments: [String], announcing prefix: String) async throws 
     let process = Process()
     process.executableURL = try builtChainlab()
     process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
+    let output = try spawnSerially {
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return output
+    }
     let line = try await firstLine(of: output)
     guard line.hasPrefix(prefix), let port = UInt16(line.dropFirst(prefix.count).prefix { $0.isNumber }) else {
         process.terminate()

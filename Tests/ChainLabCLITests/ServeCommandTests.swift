@@ -7,6 +7,7 @@ import ChainKit
 import Dispatch
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// A `chainlab` process with its output collected off the concurrency pool.
@@ -20,14 +21,17 @@ private final class ChainlabProcess: Sendable {
         let process = Process()
         process.executableURL = try builtChainlab()
         process.arguments = arguments
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
         let exited = exited
         process.terminationHandler = { _ in exited.signal() }
         self.process = process
-        try process.run()
+        let (stdout, stderr) = try spawnSerially {
+            let stdout = Pipe()
+            let stderr = Pipe()
+            process.standardOutput = stdout
+            process.standardError = stderr
+            try process.run()
+            return (stdout, stderr)
+        }
         for (pipe, sink) in [(stdout, output), (stderr, errors)] {
             let handle = pipe.fileHandleForReading
             Thread.detachNewThread {
@@ -255,11 +259,14 @@ struct ServeCommandTests {
         let process = Process()
         process.executableURL = try builtChainlab()
         process.arguments = ["serve", "--port", "0"]
-        let stdout = Pipe()
-        try stdout.fileHandleForReading.close()
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let stdout = try spawnSerially {
+            let stdout = Pipe()
+            try stdout.fileHandleForReading.close()
+            process.standardOutput = stdout
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return stdout
+        }
         try stdout.fileHandleForWriting.close()
         // Listening (one of its sockets in LISTEN state) means its signal handlers are in
         // place: they are installed before it listens and writes its line into the closed pipe.

@@ -8,6 +8,7 @@ import Dispatch
 import Foundation
 import Lab
 import Synchronization
+import TestSupport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -211,11 +212,14 @@ func runProcess(_ path: String, _ arguments: [String]) async throws -> (status: 
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
+    let (output, errors) = try spawnSerially {
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        return (output, errors)
+    }
     return try await offThePool {
         let err = LockedData()
         let errorsRead = DispatchSemaphore(value: 0)

@@ -1,0 +1,19 @@
+import Synchronization
+
+/// Runs `start` (which creates a child's pipes or files and starts it) while no other test
+/// in this process is doing the same.
+///
+/// On Linux, Foundation's `Process.run()` emulates Darwin's `POSIX_SPAWN_CLOEXEC_DEFAULT`:
+/// it lists the descriptors open at that moment and closes those in the child (see
+/// `Sources/Foundation/Process.swift` in swiftlang/swift-corelibs-foundation). A descriptor
+/// another thread opens between that listing and the spawn is inherited: another child's
+/// pipe, or the socket by which Foundation learns that another child has exited. When the
+/// inheriting child lives on (a `chainlab serve`, a tmux server), the other child's output
+/// never reaches end of file and its exit is not seen until the long-lived one ends, and the
+/// test waiting on it times out. Tests run in parallel in one process, so every test that
+/// starts a process does it inside this function.
+public func spawnSerially<T>(_ start: () throws -> T) throws -> T {
+    try spawning.withLock { _ in try start() }
+}
+
+private let spawning = Mutex(())
