@@ -120,9 +120,10 @@ struct InspectorEndToEndTests {
         #expect(lines.contains { $0.contains("✕ #2 HeroQuery invalid_grant") })
         // Finished, #2 still shows the refusal that explains it: its refresh row and answer.
         try tmux.send("Tab", "G")
-        let screen = try await tmux.waitFor("TokenManager refresh · answer · attempt 1 of 1")
+        let screen = try await tmux.waitFor("#2's refresh answer") {
+            $0.contains("TokenManager refresh · answer · attempt 1 of 1") && $0.contains("the token endpoint refused the refresh: invalid_grant")
+        }
         #expect(screen.contains("✕ 400 invalid_grant"))
-        #expect(screen.contains("the token endpoint refused the refresh: invalid_grant"))
     }
 
     @Test("the refresh race in refresh-storm, released #2 then #1: #2 wins, #1 gets invalid_grant")

@@ -115,9 +115,17 @@ final class TmuxSession {
     @discardableResult
     func waitFor(_ description: String, timeout: Duration = .seconds(90), _ condition: (String) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
         let deadline = ContinuousClock.now + timeout
+        var heldBefore = false
         while ContinuousClock.now < deadline {
             let current = try screen()
-            if condition(current) { return current }
+            // The condition must hold on two captures in a row: a capture can land while a
+            // frame is still being written, with its top drawn and the rest not yet.
+            if condition(current) {
+                if heldBefore { return current }
+                heldBefore = true
+            } else {
+                heldBefore = false
+            }
             try await Task.sleep(for: .milliseconds(40))
         }
         let last = try screen()
@@ -182,16 +190,20 @@ final class TmuxSession {
     }
 
     /// Where the selected request is, as the screen shows it: the Chain pane's title and held
-    /// (or waiting) cells, whether one is there, and whether the request has finished.
+    /// (or waiting) cells, whether it is at a stop, and whether the request has finished. A
+    /// request with two lanes is at a stop when its selected lane (◀) is: while that lane
+    /// moves, the other lane's stop stays on the screen.
     static func whereHeld(_ screen: String) -> (lines: [Substring], isHeld: Bool, finished: Bool) {
         let lines = screen.split(separator: "\n")
         let title = lines.first { $0.contains("┌ Chain · #") }
         let held = lines.filter { $0.contains("⏸ held") || $0.contains("… waiting its turn") }
+        let hasLanes = held.contains { $0.contains("held · cache") || $0.contains("held · network") || $0.contains("turn · cache") || $0.contains("turn · network") }
+        let isHeld = hasLanes ? held.contains { $0.contains("◀") } : !held.isEmpty
         var finished = false
         if let title, let number = title.split(separator: "#").dropFirst().first?.prefix(while: \.isNumber) {
             finished = lines.contains { $0.contains("✓ #\(number) ") || $0.contains("✕ #\(number) ") }
         }
-        return ((title.map { [$0] } ?? []) + held, !held.isEmpty, finished)
+        return ((title.map { [$0] } ?? []) + held, isHeld, finished)
     }
 
     /// Waits until `text` is on the screen.
