@@ -24,14 +24,7 @@ private final class ChainlabProcess: Sendable {
         let exited = exited
         process.terminationHandler = { _ in exited.signal() }
         self.process = process
-        let (stdout, stderr) = try spawnSerially {
-            let stdout = Pipe()
-            let stderr = Pipe()
-            process.standardOutput = stdout
-            process.standardError = stderr
-            try process.run()
-            return (stdout, stderr)
-        }
+        let (stdout, stderr) = try startPiped(process)
         for (pipe, sink) in [(stdout, output), (stderr, errors)] {
             let handle = pipe.fileHandleForReading
             Thread.detachNewThread {

@@ -1,3 +1,4 @@
+public import Foundation
 import Synchronization
 
 /// Runs `start` (which creates a child's pipes or files and starts it) while no other test
@@ -17,3 +18,16 @@ public func spawnSerially<T>(_ start: () throws -> T) throws -> T {
 }
 
 private let spawning = Mutex(())
+
+/// Starts `process` with its standard output and error each going into a new pipe, inside
+/// ``spawnSerially(_:)``, and returns the pipes to read.
+public func startPiped(_ process: Process) throws -> (stdout: Pipe, stderr: Pipe) {
+    try spawnSerially {
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        return (stdout, stderr)
+    }
+}

@@ -212,14 +212,7 @@ func runProcess(_ path: String, _ arguments: [String]) async throws -> (status: 
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
-    let (output, errors) = try spawnSerially {
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        return (output, errors)
-    }
+    let (output, errors) = try startPiped(process)
     return try await offThePool {
         let err = LockedData()
         let errorsRead = DispatchSemaphore(value: 0)
