@@ -9,9 +9,9 @@ import Synchronization
 /// `Sources/Foundation/Process.swift` in swiftlang/swift-corelibs-foundation). A descriptor
 /// another thread opens between that listing and the spawn is inherited: another child's
 /// pipe, or the socket by which Foundation learns that another child has exited. When the
-/// inheriting child lives on (a `chainlab serve`, a tmux server), the other child's output
-/// never reaches end of file and its exit is not seen until the long-lived one ends, and the
-/// test waiting on it times out. Tests run in parallel in one process, so every test that
+/// inheriting child lives on (a `chainlab serve`), the other child's output never reaches
+/// end of file and its exit is not seen until the long-lived one ends, and the test waiting
+/// on it times out. Tests run in parallel in one process, so every test that
 /// starts a process does it inside this function.
 public func spawnSerially<T>(_ start: () throws -> T) throws -> T {
     try spawning.withLock { _ in try start() }
