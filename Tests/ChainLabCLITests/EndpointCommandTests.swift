@@ -7,14 +7,6 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Runs blocking work on a thread of its own, so the concurrency pool is never held up by
-/// a process wait or a pipe read.
-func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
-    }
-}
-
 /// Starts `chainlab ARGUMENTS` and reads its first line, which must start with `prefix`
 /// followed by the port it listens on (the pipe closes early only if the process exits).
 func launchServe(_ arguments: [String], announcing prefix: String) async throws -> (process: Process, output: Pipe, port: UInt16, line: String) {
@@ -39,7 +31,7 @@ func launchServe(_ arguments: [String], announcing prefix: String) async throws 
 
 /// The first line `output` carries, read on a thread of its own.
 func firstLine(of output: Pipe) async throws -> String {
-    try await onOwnThread { () -> String in
+    await onOwnThread { () -> String in
         var data = Data()
         while !data.contains(UInt8(ascii: "\n")) {
             let chunk = output.fileHandleForReading.availableData
@@ -64,7 +56,7 @@ private final class ServeProcess: Sendable {
     /// Sends SIGTERM and returns the exit status once it has exited.
     func stop() async throws -> Int32 {
         kill(process.processIdentifier, SIGTERM)
-        return try await onOwnThread { [process] in
+        return await onOwnThread { [process] in
             process.waitUntilExit()
             return process.terminationStatus
         }

@@ -9,6 +9,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import HTTPServer
+import TestSupport
 import Testing
 
 /// `chainlab trace --endpoint` against servers that are not ChainLab labs, as the README's
@@ -340,7 +341,7 @@ private final class ProxyProcess: Sendable {
     /// Sends SIGTERM; returns the exit status and the exchange lines printed after the first.
     func stop() async throws -> (status: Int32, lines: [String]) {
         kill(process.processIdentifier, SIGTERM)
-        return try await onOwnThread { [process, output] in
+        return await onOwnThread { [process, output] in
             let rest = output.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             return (process.terminationStatus, String(decoding: rest, as: UTF8.self).split(separator: "\n").map(String.init))

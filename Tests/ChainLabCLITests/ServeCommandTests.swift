@@ -43,20 +43,20 @@ private final class ChainlabProcess: Sendable {
 
     /// Waits (off the pool) until `condition` holds for stdout or `timeout` passes.
     func waitForStdout(within timeout: Duration, until condition: @escaping @Sendable (String) -> Bool) async -> Bool {
-        await offThePool { [output] in output.wait(within: timeout, until: condition) }
+        await onOwnThread { [output] in output.wait(within: timeout, until: condition) }
     }
 
     /// The exit status and the whole stdout and stderr, once the process ends within
     /// `timeout`; nil (after killing it) when it does not.
     func finish(within timeout: Duration) async -> (status: Int32, stdout: String, stderr: String)? {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        let ended = await offThePool { [exited] in exited.wait(timeout: .now() + seconds) == .success }
+        let ended = await onOwnThread { [exited] in exited.wait(timeout: .now() + seconds) == .success }
         guard ended else {
             kill(process.processIdentifier, SIGKILL)
             return nil
         }
         // The pipes close when the process ends; a child holding them open would be a bug.
-        let drained = await offThePool { [output, errors] in
+        let drained = await onOwnThread { [output, errors] in
             output.waitUntilClosed(within: .seconds(5)) && errors.waitUntilClosed(within: .seconds(5))
         }
         guard drained else { return nil }
@@ -116,14 +116,6 @@ private final class Collected: Sendable {
             let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
             _ = changed.wait(timeout: .now() + seconds)
         }
-    }
-}
-
-/// Runs blocking work on a thread of its own, never on the concurrency pool or on
-/// Dispatch's global queues (which back the pool on Linux).
-private func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(returning: work()) }
     }
 }
 

@@ -197,7 +197,7 @@ final class TmuxSession {
         let lines = screen.split(separator: "\n")
         let title = lines.first { $0.contains("┌ Chain · #") }
         let held = lines.filter { $0.contains("⏸ held") || $0.contains("… waiting its turn") }
-        let hasLanes = held.contains { $0.contains("held · cache") || $0.contains("held · network") || $0.contains("turn · cache") || $0.contains("turn · network") }
+        let hasLanes = held.contains { $0.contains(/(held|turn) · (cache|network)/) }
         let isHeld = hasLanes ? held.contains { $0.contains("◀") } : !held.isEmpty
         var finished = false
         if let title, let number = title.split(separator: "#").dropFirst().first?.prefix(while: \.isNumber) {

@@ -2,6 +2,7 @@ import ChainKit
 import Foundation
 import Lab
 import Synchronization
+import TestSupport
 import Testing
 
 private let heroRequest = "GET /heroes/2001 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer at-1-1\r\n\r\n"
@@ -9,7 +10,7 @@ private let heroBody = #"{"id":"2001","name":"R2-D2"}"#
 
 /// Sends `request` on a fresh connection and reads one response, off the pool.
 private func exchange(_ request: String, port: UInt16) async throws -> RawResponse {
-    try await offThePool {
+    try await onOwnThread {
         let client = try RawClient(port: port)
         try client.transmit(request)
         return try client.readResponse()
@@ -37,7 +38,7 @@ struct ServeAbuseTests {
         defer { lab.service.stop() }
         _ = lab.backend.issueTokens()
 
-        let (response, closed) = try await offThePool {
+        let (response, closed) = try await onOwnThread {
             let client = try RawClient(port: lab.port)
             try client.transmit(request)
             let response = try client.readResponse()
@@ -56,7 +57,7 @@ struct ServeAbuseTests {
         defer { lab.service.stop() }
         _ = lab.backend.issueTokens()
 
-        let responses = try await offThePool {
+        let responses = try await onOwnThread {
             let client = try RawClient(port: lab.port)
             var responses: [RawResponse] = []
             for _ in 0..<3 {
@@ -79,7 +80,7 @@ struct ServeAbuseTests {
         defer { lab.service.stop() }
         _ = lab.backend.issueTokens()
 
-        let statuses = try await offThePool {
+        let statuses = try await onOwnThread {
             var statuses: [Int: Int] = [:]
             for index in 0..<1_000 {
                 let client = try RawClient(port: lab.port)
@@ -113,7 +114,7 @@ struct ServeAbuseTests {
         _ = lab.backend.issueTokens()
         let size = 2 * 1024 * 1024
 
-        let response = try await offThePool {
+        let response = try await onOwnThread {
             let client = try RawClient(port: lab.port)
             try client.transmit("POST /heroes HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: \(size)\r\n\r\n")
             try client.transmit([UInt8](repeating: UInt8(ascii: " "), count: size))
@@ -132,7 +133,7 @@ struct ServeAbuseTests {
         _ = lab.backend.issueTokens()
         let request = Array(heroRequest.utf8)
 
-        let (response, sent, elapsed) = try await offThePool {
+        let (response, sent, elapsed) = try await onOwnThread {
             let start = ContinuousClock.now
             let client = try RawClient(port: lab.port)
             var sent = 0

@@ -2,6 +2,7 @@ import ChainKit
 import Foundation
 @testable import HTTPServer
 @testable import Lab
+import TestSupport
 import Testing
 
 /// Apollo's default chain with a fixed bearer token added after its interceptors.
@@ -242,7 +243,7 @@ struct ServeIncrementalTests {
         let token = lab.backend.issueTokens().accessToken
         let body = #"{"operationName":"HeroNameChanged","query":"subscription HeroNameChanged { heroNameChanged { id name } }"}"#
         let port = lab.port
-        let wire = try await offThePool {
+        let wire = try await onOwnThread {
             let raw = try RawClient(port: port)
             try raw.transmit("POST /graphql HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nAccept: multipart/mixed;subscriptionSpec=1.0\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
             return try raw.readThroughLastChunk()

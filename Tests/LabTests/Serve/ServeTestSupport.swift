@@ -178,16 +178,6 @@ final class RawClient {
     }
 }
 
-/// Runs blocking work on a thread of its own and returns its result. Blocking calls on the
-/// concurrency pool, or on Dispatch's global queues (which back the pool on Linux), would
-/// starve the server's handlers, which run there. Assert on the result in the test, where
-/// issues are attributed to it.
-func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
-    }
-}
-
 /// Runs `body` on `count` dedicated threads (not the concurrency pool, which serves the
 /// lab's handlers) and returns once every one has finished.
 func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
@@ -213,7 +203,7 @@ func runProcess(_ path: String, _ arguments: [String]) async throws -> (status: 
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     let (output, errors) = try startPiped(process)
-    return try await offThePool {
+    return await onOwnThread {
         let err = LockedData()
         let errorsRead = DispatchSemaphore(value: 0)
         Thread.detachNewThread {

@@ -31,3 +31,15 @@ public func startPiped(_ process: Process) throws -> (stdout: Pipe, stderr: Pipe
         return (stdout, stderr)
     }
 }
+
+/// Runs blocking work (a process wait, a pipe read, a blocking socket) on a thread of its
+/// own and returns its result, throwing what it throws. Blocking on the concurrency pool, or
+/// on Dispatch's global queues (which back the pool on Linux), would starve what runs there:
+/// a server's handlers, other tests. Assert on the result in the test, where issues are
+/// attributed to it.
+public func onOwnThread<T: Sendable, E: Error>(_ work: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+    let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, E>, Never>) in
+        Thread.detachNewThread { continuation.resume(returning: Result(catching: work)) }
+    }
+    return try result.get()
+}
