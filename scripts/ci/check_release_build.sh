@@ -36,4 +36,4 @@ if [ "$failures" -gt 0 ]; then
     echo "check_release_build: $failures of $((count * 2)) runs differ (output or exit status)" >&2
     exit 1
 fi
-echo "check_release_build: $count scenarios, trace and lint: the release build's output is the debug build's"
+echo "check_release_build: $count scenarios, trace and lint: the release build's output and exit status are the debug build's"
