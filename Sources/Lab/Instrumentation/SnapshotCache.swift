@@ -3,6 +3,14 @@ import Foundation
 import Synchronization
 import Timeline
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Snapshots shared by the operations of one session (or owned by one operation).
 ///
 /// A message usually passes several hops unchanged (a result climbs every post-flight as it
@@ -12,8 +20,19 @@ import Timeline
 /// event, and one JSON encoding of a result instead of one per hop.
 public final class SnapshotCache: Sendable {
     private let state = Mutex(RecentSnapshots())
+    /// This cache among every one the process made: what a thread keeps of it is found again
+    /// only by it (an address could be a later cache's).
+    private let id: UInt64
+    /// Where a thread finds its slots (``ThreadSnapshots/key``), read here once rather than
+    /// from the lazily made global on every look-up.
+    private let threadKey: pthread_key_t?
 
-    public init() {}
+    private static let ids = Atomic<UInt64>(1)
+
+    public init() {
+        id = SnapshotCache.ids.wrappingAdd(1, ordering: .relaxed).oldValue
+        threadKey = ThreadSnapshots.key
+    }
 
     /// What a GraphQL hop saw going down; shared with the previous one when it showed the
     /// same (a GraphQL hop shows the method, the endpoint and the added headers).
@@ -76,18 +95,29 @@ public final class SnapshotCache: Sendable {
 
     /// What a middleware or the middleware transport saw going down; shared with the previous
     /// one when it was equal (the URL is worked out from the base URL once, not per hop).
+    /// Found first among what this thread looked up last, without the lock.
     func snapshot(_ request: HTTPRequest, baseURL: URL) -> HopSnapshot {
-        state.withLock { recent in
-            recent.middlewareRequest.snapshot(where: { $0.shows(request, baseURL: baseURL) }) ?? Self.keep(request, baseURL: baseURL, in: &recent)
+        let local = ThreadSnapshots.current(threadKey)
+        if let local, local.pointee.middlewareRequestCache == id,
+            let snapshot = local.pointee.middlewareRequest.snapshot(where: { $0.shows(request, baseURL: baseURL) }) {
+            return snapshot
         }
+        let kept = kept(request, baseURL: baseURL)
+        local?.pointee.keep(middlewareRequest: kept, of: id)
+        return kept.snapshot
     }
 
-    /// Keeps a middleware request the last one did not show, and its new snapshot. Out of
-    /// line: the look-up that nearly always finds the last one stays small enough to be
-    /// inlined into its lock.
+    /// What the cache keeps for a middleware request this thread did not look up last: found
+    /// or made under the lock. Out of line, so the look-up that nearly always finds it stays
+    /// small.
     @inline(never)
-    private static func keep(_ request: HTTPRequest, baseURL: URL, in recent: inout RecentSnapshots) -> HopSnapshot {
-        recent.middlewareRequest.keep(MiddlewareRequest(request: request, baseURL: baseURL)) { HopSnapshot($0.request, baseURL: $0.baseURL) }
+    private func kept(_ request: HTTPRequest, baseURL: URL) -> RecentSnapshots.Slot<MiddlewareRequest>.Kept {
+        state.withLock { recent in
+            if recent.middlewareRequest.snapshot(where: { $0.shows(request, baseURL: baseURL) }) == nil {
+                _ = recent.middlewareRequest.keep(MiddlewareRequest(request: request, baseURL: baseURL)) { HopSnapshot($0.request, baseURL: $0.baseURL) }
+            }
+            return recent.middlewareRequest.kept!
+        }
     }
 
     /// A response with its body as a transport received it; shared with the previous one
@@ -107,15 +137,96 @@ public final class SnapshotCache: Sendable {
 
     /// A response head (status and headers, no body) on its way up; shared with the previous
     /// one when it was equal, as an HTTP hop's post-flight and the parser's pre-flight are.
+    /// Found first among what this thread looked up last, without the lock.
     func snapshot(responseHead response: some EditableResponse) -> HopSnapshot {
-        state.withLock { recent in
-            if let snapshot = recent.responseHead.snapshot(where: { $0.status == response.status && $0.headers == response.headerFields }) {
-                return snapshot
-            }
-            return recent.responseHead.keep(ResponseHead(status: response.status, headers: response.headerFields)) {
-                HopSnapshot(headers: $0.headers, status: $0.status)
-            }
+        let local = ThreadSnapshots.current(threadKey)
+        if let local, local.pointee.responseHeadCache == id, let snapshot = local.pointee.responseHead.snapshot(where: { $0.shows(response) }) {
+            return snapshot
         }
+        let kept = kept(ResponseHead(status: response.status, headers: response.headerFields))
+        local?.pointee.keep(responseHead: kept, of: id)
+        return kept.snapshot
+    }
+
+    /// What the cache keeps for a response head this thread did not look up last, as
+    /// ``kept(_:baseURL:)`` finds it for a request.
+    @inline(never)
+    private func kept(_ head: ResponseHead) -> RecentSnapshots.Slot<ResponseHead>.Kept {
+        state.withLock { recent in
+            if recent.responseHead.snapshot(where: { $0 == head }) == nil {
+                _ = recent.responseHead.keep(head) { HopSnapshot(headers: $0.headers, status: $0.status) }
+            }
+            return recent.responseHead.kept!
+        }
+    }
+}
+
+/// What one thread looked up last in a ``SnapshotCache``, found again without the cache's
+/// lock: the kinds nearly every event of a middleware operation looks up.
+///
+/// A middleware hands the request on as it came, and the response up as it came, far more
+/// often than not, so most look-ups find what the one before them found; and an operation's
+/// task runs on one thread between two suspensions. Taken per event, the cache's lock is two
+/// atomic operations, as long as the rest of the look-up; a thread's own slots need none.
+///
+/// A slot holds the very object the cache keeps (a message and its snapshot, both immutable),
+/// so it copies nothing and hands out the cache's own snapshot, and it serves only the cache
+/// it was filled from (``SnapshotCache``'s `id`). A thread keeps one request and one response
+/// head, without bodies, until it looks up another.
+private struct ThreadSnapshots {
+    private(set) var middlewareRequest = RecentSnapshots.Slot<MiddlewareRequest>()
+    /// The cache ``middlewareRequest`` was filled from (0: none).
+    private(set) var middlewareRequestCache: UInt64 = 0
+    private(set) var responseHead = RecentSnapshots.Slot<ResponseHead>()
+    private(set) var responseHeadCache: UInt64 = 0
+
+    mutating func keep(middlewareRequest kept: RecentSnapshots.Slot<MiddlewareRequest>.Kept, of cache: UInt64) {
+        middlewareRequest.share(kept)
+        middlewareRequestCache = cache
+    }
+
+    mutating func keep(responseHead kept: RecentSnapshots.Slot<ResponseHead>.Kept, of cache: UInt64) {
+        responseHead.share(kept)
+        responseHeadCache = cache
+    }
+
+    /// Where each thread's slots are: made on its first look-up, freed when the thread ends;
+    /// nil when the system had no key left to give (the cache's lock is then taken each time).
+    /// Slots in memory of their own rather than in an object: an object's stored properties
+    /// are checked for exclusive access at run time on every read.
+    static let key: pthread_key_t? = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key) { pointer in
+            #if canImport(Darwin)
+            let slots = pointer.assumingMemoryBound(to: ThreadSnapshots.self)
+            #else
+            guard let slots = pointer?.assumingMemoryBound(to: ThreadSnapshots.self) else { return }
+            #endif
+            slots.deinitialize(count: 1)
+            slots.deallocate()
+        }
+        return status == 0 ? key : nil
+    }()
+
+    /// This thread's slots under `key` (``key``); nil without one, or when they could not be
+    /// made.
+    @inline(__always)
+    static func current(_ key: pthread_key_t?) -> UnsafeMutablePointer<ThreadSnapshots>? {
+        guard let key else { return nil }
+        if let pointer = pthread_getspecific(key) { return pointer.assumingMemoryBound(to: ThreadSnapshots.self) }
+        return makeCurrent(key)
+    }
+
+    @inline(never)
+    private static func makeCurrent(_ key: pthread_key_t) -> UnsafeMutablePointer<ThreadSnapshots>? {
+        let slots = UnsafeMutablePointer<ThreadSnapshots>.allocate(capacity: 1)
+        slots.initialize(to: ThreadSnapshots())
+        guard pthread_setspecific(key, slots) == 0 else {
+            slots.deinitialize(count: 1)
+            slots.deallocate()
+            return nil
+        }
+        return slots
     }
 }
 
@@ -135,9 +246,9 @@ private struct RecentSnapshots: Sendable {
         }
 
         /// Owns what is kept.
-        private var kept: Kept?
-        /// The same object, read without retaining it: ``kept`` holds it for as long as the
-        /// slot does (binding ``kept`` to read it would retain it, and release it after).
+        private var owned: Kept?
+        /// The same object, read without retaining it: ``owned`` holds it for as long as the
+        /// slot does (binding ``owned`` to read it would retain it, and release it after).
         private var keptUnretained: Unmanaged<Kept>?
 
         mutating func snapshot(for message: Message, make: (Message) -> HopSnapshot) -> HopSnapshot {
@@ -152,12 +263,21 @@ private struct RecentSnapshots: Sendable {
             keptUnretained?._withUnsafeGuaranteedRef { kept in shows(kept.message) ? kept.snapshot : nil }
         }
 
+        /// What is kept: the message and its snapshot.
+        var kept: Kept? { owned }
+
+        /// Keeps what `other` kept (the same object, not a copy).
+        mutating func share(_ other: Kept) {
+            owned = other
+            keptUnretained = Unmanaged.passUnretained(other)
+        }
+
         /// Keeps `message` and the snapshot `make` makes of it, and returns that snapshot.
         mutating func keep(_ message: Message, make: (Message) -> HopSnapshot) -> HopSnapshot {
             let made = make(message)
             made.markSharedByMaker()
             let new = Kept(message: message, snapshot: made)
-            kept = new
+            owned = new
             keptUnretained = Unmanaged.passUnretained(new)
             return made
         }
@@ -304,5 +424,10 @@ private struct ShownGraphQLRequest: Equatable, Sendable {
 private struct ResponseHead: Equatable, Sendable {
     var status: Int
     var headers: HTTPFields
+
+    /// Whether this shows `response`'s head.
+    func shows(_ response: some EditableResponse) -> Bool {
+        status == response.status && headers == response.headerFields
+    }
 }
 

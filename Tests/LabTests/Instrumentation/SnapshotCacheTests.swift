@@ -1,6 +1,8 @@
 import ChainKit
 import Foundation
 @testable import Lab
+import Synchronization
+import TestSupport
 import Testing
 import Timeline
 
@@ -172,5 +174,95 @@ struct SnapshotCacheTests {
             #expect((cache.snapshot(responseHead: other) === snapshot) == expected)
             #expect(cache.snapshot(responseHead: other) == HopSnapshot(other))
         }
+    }
+
+    // A thread finds the middleware request and the response head it looked up last without
+    // the cache's lock (`ThreadSnapshots`). What it finds must be what the cache would hand
+    // out: the cache's own snapshot, and only for that cache.
+
+    static let base = URL(string: "https://lab.example")!
+
+    static func middlewareRequest() throws -> HTTPRequest {
+        HTTPRequest(method: .get, path: "/heroes/1", headerFields: try HTTPFields(["Accept": "application/json"]))
+    }
+
+    static func head() throws -> HTTPResponse {
+        HTTPResponse(status: 200, headerFields: try HTTPFields(["Content-Type": "application/json"]))
+    }
+
+    @Test("a thread finds what it looked up last only in the cache it came from, also in a cache made where a dropped one was")
+    func threadSlotsServeOnlyTheirCache() async throws {
+        let request = try Self.middlewareRequest(), head = try Self.head()
+        let (again, distinct) = await onOwnThread {
+            let first = SnapshotCache()
+            let shown = (first.snapshot(request, baseURL: Self.base), first.snapshot(responseHead: head))
+            let again = [first.snapshot(request, baseURL: Self.base) === shown.0, first.snapshot(responseHead: head) === shown.1]
+            // Caches made and dropped one after another, each likely where the last one was:
+            // every one makes snapshots of its own.
+            var seen: [HopSnapshot] = [shown.0, shown.1]
+            for _ in 0..<50 {
+                let cache = SnapshotCache()
+                seen.append(cache.snapshot(request, baseURL: Self.base))
+                seen.append(cache.snapshot(responseHead: head))
+            }
+            return (again, Set(seen.map(ObjectIdentifier.init)).count)
+        }
+        #expect(again == [true, true])
+        #expect(distinct == 102)
+    }
+
+    @Test("threads looking up equal messages in one cache get its one snapshot")
+    func threadsShareTheCachesSnapshot() async throws {
+        let request = try Self.middlewareRequest(), head = try Self.head()
+        let cache = SnapshotCache()
+        // Each on a new thread, whose slots start empty; the cache keeps the snapshots alive.
+        let first = await onOwnThread { [ObjectIdentifier(cache.snapshot(request, baseURL: Self.base)), ObjectIdentifier(cache.snapshot(responseHead: head))] }
+        let second = await onOwnThread { [ObjectIdentifier(cache.snapshot(request, baseURL: Self.base)), ObjectIdentifier(cache.snapshot(responseHead: head))] }
+        #expect(first == second)
+        // A message another thread looked up since is still shown right by a thread that kept
+        // the one before it.
+        let changed = HTTPRequest(method: .get, path: "/heroes/2", headerFields: request.headerFields)
+        let shown = await onOwnThread { () -> [Bool] in
+            let before = cache.snapshot(request, baseURL: Self.base)
+            let other = Thread.detachedResult { cache.snapshot(changed, baseURL: Self.base) }
+            return [
+                cache.snapshot(request, baseURL: Self.base) === before, before == HopSnapshot(request, baseURL: Self.base),
+                other == HopSnapshot(changed, baseURL: Self.base), cache.snapshot(changed, baseURL: Self.base) === other,
+            ]
+        }
+        #expect(shown == [true, true, true, true])
+    }
+
+    @Test("what a thread kept is let go when the thread ends")
+    func threadSlotsAreFreedWithTheirThread() async throws {
+        let request = try Self.middlewareRequest(), head = try Self.head()
+        var cache: SnapshotCache? = SnapshotCache()
+        weak var shownRequest: HopSnapshot?, shownHead: HopSnapshot?
+        do {
+            let made = await onOwnThread { [cache] in (cache!.snapshot(request, baseURL: Self.base), cache!.snapshot(responseHead: head)) }
+            (shownRequest, shownHead) = made
+        }
+        cache = nil
+        // The thread's slots are freed as it exits, after it has handed its result back.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while shownRequest != nil || shownHead != nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(shownRequest == nil)
+        #expect(shownHead == nil)
+    }
+}
+
+private extension Thread {
+    /// What `work` returns, run on a new thread while the caller's thread waits for it.
+    static func detachedResult<T: Sendable>(_ work: @escaping @Sendable () -> T) -> T {
+        let result = Mutex<T?>(nil), done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let value = work()
+            result.withLock { $0 = value }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0! }
     }
 }
