@@ -98,12 +98,12 @@ public final class SnapshotCache: Sendable {
     /// Found first among what this thread looked up last, without the lock.
     func snapshot(_ request: HTTPRequest, baseURL: URL) -> HopSnapshot {
         let local = ThreadSnapshots.current(threadKey)
-        if let local, local.pointee.middlewareRequestCache == id,
-            let snapshot = local.pointee.middlewareRequest.snapshot(where: { $0.shows(request, baseURL: baseURL) }) {
+        if let local, local.pointee.middlewareRequest.cache == id,
+            let snapshot = local.pointee.middlewareRequest.slot.snapshot(where: { $0.shows(request, baseURL: baseURL) }) {
             return snapshot
         }
         let kept = kept(request, baseURL: baseURL)
-        local?.pointee.keep(middlewareRequest: kept, of: id)
+        local?.pointee.middlewareRequest.keep(kept, of: id)
         return kept.snapshot
     }
 
@@ -113,10 +113,9 @@ public final class SnapshotCache: Sendable {
     @inline(never)
     private func kept(_ request: HTTPRequest, baseURL: URL) -> RecentSnapshots.Slot<MiddlewareRequest>.Kept {
         state.withLock { recent in
-            if recent.middlewareRequest.snapshot(where: { $0.shows(request, baseURL: baseURL) }) == nil {
-                _ = recent.middlewareRequest.keep(MiddlewareRequest(request: request, baseURL: baseURL)) { HopSnapshot($0.request, baseURL: $0.baseURL) }
+            recent.middlewareRequest.kept(where: { $0.shows(request, baseURL: baseURL) }, else: MiddlewareRequest(request: request, baseURL: baseURL)) {
+                HopSnapshot($0.request, baseURL: $0.baseURL)
             }
-            return recent.middlewareRequest.kept!
         }
     }
 
@@ -140,11 +139,11 @@ public final class SnapshotCache: Sendable {
     /// Found first among what this thread looked up last, without the lock.
     func snapshot(responseHead response: some EditableResponse) -> HopSnapshot {
         let local = ThreadSnapshots.current(threadKey)
-        if let local, local.pointee.responseHeadCache == id, let snapshot = local.pointee.responseHead.snapshot(where: { $0.shows(response) }) {
+        if let local, local.pointee.responseHead.cache == id, let snapshot = local.pointee.responseHead.slot.snapshot(where: { $0.shows(response) }) {
             return snapshot
         }
         let kept = kept(ResponseHead(status: response.status, headers: response.headerFields))
-        local?.pointee.keep(responseHead: kept, of: id)
+        local?.pointee.responseHead.keep(kept, of: id)
         return kept.snapshot
     }
 
@@ -153,10 +152,7 @@ public final class SnapshotCache: Sendable {
     @inline(never)
     private func kept(_ head: ResponseHead) -> RecentSnapshots.Slot<ResponseHead>.Kept {
         state.withLock { recent in
-            if recent.responseHead.snapshot(where: { $0 == head }) == nil {
-                _ = recent.responseHead.keep(head) { HopSnapshot(headers: $0.headers, status: $0.status) }
-            }
-            return recent.responseHead.kept!
+            recent.responseHead.kept(where: { $0 == head }, else: head) { HopSnapshot(headers: $0.headers, status: $0.status) }
         }
     }
 }
@@ -174,20 +170,22 @@ public final class SnapshotCache: Sendable {
 /// it was filled from (``SnapshotCache``'s `id`). A thread keeps one request and one response
 /// head, without bodies, until it looks up another.
 private struct ThreadSnapshots {
-    private(set) var middlewareRequest = RecentSnapshots.Slot<MiddlewareRequest>()
-    /// The cache ``middlewareRequest`` was filled from (0: none).
-    private(set) var middlewareRequestCache: UInt64 = 0
-    private(set) var responseHead = RecentSnapshots.Slot<ResponseHead>()
-    private(set) var responseHeadCache: UInt64 = 0
+    var middlewareRequest = ThreadSlot<MiddlewareRequest>()
+    var responseHead = ThreadSlot<ResponseHead>()
 
-    mutating func keep(middlewareRequest kept: RecentSnapshots.Slot<MiddlewareRequest>.Kept, of cache: UInt64) {
-        middlewareRequest.share(kept)
-        middlewareRequestCache = cache
-    }
+    /// A cache's slot as one thread keeps it, with the id of the cache it was filled from:
+    /// what it keeps is for that cache only. Look-ups test the two fields in line (a method
+    /// testing both copied the slot out: about 4 instructions more a look-up).
+    struct ThreadSlot<Message: Equatable & Sendable> {
+        private(set) var slot = RecentSnapshots.Slot<Message>()
+        /// 0: none.
+        private(set) var cache: UInt64 = 0
 
-    mutating func keep(responseHead kept: RecentSnapshots.Slot<ResponseHead>.Kept, of cache: UInt64) {
-        responseHead.share(kept)
-        responseHeadCache = cache
+        /// Keeps what `cache` keeps (the same object).
+        mutating func keep(_ kept: RecentSnapshots.Slot<Message>.Kept, of cache: UInt64) {
+            slot.share(kept)
+            self.cache = cache
+        }
     }
 
     /// Where each thread's slots are: made on its first look-up, freed when the thread ends;
@@ -263,8 +261,12 @@ private struct RecentSnapshots: Sendable {
             keptUnretained?._withUnsafeGuaranteedRef { kept in shows(kept.message) ? kept.snapshot : nil }
         }
 
-        /// What is kept: the message and its snapshot.
-        var kept: Kept? { owned }
+        /// What is kept for a message `shows` says is the one at hand: the message kept, or
+        /// else `message` and the snapshot `make` makes of it, kept now.
+        mutating func kept(where shows: (Message) -> Bool, else message: @autoclosure () -> Message, make: (Message) -> HopSnapshot) -> Kept {
+            if snapshot(where: shows) == nil { _ = keep(message(), make: make) }
+            return owned!
+        }
 
         /// Keeps what `other` kept (the same object, not a copy).
         mutating func share(_ other: Kept) {

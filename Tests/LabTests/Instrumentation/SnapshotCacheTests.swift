@@ -18,6 +18,18 @@ struct SnapshotCacheTests {
             body: body.map { Data($0.utf8) }, timeoutInterval: timeout)
     }
 
+    /// A middleware's base URL, request and response head (each call of the two functions
+    /// builds its value apart).
+    static let base = URL(string: "https://lab.example")!
+
+    static func middlewareRequest() throws -> HTTPRequest {
+        HTTPRequest(method: .get, path: "/heroes/1", headerFields: try HTTPFields(["Accept": "application/json"]))
+    }
+
+    static func head() throws -> HTTPResponse {
+        HTTPResponse(status: 200, headerFields: try HTTPFields(["Content-Type": "application/json"]))
+    }
+
     @Test("a request shares the previous one's snapshot exactly when the requests are equal")
     func requestsShareWhenEqual() throws {
         let first = try Self.request(#"{"a":1}"#)
@@ -133,8 +145,7 @@ struct SnapshotCacheTests {
 
     @Test("a middleware's request shares the previous snapshot exactly when the request and the base URL are equal")
     func middlewareRequestsShareWhenEqual() throws {
-        let base = URL(string: "https://lab.example")!
-        let first = HTTPRequest(method: .get, path: "/heroes/1", headerFields: try HTTPFields(["Accept": "application/json"]))
+        let base = Self.base, first = try Self.middlewareRequest()
         var renamed = first
         try renamed.headerFields.set("Accept", "text/plain")
         var changedBack = renamed
@@ -145,7 +156,7 @@ struct SnapshotCacheTests {
             (first, base, true),
             (first, URL(string: "https://lab.example")!, true),
             (changedBack, base, true),
-            (HTTPRequest(method: .get, path: "/heroes/1", headerFields: try HTTPFields(["Accept": "application/json"])), base, true),
+            (try Self.middlewareRequest(), base, true),
             (first, URL(string: "https://lab.example/v2")!, false),
             (HTTPRequest(method: .post, path: "/heroes/1", headerFields: first.headerFields), base, false),
             (HTTPRequest(method: .get, path: "/heroes/2", headerFields: first.headerFields), base, false),
@@ -161,11 +172,10 @@ struct SnapshotCacheTests {
 
     @Test("a response head shares the previous snapshot exactly when status and headers are equal")
     func responseHeadsShareWhenEqual() throws {
-        let headers = try HTTPFields(["Content-Type": "application/json"])
-        let first = HTTPResponse(status: 200, headerFields: headers)
+        let first = try Self.head()
         let others: [(HTTPResponse, Bool)] = [
-            (HTTPResponse(status: 200, headerFields: try HTTPFields(["Content-Type": "application/json"])), true),
-            (HTTPResponse(status: 204, headerFields: headers), false),
+            (try Self.head(), true),
+            (HTTPResponse(status: 204, headerFields: first.headerFields), false),
             (HTTPResponse(status: 200, headerFields: try HTTPFields(["Content-Type": "text/plain"])), false),
         ]
         for (other, expected) in others {
@@ -179,16 +189,6 @@ struct SnapshotCacheTests {
     // A thread finds the middleware request and the response head it looked up last without
     // the cache's lock (`ThreadSnapshots`). What it finds must be what the cache would hand
     // out: the cache's own snapshot, and only for that cache.
-
-    static let base = URL(string: "https://lab.example")!
-
-    static func middlewareRequest() throws -> HTTPRequest {
-        HTTPRequest(method: .get, path: "/heroes/1", headerFields: try HTTPFields(["Accept": "application/json"]))
-    }
-
-    static func head() throws -> HTTPResponse {
-        HTTPResponse(status: 200, headerFields: try HTTPFields(["Content-Type": "application/json"]))
-    }
 
     @Test("a thread finds what it looked up last only in the cache it came from, also in a cache made where a dropped one was")
     func threadSlotsServeOnlyTheirCache() async throws {
