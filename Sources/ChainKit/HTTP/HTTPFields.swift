@@ -52,6 +52,9 @@ public struct HTTPField: Sendable, Hashable {
     /// Checks that `name` is an RFC 9110 `token` (§5.6.2).
     public static func validate(name: String) throws(HeaderValidationError) {
         guard !name.isEmpty else { throw .emptyName }
+        // A token is ASCII, one byte a character: its UTF-8 bytes are told in a plain loop. The
+        // scalars are walked only to say where a bad name goes wrong.
+        if allBytes(of: name, satisfy: HTTPSyntax.isTokenByte) { return }
         for (offset, scalar) in name.unicodeScalars.enumerated() where !HTTPSyntax.isTokenCharacter(scalar) {
             throw .invalidName(name: name, character: scalar, offset: offset)
         }
@@ -59,9 +62,22 @@ public struct HTTPField: Sendable, Hashable {
 
     /// Checks that `value` has no CR, LF or NUL.
     public static func validate(value: String, forName name: String) throws(HeaderValidationError) {
+        // CR, LF and NUL are ASCII, and no byte of a longer UTF-8 sequence is below 0x80, so a
+        // value without those bytes has none of those scalars.
+        if allBytes(of: value, satisfy: { $0 != HTTPSyntax.cr && $0 != HTTPSyntax.lf && $0 != 0 }) { return }
         for (offset, scalar) in value.unicodeScalars.enumerated() where scalar == "\r" || scalar == "\n" || scalar == "\0" {
             throw .invalidValue(name: name, character: scalar, offset: offset)
         }
+    }
+
+    /// Whether every UTF-8 byte of `text` satisfies `test`; false also when the string keeps no
+    /// contiguous UTF-8 (a bridged one), which its caller then checks scalar by scalar.
+    @inline(__always)
+    private static func allBytes(of text: String, satisfy test: (UInt8) -> Bool) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes where !test(byte) { return false }
+            return true
+        } ?? false
     }
 }
 

@@ -36,7 +36,11 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
 
     /// The value encoded as compact JSON with sorted keys.
     public var encoded: Data {
-        var text = jsonString
+        // Room for a typical request body from the start: grown from empty, the text would be
+        // copied at 16, 32, 64 and 128 bytes.
+        var text = ""
+        text.reserveCapacity(256)
+        write(into: &text, escaping: .terminalSafe)
         // Copied straight from the string's storage: `Data(text.utf8)` goes through the
         // generic sequence initializer, which first asks at run time whether the view is
         // contiguous.
@@ -122,7 +126,14 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     public static func writeString(_ value: String, into out: inout String, escaping: Escaping = .terminalSafe) {
         // Printable ASCII other than quote and backslash is written as is under either
         // escaping, which covers most keys and values: append those whole.
-        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
+        // Tested on the string's contiguous bytes where it has them: stepping through the UTF-8
+        // view's iterator costs many times the test.
+        @inline(__always) func isPlain(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F && byte != 0x22 && byte != 0x5C }
+        let plain = value.utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes where !isPlain(byte) { return false }
+            return true
+        } ?? value.utf8.allSatisfy(isPlain)
+        if plain {
             out += "\""
             out += value
             out += "\""

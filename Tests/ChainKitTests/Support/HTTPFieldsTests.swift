@@ -35,6 +35,9 @@ struct HTTPFieldsTests {
         ("X:Colon", .invalidName(name: "X:Colon", character: ":", offset: 1)),
         ("Über", .invalidName(name: "Über", character: "Ü", offset: 0)),
         ("X\r\nInjected", .invalidName(name: "X\r\nInjected", character: "\r", offset: 1)),
+        // Offsets count characters, not UTF-8 bytes ("é" and "Ü" are two each).
+        ("Xé-Y", .invalidName(name: "Xé-Y", character: "é", offset: 1)),
+        ("X-Ünicode Name", .invalidName(name: "X-Ünicode Name", character: "Ü", offset: 2)),
         ("", .emptyName),
     ])
     func invalidNames(name: String, expected: HeaderValidationError) {
@@ -43,6 +46,8 @@ struct HTTPFieldsTests {
 
     @Test("values with CR, LF or NUL are rejected with an error naming the field", arguments: [
         ("a\rb", Unicode.Scalar("\r"), 1), ("ab\n", "\n", 2), ("\0", "\0", 0),
+        // Offsets count characters, not UTF-8 bytes: "é" is two, "✓" three.
+        ("é\r", "\r", 1), ("✓ ok\n", "\n", 4),
     ])
     func invalidValues(value: String, character: Unicode.Scalar, offset: Int) {
         #expect(throws: HeaderValidationError.invalidValue(name: "X-Custom", character: character, offset: offset)) {
@@ -63,6 +68,8 @@ struct HTTPFieldsTests {
     func validInput() throws {
         let field = try HTTPField(name: "!#$%&'*+-.^_`|~0aZ", value: " padded\tvalue ")
         #expect(field.value == " padded\tvalue ")
+        // Any scalar but CR, LF and NUL, non-ASCII ones too.
+        #expect(try HTTPField(name: "X-Note", value: "café ✓").value == "café ✓")
     }
 
     @Test("setting an invalid value leaves the fields unchanged")

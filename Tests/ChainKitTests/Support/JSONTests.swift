@@ -45,6 +45,20 @@ struct JSONTests {
         #expect(JSONValue.string("\u{1B}[2J\u{202E}").jsonString == #""\u001b[2J\u202e""#)
     }
 
+    @Test("a string is written whole only when every byte is printable ASCII other than a quote or backslash", arguments: [
+        ("query HeroQuery { hero { id } }", #""query HeroQuery { hero { id } }""#),
+        (#"say "hi""#, #""say \"hi\"""#),
+        (#"C:\dir"#, #""C:\\dir""#),
+        ("tab\there", #""tab\there""#),
+        ("del\u{7F}", #""del\u007f""#),
+        ("café ✓", #""café ✓""#),
+        ("", #""""#),
+    ])
+    func plainStringsWrittenWhole(text: String, expected: String) {
+        #expect(JSONValue.string(text).jsonString == expected)
+        #expect(JSONValue.object([text: .null]).encoded == Data("{\(expected):null}".utf8))
+    }
+
     @Test("isSmall estimates the encoded size and stops once past the limit")
     func isSmallEstimatesEncodedSize() throws {
         let value = try JSONValue(parsing: Data(#"{"hero":{"name":"R2-D2","friends":["Luke","Han"]}}"#.utf8))
