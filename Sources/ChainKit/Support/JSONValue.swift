@@ -35,16 +35,17 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The value encoded as compact JSON with sorted keys.
-    public var encoded: Data {
-        // Room for a typical request body from the start: grown from empty, the text would be
-        // copied at 16, 32, 64 and 128 bytes.
-        var text = ""
-        text.reserveCapacity(256)
-        write(into: &text, escaping: .terminalSafe)
-        // Copied straight from the string's storage: `Data(text.utf8)` goes through the
-        // generic sequence initializer, which first asks at run time whether the view is
-        // contiguous.
-        return text.withUTF8 { Data(buffer: $0) }
+    public var encoded: Data { encoded(escaping: .terminalSafe) }
+
+    /// The value encoded as compact JSON with sorted keys, escaping strings as `escaping` says.
+    public func encoded(escaping: Escaping) -> Data {
+        // Written as bytes: appending to a `String` checks its form and capacity at every
+        // piece, several times what copying the bytes costs. Room for a typical request body
+        // from the start, instead of growing at 16, 32, 64 and 128 bytes.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        write(into: &bytes, escaping: escaping)
+        return Data(bytes)
     }
 
     /// The value as compact JSON text with sorted keys, safe to print on a terminal.
@@ -89,41 +90,46 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { jsonString }
 
-    private func write(into out: inout String, escaping: Escaping) {
+    private func write<Output: JSONTextOutput>(into out: inout Output, escaping: Escaping) {
         switch self {
-        case .null: out += "null"
-        case .bool(let value): out += value ? "true" : "false"
+        case .null: out.write("null")
+        case .bool(let value): out.write(value ? "true" : "false")
         case .number(let value):
             if !value.isFinite {
-                out += "null"
+                out.write("null")
             } else if value.rounded() == value, abs(value) < 1e15 {
-                out += String(Int64(value))
+                out.write(String(Int64(value)))
             } else {
-                out += "\(value)"
+                out.write("\(value)")
             }
-        case .string(let value): JSONValue.writeString(value, into: &out, escaping: escaping)
+        case .string(let value): JSONValue.write(string: value, into: &out, escaping: escaping)
         case .array(let values):
-            out += "["
+            out.write(ascii: UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.write(ascii: UInt8(ascii: ",")) }
                 value.write(into: &out, escaping: escaping)
             }
-            out += "]"
+            out.write(ascii: UInt8(ascii: "]"))
         case .object(let members):
-            out += "{"
+            out.write(ascii: UInt8(ascii: "{"))
             // Sorting the pairs rather than the keys saves a hash lookup per member.
             for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
-                if index > 0 { out += "," }
-                JSONValue.writeString(member.key, into: &out, escaping: escaping)
-                out += ":"
+                if index > 0 { out.write(ascii: UInt8(ascii: ",")) }
+                JSONValue.write(string: member.key, into: &out, escaping: escaping)
+                out.write(ascii: UInt8(ascii: ":"))
                 member.value.write(into: &out, escaping: escaping)
             }
-            out += "}"
+            out.write(ascii: UInt8(ascii: "}"))
         }
     }
 
     /// Appends `value` as a JSON string literal, escaping quotes, backslashes and controls.
     public static func writeString(_ value: String, into out: inout String, escaping: Escaping = .terminalSafe) {
+        write(string: value, into: &out, escaping: escaping)
+    }
+
+    /// ``writeString(_:into:escaping:)`` into either kind of output.
+    private static func write<Output: JSONTextOutput>(string value: String, into out: inout Output, escaping: Escaping) {
         // Printable ASCII other than quote and backslash is written as is under either
         // escaping, which covers most keys and values: append those whole.
         // Tested on the string's contiguous bytes where it has them: stepping through the UTF-8
@@ -133,32 +139,32 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
             for byte in bytes where !isPlain(byte) { return false }
             return true
         } ?? value.utf8.allSatisfy(isPlain)
+        let quote = UInt8(ascii: "\"")
+        out.write(ascii: quote)
         if plain {
-            out += "\""
-            out += value
-            out += "\""
+            out.write(value)
+            out.write(ascii: quote)
             return
         }
-        out += "\""
         for scalar in value.unicodeScalars {
             switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
+            case "\"": out.write("\\\"")
+            case "\\": out.write("\\\\")
+            case "\n": out.write("\\n")
+            case "\r": out.write("\\r")
+            case "\t": out.write("\\t")
+            case "\u{08}": out.write("\\b")
+            case "\u{0C}": out.write("\\f")
             default:
                 if scalar.value < 0x20 || (escaping == .terminalSafe && VisibleEscapes.isUnsafe(scalar)) {
                     let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    out.write("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
                 } else {
-                    out.unicodeScalars.append(scalar)
+                    out.write(scalar)
                 }
             }
         }
-        out += "\""
+        out.write(ascii: quote)
     }
 
     /// The member `key` of an object, or nil.
@@ -207,3 +213,23 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     }
 }
 
+/// Where ``JSONValue`` writes its text: a `String` to show, or UTF-8 bytes to send. One writer
+/// for both, so what is shown and what is sent are escaped alike.
+protocol JSONTextOutput {
+    mutating func write(_ text: String)
+    /// One ASCII byte (punctuation, a quote).
+    mutating func write(ascii byte: UInt8)
+    mutating func write(_ scalar: Unicode.Scalar)
+}
+
+// `write(_: String)` is the standard library's, from `TextOutputStream`.
+extension String: JSONTextOutput {
+    mutating func write(ascii byte: UInt8) { unicodeScalars.append(Unicode.Scalar(byte)) }
+    mutating func write(_ scalar: Unicode.Scalar) { unicodeScalars.append(scalar) }
+}
+
+extension Array: JSONTextOutput where Element == UInt8 {
+    mutating func write(_ text: String) { append(contentsOf: text.utf8) }
+    mutating func write(ascii byte: UInt8) { append(byte) }
+    mutating func write(_ scalar: Unicode.Scalar) { UTF8.encode(scalar) { append($0) } }
+}

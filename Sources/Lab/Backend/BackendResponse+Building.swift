@@ -7,7 +7,7 @@ extension BackendResponse {
     static func json(_ status: Int, _ value: JSONValue, extraHeaders: [(String, String)] = []) -> BackendResponse {
         BackendResponse(
             status: status, headers: fields([("Content-Type", "application/json")] + extraHeaders),
-            body: Data(value.jsonString(escaping: .minimal).utf8))
+            body: value.encoded(escaping: .minimal))
     }
 
     /// A GraphQL-style error body: `{"errors":[{"message","extensions":{"code"}}]}`, with
