@@ -12,7 +12,10 @@
 public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
     public typealias Failure = any Error
 
-    private enum Source: Sendable {
+    // Inlinable, with what it reads, so an operator applied in another module (a custom
+    // interceptor's `map`) is specialised there for its element type, as ChainKit's own are.
+    @usableFromInline
+    enum Source: Sendable {
         case closure(@Sendable () -> (() async throws -> Element?))
         case object(any PullStreamSource<Element>)
         /// Fixed elements, and what iterates them (made where the stream is, so it is
@@ -20,7 +23,7 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
         case elements([Element], @Sendable () -> (() async throws -> Element?))
     }
 
-    private let source: Source
+    @usableFromInline let source: Source
 
     /// The source of a stream made with ``init(source:)``, so the layer that made it can
     /// recognise the stream when it comes back unchanged (nil for every other stream).
@@ -78,8 +81,14 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         // Two fields rather than an enum: calling the closure then borrows it, where a
         // `switch` would copy (retain and release) the payload on every element.
-        fileprivate let pull: () async throws -> Element?
-        fileprivate let iterator: (any PullStreamIterator<Element>)?
+        @usableFromInline let pull: () async throws -> Element?
+        @usableFromInline let iterator: (any PullStreamIterator<Element>)?
+
+        @usableFromInline
+        init(pull: @escaping () async throws -> Element?, iterator: (any PullStreamIterator<Element>)?) {
+            self.pull = pull
+            self.iterator = iterator
+        }
 
         // Not mutating, so a wrapper can hold its upstream iterator in a `let`. Always inlined:
         // as a call of its own, it would cost every layer one more async frame per element.
@@ -94,7 +103,8 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
 
     /// A fresh iteration of `source`. Operators keep only the source of their upstream (not
     /// the whole stream), which is one reference.
-    private static func iterate(_ source: Source) -> AsyncIterator {
+    @usableFromInline
+    static func iterate(_ source: Source) -> AsyncIterator {
         switch source {
         case .closure(let makeNext): return AsyncIterator(pull: makeNext(), iterator: nil)
         case .object(let source): return AsyncIterator(pull: { nil }, iterator: source.makeIterator())
@@ -125,6 +135,7 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     /// Transforms every element; a thrown error fails the stream.
+    @inlinable
     public func map<T: Sendable>(_ transform: @escaping @Sendable (Element) async throws -> T) -> PullStream<T> {
         let upstream = source
         return PullStream<T> {
@@ -137,6 +148,7 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     /// Transforms every element and drops those mapped to nil.
+    @inlinable
     public func compactMap<T: Sendable>(_ transform: @escaping @Sendable (Element) async throws -> T?) -> PullStream<T> {
         let upstream = source
         return PullStream<T> {
@@ -152,6 +164,7 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Handles an upstream error: return an element to yield it and finish, return nil to
     /// finish silently, or throw to fail with that error.
+    @inlinable
     public func mapErrors(_ transform: @escaping @Sendable (any Error) async throws -> Element?) -> PullStream {
         let upstream = source
         return PullStream {
@@ -189,6 +202,7 @@ extension PullStream where Element == GraphQLResponse {
 }
 
 /// What makes the iterations of a ``PullStream`` built with ``PullStream/init(source:)``.
+@usableFromInline
 package protocol PullStreamSource<Element>: AnyObject, Sendable {
     associatedtype Element: Sendable
     /// A fresh iteration.
@@ -196,6 +210,7 @@ package protocol PullStreamSource<Element>: AnyObject, Sendable {
 }
 
 /// One iteration of a ``PullStreamSource``; only the iterating task uses it.
+@usableFromInline
 package protocol PullStreamIterator<Element>: AnyObject {
     associatedtype Element: Sendable
     /// The next element, or nil at the end.
