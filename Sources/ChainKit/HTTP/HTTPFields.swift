@@ -74,10 +74,7 @@ public struct HTTPField: Sendable, Hashable {
     /// contiguous UTF-8 (a bridged one), which its caller then checks scalar by scalar.
     @inline(__always)
     private static func allBytes(of text: String, satisfy test: (UInt8) -> Bool) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable { bytes in
-            for byte in bytes where !test(byte) { return false }
-            return true
-        } ?? false
+        text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(test) } ?? false
     }
 }
 

@@ -135,10 +135,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         // Tested on the string's contiguous bytes where it has them: stepping through the UTF-8
         // view's iterator costs many times the test.
         @inline(__always) func isPlain(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F && byte != 0x22 && byte != 0x5C }
-        let plain = value.utf8.withContiguousStorageIfAvailable { bytes in
-            for byte in bytes where !isPlain(byte) { return false }
-            return true
-        } ?? value.utf8.allSatisfy(isPlain)
+        let plain = value.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isPlain) } ?? value.utf8.allSatisfy(isPlain)
         let quote = UInt8(ascii: "\"")
         out.write(ascii: quote)
         if plain {
