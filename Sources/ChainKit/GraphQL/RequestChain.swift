@@ -247,22 +247,13 @@ public struct RequestChain: Sendable {
         PullStream(source: Execution(chain: self, request: request))
     }
 
-    /// The cache step and the network step of one request; each iteration runs them afresh.
-    private final class Execution: PullStreamSource {
-        let chain: RequestChain
-        let request: GraphQLRequest
-
-        init(chain: RequestChain, request: GraphQLRequest) {
-            self.chain = chain
-            self.request = request
-        }
-
-        func makeIterator() -> any PullStreamIterator<GraphQLResponse> { Steps(chain: chain, request: request) }
-    }
-
-    /// One iteration of an ``Execution``: the cache read (per fetch behaviour), then the
-    /// network's results, or the cache's when the network fails and the behaviour allows it.
-    private final class Steps: PullStreamIterator {
+    /// The cache step and the network step of one request, and its iteration: the cache read
+    /// (per fetch behaviour), then the network's results, or the cache's when the network
+    /// fails and the behaviour allows it. Each iteration runs the steps afresh. The first is
+    /// this object itself, since the chain reads the stream once (an object fewer per
+    /// operation); a later one, from an interceptor that reads the stream again, is a fresh
+    /// object. `step` belongs to the iteration that claimed the object, the only one to touch it.
+    private final class Execution: PullStreamSource, PullStreamIterator, @unchecked Sendable {
         enum Step {
             case cacheRead
             case network(hadCacheHit: Bool)
@@ -274,11 +265,18 @@ public struct RequestChain: Sendable {
 
         let chain: RequestChain
         let request: GraphQLRequest
-        var step = Step.cacheRead
+        private let claimed: Atomic<Bool>
+        private var step = Step.cacheRead
 
-        init(chain: RequestChain, request: GraphQLRequest) {
+        init(chain: RequestChain, request: GraphQLRequest, claimed: Bool = false) {
             self.chain = chain
             self.request = request
+            self.claimed = Atomic(claimed)
+        }
+
+        func makeIterator() -> any PullStreamIterator<GraphQLResponse> {
+            if claimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged { return self }
+            return Execution(chain: chain, request: request, claimed: true)
         }
 
         // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
@@ -376,7 +374,7 @@ public struct RequestChain: Sendable {
 
     /// ``fetchFromNetwork(_:)`` in a task of its own, where the hop observer is told of each
     /// result and the failure that leaves the parser as they are read. (The operation's own
-    /// network step tells it where it reads them, without a stream layer: ``Steps``.)
+    /// network step tells it where it reads them, without a stream layer: ``Execution``.)
     private func reportedFetchFromNetwork(_ request: GraphQLRequest) async throws -> InterceptorResultStream {
         let results = try await fetchFromNetwork(request)
         guard let hopObserver = parts.hopObserver else { return results }

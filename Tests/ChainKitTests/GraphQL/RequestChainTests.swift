@@ -171,6 +171,30 @@ struct RequestChainTests {
         #expect(log.all.isEmpty)
     }
 
+    @Test("an interceptor that reads next's stream twice runs the cache and network steps afresh each time")
+    func streamReadTwiceRunsTheStepsAgain() async throws {
+        /// Reads what `next` returns twice, concatenating both readings.
+        struct ReadTwice: GraphQLInterceptor {
+            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+                let results = await next(request)
+                let first = try await results.collect(), second = try await results.collect()
+                return InterceptorResultStream(first + second)
+            }
+        }
+        let log = EventLog()
+        let store = CacheStore()
+        try store.write(data: ["hero": ["id": "1", "name": "cached"]], for: heroQuery)
+        let cache = LoggingCache(store: store, log: log)
+        let transport = loggingTransport(log) { _, call in (200, #"{"data":{"hero":{"id":"1","name":"call \#(call)"}}}"#) }
+        let chain = makeChain(graphQL: [ReadTwice()], cache: cache, transport: transport)
+        let outcome = await run(chain.kickoff(request: request(fetchBehavior: .NetworkFirst)))
+        #expect(outcome.error == nil)
+        #expect(outcome.responses.map(\.data) == [["hero": ["id": "1", "name": "call 1"]], ["hero": ["id": "1", "name": "call 2"]]])
+        // Each reading went to the network on its own and neither read the cache; both server
+        // results were written at the top of the chain.
+        #expect(log.all == ["transport POST 1", "transport POST 2", "cache write", "cache write"])
+    }
+
     @Test("NetworkFirst with a failing network and an empty cache ends in noResults")
     func networkFirstFailingEmptyCache() async {
         struct Offline: Error {}
