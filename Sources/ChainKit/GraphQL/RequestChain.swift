@@ -253,7 +253,7 @@ public struct RequestChain: Sendable {
     /// this object itself, since the chain reads the stream once (an object fewer per
     /// operation); a later one, from an interceptor that reads the stream again, is a fresh
     /// object. `step` belongs to the iteration that claimed the object, the only one to touch it.
-    private final class Execution: PullStreamSource, PullStreamIterator, @unchecked Sendable {
+    private final class Execution: PullStreamSource, PullStreamIterator {
         enum Step {
             case cacheRead
             case network(hadCacheHit: Bool)
@@ -266,7 +266,7 @@ public struct RequestChain: Sendable {
         let chain: RequestChain
         let request: GraphQLRequest
         private let claimed: Atomic<Bool>
-        private var step = Step.cacheRead
+        nonisolated(unsafe) private var step = Step.cacheRead
 
         init(chain: RequestChain, request: GraphQLRequest, claimed: Bool = false) {
             self.chain = chain
