@@ -182,17 +182,15 @@ struct RequestChainTests {
             }
         }
         let log = EventLog()
-        let store = CacheStore()
-        try store.write(data: ["hero": ["id": "1", "name": "cached"]], for: heroQuery)
-        let cache = LoggingCache(store: store, log: log)
+        let cache = LoggingCache(store: CacheStore(), log: log)
         let transport = loggingTransport(log) { _, call in (200, #"{"data":{"hero":{"id":"1","name":"call \#(call)"}}}"#) }
         let chain = makeChain(graphQL: [ReadTwice()], cache: cache, transport: transport)
-        let outcome = await run(chain.kickoff(request: request(fetchBehavior: .NetworkFirst)))
+        let outcome = await run(chain.kickoff(request: request(fetchBehavior: .CacheFirst)))
         #expect(outcome.error == nil)
         #expect(outcome.responses.map(\.data) == [["hero": ["id": "1", "name": "call 1"]], ["hero": ["id": "1", "name": "call 2"]]])
-        // Each reading went to the network on its own and neither read the cache; both server
-        // results were written at the top of the chain.
-        #expect(log.all == ["transport POST 1", "transport POST 2", "cache write", "cache write"])
+        // Each reading started from the cache read (a miss) and went on to the network; the
+        // results are written at the top of the chain, after both readings.
+        #expect(log.all == ["cache miss", "transport POST 1", "cache miss", "transport POST 2", "cache write", "cache write"])
     }
 
     @Test("NetworkFirst with a failing network and an empty cache ends in noResults")
