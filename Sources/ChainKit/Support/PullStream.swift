@@ -99,11 +99,15 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
         }
     }
 
+    // Inlinable, so a reader in another module (an app iterating the chain's results) makes
+    // its iterator specialised: unspecialised, the placeholder closure of an object's
+    // iteration is allocated, its context holding the element's type.
+    @inlinable
     public func makeAsyncIterator() -> AsyncIterator { Self.iterate(source) }
 
     /// A fresh iteration of `source`. Operators keep only the source of their upstream (not
     /// the whole stream), which is one reference.
-    @usableFromInline
+    @inlinable
     static func iterate(_ source: Source) -> AsyncIterator {
         switch source {
         case .closure(let makeNext): return AsyncIterator(pull: makeNext(), iterator: nil)
