@@ -61,11 +61,11 @@ extension LabSession {
                     do {
                         for try await response in started.results { results.append(response.source.rawValue) }
                     } catch {
-                        await started.task.value
+                        _ = await started.task.result
                         await context.networkLaneEnded()
                         throw error
                     }
-                    await started.task.value
+                    _ = await started.task.result
                     // A CacheAndNetwork fetch that overlapped ends in its own task.
                     await context.networkLaneEnded()
                     if Task.isCancelled { throw LabFault.sessionEnded }

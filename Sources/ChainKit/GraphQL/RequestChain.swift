@@ -121,10 +121,10 @@ public struct RequestChain: Sendable {
     /// ``kickoff(request:)``, with the task that runs the operation, for a caller that must
     /// know when the operation has ended: a reader that is cancelled sees its stream end
     /// before the operation's task has unwound.
-    package func start(request: GraphQLRequest) -> (results: InterceptorResultStream, task: Task<Void, Never>) {
+    package func start(request: GraphQLRequest) -> (results: InterceptorResultStream, task: StartedTask) {
         let buffer = StartedBuffer<GraphQLResponse>()
         let chain = self
-        let task = Task { await chain.run(request, into: buffer) }
+        let task = StartedTask { await chain.run(request, into: buffer) }
         return (PullStream(source: Results(buffer: buffer, task: task)), task)
     }
 
@@ -132,9 +132,9 @@ public struct RequestChain: Sendable {
     /// type, so the buffer's methods run specialised).
     private final class Results: PullStreamSource, PullStreamIterator {
         let buffer: StartedBuffer<GraphQLResponse>
-        let task: Task<Void, Never>
+        let task: StartedTask
 
-        init(buffer: StartedBuffer<GraphQLResponse>, task: Task<Void, Never>) {
+        init(buffer: StartedBuffer<GraphQLResponse>, task: StartedTask) {
             self.buffer = buffer
             self.task = task
         }

@@ -126,9 +126,9 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
 
     /// ``started(_:)``, with the producing task, for a caller that must know when that task
     /// has ended (a cancelled reader's stream ends before it does).
-    package static func startedWithTask(_ makeStream: @escaping @Sendable () async throws -> PullStream) -> (stream: PullStream, task: Task<Void, Never>) {
+    package static func startedWithTask(_ makeStream: @escaping @Sendable () async throws -> PullStream) -> (stream: PullStream, task: StartedTask) {
         let buffer = StartedBuffer<Element>()
-        let task = Task {
+        let task = StartedTask {
             do {
                 await buffer.fill(from: try await makeStream())
             } catch {

@@ -1,5 +1,10 @@
 import Synchronization
 
+/// The task that runs a started layer ahead of its reader. Typed as throwing though its work
+/// never throws: a non-throwing operation is handed to the runtime through a thunk that
+/// makes it throwing, one more allocation, frame and executor check for every task started.
+package typealias StartedTask = Task<Void, any Error>
+
 /// The buffer between a layer running ahead in a task of its own and the one reader of its
 /// elements (``PullStream/started(_:)``, ``RequestChain/kickoff(request:)``): the producing
 /// task appends, the reader takes them in order and waits while there are none. One lock, one
@@ -103,13 +108,13 @@ final class StartedBuffer<Element: Sendable>: Sendable {
 
     /// The reader is gone without reading to the end: `producer`, when it has not ended, is
     /// cancelled. What a reading end's `deinit` calls.
-    func abandon(cancelling producer: Task<Void, Never>) {
+    func abandon(cancelling producer: StartedTask) {
         if !leave() { producer.cancel() }
     }
 
     /// The next element; nil at the end or once the reader has left. A cancelled reader
     /// leaves and cancels `producer`.
-    func next(cancelling producer: Task<Void, Never>) async throws -> Element? {
+    func next(cancelling producer: StartedTask) async throws -> Element? {
         switch withState({ Self.take(&$0) }) {
         case .element(let element): return element
         case .end: return nil
@@ -161,9 +166,9 @@ final class StartedBuffer<Element: Sendable>: Sendable {
 /// buffer's generic types at run time on every call.
 final class StartedReader<Element: Sendable>: PullStreamSource, PullStreamIterator {
     private let buffer: StartedBuffer<Element>
-    private let task: Task<Void, Never>
+    private let task: StartedTask
 
-    init(buffer: StartedBuffer<Element>, task: Task<Void, Never>) {
+    init(buffer: StartedBuffer<Element>, task: StartedTask) {
         self.buffer = buffer
         self.task = task
     }

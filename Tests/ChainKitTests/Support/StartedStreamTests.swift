@@ -77,7 +77,7 @@ struct StartedStreamTests {
         try await Task.sleep(for: .milliseconds(20))
         reader.cancel()
         #expect(try await reader.value == [])
-        await task.value
+        _ = await task.result
         #expect(producerCancelled.value)
     }
 }
