@@ -122,10 +122,11 @@ public struct RequestChain: Sendable {
     /// know when the operation has ended: a reader that is cancelled sees its stream end
     /// before the operation's task has unwound.
     package func start(request: GraphQLRequest) -> (results: InterceptorResultStream, task: StartedTask) {
-        let buffer = StartedBuffer<GraphQLResponse>()
-        let chain = self
-        let task = StartedTask { await chain.run(request, into: buffer) }
-        return (PullStream(source: Results(buffer: buffer, task: task)), task)
+        let operation = Operation(chain: self, request: request)
+        // The task's closure holds one reference: holding the chain, the request and the
+        // buffer, its context would take a copy of the request (each of its parts retained).
+        let task = StartedTask { await operation.chain.run(operation) }
+        return (PullStream(source: Results(buffer: operation.buffer, task: task)), task)
     }
 
     /// The reading end of an operation's results (``StartedReader``, for this one element
@@ -152,20 +153,29 @@ public struct RequestChain: Sendable {
         }
     }
 
-    /// The request the last attempt handed to the cache step, which is what the cache write
-    /// uses (a pre-flight may have changed it); set from the innermost `next`.
-    private final class FinalRequest: Sendable {
-        let request: Mutex<GraphQLRequest>
+    /// One operation, as its task runs it: the buffer its reader takes the results from,
+    /// with the chain, the request as kicked off, and the request the last attempt handed to
+    /// the cache step, which is what the cache write uses (a pre-flight may have changed it;
+    /// set from the innermost `next`). One object, made once an operation.
+    private final class Operation: StartedBuffer<GraphQLResponse>, @unchecked Sendable {
+        let chain: RequestChain
+        let request: GraphQLRequest
+        let finalRequest: Mutex<GraphQLRequest>
 
-        init(_ request: GraphQLRequest) {
-            self.request = Mutex(request)
+        init(chain: RequestChain, request: GraphQLRequest) {
+            self.chain = chain
+            self.request = request
+            self.finalRequest = Mutex(request)
         }
+
+        /// The buffer the reader reads.
+        var buffer: StartedBuffer<GraphQLResponse> { self }
     }
 
-    /// The attempts of one operation, retries included, run in the operation's task: each
-    /// result goes into `buffer` as it comes, then the end or the failure.
-    private func run(_ request: GraphQLRequest, into buffer: StartedBuffer<GraphQLResponse>) async {
-        let finalRequest = FinalRequest(request)
+    /// The attempts of `operation`, retries included, run in its task: each result goes into
+    /// its buffer as it comes, then the end or the failure.
+    private func run(_ operation: Operation) async {
+        let request = operation.request, buffer = operation.buffer
         let interceptors = parts.interceptors.graphQL, chain = self
         // The GraphQL interceptors from `index` down. A local function, so what it needs is
         // captured once per operation; each interceptor's `next` is made when it calls down
@@ -173,7 +183,7 @@ public struct RequestChain: Sendable {
         // An interceptor's error becomes a stream that fails when read.
         // Below the last GraphQL interceptor: the cache and network steps for what it handed down.
         @Sendable func belowLast(_ request: GraphQLRequest) -> InterceptorResultStream {
-            finalRequest.request.withLock { $0 = request }
+            operation.finalRequest.withLock { $0 = request }
             return chain.execute(request)
         }
         @Sendable func intercept(_ request: GraphQLRequest, at index: Int) async -> InterceptorResultStream {
@@ -221,7 +231,7 @@ public struct RequestChain: Sendable {
                     let results = if let observer { await observedAttempt(pending, by: observer) } else { await intercept(pending, at: 0) }
                     for try await response in results {
                         try Task.checkCancellation()
-                        try await writeToCacheIfNecessary(response, for: finalRequest)
+                        try await writeToCacheIfNecessary(response, for: operation)
                         didEmitResult = true
                         buffer.yield(response)
                     }
@@ -393,9 +403,9 @@ public struct RequestChain: Sendable {
         return try await parts.interceptors.parser.parse(response: response, for: request)
     }
 
-    private func writeToCacheIfNecessary(_ response: GraphQLResponse, for finalRequest: FinalRequest) async throws {
+    private func writeToCacheIfNecessary(_ response: GraphQLResponse, for operation: Operation) async throws {
         guard response.source == .server, response.cacheRecords != nil else { return }
-        let request = finalRequest.request.withLock { $0 }
+        let request = operation.finalRequest.withLock { $0 }
         guard request.writeResultsToCache else { return }
         try await parts.interceptors.cache.writeCacheData(request: request, response: response)
     }

@@ -14,7 +14,12 @@ package typealias StartedTask = Task<Void, any Error>
 ///
 /// A reader that is cancelled while it waits, or that takes nothing more, ends its stream
 /// without an error; ``StartedReader`` then cancels the producer.
-final class StartedBuffer<Element: Sendable>: Sendable {
+///
+/// Open only so that a producer's state for one run can be the buffer itself (one object an
+/// operation rather than two: ``RequestChain``'s operation); its members are final. Sendable
+/// unchecked because a class open to subclassing cannot be checked: its state is read and
+/// written only under `lock`, and a subclass adds only constants.
+class StartedBuffer<Element: Sendable>: @unchecked Sendable {
     /// Every field has the same layout whatever `Element` is (no `Element?`, no generic
     /// `Mutex`), so destroying a buffer needs no generic type looked up at run time: its
     /// `deinit` is generic code, and looking up `Mutex<State>` there cost more than the lock.
@@ -51,7 +56,7 @@ final class StartedBuffer<Element: Sendable>: Sendable {
 
     /// Hands `element` on: to the waiting reader, or into the buffer. Dropped when the reader
     /// has gone.
-    func yield(_ element: Element) {
+    final func yield(_ element: Element) {
         let waiter = withState { state -> UnsafeContinuation<Element?, any Error>? in
             guard !state.readerGone, !state.ended else { return nil }
             if let waiter = state.waiter {
@@ -65,7 +70,7 @@ final class StartedBuffer<Element: Sendable>: Sendable {
     }
 
     /// Ends the elements: after those buffered the reader gets nil, or `failure` once.
-    func finish(throwing failure: (any Error)? = nil) {
+    final func finish(throwing failure: (any Error)? = nil) {
         let waiter = withState { state -> UnsafeContinuation<Element?, any Error>? in
             guard !state.ended else { return nil }
             state.ended = true
@@ -81,7 +86,7 @@ final class StartedBuffer<Element: Sendable>: Sendable {
     }
 
     /// Runs `elements` to their end in the calling task, handing each on, then the end.
-    func fill(from elements: PullStream<Element>) async {
+    final func fill(from elements: PullStream<Element>) async {
         do {
             for try await element in elements { yield(element) }
             finish()
@@ -93,7 +98,7 @@ final class StartedBuffer<Element: Sendable>: Sendable {
     /// The reader is gone: its waiting `next` returns nil and later elements are dropped.
     /// Returns whether the producer had already ended.
     @discardableResult
-    func leave() -> Bool {
+    final func leave() -> Bool {
         let (waiter, ended) = withState { state -> (UnsafeContinuation<Element?, any Error>?, Bool) in
             state.readerGone = true
             if !state.elements.isEmpty { state.elements = [] }
@@ -108,13 +113,13 @@ final class StartedBuffer<Element: Sendable>: Sendable {
 
     /// The reader is gone without reading to the end: `producer`, when it has not ended, is
     /// cancelled. What a reading end's `deinit` calls.
-    func abandon(cancelling producer: StartedTask) {
+    final func abandon(cancelling producer: StartedTask) {
         if !leave() { producer.cancel() }
     }
 
     /// The next element; nil at the end or once the reader has left. A cancelled reader
     /// leaves and cancels `producer`.
-    func next(cancelling producer: StartedTask) async throws -> Element? {
+    final func next(cancelling producer: StartedTask) async throws -> Element? {
         switch withState({ Self.take(&$0) }) {
         case .element(let element): return element
         case .end: return nil

@@ -243,6 +243,31 @@ struct RequestChainTests {
         }
     }
 
+    // Upstream: Sources/Apollo/RequestChain/RequestChain.swift keeps the request the innermost
+    // `next` received (`finalRequest`) and writes to the cache for it, not for the request
+    // kicked off.
+    @Test("the cache write follows the request an interceptor handed down, not the one kicked off")
+    func cacheWriteFollowsTheHandedDownRequest() async {
+        /// Hands the request down with `writeResultsToCache` set to `write`.
+        struct SetsCacheWrite: GraphQLInterceptor {
+            let write: Bool
+            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+                var handed = request
+                handed.writeResultsToCache = write
+                return await next(handed)
+            }
+        }
+        for kickedOff in [false, true] {
+            let store = CacheStore()
+            var request = request()
+            request.writeResultsToCache = kickedOff
+            let chain = makeChain(graphQL: [SetsCacheWrite(write: !kickedOff)], store: store, transport: .respond(status: 200, body: heroBody))
+            let outcome = await run(chain.kickoff(request: request))
+            #expect(outcome.responses.count == 1)
+            #expect(store.records.sortedKeys == (kickedOff ? [] : ["QUERY_ROOT", "QUERY_ROOT.hero"]))
+        }
+    }
+
     // Upstream: Sources/Apollo/RequestChain/RequestChain.swift runs kickoff in
     // `AsyncThrowingStream.executingInAsyncTask`, whose onTermination cancels its task.
     @Test("cancelling the reading task cancels the chain's task: interceptors see CancellationError", .timeLimit(.minutes(1)))
