@@ -124,7 +124,7 @@ public struct RequestChain: Sendable {
     package func start(request: GraphQLRequest) -> (results: InterceptorResultStream, task: StartedTask) {
         let operation = Operation(chain: self, request: request)
         // The task's closure holds one reference: holding the chain, the request and the
-        // buffer, its context would take a copy of the request (each of its parts retained).
+        // buffer, its context would retain each of them, and release each at the end.
         let task = StartedTask { await operation.chain.run(operation) }
         return (PullStream(source: Results(buffer: operation.buffer, task: task)), task)
     }

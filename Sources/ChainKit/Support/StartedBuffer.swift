@@ -18,7 +18,8 @@ package typealias StartedTask = Task<Void, any Error>
 /// Open only so that a producer's state for one run can be the buffer itself (one object an
 /// operation rather than two: ``RequestChain``'s operation); its members are final. Sendable
 /// unchecked because a class open to subclassing cannot be checked: its state is read and
-/// written only under `lock`, and a subclass adds only constants.
+/// written only under `lock`, and a subclass adds only constants and state behind a lock
+/// of its own.
 class StartedBuffer<Element: Sendable>: @unchecked Sendable {
     /// Every field has the same layout whatever `Element` is (no `Element?`, no generic
     /// `Mutex`), so destroying a buffer needs no generic type looked up at run time: its
