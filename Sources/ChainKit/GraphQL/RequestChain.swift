@@ -394,7 +394,7 @@ public struct RequestChain: Sendable {
     private func fetchFromNetwork(_ request: GraphQLRequest) async throws -> InterceptorResultStream {
         let http = parts.interceptors.http, transport = parts.transport
         // The HTTP interceptors from `index` down, then the transport; `next` is made as in
-        // `run(_:into:)`'s `intercept`.
+        // `run(_:)`'s `intercept`.
         @Sendable func send(_ request: NetworkRequest, at index: Int) async throws -> NetworkResponse {
             guard index < http.count else { return try await transport.send(request) }
             return try await http[index].intercept(request: request) { request in try await send(request, at: index &+ 1) }
