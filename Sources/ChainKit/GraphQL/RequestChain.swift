@@ -126,7 +126,7 @@ public struct RequestChain: Sendable {
         // The task's closure holds one reference: holding the chain, the request and the
         // buffer, its context would retain each of them, and release each at the end.
         let task = StartedTask { await operation.chain.run(operation) }
-        return (PullStream(source: Results(buffer: operation.buffer, task: task)), task)
+        return (PullStream(source: Results(buffer: operation, task: task)), task)
     }
 
     /// The reading end of an operation's results (``StartedReader``, for this one element
@@ -157,6 +157,10 @@ public struct RequestChain: Sendable {
     /// with the chain, the request as kicked off, and the request the last attempt handed to
     /// the cache step, which is what the cache write uses (a pre-flight may have changed it;
     /// set from the innermost `next`). One object, made once an operation.
+    ///
+    /// Sendable unchecked only because its superclass is open: what it adds is constants of
+    /// Sendable types and the final request behind its own `Mutex`, and the buffer's state is
+    /// behind the buffer's lock.
     private final class Operation: StartedBuffer<GraphQLResponse>, @unchecked Sendable {
         let chain: RequestChain
         let request: GraphQLRequest
@@ -167,15 +171,12 @@ public struct RequestChain: Sendable {
             self.request = request
             self.finalRequest = Mutex(request)
         }
-
-        /// The buffer the reader reads.
-        var buffer: StartedBuffer<GraphQLResponse> { self }
     }
 
     /// The attempts of `operation`, retries included, run in its task: each result goes into
-    /// its buffer as it comes, then the end or the failure.
+    /// its buffer (the operation itself) as it comes, then the end or the failure.
     private func run(_ operation: Operation) async {
-        let request = operation.request, buffer = operation.buffer
+        let request = operation.request
         let interceptors = parts.interceptors.graphQL, chain = self
         // The GraphQL interceptors from `index` down. A local function, so what it needs is
         // captured once per operation; each interceptor's `next` is made when it calls down
@@ -233,11 +234,11 @@ public struct RequestChain: Sendable {
                         try Task.checkCancellation()
                         try await writeToCacheIfNecessary(response, for: operation)
                         didEmitResult = true
-                        buffer.yield(response)
+                        operation.yield(response)
                     }
                     guard didEmitResult else { throw RequestChainError.noResults }
                     parts.overlapObserver?.operationEnds()
-                    buffer.finish()
+                    operation.finish()
                     return
                 } catch let retry as Retry {
                     pending = retry.request
@@ -248,7 +249,7 @@ public struct RequestChain: Sendable {
             }
         } catch {
             parts.overlapObserver?.operationEnds()
-            buffer.finish(throwing: error)
+            operation.finish(throwing: error)
         }
     }
 
