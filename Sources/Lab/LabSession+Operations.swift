@@ -71,8 +71,8 @@ extension LabSession {
                     if Task.isCancelled { throw LabFault.sessionEnded }
                 case .http(let instrumented, let request, let body, let baseURL, let operationID):
                     let (response, _) = try await instrumented.send(request, body: body, baseURL: baseURL, operationID: operationID)
-                    results.append("server \(response.status)")
-                    if !response.isSuccess { failure = HTTPStatusFailure(status: response.status) }
+                    results.append("server \(response.status.code)")
+                    if !response.isSuccess { failure = HTTPStatusFailure(status: response.status.code) }
                 }
             } catch {
                 failure = error
@@ -104,7 +104,8 @@ extension LabSession {
         case .middleware(let layers):
             let instrumented = InstrumentedMiddlewareStack(
                 middlewares: layers.map { LayerRegistry.middleware($0, environment) }, transport: clientTransport, context: context)
-            var request = HTTPRequest(method: HTTPMethod(rawValue: spec.method ?? "GET"), path: spec.path ?? "/heroes/2001")
+            // The scenario codec refuses a method that is not a token.
+            var request = HTTPRequest(method: HTTPRequest.Method(spec.method ?? "GET") ?? .get, path: spec.path ?? "/heroes/2001")
             for field in remoteSetup?.headers ?? HTTPFields() { request.headerFields.append(field) }
             var body: HTTPBody?
             if let json = spec.body {

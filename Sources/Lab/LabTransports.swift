@@ -54,6 +54,6 @@ public struct LabClientTransport: ClientTransport {
         let data = try await body?.collect(upTo: 16 << 20) ?? Data()
         let response = backend.handle(BackendRequest(request, body: data))
         if response.latency > 0 { try await clock.sleep(for: .seconds(response.latency)) }
-        return (HTTPResponse(status: response.status, headerFields: response.headers), response.body.isEmpty ? nil : HTTPBody(response.body))
+        return (HTTPResponse(status: .init(code: response.status), headerFields: response.headers), response.body.isEmpty ? nil : HTTPBody(response.body))
     }
 }

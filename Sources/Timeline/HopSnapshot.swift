@@ -70,7 +70,7 @@ public final class HopSnapshot: Sendable, Hashable {
     public convenience init(_ request: HTTPRequest, baseURL: URL, body: Data? = nil, bodyLimit: Int = BodyPreview.defaultLimit) {
         self.init(
             method: request.method.rawValue,
-            url: request.url(relativeTo: baseURL)?.absoluteString ?? request.path,
+            url: request.url(relativeTo: baseURL)?.absoluteString ?? request.path ?? "",
             headers: request.headerFields,
             body: body.map { BodyPreview($0, limit: bodyLimit) })
     }
@@ -78,7 +78,7 @@ public final class HopSnapshot: Sendable, Hashable {
     /// A response head and, when already buffered, its body.
     public convenience init(_ response: HTTPResponse, body: Data? = nil, bodyLimit: Int = BodyPreview.defaultLimit) {
         self.init(
-            headers: response.headerFields, status: response.status,
+            headers: response.headerFields, status: response.status.code,
             body: body.map { BodyPreview($0, limit: bodyLimit) })
     }
 

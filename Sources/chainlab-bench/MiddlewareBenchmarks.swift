@@ -67,12 +67,12 @@ enum MiddlewareBenchmarks {
 
     /// The response must be a 200 with a body; the body is not read.
     static func expectBody(_ answer: (HTTPResponse, HTTPBody?)) throws {
-        guard answer.0.status == 200, answer.1 != nil else { throw BenchFailure("expected 200 with a body, got \(answer.0.status)") }
+        guard answer.0.status == 200, answer.1 != nil else { throw BenchFailure("expected 200 with a body, got \(answer.0.status.code)") }
     }
 
     /// Reads and parses the body; the response must be a 200 with a JSON object.
     static func consumeAndParse(_ answer: (HTTPResponse, HTTPBody?)) async throws {
-        guard answer.0.status == 200, let body = answer.1 else { throw BenchFailure("expected 200 with a body, got \(answer.0.status)") }
+        guard answer.0.status == 200, let body = answer.1 else { throw BenchFailure("expected 200 with a body, got \(answer.0.status.code)") }
         guard case .object = try JSONValue(parsing: try await body.collect(upTo: 1 << 16)) else {
             throw BenchFailure("the body is not a JSON object")
         }

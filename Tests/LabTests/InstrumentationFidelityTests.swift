@@ -390,7 +390,7 @@ struct InstrumentationFidelityTests {
             for send in [bare.send, instrumented.send] {
                 do {
                     let (response, body) = try await send(request, nil, base, "getHero")
-                    outcomes.append("\(response.status) \(String(decoding: try await body?.collect(upTo: 100) ?? Data(), as: UTF8.self))")
+                    outcomes.append("\(response.status.code) \(String(decoding: try await body?.collect(upTo: 100) ?? Data(), as: UTF8.self))")
                 } catch let error as ClientError {
                     // The whole error: cause, underlying error, operation, input, request and base URL.
                     outcomes.append(error.description)

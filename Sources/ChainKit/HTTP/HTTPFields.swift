@@ -19,6 +19,12 @@ public struct HTTPField: Sendable, Hashable {
         self.value = value
     }
 
+    /// A field from a name known to be a token and a value known to be valid.
+    init(validName: String, value: String) {
+        self.name = validName
+        self.value = value
+    }
+
     /// Whether `other` names the same field, ignoring ASCII case.
     public func hasName(_ other: String) -> Bool {
         HTTPField.namesMatch(name, other)

@@ -1,62 +1,186 @@
 public import Foundation
+import Vocabulary
 
-/// An HTTP method; any RFC 9110 token is allowed.
-public struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
+/// The GraphQL layer's name for a request method: the same type as the middleware stack's.
+public typealias HTTPMethod = HTTPRequest.Method
 
-    public static let get = HTTPMethod(rawValue: "GET")
-    public static let post = HTTPMethod(rawValue: "POST")
-    public static let put = HTTPMethod(rawValue: "PUT")
-    public static let patch = HTTPMethod(rawValue: "PATCH")
-    public static let delete = HTTPMethod(rawValue: "DELETE")
-    public static let head = HTTPMethod(rawValue: "HEAD")
-    public static let options = HTTPMethod(rawValue: "OPTIONS")
-
-    public var description: String { rawValue }
-}
-
-/// A request as the middleware stack sees it (swift-openapi-runtime's shape): method, path
-/// with query, and headers. The base URL and the body travel beside it.
+/// A request as the middleware stack sees it (swift-http-types' `HTTPRequest`): the method,
+/// the `:scheme`, `:authority` and `:path` pseudo-header values, and the header fields. The
+/// base URL and the body travel beside it.
+///
+/// ```swift
+/// var request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/pets")
+/// request.headerFields[.authorization] = "Bearer \(token)"
+/// ```
 public struct HTTPRequest: Sendable, Hashable {
-    public var method: HTTPMethod
-    /// Path and query, starting with "/".
-    public var path: String
+    /// A request method: any RFC 9110 token.
+    public struct Method: Sendable, Hashable, RawRepresentable, LosslessStringConvertible {
+        public let rawValue: String
+
+        /// A method from `method`; nil when it is not a token.
+        public init?(_ method: String) {
+            guard (try? HTTPField.validate(name: method)) != nil else { return nil }
+            rawValue = method
+        }
+
+        public init?(rawValue: String) { self.init(rawValue) }
+
+        init(unchecked method: String) { rawValue = method }
+
+        public var description: String { rawValue }
+
+        public static var get: Self { .init(unchecked: "GET") }
+        public static var head: Self { .init(unchecked: "HEAD") }
+        public static var post: Self { .init(unchecked: "POST") }
+        public static var put: Self { .init(unchecked: "PUT") }
+        public static var delete: Self { .init(unchecked: "DELETE") }
+        public static var connect: Self { .init(unchecked: "CONNECT") }
+        public static var options: Self { .init(unchecked: "OPTIONS") }
+        public static var trace: Self { .init(unchecked: "TRACE") }
+        public static var patch: Self { .init(unchecked: "PATCH") }
+    }
+
+    public var method: Method
+    /// The `:scheme`; nil leaves the base URL's.
+    public var scheme: String?
+    /// The `:authority` (host and port); nil leaves the base URL's.
+    public var authority: String?
+    /// Path and query, starting with "/", appended to the base URL.
+    public var path: String?
     public var headerFields: HTTPFields
 
-    public init(method: HTTPMethod, path: String, headerFields: HTTPFields = HTTPFields()) {
+    public init(method: Method, scheme: String?, authority: String?, path: String?, headerFields: HTTPFields = [:]) {
         self.method = method
+        self.scheme = scheme
+        self.authority = authority
         self.path = path
         self.headerFields = headerFields
     }
 
-    /// Whether the two requests have the same method, path and headers. Inlined where it is
-    /// compared, so a request handed on unchanged is told equal without a call (see
-    /// ``HTTPFields/==(_:_:)``).
-    @inlinable public static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
-        lhs.path == rhs.path && lhs.headerFields == rhs.headerFields && lhs.method == rhs.method
+    /// A request for `path` relative to the base URL, as generated clients make them.
+    public init(method: Method, path: String, headerFields: HTTPFields = [:]) {
+        self.init(method: method, scheme: nil, authority: nil, path: path, headerFields: headerFields)
     }
 
-    /// The absolute URL this request goes to from `baseURL`.
+    /// Whether the two requests have the same method, pseudo-header values and headers.
+    /// Inlined where it is compared, so a request handed on unchanged is told equal without
+    /// a call (see ``HTTPFields/==(_:_:)``).
+    @inlinable public static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
+        lhs.path == rhs.path && lhs.headerFields == rhs.headerFields && lhs.method == rhs.method
+            && lhs.scheme == rhs.scheme && lhs.authority == rhs.authority
+    }
+
+    /// The absolute URL this request goes to from `baseURL`: the base URL's path with this
+    /// request's path after it, under this request's scheme and authority where it has them.
     public func url(relativeTo baseURL: URL) -> URL? {
         var base = baseURL.absoluteString
         if base.hasSuffix("/") { base.removeLast() }
-        return URL(string: base + path)
+        guard var components = URLComponents(string: base + (path ?? "")) else { return nil }
+        if let scheme { components.scheme = scheme }
+        if let authority {
+            guard let parsed = URLComponents(string: "//" + authority) else { return nil }
+            components.host = parsed.host
+            components.port = parsed.port
+        }
+        return components.url
     }
 }
 
-/// A response head as the middleware stack sees it; the body travels beside it.
+/// A response head as the middleware stack sees it (swift-http-types' `HTTPResponse`); the
+/// body travels beside it.
 public struct HTTPResponse: Sendable, Hashable {
-    public var status: Int
+    /// A status code and its reason phrase. Statuses are equal when their codes are.
+    ///
+    /// ```swift
+    /// if response.status == .unauthorized { … }
+    /// switch response.status.kind { case .successful: … default: … }
+    /// ```
+    public struct Status: Sendable, Hashable, ExpressibleByIntegerLiteral, CustomStringConvertible {
+        public let code: Int
+        public let reasonPhrase: String
+
+        /// A status from a code in 0...999 (a code outside traps, as upstream's does; a
+        /// status read from a server is checked before it is made).
+        public init(code: Int, reasonPhrase: String = "") {
+            precondition((0...999).contains(code), "Invalid status code")
+            self.code = code
+            self.reasonPhrase = String(decoding: reasonPhrase.utf8.map { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) ? $0 : 0x20 }, as: UTF8.self)
+        }
+
+        public init(integerLiteral value: Int) { self.init(code: value) }
+
+        /// The class of a status, from its first digit.
+        public enum Kind: Sendable, Hashable {
+            case invalid
+            case informational
+            case successful
+            case redirection
+            case clientError
+            case serverError
+        }
+
+        public var kind: Kind {
+            switch code {
+            case 100...199: .informational
+            case 200...299: .successful
+            case 300...399: .redirection
+            case 400...499: .clientError
+            case 500...599: .serverError
+            default: .invalid
+            }
+        }
+
+        public static func == (lhs: Status, rhs: Status) -> Bool { lhs.code == rhs.code }
+        public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+        public var description: String { "\(code) \(reasonPhrase)" }
+
+        static func named(_ code: Int) -> Self { .init(code: code, reasonPhrase: ReasonPhrase.of(code)) }
+
+        public static var `continue`: Self { .named(100) }
+        public static var switchingProtocols: Self { .named(101) }
+        public static var ok: Self { .named(200) }
+        public static var created: Self { .named(201) }
+        public static var accepted: Self { .named(202) }
+        public static var noContent: Self { .named(204) }
+        public static var partialContent: Self { .named(206) }
+        public static var movedPermanently: Self { .named(301) }
+        public static var found: Self { .named(302) }
+        public static var seeOther: Self { .named(303) }
+        public static var notModified: Self { .named(304) }
+        public static var temporaryRedirect: Self { .named(307) }
+        public static var permanentRedirect: Self { .named(308) }
+        public static var badRequest: Self { .named(400) }
+        public static var unauthorized: Self { .named(401) }
+        public static var forbidden: Self { .named(403) }
+        public static var notFound: Self { .named(404) }
+        public static var methodNotAllowed: Self { .named(405) }
+        public static var notAcceptable: Self { .named(406) }
+        public static var requestTimeout: Self { .named(408) }
+        public static var conflict: Self { .named(409) }
+        public static var gone: Self { .named(410) }
+        public static var preconditionFailed: Self { .named(412) }
+        public static var contentTooLarge: Self { .named(413) }
+        public static var unsupportedMediaType: Self { .named(415) }
+        public static var unprocessableContent: Self { .named(422) }
+        public static var tooManyRequests: Self { .named(429) }
+        public static var internalServerError: Self { .named(500) }
+        public static var notImplemented: Self { .named(501) }
+        public static var badGateway: Self { .named(502) }
+        public static var serviceUnavailable: Self { .named(503) }
+        public static var gatewayTimeout: Self { .named(504) }
+    }
+
+    public var status: Status
     public var headerFields: HTTPFields
 
-    public init(status: Int, headerFields: HTTPFields = HTTPFields()) {
+    public init(status: Status, headerFields: HTTPFields = [:]) {
         self.status = status
         self.headerFields = headerFields
     }
 
     /// Whether the status is in 200...299.
-    public var isSuccess: Bool { (200..<300).contains(status) }
+    public var isSuccess: Bool { status.kind == .successful }
 }
 
 /// A byte chunk stream, as responses deliver their bodies in the GraphQL HTTP layer.

@@ -87,11 +87,11 @@ public struct ClientError: Error, CustomStringConvertible, LocalizedError {
     }
 
     static func describe(_ request: HTTPRequest) -> String {
-        "\(request.method) \(request.path) \(describe(request.headerFields))"
+        "\(request.method) \(request.path ?? "") \(describe(request.headerFields))"
     }
 
     private static func describe(_ response: HTTPResponse) -> String {
-        "\(response.status) \(describe(response.headerFields))"
+        "\(response.status.code) \(describe(response.headerFields))"
     }
 
     static func describe(_ body: HTTPBody) -> String {

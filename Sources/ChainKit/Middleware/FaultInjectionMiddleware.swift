@@ -18,7 +18,7 @@ public final class FaultInjectionMiddleware: ClientMiddleware {
     /// One planned fault.
     public enum Fault: Sendable {
         /// Answer with this status and body without calling the layers below.
-        case status(Int, body: String)
+        case status(HTTPResponse.Status, body: String)
         /// Throw this error without calling the layers below.
         case error(any Error & Sendable)
         /// Wait this long on the clock, then pass the request through.

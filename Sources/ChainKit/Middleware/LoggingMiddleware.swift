@@ -18,11 +18,11 @@ public struct LoggingMiddleware: ClientMiddleware {
     public func intercept(
         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, next: MiddlewareNext
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        let target = "\(request.method.rawValue) \(request.path)"
+        let target = "\(request.method.rawValue) \(request.path ?? "")"
         log("→ \(target) (\(operationID))")
         do {
             let (response, responseBody) = try await next(request, body, baseURL)
-            log("← \(response.status) \(target)")
+            log("← \(response.status.code) \(target)")
             return (response, responseBody)
         } catch {
             log("✕ \(target): \(error)")

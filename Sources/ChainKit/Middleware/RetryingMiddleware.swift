@@ -100,10 +100,10 @@ public struct RetryingMiddleware: ClientMiddleware {
             let trigger: SinglePassBodyError.Trigger
             do {
                 let (response, responseBody) = try await next(request, body, baseURL)
-                guard attempt < maxAttempts, !Task.isCancelled, shouldRetry(status: response.status) else {
+                guard attempt < maxAttempts, !Task.isCancelled, shouldRetry(status: response.status.code) else {
                     return (response, responseBody)
                 }
-                trigger = .status(response.status)
+                trigger = .status(response.status.code)
             } catch {
                 guard attempt < maxAttempts, !Task.isCancelled, signals.contains(.errorThrown) else { throw error }
                 trigger = .error(error)

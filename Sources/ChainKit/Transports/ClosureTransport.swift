@@ -34,7 +34,7 @@ public struct ClosureTransport: ClientTransport {
     }
 
     /// Answers every request with `status`, these header fields and `body` (no body when nil).
-    public static func status(_ status: Int, body: String? = nil, headerFields: HTTPFields = HTTPFields()) -> ClosureTransport {
+    public static func status(_ status: HTTPResponse.Status, body: String? = nil, headerFields: HTTPFields = HTTPFields()) -> ClosureTransport {
         ClosureTransport { _, _, _, _ in
             (HTTPResponse(status: status, headerFields: headerFields), body.map { HTTPBody($0) })
         }

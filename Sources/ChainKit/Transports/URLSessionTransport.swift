@@ -65,7 +65,7 @@ public struct URLSessionTransport: GraphQLTransport, ClientTransport {
         operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
         guard let url = request.url(relativeTo: baseURL) else {
-            throw URLSessionTransportError.invalidURL(baseURL: baseURL, path: request.path)
+            throw URLSessionTransportError.invalidURL(baseURL: baseURL, path: request.path ?? "")
         }
         let bytes = try await body?.collect(upTo: maxRequestBodyBytes)
         let urlRequest = Self.urlRequest(url: url, method: request.method, headerFields: request.headerFields, body: bytes)
@@ -73,7 +73,7 @@ public struct URLSessionTransport: GraphQLTransport, ClientTransport {
         var data = Data()
         for try await piece in chunks { data.append(piece) }
         return (
-            HTTPResponse(status: response.statusCode, headerFields: Self.headerFields(of: response)),
+            HTTPResponse(status: .init(code: response.statusCode), headerFields: Self.headerFields(of: response)),
             data.isEmpty ? nil : HTTPBody(data)
         )
     }

@@ -30,7 +30,7 @@ public struct BackendRequest: Sendable, Hashable {
 
     /// The request a middleware-stack transport sends; its path already holds the query.
     public init(_ request: HTTPRequest, body: Data) {
-        self.init(method: request.method.rawValue, target: request.path, headers: request.headerFields, body: body)
+        self.init(method: request.method.rawValue, target: request.path ?? "/", headers: request.headerFields, body: body)
     }
 
     /// The URL's path and query as they appear in an HTTP request line.

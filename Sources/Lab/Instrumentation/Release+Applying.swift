@@ -74,7 +74,7 @@ extension Release {
         case .force401: response = .forced401(url: url)
         case .fail(let fault): throw fault
         }
-        if let responseStatus { response.status = responseStatus }
+        if let responseStatus { response.statusCode = responseStatus }
         if let responseHeaders { response.headerFields = responseHeaders }
         return response
     }
@@ -156,7 +156,7 @@ extension HTTPRequest: EditableRequest {
 /// A response whose status and headers a person can edit at a stop, and which a forced 401
 /// can replace.
 protocol EditableResponse {
-    var status: Int { get set }
+    var statusCode: Int { get set }
     var headerFields: HTTPFields { get set }
     /// The 401 a person forces in place of a server's answer (with ``Release/forced401Body``
     /// as its body, where the response carries one).
@@ -164,12 +164,22 @@ protocol EditableResponse {
 }
 
 extension NetworkResponse: EditableResponse {
+    var statusCode: Int {
+        get { status }
+        set { status = newValue }
+    }
+
     static func forced401(url: URL) -> NetworkResponse {
         NetworkResponse(status: 401, headerFields: Release.forced401Headers, url: url, body: Release.forced401Body)
     }
 }
 
 extension HTTPResponse: EditableResponse {
+    var statusCode: Int {
+        get { status.code }
+        set { status = .init(code: newValue) }
+    }
+
     static func forced401(url: URL) -> HTTPResponse {
         HTTPResponse(status: 401, headerFields: Release.forced401Headers)
     }
@@ -182,9 +192,9 @@ protocol AnswerWithHead: EditableResponse {
 }
 
 extension AnswerWithHead {
-    var status: Int {
-        get { head.status }
-        set { head.status = newValue }
+    var statusCode: Int {
+        get { head.statusCode }
+        set { head.statusCode = newValue }
     }
 
     var headerFields: HTTPFields {

@@ -124,11 +124,11 @@ public final class SnapshotCache: Sendable {
     func snapshot(response: some EditableResponse, body: Data) -> HopSnapshot {
         state.withLock { recent in
             if let snapshot = recent.receivedResponse.snapshot(where: {
-                $0.status == response.status && $0.headers == response.headerFields && $0.body.holds(body)
+                $0.status == response.statusCode && $0.headers == response.headerFields && $0.body.holds(body)
             }) {
                 return snapshot
             }
-            return recent.receivedResponse.keep(ReceivedResponse(status: response.status, headers: response.headerFields, body: KeptBody(body))) {
+            return recent.receivedResponse.keep(ReceivedResponse(status: response.statusCode, headers: response.headerFields, body: KeptBody(body))) {
                 HopSnapshot(headers: $0.headers, status: $0.status, body: BodyPreview($0.body.data))
             }
         }
@@ -142,7 +142,7 @@ public final class SnapshotCache: Sendable {
         if let local, local.pointee.responseHead.cache == id, let snapshot = local.pointee.responseHead.slot.snapshot(where: { $0.shows(response) }) {
             return snapshot
         }
-        let kept = kept(ResponseHead(status: response.status, headers: response.headerFields))
+        let kept = kept(ResponseHead(status: response.statusCode, headers: response.headerFields))
         local?.pointee.responseHead.keep(kept, of: id)
         return kept.snapshot
     }
@@ -429,7 +429,7 @@ private struct ResponseHead: Equatable, Sendable {
 
     /// Whether this shows `response`'s head.
     func shows(_ response: some EditableResponse) -> Bool {
-        status == response.status && headers == response.headerFields
+        status == response.statusCode && headers == response.headerFields
     }
 }
 

@@ -58,11 +58,11 @@ public struct RemoteTransport: GraphQLTransport, ClientTransport {
 
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         guard let url = request.url(relativeTo: baseURL) else {
-            throw URLSessionTransportError.invalidURL(baseURL: baseURL, path: request.path)
+            throw URLSessionTransportError.invalidURL(baseURL: baseURL, path: request.path ?? "")
         }
         let bytes = try await body?.collect(upTo: maxBodyBytes)
         let (response, data) = try await fetch(RemoteHTTPClient.request(url: url, method: request.method.rawValue, headers: request.headerFields, body: bytes))
-        return (HTTPResponse(status: response.statusCode, headerFields: RemoteHTTPClient.headerFields(of: response)), data.isEmpty ? nil : HTTPBody(data))
+        return (HTTPResponse(status: .init(code: response.statusCode), headerFields: RemoteHTTPClient.headerFields(of: response)), data.isEmpty ? nil : HTTPBody(data))
     }
 
     private func fetch(_ request: URLRequest) async throws -> (HTTPURLResponse, Data) {

@@ -136,7 +136,7 @@ public enum LayerRegistry {
             return RetryingMiddleware(signals: signals, maxAttempts: max(1, layer.int("maxAttempts") ?? 3), delay: delay, bufferingSinglePassBodies: layer.bool("bufferBodies") ?? true ? 1 << 20 : nil, clock: environment.clock)
         default:
             let middleware = FaultInjectionMiddleware(clock: environment.clock)
-            middleware.enqueue(.status(layer.int("failStatus") ?? 503, body: #"{"error":"injected fault"}"#), count: layer.int("failCount") ?? 1)
+            middleware.enqueue(.status(.init(code: layer.int("failStatus") ?? 503), body: #"{"error":"injected fault"}"#), count: layer.int("failCount") ?? 1)
             return middleware
         }
     }

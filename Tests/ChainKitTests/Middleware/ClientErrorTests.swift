@@ -45,7 +45,7 @@ private struct ErrorObservingMiddleware: ClientMiddleware {
             let (response, _) = try await stack.send(
                 StackFixture.request, body: body, baseURL: StackFixture.baseURL, operationID: StackFixture.operationID
             )
-            Issue.record("expected a ClientError, got status \(response.status)")
+            Issue.record("expected a ClientError, got status \(response.status.code)")
             throw MarkerError(name: "no error")
         } catch let error as ClientError {
             return error

@@ -9,7 +9,7 @@ import Testing
     @Test func closureReceivesEverythingTheTransportWasAskedToSend() async throws {
         let transport = ClosureTransport { request, body, baseURL, operationID in
             let bytes = try await body?.collect(upTo: 100) ?? Data()
-            let summary = "\(request.method) \(baseURL.absoluteString)\(request.path) \(operationID) \(String(decoding: bytes, as: UTF8.self))"
+            let summary = "\(request.method) \(baseURL.absoluteString)\(request.path ?? "") \(operationID) \(String(decoding: bytes, as: UTF8.self))"
             return (HTTPResponse(status: 200), HTTPBody(summary))
         }
 

@@ -67,10 +67,10 @@ import Testing
         let stack = MiddlewareStack(middlewares: [faults], transport: transport)
         #expect(faults.pendingCount == 3)
 
-        let first = try await send(stack).0.status
-        let second = try await send(stack).0.status
+        let first = try await send(stack).0.status.code
+        let second = try await send(stack).0.status.code
         let third = try await #require(throws: ClientError.self) { try await send(stack) }
-        let fourth = try await send(stack).0.status
+        let fourth = try await send(stack).0.status.code
 
         let passedStatuses: [Int] = [first, second, fourth]
         #expect(passedStatuses == [503, 503, 200])
@@ -94,7 +94,7 @@ import Testing
 
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<100 {
-                group.addTask { try await send(stack).0.status }
+                group.addTask { try await send(stack).0.status.code }
             }
             return try await group.reduce(into: [Int: Int]()) { counts, status in counts[status, default: 0] += 1 }
         }

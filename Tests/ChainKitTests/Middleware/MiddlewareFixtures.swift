@@ -11,7 +11,7 @@ enum StackFixture {
     /// A body that can be read once, as a streamed upload would be.
     static func singlePassBody(_ text: String) -> HTTPBody {
         let data = Data(text.utf8)
-        return HTTPBody(chunks: PullStream([data]), length: .known(data.count), iterationBehavior: .single)
+        return HTTPBody(chunks: PullStream([data]), length: .known(Int64(data.count)), iterationBehavior: .single)
     }
 
     /// The whole body as UTF-8 text, or nil when there is no body.
@@ -114,7 +114,7 @@ final class ScriptedStackTransport: ClientTransport {
         }
         switch step {
         case .status(let status, let text):
-            return (HTTPResponse(status: status), text.map { HTTPBody($0) })
+            return (HTTPResponse(status: .init(code: status)), text.map { HTTPBody($0) })
         case .error(let error):
             throw error
         }

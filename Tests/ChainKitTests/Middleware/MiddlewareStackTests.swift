@@ -168,9 +168,9 @@ extension MiddlewareStackTests {
         let log = StackTestLog()
         // Fails the calls whose path ends in an odd number, after the middleware passed them on.
         let transport = ClosureTransport { request, _, _, operationID in
-            log.append("transport \(operationID) \(request.path)")
-            guard let number = Int(request.path.split(separator: "/").last ?? ""), number.isMultiple(of: 2) else {
-                throw MarkerError(name: request.path)
+            log.append("transport \(operationID) \(request.path ?? "")")
+            guard let number = Int(request.path?.split(separator: "/").last ?? ""), number.isMultiple(of: 2) else {
+                throw MarkerError(name: request.path ?? "")
             }
             return (HTTPResponse(status: 200), HTTPBody(operationID))
         }
@@ -181,7 +181,7 @@ extension MiddlewareStackTests {
                     let request = HTTPRequest(method: .get, path: "/pets/\(number)")
                     do {
                         let (response, body) = try await stack.send(request, body: nil, baseURL: StackFixture.baseURL, operationID: "op\(number)")
-                        return (number, "\(response.status) \(try await StackFixture.text(of: body) ?? "-")")
+                        return (number, "\(response.status.code) \(try await StackFixture.text(of: body) ?? "-")")
                     } catch let error as ClientError {
                         let input = error.operationInput as? HTTPOperationInput
                         let header = error.request?.headerFields.contains("X-Added-By") == true ? "with A's header" : "as sent"

@@ -266,7 +266,7 @@ private struct NaiveResendingMiddleware: ClientMiddleware {
         }
 
         #expect(error.causeDescription == "Middleware of type 'RetryingMiddleware' threw an error.")
-        #expect(error.underlyingError as? HTTPBody.TooLargeError == HTTPBody.TooLargeError(limit: 4))
+        #expect(error.underlyingError as? HTTPBody.TooManyBytesError == HTTPBody.TooManyBytesError(maxBytes: 4))
         #expect(transport.calls.isEmpty)
     }
 }

@@ -100,7 +100,7 @@ struct HTTPFieldsTests {
     func requestEquality() throws {
         let request = HTTPRequest(method: .get, path: "/heroes/2001", headerFields: try HTTPFields(["Accept": "application/json"]))
         #expect(request == request)
-        let builtApart = HTTPRequest(method: HTTPMethod(rawValue: "GET"), path: "/heroes/" + "2001", headerFields: try HTTPFields(["Accept": "application/json"]))
+        let builtApart = HTTPRequest(method: HTTPMethod("GET")!, path: "/heroes/" + "2001", headerFields: try HTTPFields(["Accept": "application/json"]))
         #expect(builtApart == request)
         #expect(builtApart.hashValue == request.hashValue)
         var changed = request

@@ -178,10 +178,10 @@ struct URLSessionTransportTests {
         defer { backend.server.stop() }
         let small = URLSessionTransport(maxRequestBodyBytes: 4)
 
-        let error = await #expect(throws: HTTPBody.TooLargeError.self) {
+        let error = await #expect(throws: HTTPBody.TooManyBytesError.self) {
             try await small.send(HTTPRequest(method: .post, path: "/x"), body: HTTPBody("12345"), baseURL: base, operationID: "big")
         }
-        #expect(error?.limit == 4)
+        #expect(error?.maxBytes == 4)
         #expect(backend.requests.isEmpty)
     }
 }
