@@ -59,6 +59,11 @@ let package = Package(
             swiftSettings: executableSettings,
             linkerSettings: executableLinking
         ),
+        .target(
+            name: "UpstreamStyle",
+            dependencies: ["ChainKit"],
+            path: "Examples/UpstreamStyle"
+        ),
         .executableTarget(
             name: "chainlab-bench",
             dependencies: ["ChainKit", "Timeline", "Lab", "TerminalUI", "Inspector"],
@@ -120,7 +125,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LabTests",
-            dependencies: ["Vocabulary", "Lab", "TestSupport"],
+            dependencies: ["Vocabulary", "Lab", "TestSupport", "UpstreamStyle"],
             swiftSettings: strictSettings
         ),
         .testTarget(
