@@ -65,7 +65,7 @@ public struct RequestRow: Sendable, Hashable {
     /// The cause named in an error's text.
     public static func cause(ofError text: String, status: Int?) -> String {
         if let code = text.firstMatch(of: /token endpoint refused the refresh: HTTP \d{3} ([A-Za-z_]+)/) { return String(code.1) }
-        if let count = text.firstMatch(of: /maximum of (\d+) retries/) { return "MaxRetries(\(count.1))" }
+        if let count = text.firstMatch(of: /maximum number of retries \((\d+)\)/) { return "MaxRetries(\(count.1))" }
         if text.contains("(noResults)") { return "noResults" }
         if text.contains("persistedQueryRetryFailed") { return "persistedQueryRetryFailed" }
         if let code = text.firstMatch(of: /HTTP (\d{3})/) ?? text.firstMatch(of: /Received a (\d{3}) error/) { return String(code.1) }

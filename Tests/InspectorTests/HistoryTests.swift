@@ -176,7 +176,7 @@ struct HistoryTests {
 
     @Test("the Requests pane names the cause from the error", arguments: [
         ("TokenEndpointError: token endpoint refused the refresh: HTTP 400 invalid_grant (reused)", 401, "invalid_grant"),
-        ("MaxRetriesError: HeroQuery hit the maximum of 3 retries (MaxRetriesError)", 401, "MaxRetries(3)"),
+        ("MaxRetriesError: The maximum number of retries (3) was hit without success for operation \"HeroQuery\".", 401, "MaxRetries(3)"),
         ("ResponseCodeError: HTTP 503 from https://lab.chainlab.local/graphql (ResponseCodeError)", 503, "503"),
         ("ResponseCodeError: Received a 401 error.", 401, "401"),
         ("RequestChainError: the request chain finished without a result (noResults)", 401, "noResults"),

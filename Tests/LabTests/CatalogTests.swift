@@ -55,7 +55,7 @@ struct CatalogTests {
         let result = try await run("stale-token")
         #expect(result.requests == [RequestSummary(
             id: 1, operation: "HeroQuery", outcome: .failure, attempts: 5,
-            error: "MaxRetriesError: HeroQuery hit the maximum of 3 retries (MaxRetriesError)", operationType: "query")])
+            error: #"MaxRetriesError: The maximum number of retries (3) was hit without success for operation "HeroQuery"."#, operationType: "query")])
         let sent = result.events.filter { $0.phase == .send }.compactMap { $0.headers?["Authorization"] }
         #expect(sent == Array(repeating: "Bearer at-1-1", count: 4))
         #expect(result.backend["tokenRefreshes"] == 4)

@@ -1,8 +1,9 @@
-import Foundation
+public import Foundation
 import Synchronization
 
-/// Thrown by ``MaxRetryInterceptor`` when an operation has used up its retries.
-public struct MaxRetriesError: Error, Equatable, CustomStringConvertible {
+/// Thrown by ``MaxRetryInterceptor`` when an operation has used up its retries; its text is
+/// Apollo's (`RequestChain/Interceptors/MaxRetryInterceptor.swift`).
+public struct MaxRetriesError: Error, Equatable, CustomStringConvertible, LocalizedError {
     /// The configured maximum number of retries.
     public let count: Int
     public let operationName: String
@@ -13,8 +14,10 @@ public struct MaxRetriesError: Error, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(operationName) hit the maximum of \(count) retries (MaxRetriesError)"
+        "The maximum number of retries (\(count)) was hit without success for operation \"\(operationName)\"."
     }
+
+    public var errorDescription: String? { description }
 }
 
 /// Limits how often an operation goes through the chain: 1 + `maxRetries` passes through
@@ -23,9 +26,10 @@ public struct MaxRetriesError: Error, Equatable, CustomStringConvertible {
 /// It counts passes through itself, so it only limits retries that restart above it: put it
 /// first. A retrying interceptor placed before it retries without bound.
 ///
-/// With backoff configured, every pass after the first waits on the injected clock for
-/// `baseDelay × multiplier^(retry-1)`, capped at `maxDelay`, scaled by a jitter factor in
-/// `[0.5, 1.0]` when jitter is on.
+/// With backoff configured, pass `n` after the first waits on the injected clock for
+/// `baseDelay × multiplier^(n-1)`, capped at `maxDelay` (0.6, 1.2, 2.4 s before passes 2, 3
+/// and 4 with the defaults, as Apollo counts them), scaled by a jitter factor in `[0.5, 1.0]`
+/// when jitter is on (equal jitter).
 public final class MaxRetryInterceptor: GraphQLInterceptor {
     /// Backoff between passes.
     public struct Backoff: Sendable {
@@ -41,9 +45,11 @@ public final class MaxRetryInterceptor: GraphQLInterceptor {
             self.jitter = jitter
         }
 
-        /// The wait before retry number `retry` (1-based), before jitter.
+        /// The wait before retry number `retry` (1-based, the second pass is retry 1), before
+        /// jitter: Apollo raises the multiplier to the pass count less one, so the first retry
+        /// already waits `baseDelay × multiplier`.
         public func delay(forRetry retry: Int) -> Duration {
-            let factor = pow(multiplier, Double(retry - 1))
+            let factor = pow(multiplier, Double(retry))
             let seconds = min(baseDelay.seconds * factor, maxDelay.seconds)
             return .nanoseconds(Int64(saturating: seconds * 1e9))
         }

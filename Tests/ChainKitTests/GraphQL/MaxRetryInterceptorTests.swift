@@ -32,7 +32,9 @@ struct MaxRetryInterceptorTests {
         let outcome = await run(chain.kickoff(request: request()))
         #expect(outcome.error as? MaxRetriesError == MaxRetriesError(count: 15, operationName: "HeroQuery"))
         #expect(passes.value == 16)
-        #expect("\(outcome.error!)" == "HeroQuery hit the maximum of 15 retries (MaxRetriesError)")
+        // RequestChain/Interceptors/MaxRetryInterceptor.swift: `MaxRetriesError.errorDescription`.
+        #expect("\(outcome.error!)" == "The maximum number of retries (15) was hit without success for operation \"HeroQuery\".")
+        #expect(outcome.error?.localizedDescription == "The maximum number of retries (15) was hit without success for operation \"HeroQuery\".")
     }
 
     @Test("a retrier placed before MaxRetry goes past the cap until a guard stops it")
@@ -83,14 +85,24 @@ struct MaxRetryInterceptorTests {
         #expect(outcome.error == nil)
         #expect(outcome.responses.map(\.data) == [heroData])
         #expect(retries.value == 2)
-        #expect(clock.sleeps == [.milliseconds(100), .milliseconds(200)])
-        #expect(clock.now.offset == .milliseconds(300))
+        #expect(clock.sleeps == [.milliseconds(200), .milliseconds(400)])
+        #expect(clock.now.offset == .milliseconds(600))
+    }
+
+    // RequestChain/Interceptors/MaxRetryInterceptor.swift: `hitCount` is raised before the
+    // delay is worked out as `baseDelay * pow(multiplier, hitCount - 1)`, so the second pass
+    // (the first retry) already waits `baseDelay * multiplier`.
+    @Test("backoff counts as Apollo's: 0.6, 1.2, 2.4 s for 0.3 s × 2, capped at the maximum")
+    func upstreamSchedule() {
+        let backoff = MaxRetryInterceptor.Backoff(jitter: false)
+        #expect((1...3).map { backoff.delay(forRetry: $0) } == [.milliseconds(600), .milliseconds(1200), .milliseconds(2400)])
+        #expect(backoff.delay(forRetry: 7) == .seconds(20))
     }
 
     @Test("backoff grows exponentially, is capped, and jitter scales it into [0.5, 1.0]")
     func backoffSchedule() async {
         let backoff = MaxRetryInterceptor.Backoff(baseDelay: .seconds(1), multiplier: 3, maxDelay: .seconds(5), jitter: true)
-        #expect((1...4).map { backoff.delay(forRetry: $0) } == [.seconds(1), .seconds(3), .seconds(5), .seconds(5)])
+        #expect((1...4).map { backoff.delay(forRetry: $0) } == [.seconds(3), .seconds(5), .seconds(5), .seconds(5)])
         let clock = VirtualClock()
         let chain = makeChain(
             graphQL: [MaxRetryInterceptor(maxRetries: 2, backoff: backoff, clock: clock, jitterSource: { 0.5 }),
@@ -98,7 +110,7 @@ struct MaxRetryInterceptorTests {
             transport: .respond(status: 200, body: heroBody))
         let outcome = await run(chain.kickoff(request: request()))
         #expect(outcome.error as? MaxRetriesError == MaxRetriesError(count: 2, operationName: "HeroQuery"))
-        #expect(clock.sleeps == [.milliseconds(750), .milliseconds(2250)])
+        #expect(clock.sleeps == [.milliseconds(2250), .milliseconds(3750)])
     }
 
     @Test("a retry count whose backoff factor overflows to infinity waits the longest delay, or none for a zero base, instead of trapping")
