@@ -2,7 +2,7 @@ public import Foundation
 
 /// One error from a GraphQL response's `errors` array (Apollo's `GraphQLError`): any JSON
 /// object, kept whole; `message` is nil when the server sent none.
-public struct GraphQLError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct GraphQLError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// The error's `message`; nil when it has none or it is not a string.
     public var message: String?
     /// `extensions`, where servers put a `code` such as `UNAUTHENTICATED`.
@@ -36,10 +36,15 @@ public struct GraphQLError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Whether the server says the request was not authenticated.
     public var isUnauthenticated: Bool { code == "UNAUTHENTICATED" }
 
-    /// The message (upstream's "GraphQL Error" when there is none), with the code when present.
-    public var description: String {
-        let message = self.message ?? "GraphQL Error"
-        return code.map { "\(message) (\($0))" } ?? message
+    /// The message, or "GraphQL Error" when there is none, as upstream's.
+    public var description: String { message ?? "GraphQL Error" }
+
+    public var errorDescription: String? { description }
+
+    /// The description with the code when there is one, as the timeline shows an error:
+    /// `access token expired (UNAUTHENTICATED)`.
+    package var summary: String {
+        code.map { "\(description) (\($0))" } ?? description
     }
 }
 
@@ -155,9 +160,22 @@ public struct GraphQLResponse: Sendable, Hashable {
     /// or one part of a multipart answer.
     init(payload members: [String: JSONValue], source: Source, body: Data? = nil) {
         fields = CopyOnWrite(Fields(
-            source: source, data: members["data"].flatMap { $0 == .null ? nil : $0 },
-            errors: members["errors"]?.arrayValue?.compactMap(GraphQLError.init(json:)),
+            // As upstream's `BaseResponseExecutionHandler`: `data` that is not an object is no
+            // data, and `errors` with an entry that is not an object are no errors.
+            source: source, data: members["data"]?.objectValue.map(JSONValue.object),
+            errors: members["errors"]?.arrayValue.flatMap(Self.errors(in:)),
             extensions: members["extensions"]?.objectValue, body: body))
+    }
+
+    /// The errors of an `errors` list, or nil when one of its entries is not an object.
+    private static func errors(in list: [JSONValue]) -> [GraphQLError]? {
+        var errors: [GraphQLError] = []
+        errors.reserveCapacity(list.count)
+        for entry in list {
+            guard let error = GraphQLError(json: entry) else { return nil }
+            errors.append(error)
+        }
+        return errors
     }
 
     /// Whether ``json`` encodes to at most about `limit` bytes (see

@@ -25,7 +25,7 @@ extension HopSnapshot {
         } else {
             body = small ? BodyPreview(deferred: { result.json.encoded }) : BodyPreview(result.json.encoded)
         }
-        self.init(error: result.errors?.first?.description, body: body)
+        self.init(error: result.errors?.first?.summary, body: body)
     }
 
     /// Records written to the cache, as one JSON object of key → fields (a reference to

@@ -34,7 +34,10 @@ struct ResponseParsingTests {
         #expect(errors.count == 2)
         #expect(errors[0].message == nil)
         #expect(errors[0].code == "BAD")
-        #expect(errors[0].description == "GraphQL Error (BAD)")
+        // GraphQLError.swift: `description` is `message ?? "GraphQL Error"`, nothing more.
+        #expect(errors[0].description == "GraphQL Error")
+        #expect(errors[0].localizedDescription == "GraphQL Error")
+        #expect(errors[1].description == "boom")
         #expect(errors[1].message == "boom")
         #expect(errors[1]["path"] == ["hero"])
     }
@@ -49,6 +52,27 @@ struct ResponseParsingTests {
         let response = try parse(body)
         #expect(response.errors?.count == count)
         #expect(response.json == (try JSONValue(parsing: Data(body.utf8))).removingNullData)
+    }
+
+    /// ResponseParsing/BaseResponseExecutionHandler.swift reads `data` as `responseBody["data"]
+    /// as? JSONObject`: anything but an object is no data.
+    @Test("a data member that is not an object is no data", arguments: [
+        #"{"data":5}"#, #"{"data":"hero"}"#, #"{"data":[{"hero":null}]}"#, #"{"data":true}"#, #"{"data":null}"#,
+    ])
+    func nonObjectData(body: String) throws {
+        #expect(try parse(body).data == nil)
+        #expect(try parse(#"{"data":{"hero":null}}"#).data == ["hero": .null])
+    }
+
+    /// BaseResponseExecutionHandler.swift's `parseErrors()` reads `errors` as
+    /// `[JSONObject]`: one entry that is not an object, or a member that is not a list, is no
+    /// errors at all.
+    @Test("errors with an entry that is not an object are no errors", arguments: [
+        #"{"data":{},"errors":[{"message":"a"},"b"]}"#, #"{"data":{},"errors":[null]}"#, #"{"data":{},"errors":{"message":"a"}}"#,
+        #"{"data":{},"errors":"boom"}"#,
+    ])
+    func nonObjectErrors(body: String) throws {
+        #expect(try parse(body).errors == nil)
     }
 
     /// Mirrors apollo-ios-dev `JSONResponseParser_SingleResponseParsingTests.test__parsing__givenMissingExtensions_extensionShouldBeNil`
