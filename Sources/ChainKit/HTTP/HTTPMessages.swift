@@ -40,20 +40,29 @@ public struct HTTPRequest: Sendable, Hashable {
         public static var patch: Self { .init(unchecked: "PATCH") }
     }
 
-    public var method: Method
-    /// The `:scheme`; nil leaves the base URL's.
-    public var scheme: String?
-    /// The `:authority` (host and port); nil leaves the base URL's.
-    public var authority: String?
-    /// Path and query, starting with "/", appended to the base URL.
-    public var path: String?
+    /// The pseudo-header values, in one shared box (``CopyOnWrite``): a request is copied at
+    /// every layer it passes, and a copy then costs one reference for all four, which most
+    /// layers never change.
+    @usableFromInline struct Target: Sendable, Hashable {
+        var method: Method
+        var scheme: String?
+        var authority: String?
+        var path: String?
+    }
+
+    @usableFromInline var target: CopyOnWrite<Target>
     public var headerFields: HTTPFields
 
+    public var method: Method { get { target.value.method } set { target.update { $0.method = newValue } } }
+    /// The `:scheme`; nil leaves the base URL's.
+    public var scheme: String? { get { target.value.scheme } set { target.update { $0.scheme = newValue } } }
+    /// The `:authority` (host and port); nil leaves the base URL's.
+    public var authority: String? { get { target.value.authority } set { target.update { $0.authority = newValue } } }
+    /// Path and query, starting with "/", appended to the base URL.
+    public var path: String? { get { target.value.path } set { target.update { $0.path = newValue } } }
+
     public init(method: Method, scheme: String?, authority: String?, path: String?, headerFields: HTTPFields = [:]) {
-        self.method = method
-        self.scheme = scheme
-        self.authority = authority
-        self.path = path
+        self.target = CopyOnWrite(Target(method: method, scheme: scheme, authority: authority, path: path))
         self.headerFields = headerFields
     }
 
@@ -66,8 +75,12 @@ public struct HTTPRequest: Sendable, Hashable {
     /// Inlined where it is compared, so a request handed on unchanged is told equal without
     /// a call (see ``HTTPFields/==(_:_:)``).
     @inlinable public static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
-        lhs.path == rhs.path && lhs.headerFields == rhs.headerFields && lhs.method == rhs.method
-            && lhs.scheme == rhs.scheme && lhs.authority == rhs.authority
+        lhs.headerFields == rhs.headerFields && (lhs.target.isIdentical(to: rhs.target) || lhs.target.value == rhs.target.value)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(target.value)
+        hasher.combine(headerFields)
     }
 
     /// The absolute URL this request goes to from `baseURL`: the base URL's path with this
@@ -75,9 +88,11 @@ public struct HTTPRequest: Sendable, Hashable {
     public func url(relativeTo baseURL: URL) -> URL? {
         var base = baseURL.absoluteString
         if base.hasSuffix("/") { base.removeLast() }
-        guard var components = URLComponents(string: base + (path ?? "")) else { return nil }
-        if let scheme { components.scheme = scheme }
-        if let authority {
+        let target = self.target.value
+        guard target.scheme != nil || target.authority != nil else { return URL(string: base + (target.path ?? "")) }
+        guard var components = URLComponents(string: base + (target.path ?? "")) else { return nil }
+        if let scheme = target.scheme { components.scheme = scheme }
+        if let authority = target.authority {
             guard let parsed = URLComponents(string: "//" + authority) else { return nil }
             components.host = parsed.host
             components.port = parsed.port
@@ -104,10 +119,21 @@ public struct HTTPResponse: Sendable, Hashable {
         public init(code: Int, reasonPhrase: String = "") {
             precondition((0...999).contains(code), "Invalid status code")
             self.code = code
-            self.reasonPhrase = String(decoding: reasonPhrase.utf8.map { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) ? $0 : 0x20 }, as: UTF8.self)
+            self.reasonPhrase = Self.legalized(reasonPhrase)
         }
 
-        public init(integerLiteral value: Int) { self.init(code: value) }
+        @inlinable public init(integerLiteral value: Int) {
+            precondition((0...999).contains(value), "Invalid status code")
+            code = value
+            reasonPhrase = ""
+        }
+
+        /// `phrase` with every control byte but tab made a space, as upstream keeps phrases.
+        private static func legalized(_ phrase: String) -> String {
+            func allowed(_ byte: UInt8) -> Bool { byte == 0x09 || (byte >= 0x20 && byte != 0x7F) }
+            if phrase.utf8.allSatisfy(allowed) { return phrase }
+            return String(decoding: phrase.utf8.map { allowed($0) ? $0 : 0x20 }, as: UTF8.self)
+        }
 
         /// The class of a status, from its first digit.
         public enum Kind: Sendable, Hashable {
@@ -130,7 +156,7 @@ public struct HTTPResponse: Sendable, Hashable {
             }
         }
 
-        public static func == (lhs: Status, rhs: Status) -> Bool { lhs.code == rhs.code }
+        @inlinable public static func == (lhs: Status, rhs: Status) -> Bool { lhs.code == rhs.code }
         public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
         public var description: String { "\(code) \(reasonPhrase)" }
