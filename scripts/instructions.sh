@@ -17,7 +17,8 @@
 # Without FIGUREs, every figure in Benchmarks/instruction-budgets.json is counted.
 #   --check   exit 1 when a figure exceeds its budget by more than the file's tolerance (5%)
 #   --json    print the counts in the budget file's format
-#   --write   write them into the budget file (the tolerance and operation counts are kept)
+#   --write   write them into the budget file (the tolerance and operation counts are kept),
+#             and docs/benchmarks.md from it (scripts/benchmarks-doc.py)
 #   --bench   the chainlab-bench binary (default .build/release/chainlab-bench; build it with
 #             `swift build -c release --product chainlab-bench`)
 set -euo pipefail
@@ -128,6 +129,8 @@ if as_json or write:
     if write:
         open(BUDGETS, "w").write(text)
         print(f"wrote {len(results)} figures to {BUDGETS}", file=sys.stderr)
+        subprocess.run([sys.executable, "scripts/benchmarks-doc.py"], check=True)
+        print("wrote docs/benchmarks.md", file=sys.stderr)
     else:
         print(text, end="")
     sys.exit(0)
