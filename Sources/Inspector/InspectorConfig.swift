@@ -21,6 +21,9 @@ public struct InspectorConfig: Sendable, Hashable {
 
     public init() {}
 
+    /// The largest config file read, in bytes (1 MiB); a larger one is refused unread.
+    public static let maximumBytes = 1 << 20
+
     static let fields = ["theme", "mouse", "ascii", "stepMode", "exportFormat", "keys"]
 
     /// Where the config file is, from the environment; nil when neither `XDG_CONFIG_HOME`

@@ -1,5 +1,7 @@
 import Foundation
+import Lab
 import Timeline
+import Vocabulary
 
 /// Writes `text` where the user pointed `option` (`--output`, `--record`): standard output
 /// for `-`, otherwise through ``AtomicFile``; a failure is a command-line error.
@@ -27,23 +29,15 @@ private func outputPath(_ path: String, option: String) throws -> String {
     return path == "-" ? "/dev/stdout" : path
 }
 
-/// The contents of `path`, at most `limit` bytes, or a clear error naming it. Reading stops
-/// one byte past the limit, so a huge file or an endless device is refused without being read.
+/// The contents of `path`, at most `limit` bytes, or a clear error naming it. A regular
+/// file's size is checked first, and anything else is read only to one byte past the limit,
+/// so a huge file or an endless device is refused without being read.
 func readFile(_ path: String, purpose: String, limit: Int) throws -> Data {
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-        throw CommandLineError("cannot read \(purpose) \(path): no such file or not readable")
-    }
-    defer { try? handle.close() }
-    let data: Data
     do {
-        data = try handle.read(upToCount: limit + 1) ?? Data()
+        return try BoundedFile.read(path, limit: limit)
     } catch {
-        throw CommandLineError("cannot read \(purpose) \(path): \((error as NSError).localizedDescription)")
+        throw CommandLineError("cannot read \(purpose) \(VisibleEscapes.escape(path)): \(error.reason(purpose: purpose, limit: limit))")
     }
-    guard data.count <= limit else {
-        throw CommandLineError("cannot read \(purpose) \(path): it is larger than \(limit) bytes, the most a \(purpose) may have")
-    }
-    return data
 }
 
 /// Writes `text` to standard output with write(2). A reader that went away (EPIPE: SIGPIPE is
