@@ -28,10 +28,16 @@ public enum Inspector {
             return []
         case .mouse(let event, let map):
             return handleMouse(event, map: map, &state)
+        case .paste(let text):
+            if paste(text, &state) { return [] }
+            return text.flatMap { update(&state, .key(.char($0))) }
         case .key(let key):
             if key == .resize { return [] }
             // A mouse report reaches the inspector with the frame's map (`.mouse`).
             if case .mouse = key { return [] }
+            // A character typed into a text field takes the same path as a paste: the field is
+            // changed in place, not copied out of the overlay and back.
+            if case .char(let character) = key, paste(String(character), &state) { return [] }
             if let modal = state.modal { return handleModal(modal, key, &state) }
             state.notice = nil
             guard let action = state.keys.action(for: key) else { return [] }
@@ -321,6 +327,43 @@ public enum Inspector {
     }
 
     // MARK: - Overlays
+
+    /// Types `text` into the open overlay's text field at once, where every character is an
+    /// edit; false when no overlay with a text field is open. A field that fills up keeps
+    /// what fits and says so.
+    static func paste(_ text: String, _ state: inout InspectorState) -> Bool {
+        let fitted: Bool
+        switch state.modal {
+        case .filter(var prompt):
+            state.modal = nil
+            fitted = prompt.input.insert(contentsOf: text)
+            state.modal = .filter(prompt)
+        case .breakRules(var editor):
+            state.modal = nil
+            fitted = editor.input.insert(contentsOf: text)
+            state.modal = .breakRules(editor)
+        case .search(var input):
+            state.modal = nil
+            fitted = input.insert(contentsOf: text)
+            state.detailSearch = input.text
+            state.detailMatch = 0
+            state.modal = .search(input)
+        case .export(var prompt):
+            state.modal = nil
+            fitted = prompt.path.insert(contentsOf: text)
+            state.modal = .export(prompt)
+        case .editor(var editor):
+            state.modal = nil
+            fitted = editor.type(text)
+            state.modal = .editor(editor)
+        default:
+            return false
+        }
+        if !fitted {
+            state.notice = .init(text: "a text field holds at most \(TextInput.maximumLength) characters; the rest was dropped", isError: true)
+        }
+        return true
+    }
 
     static func handleModal(_ modal: Overlay, _ key: Key, _ state: inout InspectorState) -> [InspectorEffect] {
         switch modal {
