@@ -196,6 +196,11 @@ struct EndpointOptions {
         return scenario
     }
 
+    /// The files these options read: the operation file and a `--variables @FILE`.
+    var inputFiles: [(option: String, path: String?)] {
+        [("--operation", operationFile), ("--variables", variables.flatMap { $0.hasPrefix("@") ? String($0.dropFirst()) : nil })]
+    }
+
     /// The JSON object `--variables` gives, inline or from `@FILE`.
     static func variablesObject(_ text: String) throws -> [String: JSONValue] {
         var source = "--variables"

@@ -23,6 +23,46 @@ func checkOutput(_ path: String, option: String) throws {
     }
 }
 
+/// Refuses a run whose output would overwrite one of its inputs or another output: `x`,
+/// `./x` and a link to `x` are one file. Files are compared by device and inode, a path
+/// not there yet by its folder's real path and its name; devices, FIFOs and `-` are left
+/// alone (two writers of `/dev/null` harm nothing).
+func checkSeparate(outputs: [(option: String, path: String?)], inputs: [(option: String, path: String?)]) throws {
+    let named = inputs.compactMap { input in input.path.map { (input.option, $0, FileIdentity($0)) } }
+    var earlier: [(String, String, FileIdentity)] = []
+    for case let (option, path?) in outputs {
+        guard let identity = FileIdentity(path) else { continue }
+        if let input = named.first(where: { $0.2 == identity }) {
+            throw CommandLineError("\(option) \(VisibleEscapes.escape(path)) is the same file as \(input.0) \(VisibleEscapes.escape(input.1)); a run never writes over what it reads")
+        }
+        if let other = earlier.first(where: { $0.2 == identity }) {
+            throw CommandLineError("\(option) \(VisibleEscapes.escape(path)) is the same file as \(other.0) \(VisibleEscapes.escape(other.1)); give each its own file")
+        }
+        earlier.append((option, path, identity))
+    }
+}
+
+/// Which file a path names, for telling two paths to one file apart from two files.
+private enum FileIdentity: Equatable {
+    case file(device: UInt64, inode: UInt64)
+    case planned(String)
+
+    /// Nil for `-`, a device, a FIFO or a path whose folder does not exist.
+    init?(_ path: String) {
+        guard !path.isEmpty, path != "-" else { return nil }
+        var status = stat()
+        if stat(path, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFREG else { return nil }
+            self = .file(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+            return
+        }
+        let url = URL(fileURLWithPath: path)
+        guard let folder = realpath(url.deletingLastPathComponent().path, nil) else { return nil }
+        defer { free(folder) }
+        self = .planned(String(cString: folder) + "/" + url.lastPathComponent)
+    }
+}
+
 /// The file `option`'s value names: `-` is standard output; empty is refused.
 private func outputPath(_ path: String, option: String) throws -> String {
     guard !path.isEmpty else { throw CommandLineError("\(option) needs a file name, got an empty one; use '-' for standard output") }

@@ -101,6 +101,35 @@ struct TraceCommandTests {
         #expect(result.stderr == "chainlab: cannot read config file \(file.path): it has 3221225472 bytes; a config file may have at most 1048576\n")
     }
 
+    @Test("an output that is one of the run's inputs, or the other output, is refused before anything is written")
+    func outputOverInput() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("separate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scenario = folder.appendingPathComponent("s.json").path
+        let text = try chainlab("scenarios", "--show", "basics").stdout
+        try text.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let link = folder.appendingPathComponent("link.json").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: scenario)
+        let sameFolder = folder.path + "/./"
+        let cases: [([String], String)] = [
+            (["trace", "--scenario-file", scenario, "--output", sameFolder + "s.json"],
+             "chainlab: --output \(sameFolder)s.json is the same file as --scenario-file \(scenario); a run never writes over what it reads\n"),
+            (["trace", "--scenario-file", scenario, "--record", link],
+             "chainlab: --record \(link) is the same file as --scenario-file \(scenario); a run never writes over what it reads\n"),
+            (["trace", "basics", "--output", folder.path + "/r.json", "--record", sameFolder + "r.json"],
+             "chainlab: --record \(sameFolder)r.json is the same file as --output \(folder.path)/r.json; give each its own file\n"),
+        ]
+        for (arguments, message) in cases {
+            let result = try runProcess(try builtChainlab().path, arguments)
+            #expect(result.status == 2)
+            #expect(result.stderr == message)
+            #expect(result.stdout == "")
+        }
+        #expect(try String(contentsOfFile: scenario, encoding: .utf8) == text)
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/r.json"))
+    }
+
     @Test("a bad scenario file names the JSON path and the valid choices")
     func badScenarioFile() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).json")
