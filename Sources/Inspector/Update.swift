@@ -328,35 +328,39 @@ public enum Inspector {
 
     // MARK: - Overlays
 
+    /// The open overlay's payload that `extract` finds, taken out of the state, so that the
+    /// caller holds its only copy and edits its text field in place: switching over
+    /// `state.modal` keeps a second copy alive, and every character would copy the field.
+    private static func takeOverlay<Payload>(_ state: inout InspectorState, _ extract: (Overlay) -> Payload?) -> Payload? {
+        guard let payload = state.modal.flatMap(extract) else { return nil }
+        state.modal = nil
+        return payload
+    }
+
     /// Types `text` into the open overlay's text field at once, where every character is an
     /// edit; false when no overlay with a text field is open. A field that fills up keeps
     /// what fits and says so.
     static func paste(_ text: String, _ state: inout InspectorState) -> Bool {
+        guard state.modal?.takesText == true else { return false }
         let fitted: Bool
-        switch state.modal {
-        case .filter(var prompt):
-            state.modal = nil
+        if var prompt = takeOverlay(&state, { if case .filter(let prompt) = $0 { prompt } else { nil } }) {
             fitted = prompt.input.insert(contentsOf: text)
             state.modal = .filter(prompt)
-        case .breakRules(var editor):
-            state.modal = nil
+        } else if var editor = takeOverlay(&state, { if case .breakRules(let editor) = $0 { editor } else { nil } }) {
             fitted = editor.input.insert(contentsOf: text)
             state.modal = .breakRules(editor)
-        case .search(var input):
-            state.modal = nil
+        } else if var input = takeOverlay(&state, { if case .search(let input) = $0 { input } else { nil } }) {
             fitted = input.insert(contentsOf: text)
             state.detailSearch = input.text
             state.detailMatch = 0
             state.modal = .search(input)
-        case .export(var prompt):
-            state.modal = nil
+        } else if var prompt = takeOverlay(&state, { if case .export(let prompt) = $0 { prompt } else { nil } }) {
             fitted = prompt.path.insert(contentsOf: text)
             state.modal = .export(prompt)
-        case .editor(var editor):
-            state.modal = nil
+        } else if var editor = takeOverlay(&state, { if case .editor(let editor) = $0 { editor } else { nil } }) {
             fitted = editor.type(text)
             state.modal = .editor(editor)
-        default:
+        } else {
             return false
         }
         if !fitted {
