@@ -1,11 +1,5 @@
 public import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Reads a file a user named, never more than a bound: a regular file's size is checked
 /// before any of it is read, and anything else (a FIFO, `/dev/zero`, a pipe from `<(…)`)
 /// is read only up to one byte past the bound.
@@ -41,24 +35,18 @@ public enum BoundedFile {
         case S_IFREG where status.st_size > limit: throw .tooLarge(size: Int(status.st_size))
         default: break
         }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
         var data = Data()
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while data.count <= limit {
-            let wanted = min(chunk.count, limit + 1 - data.count)
-            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress!, wanted) }
-            if count < 0, errno == EINTR { continue }
-            guard count >= 0 else { throw .unreadable(String(cString: strerror(errno))) }
-            guard count > 0 else { return data }
-            data.append(contentsOf: chunk[..<count])
+            let chunk: Data?
+            do {
+                chunk = try handle.read(upToCount: min(64 << 10, limit + 1 - data.count))
+            } catch {
+                throw .unreadable((error as NSError).localizedDescription)
+            }
+            guard let chunk, !chunk.isEmpty else { return data }
+            data.append(chunk)
         }
         throw .tooLarge(size: nil)
     }
-}
-
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.read(descriptor, buffer, count)
-    #else
-    Darwin.read(descriptor, buffer, count)
-    #endif
 }
