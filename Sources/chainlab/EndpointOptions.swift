@@ -219,7 +219,7 @@ struct EndpointOptions {
         }
         let value: JSONValue
         do {
-            value = try JSONValue(parsing: data)
+            value = try JSONValue(parsing: data, options: JSONParser.Options(rejectsDuplicateKeys: true))
         } catch {
             throw CommandLineError("\(source): not JSON: \(error.description)")
         }
