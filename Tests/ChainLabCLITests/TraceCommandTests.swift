@@ -117,6 +117,8 @@ struct TraceCommandTests {
              "chainlab: --output \(sameFolder)s.json is the same file as --scenario-file \(scenario); a run never writes over what it reads\n"),
             (["trace", "--scenario-file", scenario, "--record", link],
              "chainlab: --record \(link) is the same file as --scenario-file \(scenario); a run never writes over what it reads\n"),
+            (["--scenario-file", scenario, "--record", scenario],
+             "chainlab: --record \(scenario) is the same file as --scenario-file \(scenario); a run never writes over what it reads\n"),
             (["trace", "basics", "--output", folder.path + "/r.json", "--record", sameFolder + "r.json"],
              "chainlab: --record \(sameFolder)r.json is the same file as --output \(folder.path)/r.json; give each its own file\n"),
         ]
