@@ -68,22 +68,26 @@ import TerminalUI
         #expect(buffer[3, 0].style == .plain)
     }
 
+    /// `field` drawn on a one-row buffer `width` cells wide.
+    func drawn(_ field: TextInput, width: Int) -> Buffer {
+        var buffer = Buffer(width: width, height: 1)
+        field.render(in: buffer.area, into: &buffer)
+        return buffer
+    }
+
     @Test func aLongFieldDrawsTheCharactersBeforeTheCursor() {
         var field = TextInput(text: String((0..<TextInput.maximumLength).map { Character(String($0 % 10)) }))
-        var buffer = Buffer(width: 10, height: 1)
-        field.render(in: buffer.area, into: &buffer)
-        expectLines(buffer.lines, ["789012345 "])
-        #expect(buffer[9, 0].style == .reverse)
+        let atEnd = drawn(field, width: 10)
+        expectLines(atEnd.lines, ["789012345 "])
+        #expect(atEnd[9, 0].style == .reverse)
         field.handle(.left)
-        buffer = Buffer(width: 10, height: 1)
-        field.render(in: buffer.area, into: &buffer)
-        expectLines(buffer.lines, ["6789012345"])
-        #expect(buffer[9, 0].style == .reverse)
+        let onLast = drawn(field, width: 10)
+        expectLines(onLast.lines, ["6789012345"])
+        #expect(onLast[9, 0].style == .reverse)
     }
 
     @Test func wideCharactersScrollByWholeCharacters() {
-        var buffer = Buffer(width: 4, height: 1)
-        TextInput(text: "日本語").render(in: buffer.area, into: &buffer)
+        let buffer = drawn(TextInput(text: "日本語"), width: 4)
         expectLines(buffer.lines, [" 語 "])
         #expect(buffer[3, 0].style == .reverse)
         #expect(buffer[2, 0].style == .plain)
