@@ -20,7 +20,7 @@
 /// changes nothing: a search only says whether there is a match.
 struct FilterPattern: Sendable, Hashable {
     let pattern: String
-    private let program: [Step]
+    private let program: [PatternStep]
 
     /// The most steps a pattern may compile to: a search does at most this much work per
     /// character of the text.
@@ -54,20 +54,20 @@ struct FilterPatternError: Error, Equatable {
 }
 
 /// One instruction of a compiled pattern.
-enum Step: Sendable {
+enum PatternStep: Sendable {
     /// One character, compared case-folded.
     case scalar(Unicode.Scalar)
     /// Any character but a line break.
     case any
     case set(ScalarSet)
-    case assert(Assertion)
+    case assert(PatternAssertion)
     /// Go on at both places.
     case split(Int, Int)
     case jump(Int)
     case match
 }
 
-enum Assertion: Sendable {
+enum PatternAssertion: Sendable {
     case start, end, wordBoundary, notWordBoundary
 }
 
@@ -113,12 +113,12 @@ extension ScalarSet.Named {
     }
 }
 
-func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+private func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
     scalar == "_" || scalar.properties.isAlphabetic || scalar.properties.numericType == .decimal
 }
 
 /// The character's lower case when that is one character; ASCII without a table.
-func caseFolded(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+private func caseFolded(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
     if scalar.isASCII {
         return (0x41...0x5A).contains(scalar.value) ? Unicode.Scalar(UInt8(scalar.value + 0x20)) : scalar
     }
@@ -136,7 +136,7 @@ private func upperCased(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
 
 /// A parsed pattern, before it is compiled.
 indirect enum PatternNode {
-    case step(Step)
+    case step(PatternStep)
     case concat([PatternNode])
     case alternate([PatternNode])
     /// `maximum` nil for no upper bound.
@@ -338,9 +338,9 @@ struct PatternParser {
 
 /// Lays a parsed pattern out as steps, refusing one that grows past `FilterPattern.maximumSteps`.
 struct PatternCompiler {
-    var program: [Step] = []
+    var program: [PatternStep] = []
 
-    mutating func append(_ step: Step) throws(FilterPatternError) {
+    mutating func append(_ step: PatternStep) throws(FilterPatternError) {
         guard program.count < FilterPattern.maximumSteps else {
             throw FilterPatternError(reason: "the pattern is too expensive: it needs more than \(FilterPattern.maximumSteps) steps (counted repetition multiplies its group)")
         }
@@ -387,7 +387,7 @@ struct PatternCompiler {
 
 /// One search: the live states at the current character, and the ones for the next.
 struct PatternSearch {
-    let program: [Step]
+    let program: [PatternStep]
     let scalars: [Unicode.Scalar]
     /// The position each step was last added at, so a step is live at most once per position.
     private var addedAt: [Int]
@@ -395,7 +395,7 @@ struct PatternSearch {
     private var next: [Int] = []
     private var pending: [Int] = []
 
-    init(program: [Step], scalars: [Unicode.Scalar]) {
+    init(program: [PatternStep], scalars: [Unicode.Scalar]) {
         self.program = program
         self.scalars = scalars
         addedAt = Array(repeating: -1, count: program.count)
@@ -416,7 +416,7 @@ struct PatternSearch {
         return false
     }
 
-    private func consumes(_ step: Step, _ scalar: Unicode.Scalar, _ folded: Unicode.Scalar) -> Bool {
+    private func consumes(_ step: PatternStep, _ scalar: Unicode.Scalar, _ folded: Unicode.Scalar) -> Bool {
         switch step {
         case .scalar(let expected): expected == folded
         case .any: scalar != "\n" && scalar != "\r"
@@ -449,7 +449,7 @@ struct PatternSearch {
         return false
     }
 
-    private func holds(_ assertion: Assertion, at position: Int) -> Bool {
+    private func holds(_ assertion: PatternAssertion, at position: Int) -> Bool {
         switch assertion {
         case .start: return position == 0
         case .end: return position == scalars.count || (position == scalars.count - 1 && scalars[position] == "\n")
