@@ -99,6 +99,14 @@ public struct HeaderEditor: Sendable, Hashable {
         return .editing
     }
 
+    /// Types `text` into the focused field in one insertion (a paste); false when the field
+    /// could not take all of it. The status row's name is not editable.
+    public mutating func type(_ text: String) -> Bool {
+        if column == 0 && isStatusRow(row) { return true }
+        errors[row] = nil
+        return column == 0 ? rows[row].name.insert(contentsOf: text) : rows[row].value.insert(contentsOf: text)
+    }
+
     private mutating func shiftErrors(from start: Int, by offset: Int) {
         errors = Dictionary(uniqueKeysWithValues: errors.map { ($0.key >= start ? $0.key + offset : $0.key, $0.value) })
     }

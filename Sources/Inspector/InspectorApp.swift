@@ -110,9 +110,31 @@ private final class KeyLoop: @unchecked Sendable {
             }
             guard let key = terminal.readKey(timeout: idleRedraw) else { continue }
             needsDraw = true
-            if loop.handle(key, size: terminal.size) == .quit { return }
+            guard case .char(let first) = key, loop.state.modal?.takesText == true else {
+                if loop.handle(key, size: terminal.size) == .quit { return }
+                continue
+            }
+            // In a text field, characters already waiting behind this one (a paste) go in as
+            // one message and one frame: drawn after each, a long paste took time quadratic in
+            // its length. Elsewhere each key is drawn before the next is read.
+            var typed = String(first)
+            var count = 1
+            var following: Key?
+            while count < Self.pasteBatch, let next = terminal.readKey(timeout: .zero) {
+                guard case .char(let character) = next else {
+                    following = next
+                    break
+                }
+                typed.append(character)
+                count += 1
+            }
+            if loop.handle(paste: typed) == .quit { return }
+            if let following, loop.handle(following, size: terminal.size) == .quit { return }
         }
     }
+
+    /// The most characters taken as one paste before the screen is drawn again.
+    static let pasteBatch = 1 << 16
 }
 
 /// What the inspector does between two frames, without a terminal: the state, the lab's
@@ -164,6 +186,15 @@ public final class InspectorLoop {
             return .proceed
         }
         let message: InspectorMessage = if case .mouse(let event) = key { .mouse(event, map) } else { .key(key) }
+        return handle(message)
+    }
+
+    /// Handles characters read together (a paste) as one message, and carries out its effects.
+    public func handle(paste text: String) -> InspectorApp.Continuation {
+        handle(.paste(text))
+    }
+
+    private func handle(_ message: InspectorMessage) -> InspectorApp.Continuation {
         for effect in Inspector.update(&state, message) {
             if InspectorApp.perform(effect, session: session, state: &state) == .quit { return .quit }
         }

@@ -1,5 +1,6 @@
 import ChainKit
 import TerminalUI
+import Vocabulary
 
 /// The config file, `$XDG_CONFIG_HOME/chainlab/config.json` (else
 /// `~/.config/chainlab/config.json`): a person's theme, mouse, step mode at start, default
@@ -21,6 +22,9 @@ public struct InspectorConfig: Sendable, Hashable {
 
     public init() {}
 
+    /// The largest config file read, in bytes (1 MiB); a larger one is refused unread.
+    public static let maximumBytes = 1 << 20
+
     static let fields = ["theme", "mouse", "ascii", "stepMode", "exportFormat", "keys"]
 
     /// Where the config file is, from the environment; nil when neither `XDG_CONFIG_HOME`
@@ -34,7 +38,7 @@ public struct InspectorConfig: Sendable, Hashable {
     /// Reads a config file's text.
     public static func parse(_ text: String) throws(ConfigError) -> InspectorConfig {
         let root: JSONValue
-        do { root = try JSONValue(parsing: text) } catch { throw ConfigError(path: "", reason: error.description) }
+        do { root = try JSONValue(parsing: text, options: JSONParser.Options(rejectsDuplicateKeys: true)) } catch { throw ConfigError(path: "", reason: error.description) }
         guard case .object(let members) = root else { throw ConfigError(path: "", reason: "expected a JSON object at the top") }
         var config = InspectorConfig()
         for name in members.keys.sorted() where !fields.contains(name) {
@@ -82,16 +86,49 @@ public struct InspectorConfig: Sendable, Hashable {
             for (index, item) in names.enumerated() {
                 let itemPath = names.count == 1 && members[name]!.stringValue != nil ? path : "\(path)[\(index)]"
                 guard case .string(let text) = item, let key = Key(name: text) else {
-                    throw ConfigError(path: itemPath, reason: "\(item.jsonString) is not a key; write one character (s, ?), or Space, Enter, Esc, Tab, Shift-Tab, Up, Down, Left, Right, PgUp, PgDn, Home, End, Backspace, Delete, Ctrl-A to Ctrl-Z, F1 to F63")
+                    throw ConfigError(path: itemPath, reason: "\(item.jsonString) is not a key; write one character (s, ?), or Space, Enter, Esc, Tab, Shift-Tab, Up, Down, Left, Right, PgUp, PgDn, Home, End, Backspace, Delete, Ctrl-A to Ctrl-Z but for Ctrl-C, H, I, J, M, Q, S and Z, F1 to F63")
                 }
+                if let reason = unusable(key, for: action) { throw ConfigError(path: itemPath, reason: reason) }
                 if !keys.contains(key) { keys.append(key) }
             }
+            if action == .quit, !keys.contains(.char("q")) { keys.insert(.char("q"), at: 0) }
             rebound[action] = keys
         }
         do {
             return try KeyBindings.standard.rebinding(rebound)
         } catch {
             throw ConfigError(path: "keys.\(error.second.rawValue)", reason: error.description)
+        }
+    }
+}
+
+extension InspectorConfig {
+    /// Why `key` cannot be bound to `action`, or nil when it can: keys a terminal never hands
+    /// over as themselves, `q` (which always quits, as Ctrl-C does) and characters that do not
+    /// show as themselves in a key table.
+    static func unusable(_ key: Key, for action: Action) -> String? {
+        switch key {
+        case .ctrl("i"): return "Ctrl-I arrives as Tab (terminals send the same byte); bind Tab instead"
+        case .ctrl("m"), .ctrl("j"): return "\(key.name) arrives as Enter (terminals send the same byte); bind Enter instead"
+        case .ctrl("h"): return "Ctrl-H arrives as Backspace (terminals send the same byte); bind Backspace instead"
+        case .ctrl("c"): return "Ctrl-C always quits: the terminal turns it into an interrupt, never a key"
+        case .ctrl("z"): return "Ctrl-Z suspends the program in the terminal; it never arrives as a key"
+        case .ctrl("s"), .ctrl("q"): return "the terminal keeps Ctrl-S and Ctrl-Q for flow control; they never arrive as keys"
+        case .char("q") where action != .quit: return "q always quits; choose another key"
+        case .char(let character):
+            guard let hidden = character.unicodeScalars.first(where: { !Self.showsAsItself($0) }) else { return nil }
+            return "\(VisibleEscapes.escaped(hidden)) does not show as itself (an invisible, zero-width, bidirectional or combining character); choose a visible key"
+        default: return nil
+        }
+    }
+
+    private static func showsAsItself(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .format, .lineSeparator, .paragraphSeparator, .nonspacingMark, .enclosingMark, .spacingMark,
+            .control, .privateUse, .surrogate, .unassigned:
+            false
+        case .spaceSeparator: scalar == " "
+        default: true
         }
     }
 }

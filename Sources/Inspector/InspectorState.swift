@@ -201,11 +201,23 @@ public enum Overlay: Sendable, Hashable {
     case findings(FindingsList)
     case search(TextInput)
     case compare(Comparison)
+
+    /// Whether the overlay has a text field that takes every character as an edit, so that
+    /// characters read together can go in as one paste.
+    public var takesText: Bool {
+        switch self {
+        case .filter, .breakRules, .search, .export, .editor: true
+        default: false
+        }
+    }
 }
 
 /// Something that happened: a key, a change in the lab, a new terminal size.
 public enum InspectorMessage: Sendable {
     case key(Key)
+    /// Characters that arrived together, as a paste does: typed into the open text field in
+    /// one insertion; with no field open, each is a key.
+    case paste(String)
     /// A mouse report, with the map of the frame it was made on.
     case mouse(MouseEvent, ScreenMap)
     case resize(Size)

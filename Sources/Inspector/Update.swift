@@ -28,10 +28,16 @@ public enum Inspector {
             return []
         case .mouse(let event, let map):
             return handleMouse(event, map: map, &state)
+        case .paste(let text):
+            if paste(text, &state) { return [] }
+            return text.flatMap { update(&state, .key(.char($0))) }
         case .key(let key):
             if key == .resize { return [] }
             // A mouse report reaches the inspector with the frame's map (`.mouse`).
             if case .mouse = key { return [] }
+            // A character typed into a text field takes the same path as a paste: the field is
+            // changed in place, not copied out of the overlay and back.
+            if case .char(let character) = key, paste(String(character), &state) { return [] }
             if let modal = state.modal { return handleModal(modal, key, &state) }
             state.notice = nil
             guard let action = state.keys.action(for: key) else { return [] }
@@ -321,6 +327,47 @@ public enum Inspector {
     }
 
     // MARK: - Overlays
+
+    /// The open overlay's payload that `extract` finds, taken out of the state, so that the
+    /// caller holds its only copy and edits its text field in place: switching over
+    /// `state.modal` keeps a second copy alive, and every character would copy the field.
+    private static func takeOverlay<Payload>(_ state: inout InspectorState, _ extract: (Overlay) -> Payload?) -> Payload? {
+        guard let payload = state.modal.flatMap(extract) else { return nil }
+        state.modal = nil
+        return payload
+    }
+
+    /// Types `text` into the open overlay's text field at once, where every character is an
+    /// edit; false when no overlay with a text field is open. A field that fills up keeps
+    /// what fits and says so.
+    static func paste(_ text: String, _ state: inout InspectorState) -> Bool {
+        guard state.modal?.takesText == true else { return false }
+        let fitted: Bool
+        if var prompt = takeOverlay(&state, { if case .filter(let prompt) = $0 { prompt } else { nil } }) {
+            fitted = prompt.input.insert(contentsOf: text)
+            state.modal = .filter(prompt)
+        } else if var editor = takeOverlay(&state, { if case .breakRules(let editor) = $0 { editor } else { nil } }) {
+            fitted = editor.input.insert(contentsOf: text)
+            state.modal = .breakRules(editor)
+        } else if var input = takeOverlay(&state, { if case .search(let input) = $0 { input } else { nil } }) {
+            fitted = input.insert(contentsOf: text)
+            state.detailSearch = input.text
+            state.detailMatch = 0
+            state.modal = .search(input)
+        } else if var prompt = takeOverlay(&state, { if case .export(let prompt) = $0 { prompt } else { nil } }) {
+            fitted = prompt.path.insert(contentsOf: text)
+            state.modal = .export(prompt)
+        } else if var editor = takeOverlay(&state, { if case .editor(let editor) = $0 { editor } else { nil } }) {
+            fitted = editor.type(text)
+            state.modal = .editor(editor)
+        } else {
+            return false
+        }
+        if !fitted {
+            state.notice = .init(text: "a text field holds at most \(TextInput.maximumLength) characters; the rest was dropped", isError: true)
+        }
+        return true
+    }
 
     static func handleModal(_ modal: Overlay, _ key: Key, _ state: inout InspectorState) -> [InspectorEffect] {
         switch modal {

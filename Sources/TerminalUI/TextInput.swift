@@ -37,11 +37,32 @@ public struct TextInput: Widget, Hashable, Sendable {
         }
     }
 
-    /// Inserts `character` before the cursor.
-    public mutating func insert(_ character: Character) {
+    /// The most characters a field holds: typing past it does nothing, and a paste is cut there.
+    public static let maximumLength = 65_536
+
+    /// Inserts `character` before the cursor; false when the field is full.
+    @discardableResult
+    public mutating func insert(_ character: Character) -> Bool {
+        guard characters.count < Self.maximumLength else { return false }
         characters.insert(character, at: cursor)
         cursor += 1
+        return true
     }
+
+    /// Inserts `text` before the cursor in one step, as much of it as fits; false when some
+    /// of it did not fit. A paste goes in this way: one insertion, not one per character.
+    @discardableResult
+    public mutating func insert(contentsOf text: String) -> Bool {
+        let room = Self.maximumLength - characters.count
+        let taken = text.prefix(room)
+        characters.insert(contentsOf: taken, at: cursor)
+        let count = characters.count - (Self.maximumLength - room)
+        cursor += count
+        return taken.endIndex == text.endIndex
+    }
+
+    /// Whether the field is empty, without building its text.
+    public var isEmpty: Bool { characters.isEmpty }
 
     /// Removes the character before the cursor (Backspace).
     public mutating func deleteBackward() {
@@ -78,21 +99,32 @@ public struct TextInput: Widget, Hashable, Sendable {
         return true
     }
 
+    /// Draws the characters in view only: the view scrolls to keep the cursor in its last
+    /// column at most, so it starts no more than `area.width` columns before the cursor and a
+    /// long field costs what a short one does.
     public func render(in area: Rect, into buffer: inout Buffer) {
         guard !area.isEmpty else { return }
         let row = Rect(x: area.x, y: area.y, width: area.width, height: 1)
-        let columns = characters.map { TextWidth.of(String($0)) }
-        let cursorColumn = columns[..<cursor].reduce(0, +)
-        let firstColumn = max(0, cursorColumn - (area.width - 1))
-        var column = 0
-        for (character, width) in zip(characters, columns) {
-            defer { column += width }
-            guard column >= firstColumn else { continue }
-            buffer.set(string: String(character), at: Position(x: area.x + column - firstColumn, y: area.y), style: style, clip: row)
+        var first = cursor
+        var beforeCursor = 0
+        while first > 0 {
+            let width = TextWidth.of(String(characters[first - 1]))
+            guard beforeCursor + width <= area.width - 1 else { break }
+            beforeCursor += width
+            first -= 1
+        }
+        let start = first == 0 ? 0 : area.width - 1 - beforeCursor
+        var column = start
+        var index = first
+        while index < characters.count, column < area.width {
+            let text = String(characters[index])
+            buffer.set(string: text, at: Position(x: area.x + column, y: area.y), style: style, clip: row)
+            column += TextWidth.of(text)
+            index += 1
         }
         if isFocused {
-            let cursorWidth = cursor < characters.count ? max(1, columns[cursor]) : 1
-            let cursorCells = Rect(x: area.x + cursorColumn - firstColumn, y: area.y, width: cursorWidth, height: 1)
+            let cursorWidth = cursor < characters.count ? max(1, TextWidth.of(String(characters[cursor]))) : 1
+            let cursorCells = Rect(x: area.x + start + beforeCursor, y: area.y, width: cursorWidth, height: 1)
             buffer.setStyle(cursorStyle, in: cursorCells.intersection(row))
         }
     }

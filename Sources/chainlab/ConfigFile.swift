@@ -10,10 +10,7 @@ enum ConfigFile {
         guard let path = explicit ?? InspectorConfig.defaultPath(environment: environment) else { return InspectorConfig() }
         guard explicit != nil || FileManager.default.fileExists(atPath: path) else { return InspectorConfig() }
         let shown = VisibleEscapes.escape(path)
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandLineError("cannot read the config file \(shown)")
-        }
-        guard data.count <= 1 << 20 else { throw CommandLineError("config file \(shown): the file has \(data.count) bytes; a config file may have at most 1048576") }
+        let data = try readFile(path, purpose: "config file", limit: InspectorConfig.maximumBytes)
         guard let text = String(data: data, encoding: .utf8) else { throw CommandLineError("config file \(shown): not UTF-8 text") }
         do {
             return try InspectorConfig.parse(text)

@@ -105,12 +105,19 @@ struct EndpointOptions {
         return url
     }
 
+    /// Headers that say how a message is framed or routed: a value from the command line
+    /// would disagree with the body and URL actually sent (`Content-Length: 5` on 76 bytes).
+    static let framingHeaders = ["Content-Length", "Transfer-Encoding", "Host", "Connection", "Upgrade", "TE", "Trailer", "Keep-Alive"]
+
     static func addHeader(_ text: String, to headers: inout HTTPFields) throws {
         guard let colon = text.firstIndex(of: ":") else {
             throw CommandLineError("--header needs 'Name: value'; the argument has no ':'")
         }
         let name = String(text[..<colon])
         let value = text[text.index(after: colon)...].trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+        if framingHeaders.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+            throw CommandLineError("--header '\(VisibleEscapes.escape(name)): …': the client sets \(framingHeaders.joined(separator: ", ")) from the request it sends (the body's length and framing, the URL's host and the connection); a value given here would contradict them")
+        }
         do {
             headers.append(try HTTPField(name: name, value: value))
         } catch {
@@ -196,6 +203,11 @@ struct EndpointOptions {
         return scenario
     }
 
+    /// The files these options read: the operation file and a `--variables @FILE`.
+    var inputFiles: [(option: String, path: String?)] {
+        [("--operation", operationFile), ("--variables", variables.flatMap { $0.hasPrefix("@") ? String($0.dropFirst()) : nil })]
+    }
+
     /// The JSON object `--variables` gives, inline or from `@FILE`.
     static func variablesObject(_ text: String) throws -> [String: JSONValue] {
         var source = "--variables"
@@ -207,7 +219,7 @@ struct EndpointOptions {
         }
         let value: JSONValue
         do {
-            value = try JSONValue(parsing: data)
+            value = try JSONValue(parsing: data, options: JSONParser.Options(rejectsDuplicateKeys: true))
         } catch {
             throw CommandLineError("\(source): not JSON: \(error.description)")
         }

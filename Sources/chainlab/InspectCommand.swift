@@ -88,6 +88,9 @@ struct InspectCommand {
         let remote = try endpoint.remoteOptions(environment: environment)
         let scenario = try endpoint.apply(to: ScenarioSource.resolve(name: scenarioFile == nil ? (scenarioName ?? "basics") : scenarioName, file: scenarioFile))
         if let recordPath { try checkOutput(recordPath, option: "--record") }
+        try checkSeparate(
+            outputs: [("--record", recordPath)],
+            inputs: [("--scenario-file", scenarioFile), ("--config", configPath)] + endpoint.inputFiles)
         guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0 else {
             throw CommandLineError("the inspector needs a terminal (standard input and output must be a TTY); for a headless run use 'chainlab trace \(scenario.name)'")
         }

@@ -97,6 +97,9 @@ struct TraceCommand {
         let remote = try endpoint.remoteOptions(environment: environment)
         if let output { try checkOutput(output, option: "--output") }
         if let recordPath { try checkOutput(recordPath, option: "--record") }
+        try checkSeparate(
+            outputs: [("--output", output), ("--record", recordPath)],
+            inputs: [("--scenario-file", scenarioFile), ("--replay", replayPath)] + endpoint.inputFiles)
         var replay: Recording?
         if let replayPath {
             do {

@@ -27,7 +27,9 @@ struct ChainKitFuzzRegressionTests {
         #expect(parseError(Array("1e999".utf8))?.description == "not valid JSON at line 1, column 1: number out of range")
         #expect(parseError(Array(#"{"n": -1e400}"#.utf8))?.description == "not valid JSON at line 1, column 7: number out of range")
         let largest = try JSONParser.parse(Array("[1.7976931348623157e308]".utf8))
-        #expect(largest == [.number(.greatestFiniteMagnitude)])
+        // 17 significant digits: kept as written, read as the largest Double.
+        #expect(largest == [.exactNumber("1.7976931348623157e308")])
+        #expect(largest.arrayValue?.first?.numberValue == .greatestFiniteMagnitude)
         #expect(try JSONValue(parsing: largest.jsonString) == largest)
     }
 }

@@ -66,7 +66,7 @@ struct OwnAPICommandTests {
     @Test func operationVariablesHeadersAndTokenReachTheServerAndSecretsStayMasked() async throws {
         let servers = try PlainServers()
         let operation = try Self.file("ops.graphql", Self.operations)
-        let variables = try Self.file("vars.json", #"{"id": "7"}"#)
+        let variables = try Self.file("vars.json", #"{"id": "7", "big": 9007199254740993}"#)
         let result = try await Self.chainlab([
             "trace", "basics", "--endpoint", servers.graphQLURL, "--operation", operation, "--operation-name", "Me",
             "--variables", "@" + variables, "--header", "X-Api-Key: key-123456", "--header", "X-Client: cli", "--token-env", "MY_TOKEN",
@@ -75,7 +75,7 @@ struct OwnAPICommandTests {
         #expect(result.status == 0)
         let sent = try #require(servers.graphQLExchanges.last)
         #expect(sent.json?["operationName"] == "Me")
-        #expect(sent.json?["variables"] == ["id": "7"])
+        #expect(sent.json?["variables"] == ["id": "7", "big": .exactNumber("9007199254740993")])
         #expect(sent.json?["query"]?.stringValue == Self.operations)
         #expect(sent.header("X-Api-Key") == "key-123456")
         #expect(sent.header("X-Client") == "cli")
@@ -279,6 +279,10 @@ struct OwnAPICommandTests {
             (["--endpoint", url, "--operation", twoOperations, "--operation-name", "Me", "--variables", "[1]"], #"--variables: expected a JSON object such as {"id": "2001"}, got [1]"#),
             (["--endpoint", url, "--operation", twoOperations, "--operation-name", "Me", "--variables", "{"], "--variables: not JSON: "),
             (["--endpoint", url, "--header", "NoColon"], "--header needs 'Name: value'; the argument has no ':'"),
+            (["--endpoint", url, "--operation", twoOperations, "--operation-name", "Me", "--variables", #"{"a": 1, "a": 2}"#], #"--variables: not JSON: not valid JSON at line 1, column 10: duplicate key "a" at a"#),
+            (["--endpoint", url, "--header", "Content-Length: 5"], "--header 'Content-Length: …': the client sets Content-Length, Transfer-Encoding, Host, Connection, Upgrade, TE, Trailer, Keep-Alive from the request it sends (the body's length and framing, the URL's host and the connection); a value given here would contradict them\n"),
+            (["--endpoint", url, "--header", "transfer-encoding: chunked"], "--header 'transfer-encoding: …': the client sets Content-Length, Transfer-Encoding, Host, Connection, Upgrade, TE, Trailer, Keep-Alive from the request it sends (the body's length and framing, the URL's host and the connection); a value given here would contradict them\n"),
+            (["--endpoint", url, "--header", "HOST:evil.example"], "--header 'HOST: …': the client sets Content-Length, Transfer-Encoding, Host, Connection, Upgrade, TE, Trailer, Keep-Alive from the request it sends (the body's length and framing, the URL's host and the connection); a value given here would contradict them\n"),
             (["--token", "t"], "--token needs --endpoint URL (a real server)"),
             (["--endpoint", url, "--client-id", "app"], "--client-id needs --oauth-token-url URL (the token endpoint)"),
             (["--endpoint", url, "--token-env", "CHAINLAB_SURELY_UNSET"], "--token-env CHAINLAB_SURELY_UNSET: the environment variable is not set or empty"),

@@ -34,15 +34,15 @@ struct SettingsCommandTests {
 
     @Test("chainlab keys shows the bindings in force")
     func keysInForce() throws {
-        let file = try configFile(#"{"keys": {"step": "space", "quit": ["q", "Ctrl-Q"]}}"#)
+        let file = try configFile(#"{"keys": {"step": "space", "quit": ["q", "Ctrl-K"]}}"#)
         defer { try? FileManager.default.removeItem(at: file) }
         let text = try runProcess(try builtChainlab().path, ["keys", "--config", file.path])
         #expect(text.status == 0)
         #expect(text.stdout.contains("\nSpace      step — step the selected request one hop\n"))
-        #expect(text.stdout.contains("\nq/Ctrl-Q   quit — "))
+        #expect(text.stdout.contains("\nq/Ctrl-K   quit — "))
         let markdown = try runProcess(try builtChainlab().path, ["keys", "--markdown", "--config", file.path])
         #expect(markdown.stdout.contains("| `Space` | step | step the selected request one hop |\n"))
-        #expect(markdown.stdout.contains("| `q` `Ctrl-Q` | quit |"))
+        #expect(markdown.stdout.contains("| `q` `Ctrl-K` | quit |"))
     }
 }
 

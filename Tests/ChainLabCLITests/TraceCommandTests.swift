@@ -65,7 +65,7 @@ struct TraceCommandTests {
         (["trace", "nope"], "chainlab: unknown scenario 'nope'; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, cache-and-network, cache-records, graphql-errors-200, empty-401, openapi-middleware, defer, subscription, hostile-server, or --scenario-file FILE\n"),
         (["trace", "basics", "--format", "xml"], "chainlab: unknown format 'xml'; valid formats: text, json, har, curl, otlp\n"),
         (["trace", "basics", "--bogus"], "chainlab: unknown option '--bogus' for trace; valid: --format, --output, --include-secrets, --record, --replay, --scenario-file, --filter, --break, --endpoint, --operation, --operation-name, --variables, --header, --token, --token-env, --oauth-token-url, --client-id, --client-secret-env, --client-auth, --refresh-token-env, --max-body, --timeout, --otlp-endpoint, --otlp-header, --service-name\n"),
-        (["trace", "--scenario-file", "/nonexistent.json"], "chainlab: cannot read scenario file /nonexistent.json: no such file or not readable\n"),
+        (["trace", "--scenario-file", "/nonexistent.json"], "chainlab: cannot read scenario file /nonexistent.json: No such file or directory\n"),
         (["trace", "basics", "--output", "/nonexistent-folder/out.txt"], "chainlab: cannot write /nonexistent-folder/out.txt: the folder /nonexistent-folder does not exist\n"),
         (["scenarios", "--show", "nope"], "chainlab: unknown scenario 'nope'; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, cache-and-network, cache-records, graphql-errors-200, empty-401, openapi-middleware, defer, subscription, hostile-server, or --scenario-file FILE\n"),
         (["trace", "basics", "--otlp-endpoint", "localhost:4318"], "chainlab: --otlp-endpoint needs an http:// or https:// URL such as http://127.0.0.1:4318, got 'localhost:4318'\n"),
@@ -76,7 +76,9 @@ struct TraceCommandTests {
         (["keys", "--markdown", "extra"], "chainlab: unexpected argument 'extra' for keys; valid: --markdown, --config FILE, each once\n"),
         (["keys", "extra"], "chainlab: unexpected argument 'extra' for keys; valid: --markdown, --config FILE, each once\n"),
         (["keys", "--markdown", "--markdown"], "chainlab: unexpected argument '--markdown' for keys; valid: --markdown, --config FILE, each once\n"),
-        (["keys", "--config", "/nonexistent/config.json"], "chainlab: cannot read the config file /nonexistent/config.json\n"),
+        (["keys", "--config", "/nonexistent/config.json"], "chainlab: cannot read config file /nonexistent/config.json: No such file or directory\n"),
+        (["keys", "--config", "/dev/zero"], "chainlab: cannot read config file /dev/zero: it goes on past 1048576 bytes; a config file may have at most 1048576\n"),
+        (["trace", "--scenario-file", "/dev/zero"], "chainlab: cannot read scenario file /dev/zero: it goes on past 1048576 bytes; a scenario file may have at most 1048576\n"),
         (["--theme", "purple"], "chainlab: unknown theme 'purple'; valid: dark, light, high-contrast\n"),
     ])
     func badInput(arguments: [String], message: String) throws {
@@ -84,6 +86,50 @@ struct TraceCommandTests {
         #expect(result.status == 2)
         #expect(result.stderr == message)
         #expect(result.stdout == "")
+    }
+
+    @Test("a config file of 3 GiB is refused by its size before any of it is read")
+    func hugeConfigFile() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString).json")
+        #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
+        defer { try? FileManager.default.removeItem(at: file) }
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.truncate(atOffset: 3 << 30)
+        try handle.close()
+        let result = try runProcess(try builtChainlab().path, ["keys", "--config", file.path])
+        #expect(result.status == 2)
+        #expect(result.stderr == "chainlab: cannot read config file \(file.path): it has 3221225472 bytes; a config file may have at most 1048576\n")
+    }
+
+    @Test("an output that is one of the run's inputs, or the other output, is refused before anything is written")
+    func outputOverInput() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("separate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scenario = folder.appendingPathComponent("s.json").path
+        let text = try chainlab("scenarios", "--show", "basics").stdout
+        try text.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let link = folder.appendingPathComponent("link.json").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: scenario)
+        let sameFolder = folder.path + "/./"
+        let cases: [([String], String)] = [
+            (["trace", "--scenario-file", scenario, "--output", sameFolder + "s.json"],
+             "chainlab: --output \(sameFolder)s.json is the same file as --scenario-file \(scenario); a run never writes over what it reads\n"),
+            (["trace", "--scenario-file", scenario, "--record", link],
+             "chainlab: --record \(link) is the same file as --scenario-file \(scenario); a run never writes over what it reads\n"),
+            (["--scenario-file", scenario, "--record", scenario],
+             "chainlab: --record \(scenario) is the same file as --scenario-file \(scenario); a run never writes over what it reads\n"),
+            (["trace", "basics", "--output", folder.path + "/r.json", "--record", sameFolder + "r.json"],
+             "chainlab: --record \(sameFolder)r.json is the same file as --output \(folder.path)/r.json; give each its own file\n"),
+        ]
+        for (arguments, message) in cases {
+            let result = try runProcess(try builtChainlab().path, arguments)
+            #expect(result.status == 2)
+            #expect(result.stderr == message)
+            #expect(result.stdout == "")
+        }
+        #expect(try String(contentsOfFile: scenario, encoding: .utf8) == text)
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/r.json"))
     }
 
     @Test("a bad scenario file names the JSON path and the valid choices")

@@ -25,6 +25,18 @@ struct InspectorLoopTests {
         #expect(terminal.pendingKeys.isEmpty)
     }
 
+    @Test("characters waiting while a text field is open go in as one paste and one frame")
+    func pasteIsOneFrame() async throws {
+        let session = LabSession(scenario: try #require(Catalog.scenario(named: "basics")), defaultMode: .step)
+        let pasted = Array(repeating: Key.char("a"), count: 2_000)
+        let terminal = TestBackend(width: 120, height: 40, keys: [.char("/")] + pasted + [.escape, .char("q")])
+        _ = await InspectorApp.run(session: session, terminal: terminal, idleRedraw: .milliseconds(1))
+        // The first frame, one after /, and one after the 2,000 characters and the Esc read
+        // behind them (q then quits): drawn after each character, there would be 2,003.
+        #expect(terminal.writes.count == 3)
+        #expect(terminal.pendingKeys.isEmpty)
+    }
+
     @Test("findings of a store past the synchronous limit are read on their own task: the same findings, one view later")
     func findingsReadInTheBackgroundAreTheSame() async throws {
         let session = LabSession(scenario: try #require(Catalog.scenario(named: "refresh-storm")))

@@ -150,14 +150,44 @@ struct ConfigTests {
         (#"{"keys": {"stpe": "s"}}"#, "keys.stpe", "no such action; valid: " + Action.allCases.map(\.rawValue).joined(separator: ", ")),
         (#"{"keys": {"step": 3}}"#, "keys.step", "expected a key name or a non-empty array of them, got 3"),
         (#"{"keys": {"step": []}}"#, "keys.step", "expected a key name or a non-empty array of them, got []"),
-        (#"{"keys": {"step": "spce"}}"#, "keys.step", #""spce" is not a key; write one character (s, ?), or Space, Enter, Esc, Tab, Shift-Tab, Up, Down, Left, Right, PgUp, PgDn, Home, End, Backspace, Delete, Ctrl-A to Ctrl-Z, F1 to F63"#),
-        (#"{"keys": {"step": ["s", 5]}}"#, "keys.step[1]", #"5 is not a key; write one character (s, ?), or Space, Enter, Esc, Tab, Shift-Tab, Up, Down, Left, Right, PgUp, PgDn, Home, End, Backspace, Delete, Ctrl-A to Ctrl-Z, F1 to F63"#),
+        (#"{"keys": {"step": "spce"}}"#, "keys.step", #""spce" is not a key; write one character (s, ?), or Space, Enter, Esc, Tab, Shift-Tab, Up, Down, Left, Right, PgUp, PgDn, Home, End, Backspace, Delete, Ctrl-A to Ctrl-Z but for Ctrl-C, H, I, J, M, Q, S and Z, F1 to F63"#),
+        (#"{"keys": {"step": ["s", 5]}}"#, "keys.step[1]", #"5 is not a key; write one character (s, ?), or Space, Enter, Esc, Tab, Shift-Tab, Up, Down, Left, Right, PgUp, PgDn, Home, End, Backspace, Delete, Ctrl-A to Ctrl-Z but for Ctrl-C, H, I, J, M, Q, S and Z, F1 to F63"#),
         (#"{"keys": {"step": "n"}}"#, "keys.step", "key n is bound twice: to newOperation and to step"),
         (#"{"keys": {"quit": "Ctrl-K", "toggleBreakpoint": "ctrl-k"}}"#, "keys.quit", "key Ctrl-K is bound twice: to toggleBreakpoint and to quit"),
         (#"{"keys": {"continueRequest": ["c", "Enter"]}}"#, "keys.continueRequest", "key Enter is bound twice: to open and to continueRequest"),
+        (#"{"keys": {"quit": "Ctrl-I"}}"#, "keys.quit", "Ctrl-I arrives as Tab (terminals send the same byte); bind Tab instead"),
+        (#"{"keys": {"step": "ctrl-m"}}"#, "keys.step", "Ctrl-M arrives as Enter (terminals send the same byte); bind Enter instead"),
+        (#"{"keys": {"step": ["s", "Ctrl-J"]}}"#, "keys.step[1]", "Ctrl-J arrives as Enter (terminals send the same byte); bind Enter instead"),
+        (#"{"keys": {"step": "Ctrl-H"}}"#, "keys.step", "Ctrl-H arrives as Backspace (terminals send the same byte); bind Backspace instead"),
+        (#"{"keys": {"quit": "Ctrl-C"}}"#, "keys.quit", "Ctrl-C always quits: the terminal turns it into an interrupt, never a key"),
+        (#"{"keys": {"step": "Ctrl-Z"}}"#, "keys.step", "Ctrl-Z suspends the program in the terminal; it never arrives as a key"),
+        (#"{"keys": {"step": "Ctrl-S"}}"#, "keys.step", "the terminal keeps Ctrl-S and Ctrl-Q for flow control; they never arrive as keys"),
+        (#"{"keys": {"quit": ["q", "Ctrl-Q"]}}"#, "keys.quit[1]", "the terminal keeps Ctrl-S and Ctrl-Q for flow control; they never arrive as keys"),
+        (#"{"keys": {"step": "q"}}"#, "keys.step", "q always quits; choose another key"),
+        (#"{"keys": {"step": "\u202E"}}"#, "keys.step", "\\u{202E} does not show as itself (an invisible, zero-width, bidirectional or combining character); choose a visible key"),
+        (#"{"keys": {"step": "\u200B"}}"#, "keys.step", "\\u{200B} does not show as itself (an invisible, zero-width, bidirectional or combining character); choose a visible key"),
+        (#"{"keys": {"step": "\u00A0"}}"#, "keys.step", "\\xA0 does not show as itself (an invisible, zero-width, bidirectional or combining character); choose a visible key"),
+        (#"{"keys": {"step": "\u0301"}}"#, "keys.step", "\\u{301} does not show as itself (an invisible, zero-width, bidirectional or combining character); choose a visible key"),
     ])
     func refuses(text: String, path: String, reason: String) {
         #expect(throws: ConfigError(path: path, reason: reason)) { try InspectorConfig.parse(text) }
+    }
+
+    @Test("q stays a quit key whatever quit is bound to")
+    func qAlwaysQuits() throws {
+        let config = try InspectorConfig.parse(#"{"keys": {"quit": ["F10", "Ctrl-K"]}}"#)
+        #expect(config.keys.binding(.quit).keys == [.char("q"), .function(10), .ctrl("k")])
+        #expect(config.keys.action(for: .char("q")) == .quit)
+    }
+
+    @Test("a setting given twice is refused, as in scenario files")
+    func duplicateKeys() {
+        #expect(throws: ConfigError(path: "", reason: #"not valid JSON at line 1, column 19: duplicate key "theme" at theme"#)) {
+            try InspectorConfig.parse(#"{"theme": "dark", "theme": "light"}"#)
+        }
+        #expect(throws: ConfigError(path: "", reason: #"not valid JSON at line 1, column 24: duplicate key "step" at keys.step"#)) {
+            try InspectorConfig.parse(#"{"keys": {"step": "s", "step": "x"}}"#)
+        }
     }
 
     @Test("text that is not JSON is refused with where it broke")

@@ -67,4 +67,46 @@ import TerminalUI
         #expect(buffer[5, 0].style == .reverse)
         #expect(buffer[3, 0].style == .plain)
     }
+
+    /// `field` drawn on a one-row buffer `width` cells wide.
+    func drawn(_ field: TextInput, width: Int) -> Buffer {
+        var buffer = Buffer(width: width, height: 1)
+        field.render(in: buffer.area, into: &buffer)
+        return buffer
+    }
+
+    @Test func aLongFieldDrawsTheCharactersBeforeTheCursor() {
+        var field = TextInput(text: String((0..<TextInput.maximumLength).map { Character(String($0 % 10)) }))
+        let atEnd = drawn(field, width: 10)
+        expectLines(atEnd.lines, ["789012345 "])
+        #expect(atEnd[9, 0].style == .reverse)
+        field.handle(.left)
+        let onLast = drawn(field, width: 10)
+        expectLines(onLast.lines, ["6789012345"])
+        #expect(onLast[9, 0].style == .reverse)
+    }
+
+    @Test func wideCharactersScrollByWholeCharacters() {
+        let buffer = drawn(TextInput(text: "日本語"), width: 4)
+        expectLines(buffer.lines, [" 語 "])
+        #expect(buffer[3, 0].style == .reverse)
+        #expect(buffer[2, 0].style == .plain)
+    }
+
+    @Test func insertingTextPutsItAtTheCursorAndStopsAtTheBound() {
+        var field = TextInput(text: "ab")
+        field.handle(.left)
+        let fitted = field.insert(contentsOf: "xyz")
+        #expect(fitted)
+        #expect(field.text == "axyzb")
+        #expect(field.cursor == 4)
+        var full = TextInput(text: String(repeating: "a", count: TextInput.maximumLength - 2))
+        let cut = full.insert(contentsOf: "bcd")
+        #expect(!cut)
+        #expect(full.text == String(repeating: "a", count: TextInput.maximumLength - 2) + "bc")
+        #expect(full.cursor == TextInput.maximumLength)
+        let typed = full.insert("e")
+        #expect(!typed)
+        #expect(full.text.count == TextInput.maximumLength)
+    }
 }

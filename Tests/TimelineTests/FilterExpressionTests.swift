@@ -104,10 +104,21 @@ struct FilterExpressionTests {
         ("~retry)", 7, "found ')' without a matching '('"),
         ("()", 2, "expected a filter such as ~op NAME or ~c 401, or ! or (, found ')'"),
         ("~op \"Hero", 10, "expected \" to close the quoted text at 5"),
-        ("~u 'a(b'", 4, "expected a regular expression, found 'a(b': expected ')'"),
+        ("~u 'a(b'", 4, "expected a regular expression, found 'a(b': character 4: expected ')' to close the '(' at character 2"),
     ])
     func errors(_ text: String, position: Int, reason: String) {
         #expect(throws: FilterSyntaxError(position: position, reason: reason)) { try FilterExpression(parsing: text) }
+    }
+
+    @Test("a pattern that backtracking engines never finish is one pass over the text in every test that takes one", arguments: ["~op", "~u", "~h", "~b", "~hop"])
+    func noBacktracking(_ test: String) throws {
+        let text = String(repeating: "a", count: 4000)
+        var headers = HTTPFields()
+        try headers.append("X-Text", text)
+        let snapshot = HopSnapshot(url: text, headers: headers, body: BodyPreview(text: text, byteCount: 4000, isTruncated: false))
+        let subject = FilterSubject(operation: text, events: [Self.event(hop: 1, name: text, snapshot: snapshot)])
+        #expect(try !Self.matches("\(test) '(.*.*)*QQ'", subject))
+        #expect(try Self.matches("\(test) '(.*.*)*aa$'", subject))
     }
 
     @Test("patterns and expressions are bounded in length")

@@ -6,8 +6,9 @@ import Vocabulary
 ///
 /// Input: any bytes, parsed as one JSON document. Properties: a document that parses encodes
 /// (either escaping) to text that parses to the same value and encodes to the same bytes; a
-/// top-level number is the standard library's correctly rounded `Double` of the same text,
-/// sign of zero included (the parser's fast path must never round differently); refusing
+/// top-level number reads (`numberValue`) as the standard library's correctly rounded `Double`
+/// of the same text, sign of zero included (the parser's fast path must never round
+/// differently); refusing
 /// duplicate keys changes nothing for a document without them, and otherwise fails naming a
 /// duplicate key; a refusal says where it is (an offset within the input, line and column
 /// from 1) and describes itself without raw control or bidi characters.
@@ -27,7 +28,7 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         guard again == value else { fatalError("an encoded value parses to another value: \(VisibleEscapes.escape(text))") }
         guard again.jsonString(escaping: escaping) == text else { fatalError("encoding is not stable: \(VisibleEscapes.escape(text))") }
     }
-    if case .number(let number) = value {
+    if let number = value.numberValue {
         let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n"))
         guard let expected = Double(text) else { fatalError("the standard library does not read the number \(VisibleEscapes.escape(text))") }
         guard expected.bitPattern == number.bitPattern else { fatalError("\(VisibleEscapes.escape(text)) parsed as \(number), not \(expected)") }

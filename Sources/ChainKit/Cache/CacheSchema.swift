@@ -49,7 +49,7 @@ public struct CacheSchema: Sendable, Hashable {
             let text: String
             switch value {
             case .string(let string): text = string
-            case .number, .bool: text = value.jsonString
+            case .number, .exactNumber, .bool: text = value.jsonString
             default: return nil
             }
             values.append(text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "+", with: "\\+"))

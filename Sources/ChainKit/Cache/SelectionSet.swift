@@ -351,7 +351,7 @@ private struct SelectionParser {
         guard depth < Self.depthLimit else { throw error("values nest deeper than \(Self.depthLimit)") }
         switch try next() {
         case .punctuator("$"): return .variable(try expectName())
-        case .number(let text): return .value(.number(Double(text) ?? 0))
+        case .number(let text): return .value((try? JSONValue(parsing: text)) ?? .number(0))
         case .string(let text): return .value(.string(text))
         case .name("true"): return .value(.bool(true))
         case .name("false"): return .value(.bool(false))

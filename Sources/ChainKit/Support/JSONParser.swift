@@ -202,7 +202,7 @@ public struct JSONParser {
         case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
         case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
         case UInt8(ascii: "n"): try expectLiteral("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw error("unexpected character \(describeByte(bytes[index])), expected a value")
         }
     }
@@ -377,7 +377,7 @@ public struct JSONParser {
         (0..<exponent).reduce(1.0) { value, _ in value * 10 }
     }
 
-    private mutating func parseNumber() throws(Error) -> Double {
+    private mutating func parseNumber() throws(Error) -> JSONValue {
         let start = index
         let negative = bytes[index] == UInt8(ascii: "-")
         if negative { index += 1 }
@@ -429,13 +429,16 @@ public struct JSONParser {
             let magnitude = scale >= 0
                 ? Double(mantissa) * JSONParser.exactPowersOfTen[scale]
                 : Double(mantissa) / JSONParser.exactPowersOfTen[-scale]
-            return negative ? -magnitude : magnitude
+            return .number(negative ? -magnitude : magnitude)
         }
         // Double(_:) reads an exponent beyond its range as ±infinity, which JSON cannot write back.
-        guard let value = Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)), value.isFinite else {
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        guard let value = Double(text), value.isFinite else {
             throw error("number out of range", at: start)
         }
-        return value
+        // Up to 15 significant digits survive a Double and back; more may not (an id of
+        // 9007199254740993 would become ...992), so such a number keeps its text.
+        return digitCount > 15 ? .exactNumber(text) : .number(value)
     }
 }
 

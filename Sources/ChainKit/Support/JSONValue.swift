@@ -9,6 +9,10 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     case null
     case bool(Bool)
     case number(Double)
+    /// A number with more significant digits than a `Double` keeps (a 64-bit id such as
+    /// `9007199254740993`), held as its JSON text so that it is sent, shown and keyed exactly
+    /// as it came. The parser makes it; ``numberValue`` reads it as the nearest `Double`.
+    case exactNumber(String)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
@@ -63,6 +67,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     func fits(_ budget: inout Int) -> Bool {
         switch self {
         case .null, .bool, .number: budget -= 8
+        case .exactNumber(let text): budget -= text.utf8.count
         case .string(let value): budget -= value.utf8.count + 2
         case .array(let values):
             budget -= 2
@@ -102,6 +107,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
             } else {
                 out.write("\(value)")
             }
+        case .exactNumber(let text): out.write(text)
         case .string(let value): JSONValue.write(string: value, into: &out, escaping: escaping)
         case .array(let values):
             out.write(ascii: UInt8(ascii: "["))
@@ -192,8 +198,11 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var numberValue: Double? {
-        if case .number(let value) = self { return value }
-        return nil
+        switch self {
+        case .number(let value): value
+        case .exactNumber(let text): Double(text)
+        default: nil
+        }
     }
 }
 

@@ -79,6 +79,7 @@ extension BackendState {
             switch variables["id"] {
             case .string(let text): id = text
             case .number(let number) where number.rounded() == number && abs(number) < 1e15: id = String(Int64(number))
+            case .exactNumber(let text) where Int64(text) != nil: id = text
             default: return missingVariable("id", type: "ID!")
             }
             return .json(200, ["data": ["hero": heroes[id]?.json(hostile: hostile, appearsIn: true) ?? .null]])

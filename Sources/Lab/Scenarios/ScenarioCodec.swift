@@ -361,8 +361,11 @@ public enum ScenarioCodec {
             return (text, reader.at("document"))
         case (nil, .some(let name)):
             let url = name.hasPrefix("/") ? URL(fileURLWithPath: name) : (directory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).appendingPathComponent(name)
-            guard let data = FileManager.default.contents(atPath: url.path), data.count <= maxDocumentBytes else {
-                throw ScenarioError(path: reader.at("documentFile"), reason: "cannot read \(VisibleEscapes.escape(url.path)): no such file, not readable, or larger than \(maxDocumentBytes) bytes")
+            let data: Data
+            do {
+                data = try BoundedFile.read(url.path, limit: maxDocumentBytes)
+            } catch {
+                throw ScenarioError(path: reader.at("documentFile"), reason: "cannot read \(VisibleEscapes.escape(url.path)): \(error.reason(purpose: "document file", limit: maxDocumentBytes))")
             }
             guard let text = String(data: data, encoding: .utf8) else {
                 throw ScenarioError(path: reader.at("documentFile"), reason: "\(VisibleEscapes.escape(url.path)) is not UTF-8 text")

@@ -16,8 +16,9 @@ import ChainKit
 ///  CODE        := three characters, digits or x: 401, 4xx, 50x
 /// ```
 ///
-/// Text arguments are regular expressions, searched case-insensitively (`~m` compares the
-/// whole method). An expression is parsed once (``init(parsing:)``) and evaluated against
+/// Text arguments are regular expressions (``FilterPattern``: no backtracking, so a search
+/// takes time linear in the text), searched case-insensitively (`~m` compares the whole
+/// method). An expression is parsed once (``init(parsing:)``) and evaluated against
 /// many requests (``matches(_:)``); it compares by its source text.
 ///
 /// ```swift
@@ -98,42 +99,6 @@ struct StatusPattern: Sendable, Hashable {
         let actual = [status / 100, status / 10 % 10, status % 10]
         return zip(digits, actual).allSatisfy { expected, digit in expected.map { $0 == digit } ?? true }
     }
-}
-
-/// A compiled, case-insensitive regular expression that compares by its pattern.
-struct FilterPattern: Sendable, Hashable {
-    let pattern: String
-    private let regex: NSRegularExpression
-
-    /// Foundation's ICU engine runs the match (its expressions are Sendable, so one parsed
-    /// filter serves every thread); when it refuses a pattern, Swift's own parser says why,
-    /// since ICU's error names no cause.
-    init(_ pattern: String) throws(FilterPatternError) {
-        self.pattern = pattern
-        do {
-            regex = try NSRegularExpression(pattern: pattern, options: [.caseInsensitive])
-        } catch {
-            let reason: String
-            do {
-                _ = try Regex(pattern)
-                reason = "not a valid regular expression"
-            } catch let swiftError {
-                reason = String(describing: swiftError)
-            }
-            throw FilterPatternError(reason: reason)
-        }
-    }
-
-    func search(_ text: String) -> Bool {
-        regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
-    }
-
-    static func == (lhs: FilterPattern, rhs: FilterPattern) -> Bool { lhs.pattern == rhs.pattern }
-    func hash(into hasher: inout Hasher) { hasher.combine(pattern) }
-}
-
-struct FilterPatternError: Error {
-    let reason: String
 }
 
 /// One node of a parsed filter.

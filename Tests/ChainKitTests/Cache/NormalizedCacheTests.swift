@@ -39,6 +39,15 @@ struct NormalizedCacheTests {
         #expect(records["QUERY_ROOT.\(key)"]?["name"] == .scalar("R2-D2"))
     }
 
+    @Test("an id beyond a Double's 53 bits keys its record exactly as the server wrote it")
+    func largeNumericID() throws {
+        let operation = GraphQLOperation(name: "Q", kind: .query, document: "query Q { hero { id name } }")
+        let data = try JSONValue(parsing: #"{"hero": {"__typename": "Hero", "id": 9007199254740993, "name": "R2-D2"}}"#)
+        let records = try records(operation, data, schema: Self.heroKeyed)
+        #expect(records.sortedKeys == ["Hero:9007199254740993", "QUERY_ROOT"])
+        #expect(records["Hero:9007199254740993"]?["id"] == .scalar(.exactNumber("9007199254740993")))
+    }
+
     // Mirrors ..._givenObjectWithNoCacheKey_andNestedArrayOfObjectsWithNoCacheKey_normalizesRecordsToPathsFromQueryRoot.
     @Test("list elements without a key are stored under the list's path and their index")
     func listPaths() throws {

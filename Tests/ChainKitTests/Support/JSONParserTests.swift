@@ -93,12 +93,25 @@ struct JSONParserTests {
         }
         for text in texts {
             let parsed = try JSONParser.parse(Array(text.utf8))
-            guard case .number(let value) = parsed, let expected = Double(text) else {
+            guard let value = parsed.numberValue, let expected = Double(text) else {
                 Issue.record("\(text) did not parse to a number")
                 continue
             }
             #expect(value.bitPattern == expected.bitPattern, "\(text)")
+            if case .exactNumber(let kept) = parsed { #expect(kept == text) }
         }
+    }
+
+    @Test("a number with more than 15 significant digits keeps its text: parsed and encoded as it came")
+    func exactNumbers() throws {
+        let value = try JSONValue(parsing: #"{"x": 9007199254740993, "y": -12345678901234567890123, "z": 0.12345678901234567891, "w": 3, "v": 123456789012345}"#)
+        let members = try #require(value.objectValue)
+        #expect(members["x"] == .exactNumber("9007199254740993"))
+        #expect(members["y"] == .exactNumber("-12345678901234567890123"))
+        #expect(members["w"] == .number(3))
+        #expect(members["v"] == .number(123_456_789_012_345))
+        #expect(members["x"]?.numberValue == 9_007_199_254_740_992)
+        #expect(value.jsonString == #"{"v":123456789012345,"w":3,"x":9007199254740993,"y":-12345678901234567890123,"z":0.12345678901234567891}"#)
     }
 
     @Test("agrees with the previous parser, value for value and error for error, on mutated documents")
@@ -152,6 +165,7 @@ struct JSONParserTests {
     func sameBits(_ a: JSONValue, _ b: JSONValue) -> Bool {
         switch (a, b) {
         case (.number(let x), .number(let y)): x.bitPattern == y.bitPattern
+        case (.number(let x), .exactNumber(let text)): x.bitPattern == Double(text)?.bitPattern
         case (.string(let x), .string(let y)): Array(x.unicodeScalars) == Array(y.unicodeScalars)
         case (.array(let x), .array(let y)): x.count == y.count && zip(x, y).allSatisfy(sameBits)
         case (.object(let x), .object(let y)): x.count == y.count && x.allSatisfy { key, value in y[key].map { sameBits(value, $0) } ?? false }

@@ -90,6 +90,17 @@ struct BreakRuleTests {
         #expect(!(await LabSession(scenario: scenario).runHeadless()).events.contains { $0.phase == .paused })
     }
 
+    @Test("a rule whose patterns would never finish on a backtracking engine runs through, and one that matches stops")
+    func patternsCannotHang() async throws {
+        let hopeless = "answer if ~b '(.*.*)*QQ' | ~h '(.*.*)*QQ' | ~u '(.*.*)*QQ' | ~op '(.*.*)*QQ' | ~hop '(.*.*)*QQ'"
+        let result = await LabSession(scenario: try Self.scenario("token-expiry", rules: [hopeless, "answer if ~b '(.*.*)*hero'"])).runHeadless()
+        let paused = result.events.filter { $0.phase == .paused }
+        #expect(paused.map { "\($0.attempt) \($0.name) \($0.detail ?? "")" } == [
+            "1 transport rule answer if ~b '(.*.*)*hero' · post-flight",
+            "2 transport rule answer if ~b '(.*.*)*hero' · post-flight",
+        ])
+    }
+
     @Test("answer and refresh stop where they say: the transport's answers after a 401, the refresh stop")
     func answerAndRefresh() async throws {
         let result = await LabSession(scenario: try Self.scenario("token-expiry", rules: ["answer if ~c 401", "refresh"])).runHeadless()
