@@ -93,6 +93,37 @@ enum Socket {
         }
     }
 
+    /// A connection to `host:port` (a name is resolved, each address tried in turn), with
+    /// no Nagle delay and sends and the connect itself bounded by `timeout` (Linux bounds
+    /// `connect` by SO_SNDTIMEO).
+    static func connect(host: String, port: UInt16, timeout: Duration) -> Result<Int32, HTTPClientError> {
+        var hints = addrinfo()
+        hints.ai_socktype = streamType
+        hints.ai_flags = AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let resolved = getaddrinfo(host, String(port), &hints, &list)
+        guard resolved == 0, let list else { return .failure(.hostNotFound(host)) }
+        defer { freeaddrinfo(list) }
+        var failure = HTTPClientError.refused
+        var entry: UnsafeMutablePointer<addrinfo>? = list
+        while let address = entry?.pointee {
+            entry = address.ai_next
+            let descriptor = socket(address.ai_family, streamType, 0)
+            guard descriptor >= 0 else { continue }
+            markCloseOnExec(descriptor)
+            configureConnection(descriptor, sendTimeout: timeout)
+            #if canImport(Glibc)
+            let connected = Glibc.connect(descriptor, address.ai_addr, address.ai_addrlen)
+            #else
+            let connected = Darwin.connect(descriptor, address.ai_addr, address.ai_addrlen)
+            #endif
+            if connected == 0 { return .success(descriptor) }
+            failure = [EAGAIN, EINPROGRESS, ETIMEDOUT].contains(errno) ? .timedOut : errno == ECONNREFUSED ? .refused : .failed(call: "connect", errno: errno)
+            close(descriptor)
+        }
+        return .failure(failure)
+    }
+
     /// A pipe whose write end, once closed, wakes a thread blocked in `poll` on its read end.
     static func makePipe() throws(HTTPServerError) -> (read: Int32, write: Int32) {
         var ends: [Int32] = [0, 0]
@@ -166,20 +197,23 @@ enum Socket {
 
     /// Sends every byte; false when the peer went away or the send timeout passed.
     static func sendAll(_ descriptor: Int32, _ bytes: [UInt8], flags: Int32 = 0) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let sent = send(descriptor, raw.baseAddress! + offset, raw.count - offset, sendFlags | flags)
-                if sent > 0 {
-                    offset += sent
-                } else if sent < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return false
-                }
+        bytes.withUnsafeBytes { sendAll(descriptor, $0, flags: flags) }
+    }
+
+    /// Sends every byte of a buffer; false when the peer went away or the send timeout passed.
+    static func sendAll(_ descriptor: Int32, _ raw: UnsafeRawBufferPointer, flags: Int32 = 0) -> Bool {
+        var offset = 0
+        while offset < raw.count {
+            let sent = send(descriptor, raw.baseAddress! + offset, raw.count - offset, sendFlags | flags)
+            if sent > 0 {
+                offset += sent
+            } else if sent < 0 && errno == EINTR {
+                continue
+            } else {
+                return false
             }
-            return true
         }
+        return true
     }
 
     /// Sends without ever blocking: for a short answer on a connection about to be refused.
