@@ -27,7 +27,8 @@ struct ServeCommand {
           --hostile           put terminal escape sequences into headers and hero names
 
         chainlab serve --upstream URL [--port N] [--host ADDR] [--har-max-body BYTES]
-                       [--har-max-total BYTES] [--otlp-endpoint URL [--otlp-header H]...]
+                       [--har-max-total BYTES] [--max-connections N]
+                       [--otlp-endpoint URL [--otlp-header H]...] [--service-name NAME]
         A fault-injecting reverse proxy in front of a real server: every request is forwarded
         to URL (method, target under URL's path, headers but hop-by-hop ones, body; Host
         rewritten; nothing added) and the answer streamed back as it arrives, read from URL
@@ -45,6 +46,8 @@ struct ServeCommand {
           --har-max-body N    the most of each body the HAR keeps (default 1 MiB)
           --har-max-total N   the most the HAR keeps in all (default 64 MiB); past it the oldest
                               exchanges lose their bodies (marked), then go. N takes K, M or G
+          --max-connections N clients served at once, 1-4096 (default 256; more get 503); each
+                              holds at most one request body of up to 16 MiB
           --otlp-endpoint URL send each exchange as a span to an OTLP/HTTP receiver
           --otlp-header H     add header H ('Name: value') to those requests; may be repeated
           --service-name NAME the spans' service.name (default chainlab)
@@ -58,6 +61,7 @@ struct ServeCommand {
     var settings = LabBackend.Settings()
     var upstream: URL?
     var recording = ProxyRecordingLimits()
+    var maxConnections = 256
     var otlp = OTLPOptions()
     /// Where the proxy's spans go, from ``otlp``.
     private(set) var otlpSender: OTLPSender?
@@ -116,6 +120,12 @@ struct ServeCommand {
             .value("--upstream") { $0.upstream = try EndpointOptions.httpURL($1, option: "--upstream") },
             proxyOnly(.value("--har-max-body") { $0.recording.bodyBytes = try byteCount($1, option: "--har-max-body") }),
             proxyOnly(.value("--har-max-total") { $0.recording.totalBytes = try byteCount($1, option: "--har-max-total") }),
+            proxyOnly(.value("--max-connections") { command, value in
+                guard let count = Int(value), (1...4096).contains(count) else {
+                    throw CommandLineError("--max-connections needs a whole number in 1...4096, got '\(VisibleEscapes.escape(value))'")
+                }
+                command.maxConnections = count
+            }),
         ] + OTLPOptions.options.map { proxyOnly($0.on(\.otlp)) }
         let valid = options.map(\.names[0]).joined(separator: ", ")
         return CommandLineParser(command: "serve", options: options, usage: usage) { _, argument in
@@ -194,7 +204,7 @@ extension ServeCommand {
             FileHandle.standardError.write(Data(warning.utf8))
         }
         let proxy = UpstreamProxy(
-            upstream: upstream, host: address.host, port: port, recording: recording, otlp: otlpSender.map { ($0, otlp.serviceName) }
+            upstream: upstream, host: address.host, port: port, recording: recording, maxConnections: maxConnections, otlp: otlpSender.map { ($0, otlp.serviceName) }
         ) { line in
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }

@@ -76,17 +76,21 @@ public final class UpstreamProxy: Sendable {
 
     /// - Parameters:
     ///   - recording: how much the HAR keeps of each body and in all.
+    ///   - maxConnections: clients served at once (more get 503); each holds at most one
+    ///     request body, so this and ``maxRequestBody`` bound the memory of exchanges in flight.
     ///   - otlp: where each exchange goes as a span, and the service name it carries.
     ///   - log: gets one line per exchange (time, method, path, operation, status, duration,
     ///     `injected` when the proxy answered itself, `cut` when the body broke off).
     public init(
         upstream: URL, host: String, port: UInt16, timeout: Double = 30, recording: ProxyRecordingLimits = ProxyRecordingLimits(),
-        otlp: (sender: OTLPSender, serviceName: String)? = nil, log: @escaping @Sendable (String) -> Void
+        maxConnections: Int = 256, otlp: (sender: OTLPSender, serviceName: String)? = nil, log: @escaping @Sendable (String) -> Void
     ) {
         self.upstream = upstream
         let core = ProxyCore(upstream: upstream, timeout: timeout, recording: recording, otlp: otlp, log: log)
         self.core = core
-        server = HTTPServer(host: host, port: port, limits: HTTPRequestLimits(maxHeaderBytes: 64 << 10, maxBodyBytes: Self.maxRequestBody)) { request in
+        server = HTTPServer(
+            host: host, port: port, limits: HTTPRequestLimits(maxHeaderBytes: 64 << 10, maxBodyBytes: Self.maxRequestBody), maxConnections: maxConnections
+        ) { request in
             await core.respond(to: request)
         }
     }
