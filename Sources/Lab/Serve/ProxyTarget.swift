@@ -24,6 +24,10 @@ enum ProxyTarget {
         let split = target.firstIndex(of: "?")
         let path = split.map { target[..<$0] } ?? target[...]
         let query = split.map { target[$0...] } ?? ""
+        var base = basePath
+        while base.hasSuffix("/") { base.removeLast() }
+        // Without a dot or a percent sign the path has no dot segment to resolve.
+        if !path.utf8.contains(UInt8(ascii: ".")) && !path.utf8.contains(UInt8(ascii: "%")) { return .success(base + target) }
         var kept: [Substring] = []
         let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         for (index, segment) in segments.enumerated() {
@@ -42,8 +46,6 @@ enum ProxyTarget {
                 kept.append(segment)
             }
         }
-        var base = basePath
-        while base.hasSuffix("/") { base.removeLast() }
         return .success(base + "/" + kept.joined(separator: "/") + query)
     }
 }

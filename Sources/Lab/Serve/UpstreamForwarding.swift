@@ -157,9 +157,10 @@ extension UpstreamRoute {
         return .session(URLSessionChunkReader(configuration: configuration, followsRedirects: false, maxUnread: 16 << 20))
     }
 
-    /// Sends `request` (already stripped of hop-by-hop fields, `Host` first) to `url` and
-    /// returns the answer's head. The smallest bodies with a length are read whole.
-    func forward(method: String, url: URL, target: String, headers: [HTTPServerHeader], body: Data, timeout: Double) async throws -> UpstreamAnswer {
+    /// Sends a request (its fields already without hop-by-hop ones, `Host` first) for
+    /// `target` on `origin` and returns the answer's head. The smallest bodies with a length
+    /// are read whole.
+    func forward(method: String, origin: URL, target: String, headers: [HTTPServerHeader], body: Data, timeout: Double) async throws -> UpstreamAnswer {
         switch self {
         case .plain(let pool):
             var head = "\(method) \(target) HTTP/1.1\r\n"
@@ -183,6 +184,7 @@ extension UpstreamRoute {
             pool.release(connection)
             return UpstreamAnswer(status: answer.status, headers: fields, body: .whole(whole))
         case .session(let reader):
+            guard let url = URL(string: origin.absoluteString + target) else { throw URLError(.badURL) }
             var request = URLRequest(url: url)
             request.httpMethod = method
             request.timeoutInterval = timeout

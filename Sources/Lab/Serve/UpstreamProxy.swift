@@ -145,6 +145,9 @@ private final class ProxyCore: Sendable {
     private let anchor: OTLPExport.Anchor
     /// `host[:port]` as the upstream's `Host` field gives it.
     private let authority: String
+    /// The upstream's scheme and authority, and as logs and the HAR show them (credentials masked).
+    private let originURL: URL
+    private let origin: String
 
     init(upstream: URL, timeout: Double, recording: ProxyRecordingLimits, otlp: (sender: OTLPSender, serviceName: String)?, log: @escaping @Sendable (String) -> Void) {
         self.upstream = upstream
@@ -157,6 +160,8 @@ private final class ProxyCore: Sendable {
         self.otlp = otlp.map { ProxyOTLPExport(sender: $0.sender, options: OTLPExport.Options(serviceName: $0.serviceName, anchor: anchor, masking: .masked), report: log) }
         let host = upstream.host ?? ""
         authority = upstream.port.map { "\(host):\($0)" } ?? host
+        originURL = upstream.withPath("")
+        origin = RemoteFailure.displayURL(originURL)
     }
 
     func har(masking: SecretMasking) -> String {
@@ -188,7 +193,7 @@ private final class ProxyCore: Sendable {
         if latency > 0 { try? await Task.sleep(for: .seconds(latency)) }
         let limit = records.limits.bodyBytes
         var exchange = ProxyExchange(
-            number: number, sent: began, received: began, method: request.method, url: RemoteFailure.displayURL(upstream) + request.target,
+            number: number, sent: began, received: began, method: request.method, url: origin + request.target,
             requestHeaders: Self.fields(request.headers), requestBody: ProxyExchange.kept(request.body, limit: limit), requestBodySize: request.body.count,
             status: 0, responseHeaders: HTTPFields(), responseBody: Data(), responseBodySize: 0, note: nil, isError: false)
         let line = LogLine(method: request.method, path: path, operation: operation, began: ContinuousClock.now)
@@ -202,7 +207,7 @@ private final class ProxyCore: Sendable {
         case .success(let resolved):
             target = resolved
         }
-        exchange.url = RemoteFailure.displayURL(upstream.withPath(target))
+        exchange.url = origin + target
         var forwarded = [HTTPServerHeader(name: "Host", value: authority)] + HopByHop.removed(from: request.headers, also: ["host", "expect"])
         if !request.body.isEmpty || request.values(forHeader: "Content-Length").count > 0 || request.values(forHeader: "Transfer-Encoding").count > 0 {
             forwarded.append(HTTPServerHeader(name: "Content-Length", value: String(request.body.count)))
@@ -216,7 +221,7 @@ private final class ProxyCore: Sendable {
         }
         let answer: UpstreamAnswer
         do {
-            answer = try await route.forward(method: request.method, url: upstream.withPath(target), target: target, headers: forwarded, body: request.body, timeout: timeout)
+            answer = try await route.forward(method: request.method, origin: originURL, target: target, headers: forwarded, body: request.body, timeout: timeout)
         } catch {
             let failure = (error as? HTTPClientError).map { RemoteFailure(url: exchange.url, client: $0, timeout: timeout) }
                 ?? RemoteFailure(url: upstream.withPath(target), outcome: error is URLSessionTransportError ? .notHTTP : .error(error), timeout: timeout)
