@@ -23,7 +23,6 @@ public final class HTTPClientConnection: Sendable {
     public static let maxHeadBytes = 64 << 10
 
     let descriptor: Int32
-    private let timeout: Duration
     /// The reading side's state; only the connection's one owner touches it, the lock
     /// keeps the type `Sendable` so it can move between tasks.
     private let reading = Mutex(Reading())
@@ -44,9 +43,8 @@ public final class HTTPClientConnection: Sendable {
         case untilClose
     }
 
-    private init(descriptor: Int32, timeout: Duration) {
+    private init(descriptor: Int32) {
         self.descriptor = descriptor
-        self.timeout = timeout
     }
 
     deinit {
@@ -56,7 +54,7 @@ public final class HTTPClientConnection: Sendable {
     /// Connects to `host` (a name or a numeric address) on `port`.
     public static func connect(host: String, port: UInt16, timeout: Duration) throws(HTTPClientError) -> HTTPClientConnection {
         switch Socket.connect(host: host, port: port, timeout: timeout) {
-        case .success(let descriptor): HTTPClientConnection(descriptor: descriptor, timeout: timeout)
+        case .success(let descriptor): HTTPClientConnection(descriptor: descriptor)
         case .failure(let error): throw error
         }
     }
@@ -144,7 +142,7 @@ public final class HTTPClientConnection: Sendable {
     private func fill(_ reading: inout Reading) throws(HTTPClientError) -> Bool {
         guard !reading.closed else { return false }
         var outcome = Socket.ReadOutcome.failed
-        reading.scratch.withUnsafeMutableBytes { outcome = Socket.read(descriptor, into: $0, until: .now + timeout) }
+        reading.scratch.withUnsafeMutableBytes { outcome = Socket.receive(descriptor, into: $0) }
         switch outcome {
         case .bytes(let count):
             reading.buffer.append(contentsOf: reading.scratch[..<count])
@@ -215,15 +213,15 @@ public final class HTTPClientConnection: Sendable {
     }
 
     private func setFraming(of head: HTTPClientResponseHead, method: String, in reading: inout Reading) throws(HTTPClientError) {
-        let closes = head.closes || head.headers.contains { $0.hasName("Connection") && $0.value.lowercased().split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "close" } }
+        let closes = head.closes || head.headers.contains { $0.hasName("Connection") && HTTPSyntax.listElements($0.value).contains { $0.lowercased() == "close" } }
         if closes { reading.mustClose = true }
         if method == "HEAD" || head.status == 204 || head.status == 304 {
             reading.framing = .none
             return
         }
-        let codings = head.headers.filter { $0.hasName("Transfer-Encoding") }.flatMap { $0.value.split(separator: ",") }
+        let codings = head.headers.filter { $0.hasName("Transfer-Encoding") }.flatMap { HTTPSyntax.listElements($0.value) }
         if let last = codings.last {
-            if last.trimmingCharacters(in: .whitespaces).lowercased() == "chunked" && codings.count == 1 {
+            if last.lowercased() == "chunked" && codings.count == 1 {
                 reading.framing = .chunked(ChunkedDecoder())
             } else {
                 reading.framing = .untilClose
@@ -231,7 +229,7 @@ public final class HTTPClientConnection: Sendable {
             }
             return
         }
-        let lengths = Set(head.headers.filter { $0.hasName("Content-Length") }.flatMap { $0.value.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) })
+        let lengths = Set(head.headers.filter { $0.hasName("Content-Length") }.flatMap { HTTPSyntax.listElements($0.value) })
         guard let length = lengths.first else {
             reading.framing = .untilClose
             reading.mustClose = true

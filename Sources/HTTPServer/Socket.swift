@@ -112,6 +112,7 @@ enum Socket {
             guard descriptor >= 0 else { continue }
             markCloseOnExec(descriptor)
             configureConnection(descriptor, sendTimeout: timeout)
+            setReceiveTimeout(descriptor, timeout)
             #if canImport(Glibc)
             let connected = Glibc.connect(descriptor, address.ai_addr, address.ai_addrlen)
             #else
@@ -162,12 +163,27 @@ enum Socket {
         #if canImport(Darwin)
         _ = setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, size)
         #endif
-        let (seconds, attoseconds) = sendTimeout.components
-        var timeout = timeval()
-        timeout.tv_sec = .init(max(0, seconds))
-        timeout.tv_usec = .init(max(0, attoseconds / 1_000_000_000_000))
-        if timeout.tv_sec == 0 && timeout.tv_usec == 0 { timeout.tv_usec = 1000 }
+        var timeout = timeval(sendTimeout)
         _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Makes a blocking receive give up after `timeout` of silence.
+    static func setReceiveTimeout(_ descriptor: Int32, _ timeout: Duration) {
+        var value = timeval(timeout)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Reads what is available into `buffer`, blocking for at most the receive timeout: one
+    /// call where ``read(_:into:until:)`` makes two, for a connection whose every wait has
+    /// the same bound.
+    static func receive(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome {
+        while true {
+            let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
+            if count > 0 { return .bytes(count) }
+            if count == 0 { return .closed }
+            if errno == EINTR { continue }
+            return errno == EAGAIN || errno == EWOULDBLOCK ? .timedOut : .failed
+        }
     }
 
     /// Waits until `descriptor` is readable or `deadline` passes; true when readable
@@ -241,5 +257,16 @@ enum Socket {
 
     private static func markCloseOnExec(_ descriptor: Int32) {
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+    }
+}
+
+extension timeval {
+    /// `duration` as a socket timeout: at least a millisecond, since zero means none.
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self.init()
+        tv_sec = .init(max(0, seconds))
+        tv_usec = .init(max(0, attoseconds / 1_000_000_000_000))
+        if tv_sec == 0 && tv_usec == 0 { tv_usec = 1000 }
     }
 }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import ChainKit
 import Synchronization
 import Timeline
@@ -40,11 +40,16 @@ struct ProxyExchange: Sendable {
     var isError: Bool
     var bodiesDropped = false
 
-    /// The bytes this record holds.
+    /// What keeping one exchange costs besides its bytes of text (the record, its strings'
+    /// and fields' storage, the allocator's share), and each field, as measured roughly.
+    static let recordOverhead = 1024
+    static let fieldOverhead = 64
+
+    /// The memory this record holds: its bytes and an estimate of their bookkeeping.
     var cost: Int {
-        requestBody.count + responseBody.count + url.utf8.count + method.utf8.count + (note?.utf8.count ?? 0)
-            + requestHeaders.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
-            + responseHeaders.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
+        Self.recordOverhead + requestBody.count + responseBody.count + url.utf8.count + method.utf8.count + (note?.utf8.count ?? 0)
+            + requestHeaders.reduce(0) { $0 + Self.fieldOverhead + $1.name.utf8.count + $1.value.utf8.count }
+            + responseHeaders.reduce(0) { $0 + Self.fieldOverhead + $1.name.utf8.count + $1.value.utf8.count }
     }
 
     /// The exchange as timeline events, the form the HAR and OTLP exports read: the send,
@@ -90,9 +95,16 @@ final class ProxyLog: Sendable {
     let limits: ProxyRecordingLimits
     private let state = Mutex(State())
 
+    /// One kept exchange, by reference, so that growing or compacting the list moves
+    /// pointers, not records, while appends wait for the lock.
+    private final class Kept {
+        var exchange: ProxyExchange
+        init(_ exchange: ProxyExchange) { self.exchange = exchange }
+    }
+
     private struct State {
         /// Oldest first; `first` is the index of the oldest still kept.
-        var exchanges: [ProxyExchange?] = []
+        var exchanges: [Kept?] = []
         var first = 0
         /// The oldest exchange whose bodies are still kept.
         var firstWithBodies = 0
@@ -114,23 +126,23 @@ final class ProxyLog: Sendable {
     }
 
     func append(_ exchange: ProxyExchange) {
+        let cost = exchange.cost
         state.withLock { state in
-            state.exchanges.append(exchange)
-            state.bytes += exchange.cost
+            state.exchanges.append(Kept(exchange))
+            state.bytes += cost
             while state.bytes > limits.totalBytes, state.firstWithBodies < state.exchanges.count {
                 let index = state.firstWithBodies
                 state.firstWithBodies += 1
-                guard var old = state.exchanges[index], !old.requestBody.isEmpty || !old.responseBody.isEmpty else { continue }
-                state.bytes -= old.cost
-                old.requestBody = Data()
-                old.responseBody = Data()
-                old.bodiesDropped = true
-                state.bytes += old.cost
-                state.exchanges[index] = old
+                guard let old = state.exchanges[index], !old.exchange.requestBody.isEmpty || !old.exchange.responseBody.isEmpty else { continue }
+                let bodies = old.exchange.requestBody.count + old.exchange.responseBody.count
+                old.exchange.requestBody = Data()
+                old.exchange.responseBody = Data()
+                old.exchange.bodiesDropped = true
+                state.bytes -= bodies
                 state.droppedBodies += 1
             }
             while state.bytes > limits.totalBytes, state.first < state.exchanges.count {
-                state.bytes -= state.exchanges[state.first]?.cost ?? 0
+                state.bytes -= state.exchanges[state.first]?.exchange.cost ?? 0
                 state.exchanges[state.first] = nil
                 state.first += 1
                 state.droppedExchanges += 1
@@ -146,7 +158,7 @@ final class ProxyLog: Sendable {
 
     /// Every exchange kept, oldest first.
     func exchanges() -> [ProxyExchange] {
-        state.withLock { state in state.exchanges[state.first...].compactMap { $0 } }
+        state.withLock { state in state.exchanges[state.first...].compactMap { $0?.exchange } }
     }
 
     var usage: Usage {

@@ -131,7 +131,7 @@ enum HopByHop {
 
     /// `headers` without the hop-by-hop fields, those `Connection` names, and `also`.
     static func removed(from headers: [HTTPServerHeader], also: Set<String> = []) -> [HTTPServerHeader] {
-        let named = Set(headers.filter { $0.hasName("Connection") }.flatMap { $0.value.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        let named = Set(headers.filter { $0.hasName("Connection") }.flatMap { HTTPSyntax.listElements($0.value) }.map { $0.lowercased() })
         return headers.filter { header in
             let name = header.name.lowercased()
             return !names.contains(name) && !named.contains(name) && !also.contains(name)

@@ -228,14 +228,14 @@ struct UpstreamProxyTests {
     @Test func theHARKeepsAtMostItsLimitPerBodyAndInAllDroppingTheOldestBodiesFirst() async throws {
         let body = String(repeating: "0123456789", count: 100)
         let upstream = try RecordingUpstream { _ in .text(body) }
-        let limits = ProxyRecordingLimits(bodyBytes: 600, totalBytes: 2000)
+        let limits = ProxyRecordingLimits(bodyBytes: 600, totalBytes: 7700)
         let running = try RunningProxy(upstream.base, recording: limits)
         defer { Task { await running.proxy.stop() } }
         for index in 0..<5 { #expect(try await running.get("/n\(index)").body == body) }
         let entries = try running.harEntries()
         let state = try JSONValue(parsing: Data(try await running.get("/_lab/state").body.utf8))
         let kept = try #require(state["har"]?["bytes"]?.numberValue)
-        #expect(kept <= 2000)
+        #expect(kept <= 7700)
         #expect(state["har"]?["droppedExchanges"] == 0)
         #expect(entries.count == 5)
         let newest = try #require(entries.last?["response"]?["content"])
