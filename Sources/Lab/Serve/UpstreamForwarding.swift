@@ -196,7 +196,10 @@ extension UpstreamRoute {
             if !body.isEmpty { request.httpBody = body }
             let (head, chunks) = try await reader.start(request)
             let fields = RemoteHTTPClient.headerFields(of: head).map { HTTPServerHeader(name: $0.name, value: $0.value) }
-            return UpstreamAnswer(status: head.statusCode, headers: HopByHop.removed(from: fields, also: ["content-encoding"]), body: .session(chunks))
+            // An answer to HEAD has no body: it is answered whole, so it is logged and recorded
+            // like any other (the server sends no stream for HEAD).
+            let body: UpstreamBody = method == "HEAD" ? .whole(Data()) : .session(chunks)
+            return UpstreamAnswer(status: head.statusCode, headers: HopByHop.removed(from: fields, also: ["content-encoding"]), body: body)
         }
     }
 
