@@ -16,12 +16,14 @@
 # proxy adds to the upstream's, ChainLab's share of nginx's requests per second, and the
 # proxy's peak resident memory.
 #
-# Settings (environment): CONNECTIONS (200), DURATION (10s), THREADS (2), CHAINLAB.
+# Settings (environment): CONNECTIONS (200), DURATION (10s), THREADS (2), CHAINLAB;
+# for `proxy`, ROUNDS (3): how many times each target is measured, taking turns.
 set -euo pipefail
 
 connections=${CONNECTIONS:-200}
 duration=${DURATION:-10s}
 threads=${THREADS:-2}
+rounds=${ROUNDS:-3}
 
 fail() {
     echo "serve-load: $*" >&2
@@ -141,22 +143,31 @@ CONF
         targets+=("mitmproxy (mitmdump)|http://127.0.0.1:$mitm_port$path")
     fi
 
-    echo "upstream: $upstream_name; wrk -t$threads -d$duration --latency; HAR recording on"
+    echo "upstream: $upstream_name; wrk -t$threads -d$duration --latency, $rounds rounds taking turns; HAR recording on"
     printf '%-28s %5s %12s %10s %12s\n' target conns "requests/s" "p50 ms" "added p50"
-    declare -A rates
-    local connections target name url base
+    declare -A rates p50s
+    local connections target name url round base
     for connections in 8 100; do
+        # The targets take turns, round after round, so a change in the machine's load
+        # falls on all of them alike; each figure is the mean of its rounds.
+        for round in $(seq "$rounds"); do
+            for target in "${targets[@]}"; do
+                name=${target%%|*}
+                url=${target#*|}
+                measure "$url" "$connections"
+                rates["$name/$connections"]=$(awk -v a="${rates["$name/$connections"]:-0}" -v b="$rate" -v r="$rounds" 'BEGIN { printf "%.2f", a + b / r }')
+                p50s["$name/$connections"]=$(awk -v a="${p50s["$name/$connections"]:-0}" -v b="$p50" -v r="$rounds" 'BEGIN { printf "%.3f", a + b / r }')
+            done
+        done
         base=""
         for target in "${targets[@]}"; do
             name=${target%%|*}
-            url=${target#*|}
-            measure "$url" "$connections"
-            rates["$name/$connections"]=$rate
             if [[ -z "$base" ]]; then
-                base=$p50
-                printf '%-28s %5s %12s %10s %12s\n' "$name" "$connections" "$rate" "$p50" "-"
+                base=${p50s["$name/$connections"]}
+                printf '%-28s %5s %12s %10s %12s\n' "$name" "$connections" "${rates["$name/$connections"]}" "$base" "-"
             else
-                printf '%-28s %5s %12s %10s %12s\n' "$name" "$connections" "$rate" "$p50" "$(awk -v a="$p50" -v b="$base" 'BEGIN { printf "%.3f ms", a - b }')"
+                printf '%-28s %5s %12s %10s %12s\n' "$name" "$connections" "${rates["$name/$connections"]}" "${p50s["$name/$connections"]}" \
+                    "$(awk -v a="${p50s["$name/$connections"]}" -v b="$base" 'BEGIN { printf "%.3f ms", a - b }')"
             fi
         done
     done
