@@ -130,7 +130,8 @@ final class ProxyLog: Sendable {
         state.withLock { state in
             state.exchanges.append(Kept(exchange))
             state.bytes += cost
-            while state.bytes > limits.totalBytes, state.firstWithBodies < state.exchanges.count {
+            // The newest exchange keeps its bodies while older ones have bodies to give up.
+            while state.bytes > limits.totalBytes, state.firstWithBodies < state.exchanges.count - 1 {
                 let index = state.firstWithBodies
                 state.firstWithBodies += 1
                 guard let old = state.exchanges[index], !old.exchange.requestBody.isEmpty || !old.exchange.responseBody.isEmpty else { continue }
