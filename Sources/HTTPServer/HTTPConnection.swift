@@ -19,12 +19,12 @@ final class HTTPConnection: Sendable {
     let descriptor: Int32
     private let settings: ConnectionSettings
     private let state = Mutex(State())
+    private let executor = ConnectionExecutor()
 
     private struct State {
         var aborted = false
         var closed = false
         var handlerTask: Task<Void, Never>?
-        var handlerDone: DispatchSemaphore?
     }
 
     private enum Received {
@@ -40,15 +40,15 @@ final class HTTPConnection: Sendable {
     /// Ends the connection from another thread: cancels a running handler, stops waiting
     /// for it, and shuts the socket down so a blocked poll or send returns at once.
     func abort() {
-        let (task, done) = state.withLock { state in
+        let task = state.withLock { state in
             state.aborted = true
             // Shutting down under the lock: the serving thread closes the descriptor under
             // the same lock, so this can never touch a reused descriptor number.
             if !state.closed { Socket.shutdownBoth(descriptor) }
-            return (state.handlerTask, state.handlerDone)
+            return state.handlerTask
         }
         task?.cancel()
-        done?.signal()
+        executor.finish()
     }
 
     /// Serves requests until the client leaves, a request is refused, a timeout passes or
@@ -147,8 +147,8 @@ final class HTTPConnection: Sendable {
         while case .bytes = Socket.read(descriptor, into: drain, until: deadline) {}
     }
 
-    /// Runs the handler as a task on ``HandlerExecutor`` and blocks this thread (which is not
-    /// a pool thread) until it answers; nil when the connection was aborted first.
+    /// Runs the handler as a task on this thread (which is not a pool thread) until it
+    /// answers; nil when the connection was aborted first.
     private func respond(to request: HTTPServerRequest) -> HTTPServerResponse? {
         let slot = ResponseSlot()
         let handler = settings.handler
@@ -156,25 +156,22 @@ final class HTTPConnection: Sendable {
         return slot.take()
     }
 
-    /// Runs `body` as a task on ``HandlerExecutor`` and blocks this thread until it ends or
-    /// the connection is aborted (which cancels it); false when aborted before it started.
+    /// Runs `body` as a task whose jobs run on this thread (``ConnectionExecutor``) until it
+    /// ends or the connection is aborted (which cancels it); false when aborted before it
+    /// started.
     private func runHandlerTask(_ body: @escaping @Sendable () async -> Void) -> Bool {
-        let done = DispatchSemaphore(value: 0)
-        let started = state.withLock { state in
-            guard !state.aborted else { return false }
-            state.handlerDone = done
-            state.handlerTask = Task(executorPreference: HandlerExecutor.shared) {
-                await body()
-                done.signal()
+        let ran = executor.run { executor in
+            state.withLock { state in
+                guard !state.aborted else { return false }
+                state.handlerTask = Task(executorPreference: executor) {
+                    await body()
+                    executor.finish()
+                }
+                return true
             }
-            return true
         }
-        guard started else { return false }
-        done.wait()
-        state.withLock { state in
-            state.handlerTask = nil
-            state.handlerDone = nil
-        }
+        guard ran else { return false }
+        state.withLock { $0.handlerTask = nil }
         return true
     }
 }

@@ -27,8 +27,14 @@ public enum HTTPRequestParseError: Error, Sendable, Hashable, CustomStringConver
     case invalidContentLength(String)
     /// Content-Length values that disagree (every value is listed as sent).
     case conflictingContentLength([String])
-    /// Any Transfer-Encoding: the server reads bodies by Content-Length only.
+    /// A Transfer-Encoding other than `chunked` alone: the server reads bodies by
+    /// Content-Length or chunked coding only.
     case transferEncodingNotSupported(String)
+    /// Transfer-Encoding and Content-Length together, or Transfer-Encoding in HTTP/1.0:
+    /// two parties could disagree on where the body ends (RFC 9112 §6.1, §6.3).
+    case ambiguousFraming(String)
+    /// A chunked body that breaks RFC 9112 §7.1; the detail says how.
+    case invalidChunkedBody(String)
     /// An Expect header other than `100-continue`.
     case unsupportedExpectation(String)
     /// The head is longer than ``HTTPRequestLimits/maxHeaderBytes``.
@@ -36,6 +42,8 @@ public enum HTTPRequestParseError: Error, Sendable, Hashable, CustomStringConver
     /// The Content-Length (as a decimal without leading zeros) is over
     /// ``HTTPRequestLimits/maxBodyBytes``.
     case bodyTooLarge(contentLength: String, limit: Int)
+    /// A chunked body grew past ``HTTPRequestLimits/maxBodyBytes``.
+    case chunkedBodyTooLarge(limit: Int)
 
     /// The status code the server answers this error with.
     public var status: Int {
@@ -44,7 +52,7 @@ public enum HTTPRequestParseError: Error, Sendable, Hashable, CustomStringConver
         case .transferEncodingNotSupported: 501
         case .unsupportedExpectation: 417
         case .headersTooLarge: 431
-        case .bodyTooLarge: 413
+        case .bodyTooLarge, .chunkedBodyTooLarge: 413
         default: 400
         }
     }
@@ -74,13 +82,19 @@ public enum HTTPRequestParseError: Error, Sendable, Hashable, CustomStringConver
         case .conflictingContentLength(let values):
             "conflicting Content-Length values: " + values.map { "\"\($0)\"" }.joined(separator: ", ")
         case .transferEncodingNotSupported(let value):
-            "Transfer-Encoding \"\(value)\" is not supported; send the body with Content-Length"
+            "Transfer-Encoding \"\(value)\" is not supported; send the body with Content-Length or Transfer-Encoding: chunked"
+        case .ambiguousFraming(let detail):
+            "ambiguous body framing: \(detail)"
+        case .invalidChunkedBody(let detail):
+            "malformed chunked body: \(detail)"
         case .unsupportedExpectation(let value):
             "Expect \"\(value)\" is not supported; only 100-continue is"
         case .headersTooLarge(let limit):
             "the request head is larger than \(limit) bytes"
         case .bodyTooLarge(let contentLength, let limit):
             "a body of \(contentLength) bytes is larger than the \(limit)-byte limit"
+        case .chunkedBodyTooLarge(let limit):
+            "the chunked body grew larger than the \(limit)-byte limit"
         }
     }
 }

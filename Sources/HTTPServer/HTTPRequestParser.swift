@@ -8,7 +8,8 @@ import Vocabulary
 /// a fuzzer alike, and any byte sequence yields either requests, "need more bytes" or a
 /// ``HTTPRequestParseError``. It is strict where leniency lets two parties disagree on
 /// where a request ends (RFC 9112 §11.2): lines must end with CRLF, bodies are framed by
-/// Content-Length only, and a request without Content-Length has an empty body (§6.3).
+/// Content-Length or by chunked coding alone (never both), and a request with neither has
+/// an empty body (§6.3). A chunked body is handed over decoded, its trailers dropped.
 /// Empty lines before a request line are skipped (§2.2) but count against the head limit.
 ///
 /// ```swift
@@ -53,6 +54,9 @@ public struct HTTPRequestParser: Sendable {
         var contentLength: Int
         var expectsContinue: Bool
         var bodyStart: Int
+        /// For a chunked body: its decoder and what it decoded so far.
+        var chunked: ChunkedDecoder?
+        var decoded: [UInt8] = []
     }
 
     public init(limits: HTTPRequestLimits = HTTPRequestLimits()) {
@@ -90,15 +94,30 @@ public struct HTTPRequestParser: Sendable {
             guard let scanned = try scanHead() else { return nil }
             head = scanned
         }
-        guard let head, buffer.count - head.bodyStart >= head.contentLength else { return nil }
-        let end = head.bodyStart + head.contentLength
-        let request = HTTPServerRequest(
-            method: head.method,
-            target: head.target,
-            version: head.version,
-            headers: head.headers,
-            body: Data(buffer[head.bodyStart..<end])
-        )
+        guard var head else { return nil }
+        let body: Data
+        let end: Int
+        if var decoder = head.chunked {
+            // Decoded bytes leave the buffer at once, so framing never piles up.
+            let used: Int
+            do {
+                used = try decoder.decode(buffer[head.bodyStart...], into: &head.decoded)
+            } catch {
+                throw .invalidChunkedBody(error.description)
+            }
+            buffer.removeSubrange(head.bodyStart..<(head.bodyStart + used))
+            head.chunked = decoder
+            self.head = head
+            if head.decoded.count > limits.maxBodyBytes { throw .chunkedBodyTooLarge(limit: limits.maxBodyBytes) }
+            guard decoder.isDone else { return nil }
+            body = Data(head.decoded)
+            end = head.bodyStart
+        } else {
+            guard buffer.count - head.bodyStart >= head.contentLength else { return nil }
+            end = head.bodyStart + head.contentLength
+            body = Data(buffer[head.bodyStart..<end])
+        }
+        let request = HTTPServerRequest(method: head.method, target: head.target, version: head.version, headers: head.headers, body: body)
         buffer.removeSubrange(0..<end)
         scanIndex = 0
         lineStart = 0
@@ -157,21 +176,34 @@ public struct HTTPRequestParser: Sendable {
         let hostCount = headers.count(where: { $0.hasName("Host") })
         if hostCount > 1 { throw .multipleHosts(count: hostCount) }
         if hostCount == 0 && version == .http1_1 { throw .missingHost }
-        if let transferEncoding = headers.first(where: { $0.hasName("Transfer-Encoding") }) {
-            throw .transferEncodingNotSupported(HTTPSyntax.visible(transferEncoding.value.utf8))
-        }
-        let contentLength = try contentLength(of: headers)
+        let chunked = try isChunked(headers, version: version)
+        let contentLength = chunked ? 0 : try contentLength(of: headers)
         var expectsContinue = false
         for expectation in headers where expectation.hasName("Expect") {
             guard expectation.value.lowercased() == "100-continue" else {
                 throw .unsupportedExpectation(HTTPSyntax.visible(expectation.value.utf8))
             }
-            expectsContinue = contentLength > 0
+            expectsContinue = contentLength > 0 || chunked
         }
         return Head(
             method: method, target: target, version: version, headers: headers,
-            contentLength: contentLength, expectsContinue: expectsContinue, bodyStart: bodyStart
+            contentLength: contentLength, expectsContinue: expectsContinue, bodyStart: bodyStart,
+            chunked: chunked ? ChunkedDecoder() : nil
         )
+    }
+
+    /// Whether the body is chunked: Transfer-Encoding must be exactly `chunked`, in
+    /// HTTP/1.1, without Content-Length; anything else is refused.
+    private func isChunked(_ headers: [HTTPServerHeader], version: HTTPServerRequest.Version) throws(HTTPRequestParseError) -> Bool {
+        let codings = headers.filter { $0.hasName("Transfer-Encoding") }.flatMap { $0.value.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !codings.isEmpty else { return false }
+        guard codings.count == 1, codings[0].lowercased() == "chunked" else {
+            throw .transferEncodingNotSupported(HTTPSyntax.visible(codings.joined(separator: ", ").utf8))
+        }
+        if version == .http1_0 { throw .ambiguousFraming("Transfer-Encoding in an HTTP/1.0 request") }
+        if headers.contains(where: { $0.hasName("Content-Length") }) { throw .ambiguousFraming("both Transfer-Encoding and Content-Length") }
+        return true
     }
 
     /// Content-Length per RFC 9110 §8.6: absent means 0; repeated fields or a list are

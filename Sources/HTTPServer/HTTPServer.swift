@@ -21,10 +21,9 @@ import Synchronization
 ///
 /// Threading: one listener thread polls the listening socket, and every accepted
 /// connection gets its own thread doing blocking I/O. Those threads are not the Swift
-/// concurrency pool, so each one runs the async handler as a `Task` (on its own executor,
-/// `HandlerExecutor`, so a busy pool cannot starve it) and blocks on a
-/// semaphore until it answers; a slow handler therefore costs a parked thread, never a
-/// pool thread. Connections beyond `maxConnections` are answered 503 and closed, which
+/// concurrency pool: each one runs the async handler as a `Task` whose jobs it runs itself
+/// while it waits (`ConnectionExecutor`), so a busy pool cannot starve a handler, a handler
+/// may block on I/O, and a slow handler costs a parked thread, never a pool thread. Connections beyond `maxConnections` are answered 503 and closed, which
 /// bounds the thread count.
 ///
 /// Timeouts: a request head must arrive whole within `idleTimeout` of the connection

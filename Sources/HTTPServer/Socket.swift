@@ -93,6 +93,38 @@ enum Socket {
         }
     }
 
+    /// A connection to `host:port` (a name is resolved, each address tried in turn), with
+    /// no Nagle delay and sends and the connect itself bounded by `timeout` (Linux bounds
+    /// `connect` by SO_SNDTIMEO).
+    static func connect(host: String, port: UInt16, timeout: Duration) -> Result<Int32, HTTPClientError> {
+        var hints = addrinfo()
+        hints.ai_socktype = streamType
+        hints.ai_flags = AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let resolved = getaddrinfo(host, String(port), &hints, &list)
+        guard resolved == 0, let list else { return .failure(.hostNotFound(host)) }
+        defer { freeaddrinfo(list) }
+        var failure = HTTPClientError.refused
+        var entry: UnsafeMutablePointer<addrinfo>? = list
+        while let address = entry?.pointee {
+            entry = address.ai_next
+            let descriptor = socket(address.ai_family, streamType, 0)
+            guard descriptor >= 0 else { continue }
+            markCloseOnExec(descriptor)
+            configureConnection(descriptor, sendTimeout: timeout)
+            setReceiveTimeout(descriptor, timeout)
+            #if canImport(Glibc)
+            let connected = Glibc.connect(descriptor, address.ai_addr, address.ai_addrlen)
+            #else
+            let connected = Darwin.connect(descriptor, address.ai_addr, address.ai_addrlen)
+            #endif
+            if connected == 0 { return .success(descriptor) }
+            failure = [EAGAIN, EINPROGRESS, ETIMEDOUT].contains(errno) ? .timedOut : errno == ECONNREFUSED ? .refused : .failed(call: "connect", errno: errno)
+            close(descriptor)
+        }
+        return .failure(failure)
+    }
+
     /// A pipe whose write end, once closed, wakes a thread blocked in `poll` on its read end.
     static func makePipe() throws(HTTPServerError) -> (read: Int32, write: Int32) {
         var ends: [Int32] = [0, 0]
@@ -131,12 +163,27 @@ enum Socket {
         #if canImport(Darwin)
         _ = setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, size)
         #endif
-        let (seconds, attoseconds) = sendTimeout.components
-        var timeout = timeval()
-        timeout.tv_sec = .init(max(0, seconds))
-        timeout.tv_usec = .init(max(0, attoseconds / 1_000_000_000_000))
-        if timeout.tv_sec == 0 && timeout.tv_usec == 0 { timeout.tv_usec = 1000 }
+        var timeout = timeval(sendTimeout)
         _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Makes a blocking receive give up after `timeout` of silence.
+    static func setReceiveTimeout(_ descriptor: Int32, _ timeout: Duration) {
+        var value = timeval(timeout)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Reads what is available into `buffer`, blocking for at most the receive timeout: one
+    /// call where ``read(_:into:until:)`` makes two, for a connection whose every wait has
+    /// the same bound.
+    static func receive(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> ReadOutcome {
+        while true {
+            let count = recv(descriptor, buffer.baseAddress, buffer.count, 0)
+            if count > 0 { return .bytes(count) }
+            if count == 0 { return .closed }
+            if errno == EINTR { continue }
+            return errno == EAGAIN || errno == EWOULDBLOCK ? .timedOut : .failed
+        }
     }
 
     /// Waits until `descriptor` is readable or `deadline` passes; true when readable
@@ -166,20 +213,23 @@ enum Socket {
 
     /// Sends every byte; false when the peer went away or the send timeout passed.
     static func sendAll(_ descriptor: Int32, _ bytes: [UInt8], flags: Int32 = 0) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let sent = send(descriptor, raw.baseAddress! + offset, raw.count - offset, sendFlags | flags)
-                if sent > 0 {
-                    offset += sent
-                } else if sent < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return false
-                }
+        bytes.withUnsafeBytes { sendAll(descriptor, $0, flags: flags) }
+    }
+
+    /// Sends every byte of a buffer; false when the peer went away or the send timeout passed.
+    static func sendAll(_ descriptor: Int32, _ raw: UnsafeRawBufferPointer, flags: Int32 = 0) -> Bool {
+        var offset = 0
+        while offset < raw.count {
+            let sent = send(descriptor, raw.baseAddress! + offset, raw.count - offset, sendFlags | flags)
+            if sent > 0 {
+                offset += sent
+            } else if sent < 0 && errno == EINTR {
+                continue
+            } else {
+                return false
             }
-            return true
         }
+        return true
     }
 
     /// Sends without ever blocking: for a short answer on a connection about to be refused.
@@ -207,5 +257,16 @@ enum Socket {
 
     private static func markCloseOnExec(_ descriptor: Int32) {
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+    }
+}
+
+extension timeval {
+    /// `duration` as a socket timeout: at least a millisecond, since zero means none.
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self.init()
+        tv_sec = .init(max(0, seconds))
+        tv_usec = .init(max(0, attoseconds / 1_000_000_000_000))
+        if tv_sec == 0 && tv_usec == 0 { tv_usec = 1000 }
     }
 }

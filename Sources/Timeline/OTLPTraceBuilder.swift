@@ -70,6 +70,20 @@ struct OTLPTraceBuilder {
         return requests.flatMap { spans(for: $0, events: byRequest[$0.id] ?? []) }
     }
 
+    /// One CLIENT span per transport exchange and nothing more, each the root of its
+    /// request's trace: what a proxy, which sees exchanges but no chain, has to tell.
+    func exchangeSpans() -> [OTLPSpan] {
+        var byRequest: [Int: [TimelineEvent]] = [:]
+        for event in events where event.request > 0 { byRequest[event.request, default: []].append(event) }
+        return byRequest.keys.sorted().map { request in
+            let pass = byRequest[request]!
+            let root = OTLPSpan(traceID: Self.traceID(anchor, request), spanID: "", name: "", kind: .internal, start: 0, end: 0)
+            var span = exchangeSpan(pass, parent: root, resendCount: 0, templated: false, all: pass)
+            span.parentSpanID = nil
+            return span
+        }
+    }
+
     private func spans(for request: RequestSummary, events: [TimelineEvent]) -> [OTLPSpan] {
         let traceID = Self.traceID(anchor, request.id)
         let isGraphQL = request.operationType != nil

@@ -33,6 +33,17 @@ public enum HTTPSyntax {
     /// Whether `byte` is optional whitespace (RFC 9110 §5.6.3: space or tab).
     public static func isWhitespace(_ byte: UInt8) -> Bool { byte == space || byte == tab }
 
+    /// The elements of a comma-separated field value (`a, b ,c`), spaces and tabs around
+    /// each removed, empty ones dropped: without Foundation, since proxies split such
+    /// values for every message.
+    public static func listElements(_ value: String) -> [Substring] {
+        value.split(separator: ",").compactMap { element in
+            let utf8 = element.utf8
+            guard let first = utf8.firstIndex(where: { !isWhitespace($0) }), let last = utf8.lastIndex(where: { !isWhitespace($0) }) else { return nil }
+            return element[first...last]
+        }
+    }
+
     /// `byte` with an ASCII capital letter made small; every other byte unchanged.
     public static func lowercased(_ byte: UInt8) -> UInt8 {
         (0x41...0x5A).contains(byte) ? byte + 0x20 : byte

@@ -26,19 +26,31 @@ struct ServeCommand {
           --latency SECONDS   how long every non-control response is held back (default 0)
           --hostile           put terminal escape sequences into headers and hero names
 
-        chainlab serve --upstream URL [--port N] [--host ADDR]
+        chainlab serve --upstream URL [--port N] [--host ADDR] [--har-max-body BYTES]
+                       [--har-max-total BYTES] [--max-connections N]
+                       [--otlp-endpoint URL [--otlp-header H]...] [--service-name NAME]
         A fault-injecting reverse proxy in front of a real server: every request is forwarded
-        to URL (method, path, query, headers but hop-by-hop ones, body; Host rewritten) and
-        the answer streamed back as it arrives (chunked; at most 16 MiB may wait for a slow
-        client); one line is printed per exchange when its answer has gone out. Control
-        at /_lab/ (a "match" of {"path": P} and/or {"operationName": N} narrows each):
-          POST /_lab/fail-next          {"count": N, "status": 500-599}
+        to URL (method, target under URL's path, headers but hop-by-hop ones, body; Host
+        rewritten; nothing added) and the answer streamed back as it arrives, read from URL
+        only as fast as the client takes it; one line is printed per exchange when its answer
+        has gone out. A target that climbs above URL's path (/../x) is refused with 400.
+        Control at /_lab/ (a "match" of {"path": P} and/or {"operationName": N} narrows each):
+          POST /_lab/fail-next          {"count": N, "status": 400-599, "headers": {"Retry-After": "2"}}
           POST /_lab/unauthorized-next  {"count": N, "mode": "status401"|"graphQLError200"}
           POST /_lab/latency            {"seconds": S}
-          GET  /_lab/state, GET /_lab/har (the session as HAR 1.2, secrets masked)
+          POST /_lab/reset              (no injections, no latency, an empty log)
+          GET  /_lab/state, GET /_lab/har (the exchanges kept as HAR 1.2, secrets masked)
         An upstream that cannot be reached gets the client 502 with a JSON reason.
 
           --upstream URL      the real server's base URL (http:// or https://)
+          --har-max-body N    the most of each body the HAR keeps (default 1 MiB)
+          --har-max-total N   the most the HAR keeps in all (default 64 MiB); past it the oldest
+                              exchanges lose their bodies (marked), then go. N takes K, M or G
+          --max-connections N clients served at once, 1-4096 (default 256; more get 503); each
+                              holds at most one request body of up to 16 MiB
+          --otlp-endpoint URL send each exchange as a span to an OTLP/HTTP receiver
+          --otlp-header H     add header H ('Name: value') to those requests; may be repeated
+          --service-name NAME the spans' service.name (default chainlab)
         """
 
     /// The longest `--token-ttl` and `--latency`: a day.
@@ -48,16 +60,27 @@ struct ServeCommand {
     var address = ListenAddress.ipv4Loopback
     var settings = LabBackend.Settings()
     var upstream: URL?
+    var recording = ProxyRecordingLimits()
+    var maxConnections = 256
+    var otlp = OTLPOptions()
+    /// Where the proxy's spans go, from ``otlp``.
+    private(set) var otlpSender: OTLPSender?
 
     /// The lab-backend options given, in order, for the message that refuses them with
     /// `--upstream`.
     private var labOptions: [String] = []
+    /// The proxy options given, for the message that refuses them without `--upstream`.
+    private var proxyOptions: [String] = []
 
     init(arguments: [String]) throws {
         try Self.parser.parse(arguments, into: &self)
         if upstream != nil, let option = labOptions.first {
             throw CommandLineError("\(option) configures the lab backend, which --upstream replaces; use POST /_lab/latency, /_lab/fail-next or /_lab/unauthorized-next on the proxy")
         }
+        if upstream == nil, let option = proxyOptions.first {
+            throw CommandLineError("\(option) configures the proxy; it needs --upstream URL")
+        }
+        otlpSender = try otlp.sender()
     }
 
     static var parser: CommandLineParser<Self> {
@@ -95,7 +118,15 @@ struct ServeCommand {
             }),
             labOnly(.flag("--hostile") { $0.settings.hostile = true }),
             .value("--upstream") { $0.upstream = try EndpointOptions.httpURL($1, option: "--upstream") },
-        ]
+            proxyOnly(.value("--har-max-body") { $0.recording.bodyBytes = try byteCount($1, option: "--har-max-body") }),
+            proxyOnly(.value("--har-max-total") { $0.recording.totalBytes = try byteCount($1, option: "--har-max-total") }),
+            proxyOnly(.value("--max-connections") { command, value in
+                guard let count = Int(value), (1...4096).contains(count) else {
+                    throw CommandLineError("--max-connections needs a whole number in 1...4096, got '\(VisibleEscapes.escape(value))'")
+                }
+                command.maxConnections = count
+            }),
+        ] + OTLPOptions.options.map { proxyOnly($0.on(\.otlp)) }
         let valid = options.map(\.names[0]).joined(separator: ", ")
         return CommandLineParser(command: "serve", options: options, usage: usage) { _, argument in
             throw CommandLineError("serve takes no arguments, got '\(VisibleEscapes.escape(argument))'; valid options: \(valid)")
@@ -108,6 +139,30 @@ struct ServeCommand {
             command.labOptions.append(option.names[0])
             try option.apply(&command, value)
         }
+    }
+
+    /// An option that configures the proxy, which the lab backend does not have.
+    private static func proxyOnly(_ option: CommandOption<Self>) -> CommandOption<Self> {
+        CommandOption(names: option.names, takesValue: option.takesValue, repeatable: option.repeatable) { command, value in
+            command.proxyOptions.append(option.names[0])
+            try option.apply(&command, value)
+        }
+    }
+
+    /// The largest byte count an option takes: 1 TiB.
+    static let largestByteCount = 1 << 40
+
+    /// `65536`, `64K`, `16M`, `1G` (powers of 1024) as a number of bytes.
+    static func byteCount(_ text: String, option: String) throws -> Int {
+        let units: [Character: Int] = ["K": 1 << 10, "k": 1 << 10, "M": 1 << 20, "m": 1 << 20, "G": 1 << 30, "g": 1 << 30]
+        let unit = text.last.flatMap { units[$0] }
+        let digits = unit == nil ? Substring(text) : text.dropLast()
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let number = Int(digits), number >= 0,
+            number <= largestByteCount / (unit ?? 1)
+        else {
+            throw CommandLineError("\(option) needs a number of bytes such as 65536, 512K, 16M or 1G (at most 1024G), got '\(VisibleEscapes.escape(text))'")
+        }
+        return number * (unit ?? 1)
     }
 
     /// Serves until SIGINT or SIGTERM; returns the exit status.
@@ -148,7 +203,9 @@ extension ServeCommand {
                 + "requests to \(RemoteFailure.displayURL(upstream)) through the proxy and reconfigure it through /_lab/\n"
             FileHandle.standardError.write(Data(warning.utf8))
         }
-        let proxy = UpstreamProxy(upstream: upstream, host: address.host, port: port) { line in
+        let proxy = UpstreamProxy(
+            upstream: upstream, host: address.host, port: port, recording: recording, maxConnections: maxConnections, otlp: otlpSender.map { ($0, otlp.serviceName) }
+        ) { line in
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }
         let boundPort: UInt16
@@ -162,7 +219,7 @@ extension ServeCommand {
             + "(control at /_lab/: fail-next, unauthorized-next, latency, state, har)\n"
         FileHandle.standardOutput.write(Data(line.utf8))
         let received = await stopSignal.wait()
-        proxy.stop()
+        await proxy.stop()
         FileHandle.standardError.write(Data("chainlab serve: stopped on \(received)\n".utf8))
         return 0
     }

@@ -342,9 +342,9 @@ private final class ProxyProcess: Sendable {
 
     var base: String { "http://127.0.0.1:\(port)" }
 
-    /// Sends SIGTERM; returns the exit status and the exchange lines printed after the first.
-    func stop() async throws -> (status: Int32, lines: [String]) {
-        kill(process.processIdentifier, SIGTERM)
+    /// Sends `signal`; returns the exit status and the exchange lines printed after the first.
+    func stop(signal: Int32 = SIGTERM) async throws -> (status: Int32, lines: [String]) {
+        kill(process.processIdentifier, signal)
         return await onOwnThread { [process, output] in
             let rest = output.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
@@ -425,7 +425,7 @@ struct UpstreamProxyCommandTests {
         #expect(try await proxy.send("GET", "/_lab/state").body.contains(#""latency":{"match":"path /api/x","seconds":0.2}"#))
         let bad = try await proxy.send("POST", "/_lab/fail-next", body: #"{"status": 200}"#)
         #expect(bad.status == 400)
-        #expect(bad.body == #"{"error":"bad control","message":"status must be a whole number from 500 to 599"}"# + "\n")
+        #expect(bad.body == #"{"error":"bad control","message":"status must be a whole number from 400 to 599 (429, 500, 503…)"}"# + "\n")
 
         let har = try await proxy.send("GET", "/_lab/har")
         let entries = try #require(try JSONValue(parsing: Data(har.body.utf8))["log"]?["entries"]?.arrayValue)
@@ -488,6 +488,37 @@ struct UpstreamProxyCommandTests {
         let stopped = try await proxy.stop()
         #expect(stopped.lines.count == 1)
         #expect(stopped.lines[0].split(separator: " ").dropFirst().prefix(4) == ["POST", "/graphql", "Me", "200"])
+    }
+
+    /// Eight clients hold endless answers without reading them, so every connection thread
+    /// of the proxy is blocked writing; the signal still ends it.
+    @Test(arguments: [SIGTERM, SIGINT])
+    func aSignalEndsTheProxyWhileEightClientsHoldEndlessAnswers(signal: Int32) async throws {
+        let upstream = HTTPServer { _ in
+            HTTPServerResponse(status: 200, stream: HTTPServerBodyStream { writer in
+                let piece = Data(repeating: 0x61, count: 64 << 10)
+                while true { try writer.write(piece) }
+            })
+        }
+        let port = try upstream.start()
+        defer { upstream.stop() }
+        let proxy = try await ProxyProcess(upstream: "http://127.0.0.1:\(port)")
+        let proxyPort = proxy.port
+        let (clients, heads) = try await onOwnThread { () throws(HTTPClientError) -> ([HTTPClientConnection], [Int]) in
+            var clients: [HTTPClientConnection] = []
+            for _ in 0..<8 {
+                let client = try HTTPClientConnection.connect(host: "127.0.0.1", port: proxyPort, timeout: .seconds(30))
+                try client.send(head: Array("GET /stream HTTP/1.1\r\nHost: a\r\n\r\n".utf8), body: Data())
+                clients.append(client)
+            }
+            var heads: [Int] = []
+            for client in clients { heads.append(try client.readHead(method: "GET").status) }
+            return (clients, heads)
+        }
+        #expect(heads == Array(repeating: 200, count: 8))
+        let stopped = try await proxy.stop(signal: signal)
+        #expect(stopped.status == 0)
+        withExtendedLifetime(clients) {}
     }
 
     @Test func labOnlyOptionsAndBadURLsAreRefused() async throws {

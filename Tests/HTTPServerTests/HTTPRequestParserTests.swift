@@ -167,11 +167,39 @@ struct HTTPRequestParserTests {
         #expect(error("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\n\r\nabc") == nil)
     }
 
-    @Test func transferEncodingIs501() {
-        let failure = error("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
-        #expect(failure == .transferEncodingNotSupported("chunked"))
+    @Test func otherTransferCodingsAre501() {
+        let failure = error("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: gzip, chunked\r\n\r\n")
+        #expect(failure == .transferEncodingNotSupported("gzip, chunked"))
         #expect(failure?.status == 501)
-        #expect(failure?.description == "Transfer-Encoding \"chunked\" is not supported; send the body with Content-Length")
+        #expect(failure?.description == "Transfer-Encoding \"gzip, chunked\" is not supported; send the body with Content-Length or Transfer-Encoding: chunked")
+    }
+
+    @Test func aChunkedBodyIsDecodedFedOneByteAtATimeAndTheNextRequestFollows() throws {
+        let wire = "POST /up HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5;name=x\r\nhello\r\nB\r\n, chunked!!\r\n0\r\nX-Trailer: t\r\n\r\nGET /next HTTP/1.1\r\nHost: a\r\n\r\n"
+        var parser = HTTPRequestParser()
+        var requests: [HTTPServerRequest] = []
+        for byte in wire.utf8 {
+            parser.append([byte])
+            while let request = try parser.nextRequest() { requests.append(request) }
+        }
+        #expect(requests.map(\.target) == ["/up", "/next"])
+        #expect(String(decoding: requests[0].body, as: UTF8.self) == "hello, chunked!!")
+        #expect(requests[0].headers.map(\.name) == ["Host", "Transfer-Encoding"])
+        #expect(parser.bufferedByteCount == 0)
+    }
+
+    @Test func ambiguousOrMalformedChunkedBodiesAreRefused() {
+        #expect(error("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n")
+            == .ambiguousFraming("both Transfer-Encoding and Content-Length"))
+        #expect(error("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n") == .ambiguousFraming("Transfer-Encoding in an HTTP/1.0 request"))
+        let badSize = error("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")
+        #expect(badSize == .invalidChunkedBody("chunk size \"zz\" is not a hexadecimal number"))
+        #expect(badSize?.status == 400)
+        #expect(error("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n")
+            == .invalidChunkedBody("a chunk's data is longer than its size"))
+        let tooLarge = error("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n", limits: HTTPRequestLimits(maxBodyBytes: 5))
+        #expect(tooLarge == .chunkedBodyTooLarge(limit: 5))
+        #expect(tooLarge?.status == 413)
     }
 
     @Test func unknownExpectationIs417() {

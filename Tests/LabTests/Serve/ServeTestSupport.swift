@@ -127,6 +127,17 @@ final class RawClient {
 
     /// Reads one response framed by Content-Length.
     func readResponse() throws -> RawResponse {
+        let (status, fields, body) = try readResponseFields()
+        var headers: [String: String] = [:]
+        for line in fields {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces)
+        }
+        return RawResponse(status: status, headers: headers, body: body)
+    }
+
+    /// Reads one response framed by Content-Length, its header lines verbatim and in order.
+    func readResponseFields() throws -> (status: Int, fields: [String], body: String) {
         var headEnd: Int?
         while headEnd == nil {
             headEnd = buffer.indices.dropLast(3).first { index in
@@ -140,18 +151,27 @@ final class RawClient {
         guard statusLine.count >= 2, statusLine[0] == "HTTP/1.1", let status = Int(statusLine[1]) else {
             throw RawClientError("bad status line in \(head.debugDescription)")
         }
-        var headers: [String: String] = [:]
-        for line in lines {
-            let parts = line.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2 else { throw RawClientError("bad header line \(line.debugDescription)") }
-            headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces)
-        }
-        let length = Int(headers["content-length"] ?? "0") ?? 0
+        for line in lines where !line.contains(":") { throw RawClientError("bad header line \(line.debugDescription)") }
+        let lengthLine = lines.first { $0.lowercased().hasPrefix("content-length:") }
+        let length = Int(lengthLine.map { $0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces) } ?? "0") ?? 0
         let bodyStart = headEnd! + 4
         while buffer.count < bodyStart + length { try fill() }
         let body = String(decoding: buffer[bodyStart..<(bodyStart + length)], as: UTF8.self)
         buffer.removeFirst(bodyStart + length)
-        return RawResponse(status: status, headers: headers, body: body)
+        return (status, lines, body)
+    }
+
+    /// Reads a response's head and returns it (the lines before the blank one); what came
+    /// of the body stays buffered.
+    func readHead() throws -> String {
+        let end = Array("\r\n\r\n".utf8)
+        while true {
+            if let index = buffer.indices.dropLast(3).first(where: { buffer[$0..<($0 + 4)].elementsEqual(end) }) {
+                defer { buffer.removeFirst(index + 4) }
+                return String(decoding: buffer[..<index], as: UTF8.self)
+            }
+            try fill()
+        }
     }
 
     /// Reads a chunked response through its last chunk and returns the bytes as they came.
