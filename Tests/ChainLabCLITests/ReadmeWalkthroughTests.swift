@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+
+/// The README's walkthroughs replayed in a real terminal (tmux) with the keys exactly as the
+/// README gives them, checking the screen it describes.
+@Suite("README walkthroughs in a terminal", .serialized)
+struct ReadmeWalkthroughTests {
+    func open(_ arguments: String) async throws -> TmuxSession {
+        let session = try TmuxSession("\(try builtChainlab().path) \(arguments)", width: 120, height: 40)
+        try await session.waitFor("Requests")
+        return session
+    }
+
+    @Test("Findings: --no-step refresh-storm, N, F, Enter, Enter lands on the cited refresh answer, in its attempt")
+    func findingsEnterGoesToTheEvent() async throws {
+        let tmux = try await open("--no-step refresh-storm")
+        try tmux.send("N")
+        try await tmux.waitFor("✕ #5 HeroQuery")
+        try tmux.send("F")
+        try await tmux.waitFor("Findings of the run · 1")
+        try tmux.send("Enter")
+        try await tmux.waitFor("Event seq 57 · 1 of 6 cited")
+        try tmux.send("Enter")
+        let screen = try await tmux.waitFor("#1's refresh answer in attempt 1") {
+            $0.contains("Chain · #1 HeroQuery · attempt 1 of 2") && $0.contains("TokenManager refresh · answer · attempt 1 of 2")
+        }
+        #expect(!screen.contains("no refresh request was sent in this attempt"))
+    }
+}
