@@ -76,7 +76,7 @@ public enum OverlayKeymap {
             OverlayBinding([], .edit, "edit the filter"),
         ]
         case .breakRules: [
-            OverlayBinding([.enter], .apply, "add the rule typed (post@AuthInterceptor if ~c 401)", hint: "add"),
+            OverlayBinding([.enter], .apply, "add the rule typed (post@AuthInterceptor if ~c 401) and close", hint: "add"),
             OverlayBinding([.up], .selectUp, "select the rule above"),
             OverlayBinding([.down], .selectDown, "select the rule below", hint: "select"),
             OverlayBinding([.ctrl("t")], .toggle, "switch the selected rule off or on", hint: "on/off"),

@@ -26,4 +26,20 @@ struct ReadmeWalkthroughTests {
         }
         #expect(!screen.contains("no refresh request was sent in this attempt"))
     }
+
+    @Test("Find it and break on it: token-expiry, B, Ctrl-B, the rule, Enter, n holds #1 at Auth's post-flight")
+    func ruleThenNRunsFreely() async throws {
+        let tmux = try await open("token-expiry")
+        try tmux.send("B")
+        try await tmux.waitFor("step mode off")
+        try tmux.send("C-b")
+        try await tmux.waitFor("Breakpoints by rule")
+        try tmux.type("post@AuthInterceptor if ~op HeroQuery & ~c 401")
+        try tmux.send("Enter")
+        try await tmux.waitFor("rule added: post@AuthInterceptor if ~op HeroQuery & ~c 401")
+        try tmux.send("n")
+        let screen = try await tmux.waitFor("Hop 2 AuthInterceptor · post-flight stop · held")
+        #expect(screen.contains("Chain · #1 HeroQuery · attempt 1 of 1 · ◆ 1 rule"))
+        #expect(!screen.contains("Breakpoints by rule"))
+    }
 }
