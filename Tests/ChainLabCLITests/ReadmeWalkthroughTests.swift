@@ -27,6 +27,22 @@ struct ReadmeWalkthroughTests {
         #expect(!screen.contains("no refresh request was sent in this attempt"))
     }
 
+    @Test("Find it and break on it: refresh-storm, B, N, / !~retry & ~finding Enter keeps 4 of 5")
+    func filterKeepsFourOfFive() async throws {
+        let tmux = try await open("refresh-storm")
+        try tmux.send("B")
+        try await tmux.waitFor("step mode off")
+        try tmux.send("N")
+        try await tmux.waitFor("✕ #5 HeroQuery")
+        try tmux.send("/")
+        try tmux.type("!~retry & ~finding")
+        try tmux.send("Enter")
+        let screen = try await tmux.waitFor("filter !~retry & ~finding: 4 of 5 requests")
+        #expect(screen.contains("Requests · !~retry & ~finding"))
+        try tmux.send("Escape")
+        try await tmux.waitFor("filter cleared") { !$0.contains("Requests · !~retry") && $0.contains("#5 HeroQuery") && $0.contains("#1 HeroQuery") }
+    }
+
     @Test("Find it and break on it: token-expiry, B, Ctrl-B, the rule, Enter, n holds #1 at Auth's post-flight")
     func ruleThenNRunsFreely() async throws {
         let tmux = try await open("token-expiry")
