@@ -78,6 +78,9 @@ public struct InspectorState: Sendable {
     /// Whether the selected request left a stop the selection was following: when it
     /// finishes, the selection moves to where it ended.
     var followsToEnd = false
+    /// The highest request id when `n` or `N` was pressed: the first request above it is
+    /// selected once a view shows it, so the keys that follow act on what was just started.
+    var selectsLaunchAbove: Int?
 
     public init(scenario: Scenario, lab: LabView, size: Size, symbols: Symbols = .unicode) {
         self.scenario = scenario
