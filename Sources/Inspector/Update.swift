@@ -186,8 +186,8 @@ public enum Inspector {
             state.modal = .breakRules(BreakRulesEditor())
             return []
         case .revealSecrets:
+            // No notice: it would hide the status line's `⚠ secrets revealed` and its hints.
             state.revealSecrets.toggle()
-            state.notice = .init(text: state.revealSecrets ? "secrets revealed" : "secrets masked", isError: false)
             return []
         case .scenarioInfo:
             state.modal = .scenarioInfo

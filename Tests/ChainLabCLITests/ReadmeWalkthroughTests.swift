@@ -27,6 +27,24 @@ struct ReadmeWalkthroughTests {
         #expect(!screen.contains("no refresh request was sent in this attempt"))
     }
 
+    @Test("The refresh storm: n n, g, eleven s hold #1 at its refresh row with refresh token 1; G, eleven s hold #2 alike")
+    func stormHeldAtTheRefreshStop() async throws {
+        let tmux = try await open("refresh-storm")
+        try tmux.send("n")
+        try await tmux.waitFor("Chain · #1 HeroQuery")
+        try tmux.send("n")
+        try await tmux.waitFor("Chain · #2 HeroQuery")
+        for (key, request) in [("g", 1), ("G", 2)] {
+            try tmux.send(key)
+            try await tmux.waitFor("Chain · #\(request) HeroQuery")
+            try await tmux.step(times: 11)
+            let screen = try await tmux.waitFor("TokenManager refresh · stop · held")
+            #expect(screen.contains("Chain · #\(request) HeroQuery · attempt 1 of 1"))
+            #expect(screen.replacing(/\ {2,}/, with: " ").contains("↻ TokenManager refresh ⏸ held · not sent yet"))
+            #expect(screen.replacing(/\ {2,}/, with: " ").contains("refresh_token ••••-1-1"))
+        }
+    }
+
     @Test("Find it and break on it: refresh-storm, B, N, / !~retry & ~finding Enter keeps 4 of 5")
     func filterKeepsFourOfFive() async throws {
         let tmux = try await open("refresh-storm")
