@@ -222,6 +222,9 @@ public enum InspectorMessage: Sendable {
 /// What the app must do for an update: talk to the lab, write a file, or stop.
 public enum InspectorEffect: Sendable, Hashable {
     case command(LabCommand)
+    /// Commands queued together: none takes effect before all are queued, so `N`'s first
+    /// request cannot run ahead of the others however the machine is loaded.
+    case commands([LabCommand])
     case setBreakpoint(Breakpoint, enabled: Bool)
     case setStepMode(Bool)
     case setChain(Scenario.Chain)

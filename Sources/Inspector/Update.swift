@@ -126,7 +126,7 @@ public enum Inspector {
         switch action {
         case .newOperation, .newSeveral:
             state.selectsLaunchAbove = state.lab.requests.map(\.id).max() ?? 0
-            return Array(repeating: .command(.launch(operation: 0)), count: action == .newOperation ? 1 : 5)
+            return action == .newOperation ? [.command(.launch(operation: 0))] : [.commands(Array(repeating: .launch(operation: 0), count: 5))]
         case .step, .continueRequest:
             guard let request = state.heldStop?.request ?? inFlightRequest(state) else { return [] }
             let lane = state.commandLane

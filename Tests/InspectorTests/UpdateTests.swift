@@ -18,10 +18,10 @@ struct UpdateTests {
         #expect(driver.state.lab.requests.map(\.state) == [.paused])
     }
 
-    @Test("N starts five operations")
+    @Test("N starts five operations, queued together")
     func newSeveral() async {
         let driver = Driver()
-        #expect(await driver.press(.char("N")) == Array(repeating: .command(.launch(operation: 0)), count: 5))
+        #expect(await driver.press(.char("N")) == [.commands(Array(repeating: .launch(operation: 0), count: 5))])
         #expect(driver.state.lab.requests.map(\.id) == [1, 2, 3, 4, 5])
     }
 
@@ -322,6 +322,15 @@ struct UpdateTests {
         #expect(driver.state.heldStop?.place == .hop(0, .pre))
         #expect(await driver.press(.char("c")) == [.command(.resume(request: 2, lane: nil))])
         #expect(driver.state.lab.requests.map(\.state) == [.succeeded, .succeeded])
+    }
+
+    @Test("N selects the first of its five requests, and none runs ahead of the others")
+    func newFiveTogether() async {
+        let driver = Driver("refresh-storm", stepMode: false)
+        await driver.press(.char("N"))
+        #expect(driver.state.selectedRequest == 1)
+        // All five saw the first 401 before any refreshed: the storm of the README.
+        #expect(driver.state.lab.findings?.map(\.id) == ["refresh-storm"])
     }
 
     @Test("a request the filter hides is started but not selected, and the status line says so")
