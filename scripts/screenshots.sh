@@ -426,8 +426,7 @@ if want filtered filtered-export; then
     wait_for "Breakpoints by rule"
     type_text "answer if ~c 5xx"
     keys Enter
-    wait_for "◆ answer if ~c 5xx"
-    keys Escape
+    wait_for "rule added: answer if ~c 5xx"
     keys N
     wait_for "#5 HeroQuery invalid_grant"
     keys /

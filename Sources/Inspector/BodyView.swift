@@ -1,5 +1,6 @@
 import Foundation
 import TerminalUI
+import Vocabulary
 
 /// Bodies made readable for Detail: JSON pretty-printed in colour (in the order it came,
 /// objects and arrays below the top two levels folded on request), forms as a field table,
@@ -83,17 +84,33 @@ enum BodyView {
             return true
         }
 
-        /// A string token as written, quotes included.
+        /// A string token as written, quotes included, except that a `\u` escape of a
+        /// control or bidi character reads as everywhere else on screen (`\e`, `\x07`,
+        /// `\u{202E}`), not in JSON's form (`\u001b`).
         mutating func string() -> String? {
             guard index < characters.count, characters[index] == "\"" else { return nil }
-            let start = index
+            var token = String.UnicodeScalarView([characters[index]])
             index += 1
             while index < characters.count, characters[index] != "\"" {
-                index += characters[index] == "\\" ? 2 : 1
+                guard characters[index] == "\\", index + 1 < characters.count else {
+                    token.append(characters[index])
+                    index += 1
+                    continue
+                }
+                if characters[index + 1] == "u", index + 6 <= characters.count,
+                   let value = UInt32(String(String.UnicodeScalarView(characters[index + 2..<index + 6])), radix: 16),
+                   let scalar = Unicode.Scalar(value), VisibleEscapes.isUnsafe(scalar) {
+                    token.append(contentsOf: VisibleEscapes.escaped(scalar).unicodeScalars)
+                    index += 6
+                } else {
+                    token.append(contentsOf: characters[index...index + 1])
+                    index += 2
+                }
             }
             guard index < characters.count else { return nil }
+            token.append(characters[index])
             index += 1
-            return String(String.UnicodeScalarView(characters[start..<index]))
+            return String(token)
         }
     }
 
@@ -174,7 +191,8 @@ enum BodyView {
         return lines
     }
 
-    /// A JSON string token's text without its quotes, with `\n`, `\t`, `\"` and `\\` decoded.
+    /// A JSON string token's text without its quotes, with `\n`, `\t`, `\"`, `\/` and `\\`
+    /// decoded; other escapes (`\e`, `\x07`) stay visible as they are.
     static func unquoted(_ token: String) -> String {
         guard token.count >= 2 else { return token }
         var out = "", escaped = false
@@ -183,7 +201,8 @@ enum BodyView {
                 switch character {
                 case "n": out.append("\n")
                 case "t": out.append("  ")
-                default: out.append(character)
+                case "\"", "\\", "/": out.append(character)
+                default: out += "\\" + String(character)
                 }
                 escaped = false
             } else if character == "\\" {

@@ -16,7 +16,7 @@ public struct BreakRulesEditor: Sendable, Hashable {
 }
 
 extension Inspector {
-    /// Keys in the breakpoints overlay: typing edits the new rule, Enter adds it, Up/Down
+    /// Keys in the breakpoints overlay: typing edits the new rule, Enter adds it and closes, Up/Down
     /// select a rule, Ctrl-T switches it on or off, Ctrl-D deletes it, Esc closes.
     static func handleBreakRulesKey(_ editor: BreakRulesEditor, _ key: Key, _ state: inout InspectorState) -> [InspectorEffect] {
         var editor = editor
@@ -51,11 +51,13 @@ extension Inspector {
                 } else if rules.count >= BreakRule.maximumCount {
                     editor.error = "at most \(BreakRule.maximumCount) rules; delete one first (Ctrl-D)"
                 } else {
+                    // Closing puts the next key back on the main keys: `n` right after
+                    // the rule starts a request instead of typing into the field.
                     rules.append(rule)
-                    editor.input = TextInput(text: "")
-                    editor.selected = rules.count - 1
-                    editor.error = nil
-                    return setRules(rules, editor, &state)
+                    state.lab.rules = rules
+                    state.modal = nil
+                    state.notice = .init(text: "rule added: \(rule.description) (\(state.keys.keyName(.breakRules)) lists the rules)", isError: false)
+                    return [.command(.setBreakRules(rules))]
                 }
             } catch {
                 editor.error = error.description

@@ -139,7 +139,7 @@ extension Inspector {
             case .back: list.openEvent = nil
             case .jump:
                 state.modal = nil
-                if cited.indices.contains(open) { go(to: cited[open].request, hop: cited[open].hop, &state) }
+                if cited.indices.contains(open) { go(to: cited[open], &state) }
                 return []
             default: break
             }
@@ -168,6 +168,14 @@ extension Inspector {
         }
         state.modal = .findings(list)
         return []
+    }
+
+    /// Selects the cited event itself — its request, attempt, hop and side — so the Chain pane
+    /// and Detail show what the finding points at, not the request's latest attempt.
+    private static func go(to event: TimelineEvent, _ state: inout InspectorState) {
+        guard state.lab.requests.contains(where: { $0.id == event.request }) else { return }
+        selectSequenceEvent(event, &state)
+        state.focus = .chain
     }
 
     /// Selects `request` (when it is listed) and `hop` (when the event belongs to one) in the Chain pane.

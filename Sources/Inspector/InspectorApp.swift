@@ -22,6 +22,7 @@ public enum InspectorApp {
     public static func perform(_ effect: InspectorEffect, session: LabSession, state: inout InspectorState) -> Continuation {
         switch effect {
         case .command(let command): session.submit(command)
+        case .commands(let commands): session.submit(commands)
         case .setBreakpoint(let breakpoint, let enabled): session.setBreakpoint(breakpoint, enabled: enabled)
         case .setStepMode(let on): session.setStepMode(on)
         case .setChain(let chain): session.setChain(chain)

@@ -78,6 +78,9 @@ public struct InspectorState: Sendable {
     /// Whether the selected request left a stop the selection was following: when it
     /// finishes, the selection moves to where it ended.
     var followsToEnd = false
+    /// The highest request id when `n` or `N` was pressed: the first request above it is
+    /// selected once a view shows it, so the keys that follow act on what was just started.
+    var selectsLaunchAbove: Int?
 
     public init(scenario: Scenario, lab: LabView, size: Size, symbols: Symbols = .unicode) {
         self.scenario = scenario
@@ -231,6 +234,9 @@ public enum InspectorMessage: Sendable {
 /// What the app must do for an update: talk to the lab, write a file, or stop.
 public enum InspectorEffect: Sendable, Hashable {
     case command(LabCommand)
+    /// Commands queued together: none takes effect before all are queued, so `N`'s first
+    /// request cannot run ahead of the others however the machine is loaded.
+    case commands([LabCommand])
     case setBreakpoint(Breakpoint, enabled: Bool)
     case setStepMode(Bool)
     case setChain(Scenario.Chain)

@@ -43,8 +43,8 @@ public struct KeyBinding: Sendable, Hashable {
 /// README's key table are all generated from them.
 public enum Keymap {
     public static let bindings: [KeyBinding] = [
-        KeyBinding([.char("n")], .newOperation, "new", "start an operation of the scenario"),
-        KeyBinding([.char("N")], .newSeveral, "new ×5", "start five operations at once", hint: false),
+        KeyBinding([.char("n")], .newOperation, "new", "start an operation of the scenario and select it"),
+        KeyBinding([.char("N")], .newSeveral, "new ×5", "start five operations at once and select the first", hint: false),
         KeyBinding([.char("s")], .step, "step", "step the selected request one hop", rank: 1),
         KeyBinding([.char("c")], .continueRequest, "continue", "continue the selected request to the next breakpoint, or to the end", rank: 1),
         KeyBinding([.char("u")], .switchLane, "lane", "switch between the cache and the network lane of a request with two (a CacheAndNetwork fetch overlapping the cached result's way up): s, c and the stop keys act on the shown lane's stop", hint: false),

@@ -76,7 +76,7 @@ public enum OverlayKeymap {
             OverlayBinding([], .edit, "edit the filter"),
         ]
         case .breakRules: [
-            OverlayBinding([.enter], .apply, "add the rule typed (post@AuthInterceptor if ~c 401)", hint: "add"),
+            OverlayBinding([.enter], .apply, "add the rule typed (post@AuthInterceptor if ~c 401) and close", hint: "add"),
             OverlayBinding([.up], .selectUp, "select the rule above"),
             OverlayBinding([.down], .selectDown, "select the rule below", hint: "select"),
             OverlayBinding([.ctrl("t")], .toggle, "switch the selected rule off or on", hint: "on/off"),
@@ -139,11 +139,13 @@ public enum OverlayKeymap {
     /// `t timeout · c cancellation · e transport error · Esc back`. A select or move pair
     /// shows once (`j/k select`); the row for every other key shows as `Esc`, one of them.
     public static func hints(_ overlay: Overlay) -> String {
+        hintPairs(overlay).map { "\($0.key) \($0.label)" }.joined(separator: " · ")
+    }
+
+    /// The hint line's entries as key and label, for a status line that shows them.
+    public static func hintPairs(_ overlay: Overlay) -> [(key: String, label: String)] {
         let rows = bindings(overlay)
-        return rows.compactMap { row -> String? in
-            guard let label = row.label else { return nil }
-            return "\(keyText(row, in: rows)) \(label)"
-        }.joined(separator: " · ")
+        return rows.compactMap { row in row.label.map { (keyText(row, in: rows), $0) } }
     }
 
     /// How a hint names a row's keys: its first key, joined with its partner's for the

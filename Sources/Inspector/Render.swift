@@ -196,6 +196,12 @@ extension Inspector {
     }
 
     static func renderStatus(_ state: InspectorState, in area: Rect, into buffer: inout Buffer, map: inout ScreenMap) {
+        if case .confirmQuit = state.modal {
+            // Every other key answers "stay": the main keys would promise what they do not do.
+            let hints = OverlayKeymap.hintPairs(.confirmQuit).map { StatusLine.Hint($0.key, $0.label) }
+            StatusLine(hints, trailing: state.scenario.name).render(in: area, into: &buffer)
+            return
+        }
         if let notice = state.notice {
             // Navigation, help and quit stay at the right end unless the notice needs the
             // whole line (it is gone at the next key).

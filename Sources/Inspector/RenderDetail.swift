@@ -63,7 +63,8 @@ extension Inspector {
         var lines = eventHeadline(event)
         for other in attempt.events(hop: hop.index, side: state.selectedSide) {
             switch other.phase {
-            case .paused: lines.append(Line("⏸ held here (\((other.detail ?? "").components(separatedBy: " · ").first ?? "stop"))", style: held))
+            // The request has moved on from this stop, or this branch would not show it.
+            case .paused: lines.append(Line("⏸ was held here (\((other.detail ?? "").components(separatedBy: " · ").first ?? "stop"))", style: held))
             case .injected, .edited: lines.append(Line([Span(markText(other, state) + " ", style: changed), Span((other.detail ?? "").components(separatedBy: " · ").first ?? "")]))
             case .log: lines.append(Line([Span("log ", style: .dim), Span(other.detail ?? "")]))
             default: break

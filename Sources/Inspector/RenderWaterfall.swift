@@ -45,9 +45,14 @@ extension Inspector {
         var segments: [Segment] = []
         /// Times where an attempt after the first began.
         var retries: [Double] = []
-        /// The time each of its refreshes ended, and when a waiting gap ended.
+        /// Its refreshes, and the waits that ended when another request's refresh woke it.
         var refreshes: [Segment] = []
         var waits: [Segment] = []
+    }
+
+    /// Whether `event` is a request waking after another request's refresh it waited for.
+    static func isWake(_ event: TimelineEvent) -> Bool {
+        event.kind == .auth && event.phase == .resumed && event.detail?.hasPrefix("woke") == true
     }
 
     static func waterfallRow(_ events: [TimelineEvent]) -> WaterfallRow {
@@ -61,7 +66,9 @@ extension Inspector {
             if let last, event.time > last, sent == nil, refreshSent == nil {
                 let gap = Segment(start: last, end: event.time, kind: gapKind(after: previous, before: event))
                 row.segments.append(gap)
-                if gap.kind == .waiting { row.waits.append(gap) }
+                // Only a wake joins: any other wait also ends when the clock moves, which
+                // may be at another request's refresh.
+                if gap.kind == .waiting, isWake(event) { row.waits.append(gap) }
             }
             last = max(last ?? event.time, event.time)
             previous = event
@@ -196,12 +203,15 @@ extension Inspector {
             }
             if isSelected { buffer.setStyle(.bold, in: Rect(x: inner.x, y: y, width: labelWidth, height: 1)) }
         }
-        // A wait that ended when another row's refresh ended is joined to that refresh.
+        // A wait that ended when another row's refresh ended is joined to that refresh: `┆`
+        // on the wait's last column (the next column is where the waiter moved on, often its
+        // `↻`), and on the blank cells of the rows between the two.
         for (_, waiter) in drawn {
             for wait in waiter.row.waits {
                 guard let refresher = drawn.values.first(where: { $0.row.refreshes.contains { abs($0.end - wait.end) < 1e-9 } && $0.y != waiter.y }) else { continue }
-                let x = column(wait.end)
+                let x = max(column(wait.start), column(wait.end) - 1)
                 guard visible(x) else { continue }
+                _ = buffer.set(string: "┆", at: Position(x: x0 + x, y: waiter.y), style: changed)
                 let (top, bottom) = (min(refresher.y, waiter.y), max(refresher.y, waiter.y))
                 for y in (top + 1)..<bottom where buffer[x0 + x, y].symbol == " " {
                     _ = buffer.set(string: "┆", at: Position(x: x0 + x, y: y), style: changed)

@@ -31,7 +31,7 @@ extension Inspector {
         guard event.attempt > 0 else { return false }
         switch event.phase {
         case .log: return false
-        case .resumed: return event.kind == .auth && event.detail?.hasPrefix("woke") == true
+        case .resumed: return isWake(event)
         default: return true
         }
     }

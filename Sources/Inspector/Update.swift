@@ -16,6 +16,7 @@ public enum Inspector {
         case .labChanged(let view):
             state.lab = view
             if state.filter != nil { refreshFilter(&state) }
+            selectLaunched(&state)
             if let refusal = view.newRefusals.last { state.notice = .init(text: refusal, isError: true) }
             followSelection(&state)
             return []
@@ -80,6 +81,26 @@ public enum Inspector {
         state.selectedHop = min(state.selectedHop, max(0, state.chainRowCount - 1))
     }
 
+    /// Selects the request `n` or `N` started once the view has it, from its first stop; a
+    /// filter that hides it leaves the selection and says so.
+    static func selectLaunched(_ state: inout InspectorState) {
+        guard let above = state.selectsLaunchAbove, let launched = state.lab.requests.first(where: { $0.id > above }) else { return }
+        state.selectsLaunchAbove = nil
+        if let filter = state.filter, !state.filterMatches.contains(launched.id) {
+            state.notice = .init(text: "#\(launched.id) started; the filter \(filter.source) hides it (\(state.keys.keyName(.back)) clears the filter)", isError: false)
+            return
+        }
+        state.selectedRequest = launched.id
+        state.selectedAttempt = nil
+        state.selectedHop = 0
+        state.selectedSide = .pre
+        state.sequenceSeq = nil
+        state.detailScroll = 0
+        // Follow it from its first stop, or to where it ended if it has already finished.
+        state.followedPlace = nil
+        state.followsToEnd = true
+    }
+
     /// Selects where the selected request ended: its result or error at the top of its last
     /// attempt.
     static func selectEnd(_ state: inout InspectorState) {
@@ -109,8 +130,9 @@ public enum Inspector {
     /// Carries out `action`, which ``KeyBindings/disabledReason(_:in:)`` has let through.
     static func perform(_ action: Action, _ state: inout InspectorState) -> [InspectorEffect] {
         switch action {
-        case .newOperation: return [.command(.launch(operation: 0))]
-        case .newSeveral: return Array(repeating: .command(.launch(operation: 0)), count: 5)
+        case .newOperation, .newSeveral:
+            state.selectsLaunchAbove = state.lab.requests.map(\.id).max() ?? 0
+            return action == .newOperation ? [.command(.launch(operation: 0))] : [.commands(Array(repeating: .launch(operation: 0), count: 5))]
         case .step, .continueRequest:
             guard let request = state.heldStop?.request ?? inFlightRequest(state) else { return [] }
             let lane = state.commandLane
@@ -170,8 +192,8 @@ public enum Inspector {
             state.modal = .breakRules(BreakRulesEditor())
             return []
         case .revealSecrets:
+            // No notice: it would hide the status line's `⚠ secrets revealed` and its hints.
             state.revealSecrets.toggle()
-            state.notice = .init(text: state.revealSecrets ? "secrets revealed" : "secrets masked", isError: false)
             return []
         case .scenarioInfo:
             state.modal = .scenarioInfo

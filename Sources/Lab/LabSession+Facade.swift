@@ -28,6 +28,11 @@ extension LabSession {
         scheduler.submit(command)
     }
 
+    /// Queues `commands` together, in order, before any of them takes effect.
+    public func submit(_ commands: [LabCommand]) {
+        scheduler.submit(commands)
+    }
+
     /// Sets or clears a breakpoint.
     public func setBreakpoint(_ breakpoint: Breakpoint, enabled: Bool) {
         scheduler.setBreakpoint(breakpoint, enabled: enabled)

@@ -3,6 +3,7 @@ import Foundation
 import Inspector
 import Lab
 import TerminalUI
+import Timeline
 import Vocabulary
 
 let usage = """
@@ -16,6 +17,7 @@ let usage = """
            chainlab serve [options]            serve the lab backend over HTTP on 127.0.0.1
            chainlab serve --upstream URL       a fault-injecting proxy in front of your server
            chainlab keys [--markdown]          the inspector's keys in force (config file included)
+           chainlab --version                  the version
            chainlab help                       this text
 
     Run 'chainlab --help-inspector', 'chainlab trace --help', 'chainlab lint --help' and
@@ -38,6 +40,8 @@ do {
     switch arguments.first {
     case "help", "--help", "-h":
         print(usage)
+    case "--version", "version":
+        print("chainlab \(ChainLabVersion.current)")
     case "--help-inspector":
         print(InspectCommand.usage)
     case "trace":

@@ -68,4 +68,12 @@ struct CommandLineParserTests {
         #expect(lint.status == 0)
         #expect(lint.stdout.hasPrefix("USAGE: chainlab lint"))
     }
+
+    @Test("--version prints the version and exits 0")
+    func version() throws {
+        let result = try runProcess(try builtChainlab().path, ["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "chainlab 1.0\n")
+        #expect(result.stderr == "")
+    }
 }

@@ -39,14 +39,14 @@ struct FilterEndToEndTests {
         #expect(!screen.contains("Requests · "))
     }
 
-    @Test("Ctrl-B adds a rule: the next request is held at AuthInterceptor's post-flight after its 401")
+    @Test("Ctrl-B adds a rule and closes: the next request is held at AuthInterceptor's post-flight after its 401")
     func rule() async throws {
         let tmux = try await open("token-expiry --no-step")
         try await tmux.press("C-b", until: "Breakpoints by rule")
         try tmux.type("post@AuthInterceptor if ~op HeroQuery & ~c 401 & !~retry")
         try tmux.send("Enter")
-        try await tmux.waitFor("◆ post@AuthInterceptor if ~op HeroQuery & ~c 401 & !~retry")
-        try tmux.send("Escape")
+        // Enter adds the rule and closes the overlay, so n is a main key again.
+        try await tmux.waitFor("rule added: post@AuthInterceptor if ~op HeroQuery & ~c 401 & !~retry")
         try tmux.send("n")
         // The stop's detail is drawn with the held request, or a frame after it: wait for it.
         let held = try await tmux.waitFor("Hop 2 AuthInterceptor · post-flight stop")

@@ -168,25 +168,39 @@ final class TmuxSession {
     /// screen is not enough: on a loaded machine the lab can take seconds to move after the
     /// key's own redraw, and a step sent meanwhile would carry the request past the next stop.
     func step(_ key: String = "s", until text: String, limit: Int = 40, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        steps: for _ in 0..<limit {
-            let before = try screen()
-            if before.contains(text) { return }
-            let start = Self.whereHeld(before)
-            // A finished request has nothing left to step.
-            if start.finished { break }
-            try send(key)
-            let deadline = ContinuousClock.now + .seconds(60)
-            while true {
-                try await Task.sleep(for: .milliseconds(25))
-                let now = Self.whereHeld(try screen())
-                if now.lines != start.lines, now.isHeld || now.finished { break }
-                // The request never moved: stop stepping, and let the wait below report it.
-                if ContinuousClock.now >= deadline { break steps }
-            }
-            // Settled; let the rest of the frame land.
-            try await Task.sleep(for: .milliseconds(100))
+        for _ in 0..<limit {
+            if try screen().contains(text) { return }
+            guard try await stepOnce(key) else { break }
         }
         try await waitFor(text, timeout: .milliseconds(100), sourceLocation: sourceLocation)
+    }
+
+    /// Presses `key` exactly `times` times, as a walkthrough says, each once the request has
+    /// settled at its next stop.
+    func step(_ key: String = "s", times: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        for press in 1...times where try await !stepOnce(key) {
+            Issue.record("step \(press) of \(times) did not move the request; the screen was:\n\(try screen())", sourceLocation: sourceLocation)
+            return
+        }
+    }
+
+    /// One step, then a wait until the request is held at another stop or has finished;
+    /// false when it had finished already or never moved.
+    private func stepOnce(_ key: String) async throws -> Bool {
+        let start = Self.whereHeld(try screen())
+        // A finished request has nothing left to step.
+        if start.finished { return false }
+        try send(key)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            try await Task.sleep(for: .milliseconds(25))
+            let now = Self.whereHeld(try screen())
+            if now.lines != start.lines, now.isHeld || now.finished { break }
+            if ContinuousClock.now >= deadline { return false }
+        }
+        // Settled; let the rest of the frame land.
+        try await Task.sleep(for: .milliseconds(100))
+        return true
     }
 
     /// Where the selected request is, as the screen shows it: the Chain pane's title and held

@@ -61,7 +61,7 @@ struct FilterAndRulesTests {
         #expect(driver.state.filter == nil)
     }
 
-    @Test("Ctrl-B adds a rule that holds the next request at AuthInterceptor's post-flight after the 401; Ctrl-T and Ctrl-D")
+    @Test("Ctrl-B adds a rule and closes; the rule holds the next request at AuthInterceptor's post-flight after the 401; Ctrl-T and Ctrl-D")
     func rules() async {
         let driver = Driver("token-expiry", stepMode: false)
         await driver.press(.ctrl("b"))
@@ -75,8 +75,10 @@ struct FilterAndRulesTests {
         let rule = try? BreakRule(parsing: "post@AuthInterceptor if ~op HeroQuery & ~c 401")
         #expect(effects == [.command(.setBreakRules([rule!]))])
         #expect(driver.state.lab.rules == [rule!])
-        #expect(driver.screen().contains { $0.contains("◆ post@AuthInterceptor if ~op HeroQuery & ~c 401") })
-        await driver.press(.escape, .char("n"))
+        // Enter closed the overlay, so the next key is a main key again.
+        #expect(driver.state.modal == nil)
+        #expect(driver.state.notice?.text == "rule added: post@AuthInterceptor if ~op HeroQuery & ~c 401 (Ctrl-B lists the rules)")
+        await driver.press(.char("n"))
         #expect(driver.state.heldStop?.place == .hop(1, .post))
         let screen = driver.screen()
         #expect(screen.contains { $0.contains("Chain · #1 HeroQuery · attempt 1 of 1 · ◆ 1 rule") })
@@ -87,7 +89,9 @@ struct FilterAndRulesTests {
         await driver.press(.char("c"))
         #expect(driver.state.lab.requests.map(\.state) == [.succeeded])
 
-        await driver.press(.ctrl("b"), .ctrl("t"))
+        await driver.press(.ctrl("b"))
+        #expect(driver.screen().contains { $0.contains("◆ post@AuthInterceptor if ~op HeroQuery & ~c 401") })
+        await driver.press(.ctrl("t"))
         #expect(driver.state.lab.rules.map(\.isEnabled) == [false])
         await driver.press(.ctrl("d"))
         #expect(driver.state.lab.rules.isEmpty)

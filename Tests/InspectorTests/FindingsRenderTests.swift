@@ -76,8 +76,36 @@ struct FindingsRenderTests {
         #expect(driver.screen().contains { $0.contains("Findings of the run · 1") })
         await driver.press(.enter, .char("n"), .enter)
         #expect(driver.state.modal == nil)
-        #expect(driver.state.selectedRequest == 2)
         #expect(driver.state.focus == .chain)
+        // Seq 60 is #2's refresh answer in its first attempt: that row and side, that attempt.
+        #expect(driver.state.selectedRequest == 2)
+        #expect(driver.state.shownAttempt == 1 && driver.state.selectsRefresh && driver.state.selectedSide == .post)
+        #expect(driver.screen().contains { $0.contains("TokenManager refresh · answer · attempt 1 of 1") })
+    }
+
+    @Test("Enter on a cited event selects that event's request, attempt, hop and side, in step mode too", arguments: [false, true])
+    func citedEventIsSelected(stepMode: Bool) async throws {
+        let driver = Driver("refresh-storm", stepMode: stepMode)
+        if stepMode {
+            // The README's race: #1 and #2 held at the refresh stop, #1 released first.
+            await driver.press(.char("n"), .char("n"), .char("g"))
+            await driver.step(until: .refresh)
+            await driver.press(.char("G"))
+            await driver.step(until: .refresh)
+            await driver.press(.char("g"), .char("c"), .char("G"), .char("c"))
+        } else {
+            await driver.press(.char("N"))
+        }
+        let finding = try #require(driver.state.lab.findings?.first)
+        let cited = try #require(driver.state.lab.timeline.events().first { $0.seq == finding.events.first })
+        #expect(cited.kind == .auth && cited.phase == .refresh)
+        await driver.press(.char("F"), .enter, .enter)
+        #expect(driver.state.selectedRequest == cited.request)
+        #expect(driver.state.shownAttempt == cited.attempt && driver.state.attemptCount == 2)
+        #expect(driver.state.selectsRefresh && driver.state.selectedSide == .post)
+        let screen = driver.screen()
+        #expect(screen.contains { $0.contains("Chain · #\(cited.request) HeroQuery · attempt 1 of 2") })
+        #expect(screen.contains { $0.contains("TokenManager refresh · answer · attempt 1 of 2") })
     }
 
     @Test("F on a run without findings says so; any other key closes")

@@ -43,7 +43,7 @@ struct MouseTests {
         await driver.press(.char("n"), .char("n"), .char("n"))
         await driver.press(.tab, .tab)
         #expect(driver.state.focus == .timeline)
-        #expect(driver.state.selectedRequest == 1)
+        #expect(driver.state.selectedRequest == 3)
         #expect(await driver.mouse(driver.click(on: "⏸ #2 HeroQuery")) == [])
         #expect(driver.state.selectedRequest == 2)
         #expect(driver.state.focus == .requests)

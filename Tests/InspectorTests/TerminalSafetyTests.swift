@@ -46,12 +46,13 @@ struct TerminalSafetyTests {
         #expect(screen.contains { $0.replacing(/\ {2,}/, with: " ").contains(#"X-Lab-Bidi invoice\u{202E}fdp.exe\u{2066}"#) })
 
         // A second frame writes only the cells that changed: APQ's post stop shows the
-        // parsed result, whose hero name carries every payload (as JSON escapes).
+        // parsed result, whose hero name carries every payload: JSON's \u escapes of control
+        // characters read as the headers' do.
         await driver.step(until: .hop(2, .post))
         draw()
 
         #expect(terminal.screen.lines.contains { $0.contains("Hop 3 AutomaticPersistedQueryInterceptor · post-flight stop · held") })
-        #expect(terminal.screen.lines.contains { $0.contains(#""R2-D2\u001b]2;PWNED\u0007\u001b]52;c;"#) })
+        #expect(terminal.screen.lines.contains { $0.contains(#""R2-D2\e]2;PWNED\x07\e]52;c;"#) })
         #expect(terminal.writes.count == 2)
         #expect((1..<(size.width * size.height)).contains(terminal.writes[1].count))
         #expect(Self.forbiddenWrites(terminal) == [])

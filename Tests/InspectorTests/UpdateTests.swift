@@ -18,10 +18,10 @@ struct UpdateTests {
         #expect(driver.state.lab.requests.map(\.state) == [.paused])
     }
 
-    @Test("N starts five operations")
+    @Test("N starts five operations, queued together")
     func newSeveral() async {
         let driver = Driver()
-        #expect(await driver.press(.char("N")) == Array(repeating: .command(.launch(operation: 0)), count: 5))
+        #expect(await driver.press(.char("N")) == [.commands(Array(repeating: .launch(operation: 0), count: 5))])
         #expect(driver.state.lab.requests.map(\.id) == [1, 2, 3, 4, 5])
     }
 
@@ -45,8 +45,9 @@ struct UpdateTests {
     func continueRequests() async {
         let driver = Driver()
         await driver.press(.char("n"), .char("n"))
-        #expect(await driver.press(.char("c")) == [.command(.resume(request: 1))])
-        #expect(driver.state.lab.requests.map(\.state) == [.succeeded, .paused])
+        // The second n selected #2.
+        #expect(await driver.press(.char("c")) == [.command(.resume(request: 2))])
+        #expect(driver.state.lab.requests.map(\.state) == [.paused, .succeeded])
         #expect(await driver.press(.char("C")) == [.command(.resumeAll)])
         #expect(driver.state.lab.requests.map(\.state) == [.succeeded, .succeeded])
         #expect(await driver.press(.char("C")) == [])
@@ -296,17 +297,51 @@ struct UpdateTests {
         #expect(driver.state.revealSecrets)
     }
 
-    @Test("q asks y/n while requests are paused or running, and quits at once otherwise")
+    @Test("q asks y/n while requests are paused or running, with only its keys on the status line, and quits at once otherwise")
     func quit() async {
         let driver = Driver()
         #expect(await driver.press(.char("q")) == [.quit])
         await driver.press(.char("n"))
         #expect(await driver.press(.char("q")) == [])
         #expect(driver.state.modal == .confirmQuit)
+        // The status line offers the prompt's keys only: any key but y stays.
+        #expect(driver.screen().last == "y/Y quit  Esc stay" + String(repeating: " ", count: 120 - 18 - 6) + "basics")
         #expect(await driver.press(.char("n")) == [])
         #expect(driver.state.modal == nil)
         await driver.press(.char("q"))
         #expect(await driver.press(.char("y")) == [.quit])
+    }
+
+    @Test("n selects the request it started, so c right after acts on it")
+    func newSelectsTheNewRequest() async {
+        let driver = Driver()
+        await driver.press(.char("n"), .char("c"))
+        #expect(driver.state.lab.requests.map(\.state) == [.succeeded])
+        await driver.press(.char("n"))
+        #expect(driver.state.selectedRequest == 2)
+        #expect(driver.state.heldStop?.place == .hop(0, .pre))
+        #expect(await driver.press(.char("c")) == [.command(.resume(request: 2, lane: nil))])
+        #expect(driver.state.lab.requests.map(\.state) == [.succeeded, .succeeded])
+    }
+
+    @Test("N selects the first of its five requests, and none runs ahead of the others")
+    func newFiveTogether() async {
+        let driver = Driver("refresh-storm", stepMode: false)
+        await driver.press(.char("N"))
+        #expect(driver.state.selectedRequest == 1)
+        // All five saw the first 401 before any refreshed: the storm of the README.
+        #expect(driver.state.lab.findings?.map(\.id) == ["refresh-storm"])
+    }
+
+    @Test("a request the filter hides is started but not selected, and the status line says so")
+    func newHiddenByTheFilter() async {
+        let driver = Driver("token-expiry", stepMode: false)
+        await driver.press(.char("n"), .char("/"))
+        for character in "~c 500" { await driver.press(.char(character)) }
+        await driver.press(.enter, .char("n"))
+        #expect(driver.state.lab.requests.map(\.id) == [1, 2])
+        #expect(driver.state.selectedRequest == 1)
+        #expect(driver.state.notice?.text == "#2 started; the filter ~c 500 hides it (Esc clears the filter)")
     }
 
     @Test("+ maximizes the focused pane and restores the layout")

@@ -32,7 +32,10 @@ struct WaterfallTests {
         // first stop meanwhile, then waits (░) for #1's refresh, and is held again while
         // #1's second attempt goes to the transport.
         #expect(rows[1] == "│#1 ▏███████████████████████████▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓↻████████████████████████████▏ │")
-        #expect(rows[2] == "│#2 ▏▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒████████████████████████████░░░░░░░░░░░░░░░░░░░░░░░░░░░░▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒↻▏ │")
+        // The wait ends in ┆, under the end of #1's refresh it waited for.
+        #expect(rows[2] == "│#2 ▏▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒████████████████████████████░░░░░░░░░░░░░░░░░░░░░░░░░░░┆▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒↻▏ │")
+        let join = rows[2].firstIndex(of: "┆").map { rows[2].distance(from: rows[2].startIndex, to: $0) }
+        #expect(join.map { Array(rows[1])[$0] } == "▓")
         expectSnapshot(driver.screen(), named: "waterfall-shared-refresh-120x40")
     }
 
@@ -74,11 +77,11 @@ struct WaterfallTests {
         await driver.press(.char("g"), .char("c"), .char("G"), .char("c"))
         #expect(driver.state.lab.requests.map(\.state) == [.succeeded, .paused, .succeeded])
         let rows = Self.timeline(driver.screen())
-        #expect(rows[2] == "│#2 ▏─⏸                                                                                 ┆                              │")
-        #expect(rows[3].contains("░▒"), "#3 waited until the refresh ended, then was held (step mode) until it retried")
+        #expect(rows[2] == "│#2 ▏─⏸                                                                                ┆                               │")
+        #expect(rows[3].contains("░┆▒"), "#3 waited until the refresh ended, then was held (step mode) until it retried")
     }
 
-    @Test("z zooms in around the selected request, Z zooms out; the title says how far")
+    @Test("z zooms in around the selected request, Z zooms out; the title says how far; the join stays")
     func zoom() async {
         let driver = await Self.sharedRefresh(size: Size(width: 120, height: 40))
         #expect(await driver.press(.char("z")) == [])
@@ -86,6 +89,7 @@ struct WaterfallTests {
         let rows = Self.timeline(driver.screen())
         #expect(driver.screen().contains { $0.hasPrefix("┌ Timeline · lab clock 0.048s · zoom ×2 · backend") })
         #expect(rows[0].contains("1 col ≈ 0.2ms"))
+        #expect(rows[2].contains("░┆▒"), "the join is drawn zoomed in too")
         await driver.press(.char("Z"), .char("Z"))
         #expect(driver.state.waterfallZoom == 0)
     }
