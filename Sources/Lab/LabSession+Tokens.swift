@@ -65,7 +65,9 @@ extension LabSession {
                     form: form, headers: try endpoint.headers(),
                     url: RemoteFailure.displayURL(endpoint.url), refreshToken: refreshToken
                 ) { headers in
-                    try await client.exchange(url: endpoint.url, method: "POST", headers: headers, body: Data(form.utf8), limit: RemoteLab.controlAnswerLimit)
+                    try await clock.advancing {
+                        try await client.exchange(url: endpoint.url, method: "POST", headers: headers, body: Data(form.utf8), limit: RemoteLab.controlAnswerLimit)
+                    }
                 }
             })
         }

@@ -19,7 +19,7 @@ public enum LabTarget: Sendable {
             if response.latency > 0 { try await clock.sleep(for: .seconds(response.latency)) }
             return response
         case .remote(let remote):
-            return try await remote.send(request)
+            return try await clock.advancing { try await remote.send(request) }
         }
     }
 

@@ -187,7 +187,7 @@ struct EndpointOptions {
         scenario.operations = scenario.operations.map { original in
             var operation = original
             operation.name = chosen.name
-            operation.document = document.text
+            operation.document = document.document(of: chosen.operation)
             operation.kind = chosen.operation.kind
             operation.variables = values
             return operation

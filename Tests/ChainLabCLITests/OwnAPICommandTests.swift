@@ -76,7 +76,8 @@ struct OwnAPICommandTests {
         let sent = try #require(servers.graphQLExchanges.last)
         #expect(sent.json?["operationName"] == "Me")
         #expect(sent.json?["variables"] == ["id": "7"])
-        #expect(sent.json?["query"]?.stringValue == Self.operations)
+        // Me and the fragment it uses, as generated code sends it: not Rename.
+        #expect(sent.json?["query"]?.stringValue == "query Me($id: ID!) { me(id: $id) { ...Who } }\n\nfragment Who on User { id name }")
         #expect(sent.header("X-Api-Key") == "key-123456")
         #expect(sent.header("X-Client") == "cli")
         #expect(sent.header("Authorization") == "Bearer valid-token")
