@@ -138,11 +138,23 @@ extension LabSession {
 
     /// The request a scenario operation starts (lint reads what it asks for from it).
     static func graphQLRequest(_ spec: Scenario.Operation, endpoint: URL, additionalHeaders: HTTPFields = HTTPFields()) -> GraphQLRequest {
-        GraphQLRequest(
-            operation: Self.graphQLOperation(spec), graphQLEndpoint: endpoint, additionalHeaders: additionalHeaders,
-            fetchBehavior: spec.fetchBehavior,
+        let operation = Self.graphQLOperation(spec)
+        return GraphQLRequest(
+            operation: operation, graphQLEndpoint: endpoint, additionalHeaders: additionalHeaders,
+            fetchBehavior: fetchBehavior(spec.fetchBehavior, of: operation.kind),
             apqConfig: AutoPersistQueryConfiguration(autoPersistQueries: spec.autoPersistQueries, useGETForPersistedQueryRetry: spec.useGETForPersistedQueryRetry),
             useGETForQueries: spec.useGETForQueries, clientAwareness: spec.clientAwareness)
+    }
+
+    /// What an operation of `kind` reads from the cache, as upstream's client decides: a
+    /// mutation never (`perform` takes no cache policy), a subscription cache-then-network
+    /// unless told otherwise (`subscribe`'s default), a query as the scenario says.
+    static func fetchBehavior(_ given: FetchBehavior?, of kind: GraphQLOperation.Kind) -> FetchBehavior? {
+        switch kind {
+        case .mutation: .NetworkOnly
+        case .subscription: given ?? .CacheAndNetwork
+        case .query: given
+        }
     }
 
     static func graphQLOperation(_ spec: Scenario.Operation) -> GraphQLOperation {

@@ -189,6 +189,8 @@ struct EndpointOptions {
             operation.name = chosen.name
             operation.document = document.document(of: chosen.operation)
             operation.kind = chosen.operation.kind
+            // The slot's fetch behaviour is a query's; another kind takes its own default.
+            if chosen.operation.kind != .query { operation.fetchBehavior = nil }
             operation.variables = values
             return operation
         }

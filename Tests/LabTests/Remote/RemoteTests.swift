@@ -1,7 +1,7 @@
 import ChainKit
 import Foundation
 import HTTPServer
-import Lab
+@testable import Lab
 import Testing
 import Timeline
 
@@ -334,6 +334,44 @@ struct TruthfulOnARealServerTests {
         // The retry is sent after the refresh's answer, not at the moment the refresh began.
         let sends = result.events.filter { $0.kind == .transport && $0.phase == .send }
         #expect(sends.count == 2 && sends[1].time >= grant[1].time)
+    }
+
+    @Test("a mutation in a CacheFirst slot reaches the server at every launch; a query in the same slot is answered from the cache after the first", arguments: [
+        (GraphQLOperation.Kind.mutation, "mutation Rename { rename { id } }", 5, ["server", "server", "server", "server", "server"]),
+        (.query, "query Me { rename { id } }", 1, ["server", "cache", "cache", "cache", "cache"]),
+    ])
+    func mutationsAreNeverReadFromTheCache(kind: GraphQLOperation.Kind, document: String, posts: Int, sources: [String]) async throws {
+        let received = Locked(0)
+        let server = HTTPServer { request in
+            guard request.target == "/graphql" else { return .text("not here", status: 404) }
+            received.withLock { $0 += 1 }
+            return Self.json(#"{"data":{"rename":{"id":"1"}}}"#)
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        // Its script runs the requests one after another, so each sees what the last wrote.
+        var scenario = try #require(Catalog.scenario(named: "cache-records"))
+        scenario.launch = [0, 0, 0, 0, 0]
+        scenario.operations = [Scenario.Operation(name: kind == .mutation ? "Rename" : "Me") {
+            $0.fetchBehavior = .CacheFirst
+            $0.kind = kind
+            $0.document = document
+        }]
+        let session = try await LabSession.connect(
+            scenario: scenario, remote: RemoteOptions(endpoint: URL(string: "http://127.0.0.1:\(port)/graphql")!, token: "t"))
+        let result = await session.runHeadless()
+        await session.shutDown()
+        #expect(received.value == posts)
+        #expect(result.requests.map { $0.results.joined(separator: ",") } == sources)
+    }
+
+    @Test("upstream's defaults by kind: mutations never read the cache, subscriptions cache-then-network, queries as given")
+    func fetchBehaviorByKind() {
+        #expect(LabSession.fetchBehavior(.CacheFirst, of: .mutation) == .NetworkOnly)
+        #expect(LabSession.fetchBehavior(nil, of: .subscription) == .CacheAndNetwork)
+        #expect(LabSession.fetchBehavior(.NetworkOnly, of: .subscription) == .NetworkOnly)
+        #expect(LabSession.fetchBehavior(.CacheFirst, of: .query) == .CacheFirst)
+        #expect(LabSession.fetchBehavior(nil, of: .query) == nil)
     }
 
     @Test("a document with several operations sends the chosen one and its fragments: a server validating the whole document accepts it")
