@@ -44,6 +44,7 @@ extension LabSession {
                 error: "operation \(index) does not exist; the scenario has \(scenario.operations.count)", results: [])
         }
         var results: [String] = []
+        var last: GraphQLResponse?
         var failure: (any Error)?
         var operationType: String?
         // An app's own chain without a request for this operation sends nothing.
@@ -59,7 +60,10 @@ extension LabSession {
                     // results end silently when this task is cancelled, which only quitting does.
                     let started = instrumented.chain.start(request: request)
                     do {
-                        for try await response in started.results { results.append(response.source.rawValue) }
+                        for try await response in started.results {
+                            results.append(response.source.rawValue)
+                            last = response
+                        }
                     } catch {
                         _ = await started.task.result
                         await context.networkLaneEnded()
@@ -78,12 +82,26 @@ extension LabSession {
                 failure = error
             }
         }
-        return RequestSummary(
+        var summary = RequestSummary(
             id: context.request, operation: scenario.operations[index].name,
             outcome: failure == nil && !results.isEmpty ? .success : .failure,
             // Attempts that ran: the one the safety cap refused did not.
             attempts: min(max(context.attempt, 1), context.safetyCap),
             error: failure.map(describe), results: results, operationType: operationType)
+        if let last, let errors = last.errors, !errors.isEmpty {
+            summary.graphQLErrors = errors.map(\.description)
+            summary.data = last.data.map(\.jsonString)
+            if summary.outcome == .success {
+                // Data with errors is partial; no data is no result (GraphQL over HTTP §7.1.2).
+                if let data = last.data, data != .null {
+                    summary.outcome = .partial
+                } else {
+                    summary.outcome = .failure
+                    summary.error = "no data: \(errors.count == 1 ? "1 GraphQL error" : "\(errors.count) GraphQL errors"): \(summary.graphQLErrors.joined(separator: "; "))"
+                }
+            }
+        }
+        return summary
     }
 
     /// The scenario's operation `index` through the session's current chain, built from the

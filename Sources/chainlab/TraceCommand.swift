@@ -17,7 +17,9 @@ struct TraceCommand {
                chainlab trace --scenario-file FILE [options]
 
         Runs SCENARIO headless on the lab clock and prints every hop's events. The same command
-        prints the same bytes every time.
+        prints the same bytes every time. Exit status: 0 when every operation succeeded, 1 when
+        one failed or gave a partial result (data with GraphQL errors), or the run could not
+        complete; 2 for a usage mistake.
 
           --format FORMAT     text (default): one line per event; json: the whole timeline;
                               har: HAR 1.2, one entry per transport exchange; curl: a curl
@@ -154,7 +156,9 @@ struct TraceCommand {
             writeStandardError("chainlab: requests \(run.unfinished.map { "#\($0)" }.joined(separator: ", ")) did not finish\n")
             return 1
         }
-        return result.refusals.isEmpty && exported ? 0 : 1
+        // Every operation counts, including those a filter leaves out of the output.
+        let allSucceeded = run.requests.allSatisfy { $0.outcome == .success }
+        return result.refusals.isEmpty && exported && allSucceeded ? 0 : 1
     }
 
     /// Sends the traces; says on standard error what went wrong, and whether the file has them.

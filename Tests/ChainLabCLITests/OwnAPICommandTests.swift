@@ -93,7 +93,7 @@ struct OwnAPICommandTests {
     @Test func withoutATokenAuthAttachesNothingAndSaysSo() async throws {
         let servers = try PlainServers()
         let result = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL])
-        #expect(result.status == 0)
+        #expect(result.status == 1)
         #expect(result.stdout.contains("• AuthInterceptor log (no access token: Authorization not attached)"))
         #expect(servers.graphQLExchanges.last?.header("Authorization") == nil)
         #expect(Self.lines(result.stdout).suffix(3).first == "#1 HeroQuery: failure after 1 attempt — TokenRefreshError: the access token was rejected and there is no refresh token to renew it")
@@ -103,7 +103,8 @@ struct OwnAPICommandTests {
         let servers = try PlainServers()
         let operation = try Self.file("text.graphql", "query Text { words }")
         let result = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token", "--operation", operation, "--format", "json"])
-        #expect(result.status == 0)
+        // Not a GraphQL answer: the operation fails.
+        #expect(result.status == 1)
         #expect(result.stdout.contains(#""status":200,"error":null,"body":"plain words, not JSON","bodyBytes":21"#))
     }
 
@@ -113,7 +114,7 @@ struct OwnAPICommandTests {
             "trace", "refresh-storm", "--endpoint", servers.graphQLURL, "--token", "expired-token",
             "--oauth-token-url", servers.tokenURL, "--client-id", "app", "--client-secret-env", "SECRET", "--refresh-token-env", "REFRESH",
         ], environment: ["SECRET": "s3cret", "REFRESH": "refresh-0"])
-        #expect(result.status == 0)
+        #expect(result.status == 1)
         let grants = servers.grants
         #expect(grants.count == 5)
         #expect(grants.map { $0.form["refresh_token"] } == Array(repeating: "refresh-0", count: 5))

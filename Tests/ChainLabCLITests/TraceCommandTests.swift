@@ -20,6 +20,18 @@ struct TraceCommandTests {
         #expect(lines.contains("#1 HeroQuery: success after 1 attempt, results from server"))
     }
 
+    @Test("trace exits 0 when every operation succeeded, 1 when one failed, 2 for a usage mistake", arguments: [
+        ([String](["trace", "token-expiry"]), Int32(0)),
+        (["trace", "refresh-storm"], Int32(1)),
+        // The filter leaves the failures out of the output, not out of the status.
+        (["trace", "refresh-storm", "--filter", "~op Nothing"], Int32(1)),
+        (["trace", "stale-token"], Int32(1)),
+        (["trace", "no-such-scenario"], Int32(2)),
+    ])
+    func exitStatus(arguments: [String], status: Int32) throws {
+        #expect(try runProcess(try builtChainlab().path, arguments).status == status)
+    }
+
     @Test("token-expiry: success after 2 attempts, 1 refresh")
     func tokenExpiry() throws {
         let result = try chainlab("trace", "token-expiry")
@@ -46,8 +58,9 @@ struct TraceCommandTests {
         let recording = folder.appendingPathComponent("storm.json").path
         let original = folder.appendingPathComponent("original.json").path
         let replayed = folder.appendingPathComponent("replayed.json").path
-        #expect(try chainlab("trace", "refresh-storm", "--format", "json", "--output", original, "--record", recording).status == 0)
-        #expect(try chainlab("trace", "--replay", recording, "--format", "json", "--output", replayed).status == 0)
+        // The storm fails by design: exit 1, with the file written.
+        #expect(try chainlab("trace", "refresh-storm", "--format", "json", "--output", original, "--record", recording).status == 1)
+        #expect(try chainlab("trace", "--replay", recording, "--format", "json", "--output", replayed).status == 1)
         #expect(try String(contentsOfFile: original, encoding: .utf8) == String(contentsOfFile: replayed, encoding: .utf8))
     }
 

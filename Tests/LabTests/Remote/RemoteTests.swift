@@ -374,6 +374,35 @@ struct TruthfulOnARealServerTests {
         #expect(LabSession.fetchBehavior(nil, of: .query) == nil)
     }
 
+    @Test("data with errors is partial, data null with errors a failure; the text output gives the data and every error", arguments: [
+        (#"{"data":{"hero":null},"errors":[{"message":"no hero"},{"message":"denied","extensions":{"code":"FORBIDDEN"}}]}"#,
+         RequestSummary.Outcome.partial, nil as String?, #"{"hero":null}"#),
+        (#"{"data":null,"errors":[{"message":"no hero"},{"message":"denied","extensions":{"code":"FORBIDDEN"}}]}"#,
+         .failure, "no data: 2 GraphQL errors: no hero; denied (FORBIDDEN)", "null"),
+    ])
+    func errorsAreReported(answer: String, outcome: RequestSummary.Outcome, error: String?, data: String) async throws {
+        let server = HTTPServer { request in
+            request.target == "/graphql" ? Self.json(answer) : .text("not here", status: 404)
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let session = try await LabSession.connect(
+            scenario: try #require(Catalog.scenario(named: "basics")),
+            remote: RemoteOptions(endpoint: URL(string: "http://127.0.0.1:\(port)/graphql")!, token: "t"))
+        let result = await session.runHeadless()
+        await session.shutDown()
+        let summary = try #require(result.requests.first)
+        #expect(summary.outcome == outcome)
+        #expect(summary.error == error)
+        #expect(summary.graphQLErrors == ["no hero", "denied (FORBIDDEN)"])
+        let lines = result.export(.text, scenario: "basics", anchor: session.otlpAnchor, masking: .masked).split(separator: "\n").map(String.init)
+        let at = try #require(lines.firstIndex { $0.hasPrefix("#1 HeroQuery: ") })
+        #expect(Array(lines[at...].prefix(4)) == [
+            "#1 HeroQuery: \(outcome.rawValue) after 1 attempt, results from server" + (error.map { " — " + $0 } ?? ""),
+            "  data: \(data)", "  error: no hero", "  error: denied (FORBIDDEN)",
+        ])
+    }
+
     @Test("a document with several operations sends the chosen one and its fragments: a server validating the whole document accepts it")
     func chosenOperationOnly() async throws {
         let received = Locked<[String]>([])
