@@ -96,7 +96,6 @@ struct TraceCommand {
     private var sender: OTLPSender?
 
     func run(environment: [String: String]) async throws -> Int32 {
-        let remote = try endpoint.remoteOptions(environment: environment)
         if let output { try checkOutput(output, option: "--output") }
         if let recordPath { try checkOutput(recordPath, option: "--record") }
         var replay: Recording?
@@ -107,7 +106,16 @@ struct TraceCommand {
                 throw CommandLineError("\(replayPath): \(error)")
             }
         }
+        // A replay goes to the server the recording was made on unless told otherwise.
+        var endpoint = self.endpoint
+        if endpoint.endpoint == nil, let recorded = replay?.endpoint { endpoint.endpoint = URL(string: recorded) }
+        let remote = try endpoint.remoteOptions(environment: environment)
         var scenario = try endpoint.apply(to: ScenarioSource.resolve(name: scenarioName ?? (scenarioFile == nil ? replay?.scenario : nil), file: scenarioFile))
+        // ... and sends the operations it sent, unless --operation gives others.
+        if endpoint.operationFile == nil, let operations = replay?.operations {
+            scenario.operations = operations
+            scenario.prefillCache = false
+        }
         if !breakRules.isEmpty {
             guard replay == nil else { throw CommandLineError("--break cannot be used with --replay: a recording replays the rules it was made with") }
             for rule in breakRules {
@@ -142,7 +150,11 @@ struct TraceCommand {
             exported = await export(otlpDocument(result, anchor: anchor), with: sender)
         }
         if let recordPath {
-            try writeOutput(Recording(scenario: scenario.name, commands: session.commandLog).json, to: recordPath, option: "--record")
+            let recording = Recording(
+                scenario: scenario.name, commands: session.commandLog, endpoint: remote?.endpoint.absoluteString,
+                headers: remote.map { SecretMasking.masked.headers($0.headers).map { "\($0.name): \($0.value)" } },
+                operations: endpoint.operationFile == nil && replay?.operations == nil ? nil : scenario.operations)
+            try writeOutput(recording.json, to: recordPath, option: "--record")
         }
         await session.shutDown()
         if let failure = result.networkFailures.first {

@@ -90,6 +90,32 @@ struct OwnAPICommandTests {
         #expect(result.stdout.contains(#""body":"{\"data\":{\"me\":{\"id\":\"1\",\"name\":\"Ada\"}}}""#))
     }
 
+    @Test("--record keeps the endpoint, the headers (masked) and the operation; --replay sends that operation to that server")
+    func recordingKeepsWhatTheRunSent() async throws {
+        let servers = try PlainServers()
+        let operation = try Self.file("ops-record.graphql", Self.operations)
+        let recording = Self.folder.appendingPathComponent("own-api-recording.json").path
+        let recorded = try await Self.chainlab([
+            "trace", "basics", "--endpoint", servers.graphQLURL, "--operation", operation, "--operation-name", "Me",
+            "--variables", #"{"id": "7"}"#, "--header", "X-Api-Key: key-123456", "--header", "X-Client: cli", "--token", "valid-token",
+            "--record", recording,
+        ])
+        #expect(recorded.status == 0)
+        let saved = try String(contentsOfFile: recording, encoding: .utf8)
+        #expect(saved.contains(#""endpoint": "\#(servers.graphQLURL)""#))
+        #expect(saved.contains(#""headers": ["X-Api-Key: ••••3456","X-Client: cli"]"#))
+        #expect(saved.contains(#""operations": [{"document":"query Me($id: ID!) { me(id: $id) { ...Who } }\n\nfragment Who on User { id name }","fetchBehavior":"CacheFirst","name":"Me","variables":{"id":"7"}}]"#))
+        #expect(!saved.contains("key-123456") && !saved.contains("valid-token"))
+
+        let replayed = try await Self.chainlab(["trace", "--replay", recording, "--token", "valid-token"])
+        #expect(replayed.status == 0)
+        let sent = try #require(servers.graphQLExchanges.last)
+        #expect(sent.json?["operationName"] == "Me")
+        #expect(sent.json?["variables"] == ["id": "7"])
+        // A real server's times are its own each run: the outcome is the same.
+        #expect(Self.lines(replayed.stdout).suffix(3).first == "#1 Me: success after 1 attempt, results from server")
+    }
+
     @Test func withoutATokenAuthAttachesNothingAndSaysSo() async throws {
         let servers = try PlainServers()
         let result = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL])
