@@ -161,7 +161,7 @@ public final class LabSession: Sendable {
             if scenario.token == .expired { try await remote.expireTokens() }
         }
         let transport = RemoteTransport(client: client, maxBodyBytes: options.maxBodyBytes, clock: clock)
-        let source: TokenSource = options.tokenEndpoint.map { .oauth($0, client) } ?? .lab
+        let source: TokenSource = options.tokenEndpoint.map { .oauth($0, client, keepsTokens: options.keepsTokens) } ?? .lab
         return LabSession(
             scenario: scenario, store: store, clock: clock, backend: LabBackend(settings: scenario.backend, now: { clock.seconds }),
             target: .remote(remote), transports: (transport, transport), baseURL: remote.restBaseURL, tokens: initial,

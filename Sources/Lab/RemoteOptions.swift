@@ -24,6 +24,9 @@ public struct RemoteOptions: Sendable {
     public var maxBodyBytes: Int
     /// Seconds without an answer before an exchange fails (`--timeout`).
     public var timeout: Double
+    /// Whether the caller keeps the tokens the run ends with (`--token-file`): a rotated
+    /// refresh token is then saved, not spent behind the person's back.
+    public var keepsTokens = false
 
     public init(
         endpoint: URL, headers: HTTPFields = HTTPFields(), token: String? = nil, refreshToken: String? = nil,
@@ -43,8 +46,8 @@ public struct RemoteOptions: Sendable {
 enum TokenSource: Sendable {
     /// The lab backend's `/oauth/token`, in process or over HTTP.
     case lab
-    /// A real RFC 6749 token endpoint.
-    case oauth(OAuthTokenEndpoint, RemoteHTTPClient)
+    /// A real RFC 6749 token endpoint; `keepsTokens`: the caller saves the rotated pair.
+    case oauth(OAuthTokenEndpoint, RemoteHTTPClient, keepsTokens: Bool)
 }
 
 /// What a session on a real server keeps beyond a lab session.

@@ -157,6 +157,7 @@ struct TraceCommand {
             try writeOutput(recording.json, to: recordPath, option: "--record")
         }
         await session.shutDown()
+        if remote != nil { try endpoint.saveTokens(await session.tokens.currentTokens) }
         if let failure = result.networkFailures.first {
             FileHandle.standardError.write(Data("chainlab: \(failure.description)\n".utf8))
             return 1

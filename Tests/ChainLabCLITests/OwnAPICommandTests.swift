@@ -116,6 +116,54 @@ struct OwnAPICommandTests {
         #expect(Self.lines(replayed.stdout).suffix(3).first == "#1 Me: success after 1 attempt, results from server")
     }
 
+    @Test("--token-file reads the pair and writes the rotated one back, owner-only: the next run presents the new refresh token")
+    func tokenFileKeepsTheRotatedPair() async throws {
+        let servers = try PlainServers()
+        let file = try Self.file("tokens.json", #"{"access_token": "expired-token", "refresh_token": "refresh-0"}"#)
+        let arguments = [
+            "trace", "token-expiry", "--endpoint", servers.graphQLURL, "--oauth-token-url", servers.tokenURL, "--client-id", "app",
+            "--client-secret-env", "SECRET", "--token-file", file,
+        ]
+        let first = try await Self.chainlab(arguments, environment: ["SECRET": "s3cret"])
+        #expect(first.status == 0)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == #"{"access_token":"access-1","refresh_token":"refresh-1"}"# + "\n")
+        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(!first.stdout.contains("stored-refresh-token-spent"))
+        // The access token expires again: the next run refreshes with the rotated token.
+        try Data(#"{"access_token": "expired-again", "refresh_token": "refresh-1"}"#.utf8).write(to: URL(fileURLWithPath: file))
+        let second = try await Self.chainlab(arguments, environment: ["SECRET": "s3cret"])
+        #expect(second.status == 0)
+        #expect(servers.grants.map { $0.form["refresh_token"] } == ["refresh-0", "refresh-1"])
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == #"{"access_token":"access-2","refresh_token":"refresh-2"}"# + "\n")
+    }
+
+    @Test("without --token-file, a rotated refresh token the person gave is a finding: it is now spent")
+    func rotationWithoutATokenFileIsAFinding() async throws {
+        let servers = try PlainServers()
+        let result = try await Self.chainlab([
+            "trace", "token-expiry", "--endpoint", servers.graphQLURL, "--token", "expired-token", "--oauth-token-url", servers.tokenURL,
+            "--client-id", "app", "--client-secret-env", "SECRET", "--refresh-token-env", "REFRESH",
+        ], environment: ["SECRET": "s3cret", "REFRESH": "refresh-0"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("was answered with a new refresh token: the one you gave is now spent, and the next run that presents it is refused; keep the new pair with --token-file FILE"))
+        #expect(!result.stdout.contains("refresh-1"))
+    }
+
+    @Test("a --token-file that is not a token pair, or given with --token, is a usage mistake", arguments: [
+        (#"["a"]"#, [String](), #"chainlab: --token-file FILE: expected a JSON object such as {"access_token": "…", "refresh_token": "…"}"#),
+        (#"{"access_token": 3}"#, [], "chainlab: --token-file FILE: access_token: expected a non-empty string"),
+        (#"{"access_token": "a", "refresh_token": ""}"#, [], "chainlab: --token-file FILE: refresh_token: expected a non-empty string"),
+        (#"{"access_token": "a"}"#, ["--token", "t"], "chainlab: give --token-file or --token, not both: the file holds both tokens"),
+    ])
+    func badTokenFiles(contents: String, extra: [String], message: String) async throws {
+        let servers = try PlainServers()
+        let file = try Self.file("bad-tokens.json", contents)
+        let result = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL, "--token-file", file] + extra)
+        #expect(result.status == 2)
+        #expect(result.stderr == message.replacingOccurrences(of: "FILE", with: file) + "\n")
+    }
+
     @Test func withoutATokenAuthAttachesNothingAndSaysSo() async throws {
         let servers = try PlainServers()
         let result = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL])
@@ -190,7 +238,7 @@ struct OwnAPICommandTests {
             ["trace", "token-expiry", "--endpoint", servers.graphQLURL, "--token", "old", "--oauth-token-url", servers.tokenURL,
              "--client-id", "app", "--client-secret-env", "SECRET", "--refresh-token-env", "REFRESH"],
             environment: ["SECRET": "wrong", "REFRESH": "refresh-0"])
-        #expect(result.stdout.contains("TokenManager refresh 401 invalid_client (refresh_token grant, refresh token 1)"))
+        #expect(result.stdout.contains("TokenManager refresh 401 invalid_client (refresh_token grant, refresh token 1, the one you gave)"))
         #expect(result.stdout.contains("#1 HeroQuery: failure after 1 attempt — TokenEndpointError: token endpoint refused the refresh: HTTP 401 invalid_client (unknown client or wrong secret)"))
     }
 
