@@ -1,38 +1,25 @@
 import ChainKit
 import Foundation
 import Testing
-import Timeline
+@testable import Timeline
 @testable import Lab
 
 /// A debugger must not change what it debugs: a stop released at once leaves the run as it
 /// was without the stop.
 @Suite("Stops do not change the run")
 struct RuleStopFidelityTests {
-    /// What an event says, bar its seq (a stop's events shift the seqs after them).
-    struct Seen: Hashable, CustomStringConvertible {
-        var time: Double
-        var request: Int
-        var attempt: Int
-        var hop: Int
-        var name: String
-        var kind: HopKind
-        var phase: Phase
-        var snapshot: HopSnapshot
-        var diff: HeaderDiff
-        var detail: String?
-        var lane: Lane?
-
-        init(_ event: TimelineEvent) {
-            (time, request, attempt, hop, name) = (event.time, event.request, event.attempt, event.hop, event.name)
-            (kind, phase, snapshot, diff, detail, lane) = (event.kind, event.phase, event.snapshot, event.diff, event.detail, event.lane)
+    /// The events of a run that are not a stop's own, each with seq 0: a stop's events shift
+    /// the seqs after them.
+    static func withoutStops(_ result: LabSession.RunResult) -> [TimelineEvent] {
+        result.events.filter { !isStopEvent($0) }.map { event in
+            var event = event
+            event.seq = 0
+            return event
         }
-
-        var description: String { "#\(request).\(attempt) \(name) \(phase) \(detail ?? "") @\(time)" }
     }
 
-    /// The events of a run that are not a stop's own `paused` and `resumed`.
-    static func withoutStops(_ result: LabSession.RunResult) -> [Seen] {
-        result.events.filter { !isStopEvent($0) }.map(Seen.init)
+    static func shown(_ event: TimelineEvent) -> String {
+        "#\(event.request).\(event.attempt) \(event.name) \(event.phase) \(event.detail ?? "") @\(event.time)"
     }
 
     static func isStopEvent(_ event: TimelineEvent) -> Bool {
@@ -65,7 +52,7 @@ struct RuleStopFidelityTests {
             stopped += paused
             #expect(seen.count == expected.count, "\(name) with \(rule): \(seen.count) events, \(expected.count) without the rule")
             if let first = seen.indices.first(where: { $0 < expected.count && seen[$0] != expected[$0] }) {
-                Issue.record("\(name) with \(rule) differs at event \(first): \(seen[first]) where the run without it has \(expected[first])")
+                Issue.record("\(name) with \(rule) differs at event \(first): \(Self.shown(seen[first])) where the run without it has \(Self.shown(expected[first]))")
             }
             #expect(result.requests.map(\.outcome) == plain.requests.map(\.outcome), "\(name) with \(rule)")
             #expect(result.backend == plain.backend, "\(name) with \(rule)")
