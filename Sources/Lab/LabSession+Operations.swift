@@ -108,7 +108,9 @@ extension LabSession {
     /// layers' names.
     private func exchange(operation index: Int, context: OperationContext) -> Exchange? {
         let spec = scenario.operations[index]
-        let environment = LayerEnvironment(clock: clock, store: cache, tokens: tokens, request: context.request) { name, line in
+        let environment = LayerEnvironment(
+            clock: clock, store: cache, tokens: tokens, authFailure: remoteSetup?.authFailure ?? AuthFailure(), request: context.request
+        ) { name, line in
             context.log(name: name, line: line)
         }
         switch chain {

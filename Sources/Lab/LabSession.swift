@@ -166,7 +166,9 @@ public final class LabSession: Sendable {
             scenario: scenario, store: store, clock: clock, backend: LabBackend(settings: scenario.backend, now: { clock.seconds }),
             target: .remote(remote), transports: (transport, transport), baseURL: remote.restBaseURL, tokens: initial,
             defaultMode: defaultMode, replay: replay, recordsLog: true, onChange: onChange,
-            remote: RemoteSetup(graphQLEndpoint: remote.graphQLEndpoint, headers: options.headers, tokenSource: source, transport: transport))
+            remote: RemoteSetup(
+                graphQLEndpoint: remote.graphQLEndpoint, headers: options.headers, tokenSource: source, transport: transport,
+                authFailure: options.authFailure))
     }
 
     init(

@@ -27,6 +27,8 @@ public struct RemoteOptions: Sendable {
     /// Whether the caller keeps the tokens the run ends with (`--token-file`): a rotated
     /// refresh token is then saved, not spent behind the person's back.
     public var keepsTokens = false
+    /// What tells that the server refused the token (`--auth-failure`).
+    public var authFailure = AuthFailure()
 
     public init(
         endpoint: URL, headers: HTTPFields = HTTPFields(), token: String? = nil, refreshToken: String? = nil,
@@ -56,4 +58,5 @@ struct RemoteSetup: Sendable {
     var headers: HTTPFields
     var tokenSource: TokenSource
     var transport: RemoteTransport
+    var authFailure = AuthFailure()
 }

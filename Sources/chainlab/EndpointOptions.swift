@@ -18,6 +18,9 @@ struct EndpointOptions {
           --variables JSON    the operation's variables: a JSON object, or @FILE to read one
           --header 'N: V'     add a header to every request (repeatable); credentials masked
           --token TOKEN       the access token Auth sends as Bearer (also --token-env VAR)
+          --auth-failure F    what says the server refused the token (repeatable): a status
+                              (401, 403) or a GraphQL error code at any status (UNAUTHENTICATED);
+                              default 401 and UNAUTHENTICATED
           --token-file FILE   read the tokens from FILE ({"access_token": …, "refresh_token": …})
                               and write the pair the run ends with back to it (mode 0600)
           --oauth-token-url URL  refresh at this RFC 6749 token endpoint: refresh_token grant
@@ -42,6 +45,7 @@ struct EndpointOptions {
     var token: String?
     var tokenEnv: String?
     var tokenFile: String?
+    var authFailures: [String] = []
     var tokenURL: URL?
     var clientID: String?
     var clientSecretEnv: String?
@@ -63,6 +67,14 @@ struct EndpointOptions {
             option("--token") { $0.token = $1 },
             option("--token-env") { $0.tokenEnv = $1 },
             option("--token-file") { $0.tokenFile = $1 },
+            option("--auth-failure", repeatable: true) { settings, value in
+                let isCode = value.first?.isLetter == true
+                    && value.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_") }
+                guard Int(value).map({ (400...599).contains($0) }) ?? isCode else {
+                    throw CommandLineError("--auth-failure needs a status from 400 to 599 (401, 403) or a GraphQL error code (UNAUTHENTICATED), got '\(VisibleEscapes.escape(value))'")
+                }
+                settings.authFailures.append(value)
+            },
             option("--oauth-token-url") { $0.tokenURL = try httpURL($1, option: "--oauth-token-url") },
             option("--client-id") { $0.clientID = $1 },
             option("--client-secret-env") { $0.clientSecretEnv = $1 },
@@ -159,6 +171,9 @@ struct EndpointOptions {
                 clientSecret: try clientSecretEnv.map { try Self.variable($0, environment, option: "--client-secret-env") },
                 clientAuthentication: clientAuth ?? .basic)
             options.refreshToken = try refreshTokenEnv.map { try Self.variable($0, environment, option: "--refresh-token-env") }
+        }
+        if !authFailures.isEmpty {
+            options.authFailure = AuthFailure(statuses: Set(authFailures.compactMap { Int($0) }), errorCodes: Set(authFailures.filter { Int($0) == nil }))
         }
         if let tokenFile {
             let pair = try Self.readTokens(tokenFile)

@@ -77,7 +77,7 @@ struct TraceCommandTests {
     @Test("bad input: a clear message naming the valid choices, exit 2", arguments: [
         (["trace", "nope"], "chainlab: unknown scenario 'nope'; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, cache-and-network, cache-records, graphql-errors-200, empty-401, openapi-middleware, defer, subscription, hostile-server, or --scenario-file FILE\n"),
         (["trace", "basics", "--format", "xml"], "chainlab: unknown format 'xml'; valid formats: text, json, har, curl, otlp\n"),
-        (["trace", "basics", "--bogus"], "chainlab: unknown option '--bogus' for trace; valid: --format, --output, --include-secrets, --record, --replay, --scenario-file, --filter, --break, --endpoint, --operation, --operation-name, --variables, --header, --token, --token-env, --token-file, --oauth-token-url, --client-id, --client-secret-env, --client-auth, --refresh-token-env, --max-body, --timeout, --otlp-endpoint, --otlp-header, --service-name\n"),
+        (["trace", "basics", "--bogus"], "chainlab: unknown option '--bogus' for trace; valid: --format, --output, --include-secrets, --record, --replay, --scenario-file, --filter, --break, --endpoint, --operation, --operation-name, --variables, --header, --token, --token-env, --token-file, --auth-failure, --oauth-token-url, --client-id, --client-secret-env, --client-auth, --refresh-token-env, --max-body, --timeout, --otlp-endpoint, --otlp-header, --service-name\n"),
         (["trace", "--scenario-file", "/nonexistent.json"], "chainlab: cannot read scenario file /nonexistent.json: no such file or not readable\n"),
         (["trace", "basics", "--output", "/nonexistent-folder/out.txt"], "chainlab: cannot write /nonexistent-folder/out.txt: the folder /nonexistent-folder does not exist\n"),
         (["scenarios", "--show", "nope"], "chainlab: unknown scenario 'nope'; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, cache-and-network, cache-records, graphql-errors-200, empty-401, openapi-middleware, defer, subscription, hostile-server, or --scenario-file FILE\n"),
@@ -85,12 +85,16 @@ struct TraceCommandTests {
         (["trace", "basics", "--otlp-header", "X-Key: 1"], "chainlab: --otlp-header needs --otlp-endpoint\n"),
         (["trace", "basics", "--otlp-endpoint", "http://127.0.0.1:4318", "--otlp-header", "X-Key"], "chainlab: --otlp-header needs 'Name: value', got 'X-Key'\n"),
         (["trace", "basics", "--service-name", ""], "chainlab: --service-name needs a non-empty name\n"),
-        (["--bogus"], "chainlab: unknown option '--bogus'; valid: --scenario-file, --record, --no-step, --theme, --ascii, --no-mouse, --config, --endpoint, --operation, --operation-name, --variables, --header, --token, --token-env, --token-file, --oauth-token-url, --client-id, --client-secret-env, --client-auth, --refresh-token-env, --max-body, --timeout, --otlp-endpoint, --otlp-header, --service-name, or a command: trace, scenarios, serve, keys, help\n"),
+        (["--bogus"], "chainlab: unknown option '--bogus'; valid: --scenario-file, --record, --no-step, --theme, --ascii, --no-mouse, --config, --endpoint, --operation, --operation-name, --variables, --header, --token, --token-env, --token-file, --auth-failure, --oauth-token-url, --client-id, --client-secret-env, --client-auth, --refresh-token-env, --max-body, --timeout, --otlp-endpoint, --otlp-header, --service-name, or a command: trace, scenarios, serve, keys, help\n"),
         (["keys", "--markdown", "extra"], "chainlab: unexpected argument 'extra' for keys; valid: --markdown, --config FILE, each once\n"),
         (["keys", "extra"], "chainlab: unexpected argument 'extra' for keys; valid: --markdown, --config FILE, each once\n"),
         (["keys", "--markdown", "--markdown"], "chainlab: unexpected argument '--markdown' for keys; valid: --markdown, --config FILE, each once\n"),
         (["keys", "--config", "/nonexistent/config.json"], "chainlab: cannot read the config file /nonexistent/config.json\n"),
         (["--theme", "purple"], "chainlab: unknown theme 'purple'; valid: dark, light, high-contrast\n"),
+        (["trace", "basics", "--endpoint", "http://127.0.0.1:9/graphql", "--auth-failure", "4O1"],
+         "chainlab: --auth-failure needs a status from 400 to 599 (401, 403) or a GraphQL error code (UNAUTHENTICATED), got '4O1'\n"),
+        (["trace", "basics", "--endpoint", "http://127.0.0.1:9/graphql", "--auth-failure", "200"],
+         "chainlab: --auth-failure needs a status from 400 to 599 (401, 403) or a GraphQL error code (UNAUTHENTICATED), got '200'\n"),
     ])
     func badInput(arguments: [String], message: String) throws {
         let result = try runProcess(try builtChainlab().path, arguments)

@@ -403,6 +403,46 @@ struct TruthfulOnARealServerTests {
         ])
     }
 
+    @Test("what tells an auth failure is configurable: a 403 refreshes only when asked; UNAUTHENTICATED at 400 does by default", arguments: [
+        (403, #"{"errors":[{"message":"forbidden"}]}"#, AuthFailure(), RequestSummary.Outcome.failure, 1),
+        (403, #"{"errors":[{"message":"forbidden"}]}"#, AuthFailure(statuses: [403], errorCodes: []), .success, 2),
+        (400, #"{"errors":[{"message":"expired","extensions":{"code":"UNAUTHENTICATED"}}]}"#, AuthFailure(), .success, 2),
+        (400, #"{"errors":[{"message":"expired","extensions":{"code":"UNAUTHENTICATED"}}]}"#, AuthFailure(statuses: [401], errorCodes: []), .failure, 1),
+    ])
+    func authFailureIsConfigurable(status: Int, refusal: String, failure: AuthFailure, outcome: RequestSummary.Outcome, attempts: Int) async throws {
+        let server = HTTPServer { request in
+            if request.target == "/token" { return Self.json(#"{"access_token":"new","refresh_token":"r2"}"#) }
+            guard request.target == "/graphql" else { return .text("not here", status: 404) }
+            let authorized = request.headers.contains { $0.name.lowercased() == "authorization" && $0.value == "Bearer new" }
+            return authorized ? Self.json(#"{"data":{"hero":{"id":"1"}}}"#) : Self.json(refusal, status: status)
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(port)"
+        var options = RemoteOptions(
+            endpoint: URL(string: "\(base)/graphql")!, token: "old", refreshToken: "r1",
+            tokenEndpoint: OAuthTokenEndpoint(url: URL(string: "\(base)/token")!, clientID: "app"))
+        options.authFailure = failure
+        let session = try await LabSession.connect(scenario: try #require(Catalog.scenario(named: "token-expiry")), remote: options)
+        let result = await session.runHeadless()
+        await session.shutDown()
+        #expect(result.requests.map(\.outcome) == [outcome])
+        #expect(result.requests.map(\.attempts) == [attempts])
+    }
+
+    @Test("AuthFailure reads a status or a GraphQL error code in a non-2xx body")
+    func authFailureRules() {
+        let url = URL(string: "https://api.example.test/graphql")!
+        let unauthenticated = ResponseCodeError(status: 400, headerFields: HTTPFields(), url: url, body: Data(#"{"errors":[{"message":"x","extensions":{"code":"UNAUTHENTICATED"}}]}"#.utf8))
+        let forbidden = ResponseCodeError(status: 403, headerFields: HTTPFields(), url: url, body: Data("no".utf8))
+        #expect(AuthFailure().rejects(unauthenticated))
+        #expect(!AuthFailure().rejects(forbidden))
+        #expect(AuthFailure(statuses: [403], errorCodes: []).rejects(forbidden))
+        #expect(!AuthFailure(statuses: [403], errorCodes: []).rejects(unauthenticated))
+        #expect(AuthFailure(errorCodes: ["TOKEN_EXPIRED"]).rejects([GraphQLError(message: "x", extensions: ["code": "TOKEN_EXPIRED"])]))
+        #expect(!AuthFailure(errorCodes: ["TOKEN_EXPIRED"]).rejects([GraphQLError(message: "x", extensions: ["code": "UNAUTHENTICATED"])]))
+    }
+
     @Test("a document with several operations sends the chosen one and its fragments: a server validating the whole document accepts it")
     func chosenOperationOnly() async throws {
         let received = Locked<[String]>([])
