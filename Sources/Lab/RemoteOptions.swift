@@ -29,11 +29,15 @@ public struct RemoteOptions: Sendable {
     public var keepsTokens = false
     /// What tells that the server refused the token (`--auth-failure`).
     public var authFailure = AuthFailure()
+    /// Whether to ask the server if it is a ChainLab lab (`GET /_lab/state`, `--lab`);
+    /// otherwise it is a plain server and nothing but the operations is sent to it.
+    public var asksForLab = false
 
     public init(
         endpoint: URL, headers: HTTPFields = HTTPFields(), token: String? = nil, refreshToken: String? = nil,
-        tokenEndpoint: OAuthTokenEndpoint? = nil, maxBodyBytes: Int = 1 << 20, timeout: Double = 30
+        tokenEndpoint: OAuthTokenEndpoint? = nil, maxBodyBytes: Int = 1 << 20, timeout: Double = 30, asksForLab: Bool = false
     ) {
+        self.asksForLab = asksForLab
         self.endpoint = endpoint
         self.headers = headers
         self.token = token

@@ -9,9 +9,10 @@ import Timeline
 /// endpoint, and the limits on reading from the network.
 struct EndpointOptions {
     static let usage = """
-          --endpoint URL      send the operations to a real server: a ChainLab lab (chainlab
-                              serve, detected with GET /_lab/state) or any GraphQL-over-HTTP
+          --endpoint URL      send the operations to a real server: any GraphQL-over-HTTP
                               server (its GraphQL URL; REST: its base URL)
+          --lab               the server may be a ChainLab lab (chainlab serve): ask it with
+                              GET /_lab/state, and use its sign-in, controls and counters
           --operation FILE    run the GraphQL operation in FILE (.graphql) instead of the
                               scenario's, in every one of its launches
           --operation-name N  the operation of FILE to run when it has several
@@ -46,6 +47,7 @@ struct EndpointOptions {
     var tokenEnv: String?
     var tokenFile: String?
     var authFailures: [String] = []
+    var lab = false
     var tokenURL: URL?
     var clientID: String?
     var clientSecretEnv: String?
@@ -67,6 +69,10 @@ struct EndpointOptions {
             option("--token") { $0.token = $1 },
             option("--token-env") { $0.tokenEnv = $1 },
             option("--token-file") { $0.tokenFile = $1 },
+            .flag("--lab") { settings in
+                settings.given.append("--lab")
+                settings.lab = true
+            },
             option("--auth-failure", repeatable: true) { settings, value in
                 let isCode = value.first?.isLetter == true
                     && value.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_") }
@@ -172,6 +178,7 @@ struct EndpointOptions {
                 clientAuthentication: clientAuth ?? .basic)
             options.refreshToken = try refreshTokenEnv.map { try Self.variable($0, environment, option: "--refresh-token-env") }
         }
+        options.asksForLab = lab
         if !authFailures.isEmpty {
             options.authFailure = AuthFailure(statuses: Set(authFailures.compactMap { Int($0) }), errorCodes: Set(authFailures.filter { Int($0) == nil }))
         }

@@ -54,8 +54,8 @@ struct OwnAPICommandTests {
         #expect(text.stderr == "")
         let lines = Self.lines(text.stdout)
         #expect(lines.suffix(3) == ["#1 HeroQuery: success after 1 attempt, results from server", "backend: not a ChainLab lab (no counters)", ""])
-        // One probe for /_lab/state, then only the operation: no /oauth/token, no counters call.
-        #expect(servers.graphQLExchanges.map { "\($0.method) \($0.target)" } == ["GET /_lab/state", "POST /graphql"])
+        // Only the operation: no /_lab/state without --lab, no /oauth/token, no counters call.
+        #expect(servers.graphQLExchanges.map { "\($0.method) \($0.target)" } == ["POST /graphql"])
         #expect(servers.grants.isEmpty)
 
         let json = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token", "--format", "json"])
@@ -302,19 +302,25 @@ struct OwnAPICommandTests {
         let closed = HTTPServer { _ in .text("") }
         let port = try closed.start()
         closed.stop()
+        // Every message names the URL given (its password masked), not a probe's.
         let refused = try await Self.chainlab(["trace", "basics", "--endpoint", "http://user:hunter2@127.0.0.1:\(port)/graphql"])
         #expect(refused.status == 1)
-        #expect(refused.stderr == "chainlab: cannot connect to http://127.0.0.1:\(port)/_lab/state: connection refused (is the server running?)\n")
-        #expect(refused.stdout == "")
+        #expect(refused.stderr == "chainlab: cannot connect to http://127.0.0.1:\(port)/graphql: connection refused (is the server running?)\n")
+        #expect(refused.stdout.contains("#1 HeroQuery: failure after 1 attempt"))
+        // With --lab the question comes first, and fails before the run.
+        let refusedLab = try await Self.chainlab(["trace", "basics", "--endpoint", "http://127.0.0.1:\(port)/graphql", "--lab"])
+        #expect(refusedLab.status == 1)
+        #expect(refusedLab.stderr == "chainlab: cannot connect to http://127.0.0.1:\(port)/graphql: connection refused (is the server running?)\n")
+        #expect(refusedLab.stdout == "")
 
         let dns = try await Self.chainlab(["trace", "basics", "--endpoint", "http://no-such-host.invalid/graphql"])
         #expect(dns.status == 1)
-        #expect(dns.stderr == "chainlab: cannot reach http://no-such-host.invalid/_lab/state: the host name no-such-host.invalid does not resolve (DNS)\n")
+        #expect(dns.stderr == "chainlab: cannot reach http://no-such-host.invalid/graphql: the host name no-such-host.invalid does not resolve (DNS)\n")
 
         let servers = try PlainServers()
         let tls = try await Self.chainlab(["trace", "basics", "--endpoint", "https://127.0.0.1:\(servers.graphQLPort)/graphql"])
         #expect(tls.status == 1)
-        #expect(tls.stderr.hasPrefix("chainlab: TLS failure with https://127.0.0.1:\(servers.graphQLPort)/_lab/state: "))
+        #expect(tls.stderr.hasPrefix("chainlab: TLS failure with https://127.0.0.1:\(servers.graphQLPort)/graphql: "))
         #expect(Self.lines(tls.stderr).count == 2)
 
         let slow = try Self.file("slow.graphql", "query Slow { later }")
@@ -325,7 +331,7 @@ struct OwnAPICommandTests {
 
         let ipv6 = try await Self.chainlab(["trace", "basics", "--endpoint", "http://[::1]:\(port)/graphql"])
         #expect(ipv6.status == 1)
-        #expect(ipv6.stderr == "chainlab: cannot connect to http://[::1]:\(port)/_lab/state: connection refused (is the server running?)\n")
+        #expect(ipv6.stderr == "chainlab: cannot connect to http://[::1]:\(port)/graphql: connection refused (is the server running?)\n")
     }
 
     @Test func anIPv6LiteralEndpointAndTokenEndpointWork() async throws {
@@ -337,7 +343,7 @@ struct OwnAPICommandTests {
         #expect(result.stderr == "")
         #expect(Self.lines(result.stdout).suffix(3) == ["#1 HeroQuery: success after 2 attempts, results from server", "backend: not a ChainLab lab (no counters)", ""])
         #expect(servers.graphQLExchanges.map { "\($0.method) \($0.target) \($0.header("Host") ?? "")" } == [
-            "GET /_lab/state [::1]:\(servers.graphQLPort)", "POST /graphql [::1]:\(servers.graphQLPort)", "POST /graphql [::1]:\(servers.graphQLPort)",
+            "POST /graphql [::1]:\(servers.graphQLPort)", "POST /graphql [::1]:\(servers.graphQLPort)",
         ])
         #expect(servers.grants.map { $0.form["grant_type"] } == ["refresh_token"])
     }
@@ -603,6 +609,6 @@ extension InspectorEndToEndTests {
         try session.send("n")
         try await session.waitFor("✓ #1 HeroQuery 200")
         #expect(try session.screen().contains("backend: not a ChainLab lab"))
-        #expect(servers.graphQLExchanges.map { "\($0.method) \($0.target)" } == ["GET /_lab/state", "POST /graphql"])
+        #expect(servers.graphQLExchanges.map { "\($0.method) \($0.target)" } == ["POST /graphql"])
     }
 }

@@ -213,7 +213,7 @@ struct LabDetectionTests {
         let lab = try ServedLab(LabBackend.Settings())
         defer { lab.service.stop() }
         let session = try await LabSession.connect(
-            scenario: try #require(Catalog.scenario(named: "basics")), remote: RemoteOptions(endpoint: lab.baseURL.appendingPathComponent("graphql")))
+            scenario: try #require(Catalog.scenario(named: "basics")), remote: RemoteOptions(endpoint: lab.baseURL.appendingPathComponent("graphql"), asksForLab: true))
         let result = await session.runHeadless()
         await session.shutDown()
         #expect(session.hasLabControls)
@@ -281,7 +281,7 @@ struct EndpointExportTests {
         let lab = try ServedLab(LabBackend.Settings())
         defer { lab.service.stop() }
         let session = try await LabSession.connect(
-            scenario: try #require(Catalog.scenario(named: "basics")), remote: RemoteOptions(endpoint: lab.baseURL.appendingPathComponent("graphql")))
+            scenario: try #require(Catalog.scenario(named: "basics")), remote: RemoteOptions(endpoint: lab.baseURL.appendingPathComponent("graphql"), asksForLab: true))
         session.submit(.launch(operation: 0))
         await session.waitUntilSettled()
         await session.shutDown()
