@@ -28,6 +28,7 @@ struct HelpTable: Sendable {
         ("⏸", "held at a stop (step mode or a breakpoint): s steps, c continues"),
         ("… ", "running, or waiting its turn between two stops"),
         ("✓", "done: a hop passed the request or result on; a request succeeded"),
+        ("!", "partial: a request whose result carried data and GraphQL errors"),
         ("✕", "failed: an error at that hop; a request that failed, with its cause"),
         ("·", "not reached (yet) in this attempt"),
         ("↻", "a retry: the chain starts again from the top (a new attempt)"),

@@ -6,7 +6,8 @@ public import Timeline
 /// One line of the Requests pane and one row of the Timeline waterfall.
 public struct RequestRow: Sendable, Hashable {
     public enum State: String, Sendable, Hashable {
-        case running, paused, blocked, retrying, succeeded, failed
+        /// `partial`: the last result carried data and GraphQL errors.
+        case running, paused, blocked, retrying, succeeded, partial, failed
     }
 
     /// A moment worth marking on the waterfall.
@@ -32,6 +33,9 @@ public struct RequestRow: Sendable, Hashable {
 
     public var duration: Double { end - start }
 
+    /// Whether the request has ended, however it ended.
+    public var isFinished: Bool { state == .succeeded || state == .partial || state == .failed }
+
     public init(
         id: Int, operation: String, attempt: Int, state: State, status: Int? = nil, start: Double, end: Double,
         marks: [Mark] = [], error: String? = nil, results: [String] = []
@@ -56,6 +60,8 @@ public struct RequestRow: Sendable, Hashable {
         case .succeeded:
             if results.last == "cache" { return results.count > 1 ? "server+cache" : "cache" }
             return status.map(String.init)
+        case .partial:
+            return "partial"
         case .failed:
             return error.map { RequestRow.cause(ofError: $0, status: status) } ?? status.map(String.init)
         default: return nil
@@ -148,7 +154,7 @@ public struct LabView: Sendable {
 
     /// Whether any request is paused or still running.
     public var hasUnfinishedRequests: Bool {
-        requests.contains { $0.state != .succeeded && $0.state != .failed }
+        requests.contains { !$0.isFinished }
     }
 }
 
@@ -245,7 +251,11 @@ public final class LabViewBuilder {
             var marks = accumulated.marks
             let state: RequestRow.State
             if let summary {
-                state = summary.outcome == .success ? .succeeded : .failed
+                state = switch summary.outcome {
+                case .success: .succeeded
+                case .partial: .partial
+                case .failure: .failed
+                }
                 if summary.outcome == .failure { marks.append(RequestRow.Mark(time: accumulated.end, kind: .error)) }
             } else if view.parked[request]?.held == true || view.laneStops[LaneKey(request, .network)]?.held == true {
                 state = .paused

@@ -93,6 +93,7 @@ extension Inspector {
     static func stateSymbol(_ row: RequestRow) -> (String, Style) {
         switch row.state {
         case .succeeded: ("✓", good)
+        case .partial: ("!", changed)
         case .failed: ("✕", bad)
         case .paused: ("⏸", held)
         case .blocked: ("⧗", changed)
@@ -111,7 +112,7 @@ extension Inspector {
     static func requestLine(_ row: RequestRow, width: Int = .max) -> Line {
         let (symbol, style) = stateSymbol(row)
         let parts: [String?] = switch row.state {
-        case .succeeded, .failed: [row.cause, milliseconds(row.duration), row.attempt > 1 ? "×\(row.attempt)" : nil]
+        case .succeeded, .partial, .failed: [row.cause, milliseconds(row.duration), row.attempt > 1 ? "×\(row.attempt)" : nil]
         case .paused: ["paused"]
         case .blocked: ["waits: refresh"]
         case .retrying: ["retry \(row.attempt)"]

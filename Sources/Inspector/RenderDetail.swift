@@ -57,7 +57,7 @@ extension Inspector {
         }
         let attempt = history.attempt(state.shownAttempt)
         guard let attempt, let event = attempt.main(hop: hop.index, side: state.selectedSide) else {
-            let reached = state.showsLatestAttempt && !(state.selectedRow.map { $0.state == .succeeded || $0.state == .failed } ?? false) ? "has not reached" : "did not reach"
+            let reached = state.showsLatestAttempt && !(state.selectedRow.map(\.isFinished) ?? false) ? "has not reached" : "did not reach"
             return DetailContent(title: "\(heading) · \(attemptText)", lines: [Line("attempt \(state.shownAttempt) \(reached) \(hop.name)'s \(sideName(state.selectedSide))", style: .dim)] + sideHint(state, attempt: attempt))
         }
         var lines = eventHeadline(event)

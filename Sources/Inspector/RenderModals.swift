@@ -48,7 +48,7 @@ extension Inspector {
         case .compare(let comparison):
             renderCompare(comparison, state, in: area, into: &buffer)
         case .confirmQuit:
-            let open = state.lab.requests.filter { $0.state != .succeeded && $0.state != .failed }.count
+            let open = state.lab.requests.filter { !$0.isFinished }.count
             show("Quit?", [Line("\(open) request\(open == 1 ? " is" : "s are") paused or running; quitting cancels \(open == 1 ? "it" : "them")."), Line(OverlayKeymap.hints(.confirmQuit), style: .dim)])
         case .scenarioInfo:
             show("\(state.scenario.name) · \(state.scenario.summary)", aboutLines(state))

@@ -193,6 +193,7 @@ extension Inspector {
             let endColumn = column(request.end) + 1
             let tail: (String, Style)? = switch request.state {
             case .succeeded: ("▏", good)
+            case .partial: ("!", changed)
             case .failed: ("✕", bad)
             case .paused: ("⏸", held)
             case .blocked: ("⧗", changed)

@@ -73,7 +73,7 @@ public enum Inspector {
                 if state.followedPlace != nil { state.followsToEnd = true }
             }
         }
-        if state.followsToEnd, let row = state.selectedRow, row.state == .succeeded || row.state == .failed {
+        if state.followsToEnd, let row = state.selectedRow, row.isFinished {
             state.followsToEnd = false
             selectEnd(&state)
         }
@@ -256,7 +256,7 @@ public enum Inspector {
     /// The selected request when it is neither finished nor waiting at a stop: it is moving
     /// between two stops.
     static func inFlightRequest(_ state: InspectorState) -> Int? {
-        guard let row = state.selectedRow, row.state != .succeeded, row.state != .failed, row.state != .blocked,
+        guard let row = state.selectedRow, !row.isFinished, row.state != .blocked,
             state.selectedStop?.held != true
         else { return nil }
         return row.id
@@ -323,7 +323,7 @@ public enum Inspector {
         default:
             state.selectedHop = 0
             state.selectedSide = .pre
-            if let row = state.selectedRow, row.state == .succeeded || row.state == .failed { selectEnd(&state) }
+            if let row = state.selectedRow, row.isFinished { selectEnd(&state) }
         }
         state.followedPlace = state.selectedStop?.place
         state.followsToEnd = false

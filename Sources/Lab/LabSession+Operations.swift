@@ -44,6 +44,7 @@ extension LabSession {
                 error: "operation \(index) does not exist; the scenario has \(scenario.operations.count)", results: [])
         }
         var results: [String] = []
+        var last: GraphQLResponse?
         var failure: (any Error)?
         var operationType: String?
         // An app's own chain without a request for this operation sends nothing.
@@ -59,7 +60,10 @@ extension LabSession {
                     // results end silently when this task is cancelled, which only quitting does.
                     let started = instrumented.chain.start(request: request)
                     do {
-                        for try await response in started.results { results.append(response.source.rawValue) }
+                        for try await response in started.results {
+                            results.append(response.source.rawValue)
+                            last = response
+                        }
                     } catch {
                         _ = await started.task.result
                         await context.networkLaneEnded()
@@ -78,19 +82,35 @@ extension LabSession {
                 failure = error
             }
         }
-        return RequestSummary(
+        var summary = RequestSummary(
             id: context.request, operation: scenario.operations[index].name,
             outcome: failure == nil && !results.isEmpty ? .success : .failure,
             // Attempts that ran: the one the safety cap refused did not.
             attempts: min(max(context.attempt, 1), context.safetyCap),
             error: failure.map(describe), results: results, operationType: operationType)
+        if let last, let errors = last.errors, !errors.isEmpty {
+            summary.graphQLErrors = errors.map(\.description)
+            summary.data = last.data.map(\.jsonString)
+            if summary.outcome == .success {
+                // Data with errors is partial; no data is no result (GraphQL over HTTP §7.1.2).
+                if let data = last.data, data != .null {
+                    summary.outcome = .partial
+                } else {
+                    summary.outcome = .failure
+                    summary.error = "no data: \(errors.count == 1 ? "1 GraphQL error" : "\(errors.count) GraphQL errors"): \(summary.graphQLErrors.joined(separator: "; "))"
+                }
+            }
+        }
+        return summary
     }
 
     /// The scenario's operation `index` through the session's current chain, built from the
     /// layers' names.
     private func exchange(operation index: Int, context: OperationContext) -> Exchange? {
         let spec = scenario.operations[index]
-        let environment = LayerEnvironment(clock: clock, store: cache, tokens: tokens, request: context.request) { name, line in
+        let environment = LayerEnvironment(
+            clock: clock, store: cache, tokens: tokens, authFailure: remoteSetup?.authFailure ?? AuthFailure(), request: context.request
+        ) { name, line in
             context.log(name: name, line: line)
         }
         switch chain {
@@ -139,11 +159,23 @@ extension LabSession {
 
     /// The request a scenario operation starts (lint reads what it asks for from it).
     static func graphQLRequest(_ spec: Scenario.Operation, endpoint: URL, additionalHeaders: HTTPFields = HTTPFields()) -> GraphQLRequest {
-        GraphQLRequest(
-            operation: Self.graphQLOperation(spec), graphQLEndpoint: endpoint, additionalHeaders: additionalHeaders,
-            fetchBehavior: spec.fetchBehavior,
+        let operation = Self.graphQLOperation(spec)
+        return GraphQLRequest(
+            operation: operation, graphQLEndpoint: endpoint, additionalHeaders: additionalHeaders,
+            fetchBehavior: fetchBehavior(spec.fetchBehavior, of: operation.kind),
             apqConfig: AutoPersistQueryConfiguration(autoPersistQueries: spec.autoPersistQueries, useGETForPersistedQueryRetry: spec.useGETForPersistedQueryRetry),
             useGETForQueries: spec.useGETForQueries, clientAwareness: spec.clientAwareness)
+    }
+
+    /// What an operation of `kind` reads from the cache, as upstream's client decides: a
+    /// mutation never (`perform` takes no cache policy), a subscription cache-then-network
+    /// unless told otherwise (`subscribe`'s default), a query as the scenario says.
+    static func fetchBehavior(_ given: FetchBehavior?, of kind: GraphQLOperation.Kind) -> FetchBehavior? {
+        switch kind {
+        case .mutation: .NetworkOnly
+        case .subscription: given ?? .CacheAndNetwork
+        case .query: given
+        }
     }
 
     static func graphQLOperation(_ spec: Scenario.Operation) -> GraphQLOperation {

@@ -56,16 +56,20 @@ extension LabSession {
                     try await target.exchange(BackendRequest(method: "POST", target: "/oauth/token", headers: headers, body: Data(form.utf8)), clock: clock)
                 }
             }
-        case .oauth(let endpoint, let client):
+        case .oauth(let endpoint, let client, let keepsTokens):
             // A grant, not a refresher: without a refresh token it asks for client credentials.
             return TokenManager(tokens: initial, strategy: scenario.refreshStrategy, hooks: hooks, grant: { refreshToken in
                 let form = endpoint.form(refreshToken: refreshToken)
+                // The person's own refresh token, which nobody will save once it is rotated.
+                let stored = !keepsTokens && refreshToken != nil && refreshToken == initial.refreshToken
                 return try await LabSession.refresh(
-                    note: refreshToken.map { RefreshNote.grant(refreshToken: presented.number(of: $0)) } ?? "client_credentials grant",
+                    note: refreshToken.map { RefreshNote.grant(refreshToken: presented.number(of: $0), stored: stored) } ?? "client_credentials grant",
                     form: form, headers: try endpoint.headers(),
                     url: RemoteFailure.displayURL(endpoint.url), refreshToken: refreshToken
                 ) { headers in
-                    try await client.exchange(url: endpoint.url, method: "POST", headers: headers, body: Data(form.utf8), limit: RemoteLab.controlAnswerLimit)
+                    try await clock.advancing {
+                        try await client.exchange(url: endpoint.url, method: "POST", headers: headers, body: Data(form.utf8), limit: RemoteLab.controlAnswerLimit)
+                    }
                 }
             })
         }

@@ -133,7 +133,9 @@ public final class LabSession: Sendable {
         replay: [RecordedCommand]? = nil,
         onChange: @escaping @Sendable () -> Void = {}
     ) async throws -> LabSession {
-        try await connect(scenario: scenario, remote: RemoteOptions(endpoint: baseURL), store: store, defaultMode: defaultMode, replay: replay, onChange: onChange)
+        try await connect(
+            scenario: scenario, remote: RemoteOptions(endpoint: baseURL, asksForLab: true), store: store, defaultMode: defaultMode, replay: replay,
+            onChange: onChange)
     }
 
     /// A session whose operations go to the real server `remote.endpoint` names.
@@ -154,19 +156,21 @@ public final class LabSession: Sendable {
     ) async throws -> LabSession {
         let clock = VirtualClock()
         let client = RemoteHTTPClient(timeout: options.timeout)
-        let remote = try await RemoteLab.detect(endpoint: options.endpoint, client: client)
+        let remote = options.asksForLab ? try await RemoteLab.detect(endpoint: options.endpoint, client: client) : RemoteLab.plain(endpoint: options.endpoint, client: client)
         var initial = TokenPair(accessToken: options.token ?? "", refreshToken: options.refreshToken)
         if remote.isLab, options.token == nil, scenario.token != .none {
             initial = try await remote.signIn()
             if scenario.token == .expired { try await remote.expireTokens() }
         }
         let transport = RemoteTransport(client: client, maxBodyBytes: options.maxBodyBytes, clock: clock)
-        let source: TokenSource = options.tokenEndpoint.map { .oauth($0, client) } ?? .lab
+        let source: TokenSource = options.tokenEndpoint.map { .oauth($0, client, keepsTokens: options.keepsTokens) } ?? .lab
         return LabSession(
             scenario: scenario, store: store, clock: clock, backend: LabBackend(settings: scenario.backend, now: { clock.seconds }),
             target: .remote(remote), transports: (transport, transport), baseURL: remote.restBaseURL, tokens: initial,
             defaultMode: defaultMode, replay: replay, recordsLog: true, onChange: onChange,
-            remote: RemoteSetup(graphQLEndpoint: remote.graphQLEndpoint, headers: options.headers, tokenSource: source, transport: transport))
+            remote: RemoteSetup(
+                graphQLEndpoint: remote.graphQLEndpoint, headers: options.headers, tokenSource: source, transport: transport,
+                authFailure: options.authFailure))
     }
 
     init(

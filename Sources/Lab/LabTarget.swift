@@ -19,7 +19,7 @@ public enum LabTarget: Sendable {
             if response.latency > 0 { try await clock.sleep(for: .seconds(response.latency)) }
             return response
         case .remote(let remote):
-            return try await remote.send(request)
+            return try await clock.advancing { try await remote.send(request) }
         }
     }
 
@@ -81,8 +81,15 @@ public struct RemoteLab: Sendable {
         self.client = client
     }
 
+    /// A plain server at `endpoint`, without asking it anything: operations go to the URL as
+    /// given, and nothing else is called.
+    public static func plain(endpoint: URL, client: RemoteHTTPClient) -> RemoteLab {
+        RemoteLab(endpoint: endpoint, base: labBase(of: endpoint), isLab: false, client: client)
+    }
+
     /// Asks the server at `endpoint` whether it is a ChainLab lab (`GET /_lab/state`).
-    /// - Throws: ``RemoteFailure`` when the server cannot be reached at all.
+    /// - Throws: ``RemoteFailure`` naming `endpoint` (the URL the person gave, not the
+    ///   probe's) when the server cannot be reached at all.
     public static func detect(endpoint: URL, client: RemoteHTTPClient) async throws -> RemoteLab {
         let base = labBase(of: endpoint)
         let probe = RemoteLab(endpoint: endpoint, base: base, isLab: false, client: client)
@@ -91,7 +98,7 @@ public struct RemoteLab: Sendable {
             let response = try await probe.send(BackendRequest(method: "GET", target: "/_lab/state"))
             isLab = response.status == 200 && (try? JSONValue(parsing: response.body))?["counters"]?.objectValue != nil
         } catch let failure as RemoteFailure {
-            guard case .tooLarge = failure.cause else { throw failure }
+            guard case .tooLarge = failure.cause else { throw RemoteFailure(url: RemoteFailure.displayURL(endpoint), cause: failure.cause) }
             isLab = false
         }
         return RemoteLab(endpoint: endpoint, base: base, isLab: isLab, client: client)

@@ -15,13 +15,26 @@ import Timeline
 /// A command about a request with two lanes (an overlapping CacheAndNetwork fetch) says
 /// which: `"lane": "cache"` or `"lane": "network"`. Without it, the command acts on the
 /// request's only lane (recordings made before lanes existed replay as they did).
+///
+/// A run on a real server also keeps what it sent there: `"endpoint"`, `"headers"` (masked:
+/// a credential's value is never written) and, for `--operation`, `"operations"` in the
+/// scenario file's format, so a replay sends the same operations to the same server.
 public struct Recording: Sendable, Hashable {
     public var scenario: String
     public var commands: [RecordedCommand]
+    /// The server the run used (without credentials); nil in the lab.
+    public var endpoint: String?
+    /// The headers the run added to every request, as `Name: value`, masked.
+    public var headers: [String]?
+    /// The operations that took the scenario's place (`--operation`); nil: the scenario's own.
+    public var operations: [Scenario.Operation]?
 
-    public init(scenario: String, commands: [RecordedCommand]) {
+    public init(scenario: String, commands: [RecordedCommand], endpoint: String? = nil, headers: [String]? = nil, operations: [Scenario.Operation]? = nil) {
         self.scenario = scenario
         self.commands = commands
+        self.endpoint = endpoint
+        self.headers = headers
+        self.operations = operations
     }
 
     /// Why a recording could not be read: what was wrong and where.
@@ -38,7 +51,11 @@ public struct Recording: Sendable, Hashable {
     /// The recording as JSON text, one command per line.
     public var json: String {
         let lines = commands.map { "    " + Self.encode($0).jsonString }
-        return "{\n  \"format\": \"chainlab-recording\",\n  \"version\": 1,\n  \"scenario\": \(JSONValue.string(scenario).jsonString),\n  \"commands\": [\n"
+        var run = ""
+        if let endpoint { run += "  \"endpoint\": \(JSONValue.string(endpoint).jsonString),\n" }
+        if let headers { run += "  \"headers\": \(JSONValue.array(headers.map { .string($0) }).jsonString),\n" }
+        if let operations { run += "  \"operations\": \(JSONValue.array(operations.map(ScenarioCodec.operation)).jsonString),\n" }
+        return "{\n  \"format\": \"chainlab-recording\",\n  \"version\": 1,\n  \"scenario\": \(JSONValue.string(scenario).jsonString),\n" + run + "  \"commands\": [\n"
             + lines.joined(separator: ",\n") + "\n  ]\n}\n"
     }
 
@@ -52,7 +69,7 @@ public struct Recording: Sendable, Hashable {
         let root: JSONValue
         do { root = try JSONValue(parsing: data, options: LabLimits.fileParsing) } catch { throw DecodingError(path: "", reason: error.description) }
         guard case .object(let members) = root else { throw DecodingError(path: "", reason: "expected a JSON object at the top") }
-        try Self.refuseUnknownKeys(members, known: ["format", "version", "scenario", "commands"], path: "")
+        try Self.refuseUnknownKeys(members, known: ["format", "version", "scenario", "endpoint", "headers", "operations", "commands"], path: "")
         guard members["format"]?.stringValue == "chainlab-recording" else {
             throw DecodingError(path: "format", reason: "expected \"chainlab-recording\"; this is not a ChainLab recording")
         }
@@ -77,6 +94,26 @@ public struct Recording: Sendable, Hashable {
             commands.append(recorded)
         }
         self.init(scenario: scenario, commands: commands)
+        if let value = members["endpoint"] {
+            guard let endpoint = value.stringValue, URL(string: endpoint)?.scheme != nil else { throw DecodingError(path: "endpoint", reason: "expected the server's URL as a string") }
+            self.endpoint = endpoint
+        }
+        if let value = members["headers"] {
+            guard let headers = value.arrayValue?.compactMap(\.stringValue), headers.count == value.arrayValue?.count else {
+                throw DecodingError(path: "headers", reason: "expected an array of \"Name: value\" strings")
+            }
+            self.headers = headers
+        }
+        if let value = members["operations"] {
+            // A recording carries its documents; it never names a file to read.
+            if let index = value.arrayValue?.firstIndex(where: { $0["documentFile"] != nil }) {
+                throw DecodingError(path: "operations[\(index)].documentFile", reason: "a recording carries the document itself (\"document\"), not a file name")
+            }
+            // Operations from --operation are GraphQL documents; their own file format checks them.
+            do { operations = try ScenarioCodec.decodeOperations(value, chain: .graphQL(graphQL: [], http: [])) } catch {
+                throw DecodingError(path: error.path.isEmpty ? "operations" : error.path, reason: error.reason)
+            }
+        }
     }
 
     /// Checks every command against `scenario` before anything runs: launched operations

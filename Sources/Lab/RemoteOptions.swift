@@ -24,11 +24,20 @@ public struct RemoteOptions: Sendable {
     public var maxBodyBytes: Int
     /// Seconds without an answer before an exchange fails (`--timeout`).
     public var timeout: Double
+    /// Whether the caller keeps the tokens the run ends with (`--token-file`): a rotated
+    /// refresh token is then saved, not spent behind the person's back.
+    public var keepsTokens = false
+    /// What tells that the server refused the token (`--auth-failure`).
+    public var authFailure = AuthFailure()
+    /// Whether to ask the server if it is a ChainLab lab (`GET /_lab/state`, `--lab`);
+    /// otherwise it is a plain server and nothing but the operations is sent to it.
+    public var asksForLab = false
 
     public init(
         endpoint: URL, headers: HTTPFields = HTTPFields(), token: String? = nil, refreshToken: String? = nil,
-        tokenEndpoint: OAuthTokenEndpoint? = nil, maxBodyBytes: Int = 1 << 20, timeout: Double = 30
+        tokenEndpoint: OAuthTokenEndpoint? = nil, maxBodyBytes: Int = 1 << 20, timeout: Double = 30, asksForLab: Bool = false
     ) {
+        self.asksForLab = asksForLab
         self.endpoint = endpoint
         self.headers = headers
         self.token = token
@@ -43,8 +52,8 @@ public struct RemoteOptions: Sendable {
 enum TokenSource: Sendable {
     /// The lab backend's `/oauth/token`, in process or over HTTP.
     case lab
-    /// A real RFC 6749 token endpoint.
-    case oauth(OAuthTokenEndpoint, RemoteHTTPClient)
+    /// A real RFC 6749 token endpoint; `keepsTokens`: the caller saves the rotated pair.
+    case oauth(OAuthTokenEndpoint, RemoteHTTPClient, keepsTokens: Bool)
 }
 
 /// What a session on a real server keeps beyond a lab session.
@@ -53,4 +62,5 @@ struct RemoteSetup: Sendable {
     var headers: HTTPFields
     var tokenSource: TokenSource
     var transport: RemoteTransport
+    var authFailure = AuthFailure()
 }

@@ -31,13 +31,14 @@ public struct FileWriteError: Error, Sendable, Hashable, CustomStringConvertible
 /// the file it replaces. Every byte is written and synced before the rename, so a full disk
 /// or an I/O error is reported and the old file stays as it was.
 public enum AtomicFile {
-    /// Writes `text` to `path` as described above.
-    public static func write(_ text: String, to path: String) throws(FileWriteError) {
-        try write(Data(text.utf8), to: path)
+    /// Writes `text` to `path` as described above; `ownerOnly`: the file gets mode 0600
+    /// whatever the one it replaces had, for secrets.
+    public static func write(_ text: String, to path: String, ownerOnly: Bool = false) throws(FileWriteError) {
+        try write(Data(text.utf8), to: path, mode: ownerOnly ? 0o600 : nil)
     }
 
     /// Writes `data` to `path` as described above.
-    static func write(_ data: Data, to path: String) throws(FileWriteError) {
+    static func write(_ data: Data, to path: String, mode: mode_t? = nil) throws(FileWriteError) {
         guard !path.isEmpty else { throw FileWriteError(path: "", reason: "the file name is empty") }
         let destination: String
         switch try resolveLinks(path) {
@@ -49,12 +50,12 @@ public enum AtomicFile {
         var status = stat()
         if lstat(destination, &status) == 0 {
             switch status.st_mode & S_IFMT {
-            case S_IFREG: try replace(destination, with: data, mode: status.st_mode & 0o7777, shownAs: path)
+            case S_IFREG: try replace(destination, with: data, mode: mode ?? status.st_mode & 0o7777, shownAs: path)
             case S_IFCHR, S_IFIFO: try writeInPlace(destination, data, shownAs: path)
             default: throw FileWriteError(path: path, reason: refusal(for: status.st_mode))
             }
         } else if errno == ENOENT {
-            try replace(destination, with: data, mode: nil, shownAs: path)
+            try replace(destination, with: data, mode: mode, shownAs: path)
         } else {
             throw FileWriteError(path: path, reason: reason(errno))
         }

@@ -6,6 +6,8 @@
 public struct RequestSummary: Sendable, Hashable {
     public enum Outcome: String, Sendable, Hashable {
         case success
+        /// The last result carried data and GraphQL errors: some fields are missing or null.
+        case partial
         case failure
     }
 
@@ -22,6 +24,10 @@ public struct RequestSummary: Sendable, Hashable {
     public var results: [String]
     /// `query`, `mutation` or `subscription` for a GraphQL operation; `nil` for a REST call.
     public var operationType: String?
+    /// Every GraphQL error of the last result, as its message with its code.
+    public var graphQLErrors: [String] = []
+    /// The last result's `data` as JSON when it came with GraphQL errors: what the caller got.
+    public var data: String?
 
     public init(
         id: Int, operation: String, outcome: Outcome, attempts: Int, error: String? = nil, results: [String] = [],

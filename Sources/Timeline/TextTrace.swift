@@ -35,6 +35,14 @@ public enum TextTrace {
         return VisibleEscapes.escape(line)
     }
 
+    /// What a request's last result said beside its GraphQL errors: its `data` and every
+    /// error, one line each, indented under the request's summary line; none without errors.
+    public static func resultLines(for request: RequestSummary, masking: SecretMasking) -> [String] {
+        guard !request.graphQLErrors.isEmpty else { return [] }
+        let data = ["  data: " + masking.text(request.data ?? "null")]
+        return (data + request.graphQLErrors.map { "  error: " + masking.text($0) }).map(VisibleEscapes.escape)
+    }
+
     /// The lines joined, each ending in a newline.
     public static func render(_ events: [TimelineEvent], masking: SecretMasking) -> String {
         lines(events, masking: masking).map { $0 + "\n" }.joined()

@@ -2,21 +2,28 @@ import ChainKit
 import Vocabulary
 import Foundation
 import Lab
+import Timeline
 
 /// The options that point a run at a real server, shared by `trace` and the inspector:
 /// the endpoint, the user's operation and variables, extra headers, tokens, a real token
 /// endpoint, and the limits on reading from the network.
 struct EndpointOptions {
     static let usage = """
-          --endpoint URL      send the operations to a real server: a ChainLab lab (chainlab
-                              serve, detected with GET /_lab/state) or any GraphQL-over-HTTP
+          --endpoint URL      send the operations to a real server: any GraphQL-over-HTTP
                               server (its GraphQL URL; REST: its base URL)
+          --lab               the server may be a ChainLab lab (chainlab serve): ask it with
+                              GET /_lab/state, and use its sign-in, controls and counters
           --operation FILE    run the GraphQL operation in FILE (.graphql) instead of the
                               scenario's, in every one of its launches
           --operation-name N  the operation of FILE to run when it has several
           --variables JSON    the operation's variables: a JSON object, or @FILE to read one
           --header 'N: V'     add a header to every request (repeatable); credentials masked
           --token TOKEN       the access token Auth sends as Bearer (also --token-env VAR)
+          --auth-failure F    what says the server refused the token (repeatable): a status
+                              (401, 403) or a GraphQL error code at any status (UNAUTHENTICATED);
+                              default 401 and UNAUTHENTICATED
+          --token-file FILE   read the tokens from FILE ({"access_token": …, "refresh_token": …})
+                              and write the pair the run ends with back to it (mode 0600)
           --oauth-token-url URL  refresh at this RFC 6749 token endpoint: refresh_token grant
                               (rotation honoured), client_credentials without a refresh token
           --client-id ID      the OAuth client id
@@ -38,6 +45,9 @@ struct EndpointOptions {
     var headers = HTTPFields()
     var token: String?
     var tokenEnv: String?
+    var tokenFile: String?
+    var authFailures: [String] = []
+    var lab = false
     var tokenURL: URL?
     var clientID: String?
     var clientSecretEnv: String?
@@ -58,6 +68,19 @@ struct EndpointOptions {
             option("--header", repeatable: true) { try addHeader($1, to: &$0.headers) },
             option("--token") { $0.token = $1 },
             option("--token-env") { $0.tokenEnv = $1 },
+            option("--token-file") { $0.tokenFile = $1 },
+            .flag("--lab") { settings in
+                settings.given.append("--lab")
+                settings.lab = true
+            },
+            option("--auth-failure", repeatable: true) { settings, value in
+                let isCode = value.first?.isLetter == true
+                    && value.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_") }
+                guard Int(value).map({ (400...599).contains($0) }) ?? isCode else {
+                    throw CommandLineError("--auth-failure needs a status from 400 to 599 (401, 403) or a GraphQL error code (UNAUTHENTICATED), got '\(VisibleEscapes.escape(value))'")
+                }
+                settings.authFailures.append(value)
+            },
             option("--oauth-token-url") { $0.tokenURL = try httpURL($1, option: "--oauth-token-url") },
             option("--client-id") { $0.clientID = $1 },
             option("--client-secret-env") { $0.clientSecretEnv = $1 },
@@ -140,6 +163,9 @@ struct EndpointOptions {
             throw CommandLineError("\(option) needs --operation FILE")
         }
         if token != nil, tokenEnv != nil { throw CommandLineError("give --token or --token-env, not both") }
+        if tokenFile != nil, let option = given.first(where: { ["--token", "--token-env", "--refresh-token-env"].contains($0) }) {
+            throw CommandLineError("give --token-file or \(option), not both: the file holds both tokens")
+        }
         var headers = self.headers
         // Credentials in the URL become a Basic Authorization header, masked like any other,
         // so the URL shown in events and messages carries none.
@@ -159,7 +185,45 @@ struct EndpointOptions {
                 clientAuthentication: clientAuth ?? .basic)
             options.refreshToken = try refreshTokenEnv.map { try Self.variable($0, environment, option: "--refresh-token-env") }
         }
+        options.asksForLab = lab
+        if !authFailures.isEmpty {
+            options.authFailure = AuthFailure(statuses: Set(authFailures.compactMap { Int($0) }), errorCodes: Set(authFailures.filter { Int($0) == nil }))
+        }
+        if let tokenFile {
+            let pair = try Self.readTokens(tokenFile)
+            options.token = pair.accessToken
+            options.refreshToken = pair.refreshToken
+            options.keepsTokens = true
+        }
         return options
+    }
+
+    /// The tokens of a `--token-file`: a JSON object with `access_token` and, optionally,
+    /// `refresh_token`, as a token endpoint answers (RFC 6749 §5.1).
+    static func readTokens(_ path: String) throws -> TokenPair {
+        let shown = VisibleEscapes.escape(path)
+        let data = try readFile(path, purpose: "token file", limit: RemoteLab.controlAnswerLimit)
+        let expected = #"expected a JSON object such as {"access_token": "…", "refresh_token": "…"}"#
+        guard case .object(let members) = try? JSONValue(parsing: data) else { throw CommandLineError("--token-file \(shown): \(expected)") }
+        guard let access = members["access_token"]?.stringValue, !access.isEmpty else {
+            throw CommandLineError("--token-file \(shown): access_token: expected a non-empty string")
+        }
+        let refresh = members["refresh_token"]
+        guard refresh == nil || refresh?.stringValue?.isEmpty == false else {
+            throw CommandLineError("--token-file \(shown): refresh_token: expected a non-empty string")
+        }
+        return TokenPair(accessToken: access, refreshToken: refresh?.stringValue)
+    }
+
+    /// Writes `tokens` to the `--token-file`, replacing it at once and readable by its owner
+    /// only, when they differ from what it held.
+    func saveTokens(_ tokens: TokenPair) throws {
+        guard let tokenFile, tokens != (try? Self.readTokens(tokenFile)) else { return }
+        var object: [String: JSONValue] = ["access_token": .string(tokens.accessToken)]
+        if let refresh = tokens.refreshToken { object["refresh_token"] = .string(refresh) }
+        do { try AtomicFile.write(JSONValue.object(object).jsonString + "\n", to: tokenFile, ownerOnly: true) } catch {
+            throw CommandLineError("--token-file: \(error)")
+        }
     }
 
     private static func variable(_ name: String, _ environment: [String: String], option: String) throws -> String {
@@ -194,8 +258,10 @@ struct EndpointOptions {
         scenario.operations = scenario.operations.map { original in
             var operation = original
             operation.name = chosen.name
-            operation.document = document.text
+            operation.document = document.document(of: chosen.operation)
             operation.kind = chosen.operation.kind
+            // The slot's fetch behaviour is a query's; another kind takes its own default.
+            if chosen.operation.kind != .query { operation.fetchBehavior = nil }
             operation.variables = values
             return operation
         }

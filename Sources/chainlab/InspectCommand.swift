@@ -112,14 +112,22 @@ struct InspectCommand {
         let liveExport = sender.map { OTLPLiveExport(session: session, sender: $0, serviceName: otlp.serviceName) }
         let outcome = await InspectorApp.run(session: session, terminal: terminal, liveExport: liveExport, config: config)
         terminal.restore()
+        // The pair the session ends with goes back to --token-file, so a rotation spends nothing.
+        var status: Int32 = 0
+        if remote != nil {
+            do { try endpoint.saveTokens(await session.tokens.currentTokens) } catch {
+                writeStandardError("chainlab: \(VisibleEscapes.escape("\(error)"))\n")
+                status = 1
+            }
+        }
         if let recordPath {
-            return saveRecording(Recording(scenario: scenario.name, commands: outcome.log).json, to: recordPath)
+            return max(status, saveRecording(Recording(scenario: scenario.name, commands: outcome.log).json, to: recordPath))
         }
         // The last operations' traces get a few seconds to leave once the screen is gone.
         if let liveExport, await liveExport.finish(waitingUpTo: .seconds(5)) > 0 {
             FileHandle.standardError.write(Data("chainlab: \(liveExport.unsent) operations' traces did not reach the OTLP receiver\n".utf8))
         }
-        return 0
+        return status
     }
 
     /// Writes the session's recording at quit. The path was checked before the session

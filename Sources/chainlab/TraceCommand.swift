@@ -17,7 +17,9 @@ struct TraceCommand {
                chainlab trace --scenario-file FILE [options]
 
         Runs SCENARIO headless on the lab clock and prints every hop's events. The same command
-        prints the same bytes every time.
+        prints the same bytes every time. Exit status: 0 when every operation succeeded, 1 when
+        one failed or gave a partial result (data with GraphQL errors), or the run could not
+        complete; 2 for a usage mistake.
 
           --format FORMAT     text (default): one line per event; json: the whole timeline;
                               har: HAR 1.2, one entry per transport exchange; curl: a curl
@@ -94,7 +96,6 @@ struct TraceCommand {
     private var sender: OTLPSender?
 
     func run(environment: [String: String]) async throws -> Int32 {
-        let remote = try endpoint.remoteOptions(environment: environment)
         if let output { try checkOutput(output, option: "--output") }
         if let recordPath { try checkOutput(recordPath, option: "--record") }
         try checkSeparate(
@@ -108,7 +109,16 @@ struct TraceCommand {
                 throw CommandLineError("\(replayPath): \(error)")
             }
         }
+        // A replay goes to the server the recording was made on unless told otherwise.
+        var endpoint = self.endpoint
+        if endpoint.endpoint == nil, let recorded = replay?.endpoint { endpoint.endpoint = URL(string: recorded) }
+        let remote = try endpoint.remoteOptions(environment: environment)
         var scenario = try endpoint.apply(to: ScenarioSource.resolve(name: scenarioName ?? (scenarioFile == nil ? replay?.scenario : nil), file: scenarioFile))
+        // ... and sends the operations it sent, unless --operation gives others.
+        if endpoint.operationFile == nil, let operations = replay?.operations {
+            scenario.operations = operations
+            scenario.prefillCache = false
+        }
         if !breakRules.isEmpty {
             guard replay == nil else { throw CommandLineError("--break cannot be used with --replay: a recording replays the rules it was made with") }
             for rule in breakRules {
@@ -143,9 +153,14 @@ struct TraceCommand {
             exported = await export(otlpDocument(result, anchor: anchor), with: sender)
         }
         if let recordPath {
-            try writeOutput(Recording(scenario: scenario.name, commands: session.commandLog).json, to: recordPath, option: "--record")
+            let recording = Recording(
+                scenario: scenario.name, commands: session.commandLog, endpoint: remote?.endpoint.absoluteString,
+                headers: remote.map { SecretMasking.masked.headers($0.headers).map { "\($0.name): \($0.value)" } },
+                operations: endpoint.operationFile == nil && replay?.operations == nil ? nil : scenario.operations)
+            try writeOutput(recording.json, to: recordPath, option: "--record")
         }
         await session.shutDown()
+        if remote != nil { try endpoint.saveTokens(await session.tokens.currentTokens) }
         if let failure = result.networkFailures.first {
             FileHandle.standardError.write(Data("chainlab: \(failure.description)\n".utf8))
             return 1
@@ -157,7 +172,9 @@ struct TraceCommand {
             writeStandardError("chainlab: requests \(run.unfinished.map { "#\($0)" }.joined(separator: ", ")) did not finish\n")
             return 1
         }
-        return result.refusals.isEmpty && exported ? 0 : 1
+        // Every operation counts, including those a filter leaves out of the output.
+        let allSucceeded = run.requests.allSatisfy { $0.outcome == .success }
+        return result.refusals.isEmpty && exported && allSucceeded ? 0 : 1
     }
 
     /// Sends the traces; says on standard error what went wrong, and whether the file has them.

@@ -69,7 +69,7 @@ struct EndpointCommandTests {
         let chainlab = try builtChainlab().path
         let serve = try await ServeProcess()
         let remote = try await onOwnThread {
-            try runProcess(chainlab, ["trace", "token-expiry", "--endpoint", "http://127.0.0.1:\(serve.port)"])
+            try runProcess(chainlab, ["trace", "token-expiry", "--endpoint", "http://127.0.0.1:\(serve.port)", "--lab"])
         }
         let local = try await onOwnThread { try runProcess(chainlab, ["trace", "token-expiry"]) }
         #expect(try await serve.stop() == 0)

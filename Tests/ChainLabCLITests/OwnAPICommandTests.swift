@@ -54,8 +54,8 @@ struct OwnAPICommandTests {
         #expect(text.stderr == "")
         let lines = Self.lines(text.stdout)
         #expect(lines.suffix(3) == ["#1 HeroQuery: success after 1 attempt, results from server", "backend: not a ChainLab lab (no counters)", ""])
-        // One probe for /_lab/state, then only the operation: no /oauth/token, no counters call.
-        #expect(servers.graphQLExchanges.map { "\($0.method) \($0.target)" } == ["GET /_lab/state", "POST /graphql"])
+        // Only the operation: no /_lab/state without --lab, no /oauth/token, no counters call.
+        #expect(servers.graphQLExchanges.map { "\($0.method) \($0.target)" } == ["POST /graphql"])
         #expect(servers.grants.isEmpty)
 
         let json = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token", "--format", "json"])
@@ -76,7 +76,8 @@ struct OwnAPICommandTests {
         let sent = try #require(servers.graphQLExchanges.last)
         #expect(sent.json?["operationName"] == "Me")
         #expect(sent.json?["variables"] == ["id": "7", "big": .exactNumber("9007199254740993")])
-        #expect(sent.json?["query"]?.stringValue == Self.operations)
+        // Me and the fragment it uses, as generated code sends it: not Rename.
+        #expect(sent.json?["query"]?.stringValue == "query Me($id: ID!) { me(id: $id) { ...Who } }\n\nfragment Who on User { id name }")
         #expect(sent.header("X-Api-Key") == "key-123456")
         #expect(sent.header("X-Client") == "cli")
         #expect(sent.header("Authorization") == "Bearer valid-token")
@@ -89,10 +90,84 @@ struct OwnAPICommandTests {
         #expect(result.stdout.contains(#""body":"{\"data\":{\"me\":{\"id\":\"1\",\"name\":\"Ada\"}}}""#))
     }
 
+    @Test("--record keeps the endpoint, the headers (masked) and the operation; --replay sends that operation to that server")
+    func recordingKeepsWhatTheRunSent() async throws {
+        let servers = try PlainServers()
+        let operation = try Self.file("ops-record.graphql", Self.operations)
+        let recording = Self.folder.appendingPathComponent("own-api-recording.json").path
+        let recorded = try await Self.chainlab([
+            "trace", "basics", "--endpoint", servers.graphQLURL, "--operation", operation, "--operation-name", "Me",
+            "--variables", #"{"id": "7"}"#, "--header", "X-Api-Key: key-123456", "--header", "X-Client: cli", "--token", "valid-token",
+            "--record", recording,
+        ])
+        #expect(recorded.status == 0)
+        let saved = try String(contentsOfFile: recording, encoding: .utf8)
+        #expect(saved.contains(#""endpoint": "\#(servers.graphQLURL)""#))
+        #expect(saved.contains(#""headers": ["X-Api-Key: ••••3456","X-Client: cli"]"#))
+        #expect(saved.contains(#""operations": [{"document":"query Me($id: ID!) { me(id: $id) { ...Who } }\n\nfragment Who on User { id name }","fetchBehavior":"CacheFirst","name":"Me","variables":{"id":"7"}}]"#))
+        #expect(!saved.contains("key-123456") && !saved.contains("valid-token"))
+
+        let replayed = try await Self.chainlab(["trace", "--replay", recording, "--token", "valid-token"])
+        #expect(replayed.status == 0)
+        let sent = try #require(servers.graphQLExchanges.last)
+        #expect(sent.json?["operationName"] == "Me")
+        #expect(sent.json?["variables"] == ["id": "7"])
+        // A real server's times are its own each run: the outcome is the same.
+        #expect(Self.lines(replayed.stdout).suffix(3).first == "#1 Me: success after 1 attempt, results from server")
+    }
+
+    @Test("--token-file reads the pair and writes the rotated one back, owner-only: the next run presents the new refresh token")
+    func tokenFileKeepsTheRotatedPair() async throws {
+        let servers = try PlainServers()
+        let file = try Self.file("tokens.json", #"{"access_token": "expired-token", "refresh_token": "refresh-0"}"#)
+        let arguments = [
+            "trace", "token-expiry", "--endpoint", servers.graphQLURL, "--oauth-token-url", servers.tokenURL, "--client-id", "app",
+            "--client-secret-env", "SECRET", "--token-file", file,
+        ]
+        let first = try await Self.chainlab(arguments, environment: ["SECRET": "s3cret"])
+        #expect(first.status == 0)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == #"{"access_token":"access-1","refresh_token":"refresh-1"}"# + "\n")
+        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(!first.stdout.contains("stored-refresh-token-spent"))
+        // The access token expires again: the next run refreshes with the rotated token.
+        try Data(#"{"access_token": "expired-again", "refresh_token": "refresh-1"}"#.utf8).write(to: URL(fileURLWithPath: file))
+        let second = try await Self.chainlab(arguments, environment: ["SECRET": "s3cret"])
+        #expect(second.status == 0)
+        #expect(servers.grants.map { $0.form["refresh_token"] } == ["refresh-0", "refresh-1"])
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == #"{"access_token":"access-2","refresh_token":"refresh-2"}"# + "\n")
+    }
+
+    @Test("without --token-file, a rotated refresh token the person gave is a finding: it is now spent")
+    func rotationWithoutATokenFileIsAFinding() async throws {
+        let servers = try PlainServers()
+        let result = try await Self.chainlab([
+            "trace", "token-expiry", "--endpoint", servers.graphQLURL, "--token", "expired-token", "--oauth-token-url", servers.tokenURL,
+            "--client-id", "app", "--client-secret-env", "SECRET", "--refresh-token-env", "REFRESH",
+        ], environment: ["SECRET": "s3cret", "REFRESH": "refresh-0"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("was answered with a new refresh token: the one you gave is now spent, and the next run that presents it is refused; keep the new pair with --token-file FILE"))
+        #expect(!result.stdout.contains("refresh-1"))
+    }
+
+    @Test("a --token-file that is not a token pair, or given with --token, is a usage mistake", arguments: [
+        (#"["a"]"#, [String](), #"chainlab: --token-file FILE: expected a JSON object such as {"access_token": "…", "refresh_token": "…"}"#),
+        (#"{"access_token": 3}"#, [], "chainlab: --token-file FILE: access_token: expected a non-empty string"),
+        (#"{"access_token": "a", "refresh_token": ""}"#, [], "chainlab: --token-file FILE: refresh_token: expected a non-empty string"),
+        (#"{"access_token": "a"}"#, ["--token", "t"], "chainlab: give --token-file or --token, not both: the file holds both tokens"),
+    ])
+    func badTokenFiles(contents: String, extra: [String], message: String) async throws {
+        let servers = try PlainServers()
+        let file = try Self.file("bad-tokens.json", contents)
+        let result = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL, "--token-file", file] + extra)
+        #expect(result.status == 2)
+        #expect(result.stderr == message.replacingOccurrences(of: "FILE", with: file) + "\n")
+    }
+
     @Test func withoutATokenAuthAttachesNothingAndSaysSo() async throws {
         let servers = try PlainServers()
         let result = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL])
-        #expect(result.status == 0)
+        #expect(result.status == 1)
         #expect(result.stdout.contains("• AuthInterceptor log (no access token: Authorization not attached)"))
         #expect(servers.graphQLExchanges.last?.header("Authorization") == nil)
         #expect(Self.lines(result.stdout).suffix(3).first == "#1 HeroQuery: failure after 1 attempt — TokenRefreshError: the access token was rejected and there is no refresh token to renew it")
@@ -102,7 +177,8 @@ struct OwnAPICommandTests {
         let servers = try PlainServers()
         let operation = try Self.file("text.graphql", "query Text { words }")
         let result = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token", "--operation", operation, "--format", "json"])
-        #expect(result.status == 0)
+        // Not a GraphQL answer: the operation fails.
+        #expect(result.status == 1)
         #expect(result.stdout.contains(#""status":200,"error":null,"body":"plain words, not JSON","bodyBytes":21"#))
     }
 
@@ -112,7 +188,7 @@ struct OwnAPICommandTests {
             "trace", "refresh-storm", "--endpoint", servers.graphQLURL, "--token", "expired-token",
             "--oauth-token-url", servers.tokenURL, "--client-id", "app", "--client-secret-env", "SECRET", "--refresh-token-env", "REFRESH",
         ], environment: ["SECRET": "s3cret", "REFRESH": "refresh-0"])
-        #expect(result.status == 0)
+        #expect(result.status == 1)
         let grants = servers.grants
         #expect(grants.count == 5)
         #expect(grants.map { $0.form["refresh_token"] } == Array(repeating: "refresh-0", count: 5))
@@ -162,7 +238,7 @@ struct OwnAPICommandTests {
             ["trace", "token-expiry", "--endpoint", servers.graphQLURL, "--token", "old", "--oauth-token-url", servers.tokenURL,
              "--client-id", "app", "--client-secret-env", "SECRET", "--refresh-token-env", "REFRESH"],
             environment: ["SECRET": "wrong", "REFRESH": "refresh-0"])
-        #expect(result.stdout.contains("TokenManager refresh 401 invalid_client (refresh_token grant, refresh token 1)"))
+        #expect(result.stdout.contains("TokenManager refresh 401 invalid_client (refresh_token grant, refresh token 1, the one you gave)"))
         #expect(result.stdout.contains("#1 HeroQuery: failure after 1 attempt — TokenEndpointError: token endpoint refused the refresh: HTTP 401 invalid_client (unknown client or wrong secret)"))
     }
 
@@ -226,19 +302,25 @@ struct OwnAPICommandTests {
         let closed = HTTPServer { _ in .text("") }
         let port = try closed.start()
         closed.stop()
+        // Every message names the URL given (its password masked), not a probe's.
         let refused = try await Self.chainlab(["trace", "basics", "--endpoint", "http://user:hunter2@127.0.0.1:\(port)/graphql"])
         #expect(refused.status == 1)
-        #expect(refused.stderr == "chainlab: cannot connect to http://127.0.0.1:\(port)/_lab/state: connection refused (is the server running?)\n")
-        #expect(refused.stdout == "")
+        #expect(refused.stderr == "chainlab: cannot connect to http://127.0.0.1:\(port)/graphql: connection refused (is the server running?)\n")
+        #expect(refused.stdout.contains("#1 HeroQuery: failure after 1 attempt"))
+        // With --lab the question comes first, and fails before the run.
+        let refusedLab = try await Self.chainlab(["trace", "basics", "--endpoint", "http://127.0.0.1:\(port)/graphql", "--lab"])
+        #expect(refusedLab.status == 1)
+        #expect(refusedLab.stderr == "chainlab: cannot connect to http://127.0.0.1:\(port)/graphql: connection refused (is the server running?)\n")
+        #expect(refusedLab.stdout == "")
 
         let dns = try await Self.chainlab(["trace", "basics", "--endpoint", "http://no-such-host.invalid/graphql"])
         #expect(dns.status == 1)
-        #expect(dns.stderr == "chainlab: cannot reach http://no-such-host.invalid/_lab/state: the host name no-such-host.invalid does not resolve (DNS)\n")
+        #expect(dns.stderr == "chainlab: cannot reach http://no-such-host.invalid/graphql: the host name no-such-host.invalid does not resolve (DNS)\n")
 
         let servers = try PlainServers()
         let tls = try await Self.chainlab(["trace", "basics", "--endpoint", "https://127.0.0.1:\(servers.graphQLPort)/graphql"])
         #expect(tls.status == 1)
-        #expect(tls.stderr.hasPrefix("chainlab: TLS failure with https://127.0.0.1:\(servers.graphQLPort)/_lab/state: "))
+        #expect(tls.stderr.hasPrefix("chainlab: TLS failure with https://127.0.0.1:\(servers.graphQLPort)/graphql: "))
         #expect(Self.lines(tls.stderr).count == 2)
 
         let slow = try Self.file("slow.graphql", "query Slow { later }")
@@ -249,7 +331,7 @@ struct OwnAPICommandTests {
 
         let ipv6 = try await Self.chainlab(["trace", "basics", "--endpoint", "http://[::1]:\(port)/graphql"])
         #expect(ipv6.status == 1)
-        #expect(ipv6.stderr == "chainlab: cannot connect to http://[::1]:\(port)/_lab/state: connection refused (is the server running?)\n")
+        #expect(ipv6.stderr == "chainlab: cannot connect to http://[::1]:\(port)/graphql: connection refused (is the server running?)\n")
     }
 
     @Test func anIPv6LiteralEndpointAndTokenEndpointWork() async throws {
@@ -261,7 +343,7 @@ struct OwnAPICommandTests {
         #expect(result.stderr == "")
         #expect(Self.lines(result.stdout).suffix(3) == ["#1 HeroQuery: success after 2 attempts, results from server", "backend: not a ChainLab lab (no counters)", ""])
         #expect(servers.graphQLExchanges.map { "\($0.method) \($0.target) \($0.header("Host") ?? "")" } == [
-            "GET /_lab/state [::1]:\(servers.graphQLPort)", "POST /graphql [::1]:\(servers.graphQLPort)", "POST /graphql [::1]:\(servers.graphQLPort)",
+            "POST /graphql [::1]:\(servers.graphQLPort)", "POST /graphql [::1]:\(servers.graphQLPort)",
         ])
         #expect(servers.grants.map { $0.form["grant_type"] } == ["refresh_token"])
     }
@@ -562,6 +644,6 @@ extension InspectorEndToEndTests {
         try session.send("n")
         try await session.waitFor("✓ #1 HeroQuery 200")
         #expect(try session.screen().contains("backend: not a ChainLab lab"))
-        #expect(servers.graphQLExchanges.map { "\($0.method) \($0.target)" } == ["GET /_lab/state", "POST /graphql"])
+        #expect(servers.graphQLExchanges.map { "\($0.method) \($0.target)" } == ["POST /graphql"])
     }
 }

@@ -103,7 +103,7 @@ struct ReadmeCommandsTests {
         }
     }
 
-    @Test("the runnable chainlab commands of the README exit 0")
+    @Test("the runnable chainlab commands of the README exit 0, or 1 without a word on standard error when a scenario's operation fails")
     func runnableCommands() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chainlab-readme-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -122,7 +122,9 @@ struct ReadmeCommandsTests {
             if let index = arguments.firstIndex(of: "|") { arguments = Array(arguments[..<index]) }
             arguments = arguments.map { $0 == "my-scenario.json" ? folder.appendingPathComponent($0).path : $0 }
             let result = try runProcess(try builtChainlab().path, arguments)
-            #expect(result.status == 0, "\(command) exited \(result.status): \(result.stderr)")
+            // A storm or a stale token fails by design: trace says so with its status alone.
+            #expect(result.status == 0 || result.status == 1 && result.stderr.isEmpty,
+                "\(command) exited \(result.status): \(result.stderr)")
             if let output { try result.stdout.write(toFile: output, atomically: true, encoding: .utf8) }
             ran += 1
         }

@@ -20,6 +20,18 @@ struct TraceCommandTests {
         #expect(lines.contains("#1 HeroQuery: success after 1 attempt, results from server"))
     }
 
+    @Test("trace exits 0 when every operation succeeded, 1 when one failed, 2 for a usage mistake", arguments: [
+        ([String](["trace", "token-expiry"]), Int32(0)),
+        (["trace", "refresh-storm"], Int32(1)),
+        // The filter leaves the failures out of the output, not out of the status.
+        (["trace", "refresh-storm", "--filter", "~op Nothing"], Int32(1)),
+        (["trace", "stale-token"], Int32(1)),
+        (["trace", "no-such-scenario"], Int32(2)),
+    ])
+    func exitStatus(arguments: [String], status: Int32) throws {
+        #expect(try runProcess(try builtChainlab().path, arguments).status == status)
+    }
+
     @Test("token-expiry: success after 2 attempts, 1 refresh")
     func tokenExpiry() throws {
         let result = try chainlab("trace", "token-expiry")
@@ -46,8 +58,9 @@ struct TraceCommandTests {
         let recording = folder.appendingPathComponent("storm.json").path
         let original = folder.appendingPathComponent("original.json").path
         let replayed = folder.appendingPathComponent("replayed.json").path
-        #expect(try chainlab("trace", "refresh-storm", "--format", "json", "--output", original, "--record", recording).status == 0)
-        #expect(try chainlab("trace", "--replay", recording, "--format", "json", "--output", replayed).status == 0)
+        // The storm fails by design: exit 1, with the file written.
+        #expect(try chainlab("trace", "refresh-storm", "--format", "json", "--output", original, "--record", recording).status == 1)
+        #expect(try chainlab("trace", "--replay", recording, "--format", "json", "--output", replayed).status == 1)
         #expect(try String(contentsOfFile: original, encoding: .utf8) == String(contentsOfFile: replayed, encoding: .utf8))
     }
 
@@ -64,7 +77,7 @@ struct TraceCommandTests {
     @Test("bad input: a clear message naming the valid choices, exit 2", arguments: [
         (["trace", "nope"], "chainlab: unknown scenario 'nope'; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, cache-and-network, cache-records, graphql-errors-200, empty-401, openapi-middleware, defer, subscription, hostile-server, or --scenario-file FILE\n"),
         (["trace", "basics", "--format", "xml"], "chainlab: unknown format 'xml'; valid formats: text, json, har, curl, otlp\n"),
-        (["trace", "basics", "--bogus"], "chainlab: unknown option '--bogus' for trace; valid: --format, --output, --include-secrets, --record, --replay, --scenario-file, --filter, --break, --endpoint, --operation, --operation-name, --variables, --header, --token, --token-env, --oauth-token-url, --client-id, --client-secret-env, --client-auth, --refresh-token-env, --max-body, --timeout, --otlp-endpoint, --otlp-header, --service-name\n"),
+        (["trace", "basics", "--bogus"], "chainlab: unknown option '--bogus' for trace; valid: --format, --output, --include-secrets, --record, --replay, --scenario-file, --filter, --break, --endpoint, --operation, --operation-name, --variables, --header, --token, --token-env, --token-file, --lab, --auth-failure, --oauth-token-url, --client-id, --client-secret-env, --client-auth, --refresh-token-env, --max-body, --timeout, --otlp-endpoint, --otlp-header, --service-name\n"),
         (["trace", "--scenario-file", "/nonexistent.json"], "chainlab: cannot read scenario file /nonexistent.json: No such file or directory\n"),
         (["trace", "basics", "--output", "/nonexistent-folder/out.txt"], "chainlab: cannot write /nonexistent-folder/out.txt: the folder /nonexistent-folder does not exist\n"),
         (["scenarios", "--show", "nope"], "chainlab: unknown scenario 'nope'; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, cache-and-network, cache-records, graphql-errors-200, empty-401, openapi-middleware, defer, subscription, hostile-server, or --scenario-file FILE\n"),
@@ -72,7 +85,7 @@ struct TraceCommandTests {
         (["trace", "basics", "--otlp-header", "X-Key: 1"], "chainlab: --otlp-header needs --otlp-endpoint\n"),
         (["trace", "basics", "--otlp-endpoint", "http://127.0.0.1:4318", "--otlp-header", "X-Key"], "chainlab: --otlp-header needs 'Name: value', got 'X-Key'\n"),
         (["trace", "basics", "--service-name", ""], "chainlab: --service-name needs a non-empty name\n"),
-        (["--bogus"], "chainlab: unknown option '--bogus'; valid: --scenario-file, --record, --no-step, --theme, --ascii, --no-mouse, --config, --endpoint, --operation, --operation-name, --variables, --header, --token, --token-env, --oauth-token-url, --client-id, --client-secret-env, --client-auth, --refresh-token-env, --max-body, --timeout, --otlp-endpoint, --otlp-header, --service-name, or a command: trace, scenarios, serve, keys, help\n"),
+        (["--bogus"], "chainlab: unknown option '--bogus'; valid: --scenario-file, --record, --no-step, --theme, --ascii, --no-mouse, --config, --endpoint, --operation, --operation-name, --variables, --header, --token, --token-env, --token-file, --lab, --auth-failure, --oauth-token-url, --client-id, --client-secret-env, --client-auth, --refresh-token-env, --max-body, --timeout, --otlp-endpoint, --otlp-header, --service-name, or a command: trace, scenarios, serve, keys, help\n"),
         (["keys", "--markdown", "extra"], "chainlab: unexpected argument 'extra' for keys; valid: --markdown, --config FILE, each once\n"),
         (["keys", "extra"], "chainlab: unexpected argument 'extra' for keys; valid: --markdown, --config FILE, each once\n"),
         (["keys", "--markdown", "--markdown"], "chainlab: unexpected argument '--markdown' for keys; valid: --markdown, --config FILE, each once\n"),
@@ -80,6 +93,10 @@ struct TraceCommandTests {
         (["keys", "--config", "/dev/zero"], "chainlab: cannot read config file /dev/zero: it goes on past 1048576 bytes; a config file may have at most 1048576\n"),
         (["trace", "--scenario-file", "/dev/zero"], "chainlab: cannot read scenario file /dev/zero: it goes on past 1048576 bytes; a scenario file may have at most 1048576\n"),
         (["--theme", "purple"], "chainlab: unknown theme 'purple'; valid: dark, light, high-contrast\n"),
+        (["trace", "basics", "--endpoint", "http://127.0.0.1:9/graphql", "--auth-failure", "4O1"],
+         "chainlab: --auth-failure needs a status from 400 to 599 (401, 403) or a GraphQL error code (UNAUTHENTICATED), got '4O1'\n"),
+        (["trace", "basics", "--endpoint", "http://127.0.0.1:9/graphql", "--auth-failure", "200"],
+         "chainlab: --auth-failure needs a status from 400 to 599 (401, 403) or a GraphQL error code (UNAUTHENTICATED), got '200'\n"),
     ])
     func badInput(arguments: [String], message: String) throws {
         let result = try runProcess(try builtChainlab().path, arguments)

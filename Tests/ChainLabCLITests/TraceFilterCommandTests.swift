@@ -10,20 +10,21 @@ struct TraceFilterCommandTests {
 
     @Test("--filter prints only the matching requests, says how many, and exports only them")
     func filterText() throws {
+        // The storm's requests fail: exit 1 whatever the filter shows.
         let result = try chainlab("trace", "refresh-storm", "--filter", "!~retry & ~c 401")
-        #expect(result.status == 0)
+        #expect(result.status == 1)
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.prefix(2) == ["scenario refresh-storm", "filter !~retry & ~c 401: 4 requests match"])
         #expect(lines.filter { $0.hasPrefix("#") }.map { $0.prefix(3) } == ["#2 ", "#3 ", "#4 ", "#5 "])
         #expect(!lines.contains { $0.contains(" #1.") })
         #expect(lines.contains { $0.contains(" #2.1 ") })
         let json = try chainlab("trace", "refresh-storm", "--format", "json", "--filter", "~retry")
-        #expect(json.status == 0)
+        #expect(json.status == 1)
         #expect(json.stdout.contains("\"requests\":[\n{\"id\":1,"))
         #expect(!json.stdout.contains(#"{"id":2,"#))
         #expect(!json.stdout.contains(#""request":2,"#))
         let har = try chainlab("trace", "refresh-storm", "--format", "har", "--filter", "~cache")
-        #expect(har.status == 0)
+        #expect(har.status == 1)
         #expect(har.stdout.contains(#""entries":[]"#))
     }
 
@@ -58,11 +59,11 @@ struct TraceFilterCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let recording = folder.appendingPathComponent("rule.json").path
         let original = try chainlab("trace", "refresh-storm", "--break", "answer if ~c 401", "--record", recording)
-        #expect(original.status == 0)
+        #expect(original.status == 1)
         let saved = try String(contentsOfFile: recording, encoding: .utf8)
         #expect(saved.contains(#"{"command":"setBreakRules","rules":[{"rule":"answer if ~c 401"}]}"#))
         let replayed = try chainlab("trace", "--replay", recording)
-        #expect(replayed.status == 0)
+        #expect(replayed.status == 1)
         #expect(replayed.stdout == original.stdout)
         #expect(original.stdout.split(separator: "\n").filter { $0.contains("paused (rule answer if ~c 401") }.count == 6)
         let both = try chainlab("trace", "--replay", recording, "--break", "refresh")

@@ -85,6 +85,22 @@ struct RecordingValidationTests {
         }
     }
 
+    @Test("what a run on a real server sent is read back; a bad endpoint, headers or operation is refused with its path", arguments: [
+        (#""endpoint": 4"#, "recording at endpoint: expected the server's URL as a string"),
+        (#""headers": ["X-A: 1", 2]"#, "recording at headers: expected an array of \"Name: value\" strings"),
+        (#""operations": [{"name": "Me", "documentFile": "/etc/passwd"}]"#, "recording at operations[0].documentFile: a recording carries the document itself (\"document\"), not a file name"),
+        (#""operations": [{"name": "Me", "document": "query Me {"}]"#, "recording at operations[0].document: not a GraphQL document: line 1, column 11: '{' opened at line 1, column 10 is never closed"),
+    ])
+    func realServerRun(member: String, message: String) throws {
+        let recording = Recording(
+            scenario: "basics", commands: [RecordedCommand(command: .launch(operation: 0), place: nil)], endpoint: "https://api.example.test/graphql",
+            headers: ["X-Api-Key: ••••3456"], operations: [Scenario.Operation(name: "Me") { $0.document = "query Me { me { id } }"; $0.kind = .query }])
+        #expect(try Recording(json: Data(recording.json.utf8)) == recording)
+        let json = #"{"format": "chainlab-recording", "version": 1, "scenario": "basics", \#(member), "commands": []}"#
+        #expect(throws: Recording.DecodingError.self) { try Recording(json: Data(json.utf8)) }
+        do { _ = try Recording(json: Data(json.utf8)) } catch { #expect(error.description == message) }
+    }
+
     @Test("a file beyond the size limit is refused before it is parsed")
     func fileSize() {
         let data = Data(count: LabLimits.recordingFileBytes + 1)

@@ -29,7 +29,7 @@ extension LabSession.RunResult {
         case .text:
             var lines = [VisibleEscapes.escape("scenario \(scenario)")] + TextTrace.lines(events, masking: masking)
             lines += Self.findingLines(findings).map { VisibleEscapes.escape(masking.text($0)) }
-            lines += requests.map { TextTrace.summaryLine(for: $0, masking: masking) }
+            lines += requests.flatMap { [TextTrace.summaryLine(for: $0, masking: masking)] + TextTrace.resultLines(for: $0, masking: masking) }
             if let backend = backendCounters {
                 lines.append(VisibleEscapes.escape("backend " + backend.keys.sorted().map { "\($0)=\(backend[$0]!)" }.joined(separator: " ")))
             } else {

@@ -4,8 +4,12 @@ import ChainKit
 /// writes and what the findings detectors read, in one place.
 enum RefreshNote {
     static let grantPrefix = "refresh_token grant, refresh token "
-    /// A refresh_token grant sent with the session's `refreshToken`-th distinct refresh token.
-    static func grant(refreshToken number: Int) -> String { grantPrefix + String(number) }
+    /// A refresh_token grant sent with the session's `refreshToken`-th distinct refresh token;
+    /// `stored`: the one the person gave and keeps, which a rotation spends.
+    static func grant(refreshToken number: Int, stored: Bool = false) -> String {
+        grantPrefix + String(number) + (stored ? storedSuffix : "")
+    }
+    static let storedSuffix = ", the one you gave"
     /// A request waited for another request's refresh (single-flight), which has ended, and
     /// goes on (an `auth`/`resumed` event).
     static let released = "woke after the shared refresh"
@@ -13,7 +17,12 @@ enum RefreshNote {
     /// Which refresh token a grant event presented, if it is one.
     static func refreshToken(of detail: String?) -> Int? {
         guard let detail, detail.hasPrefix(grantPrefix) else { return nil }
-        return Int(detail.dropFirst(grantPrefix.count))
+        return Int(detail.dropFirst(grantPrefix.count).prefix { $0.isNumber })
+    }
+
+    /// Whether a grant event presented the refresh token the person gave (``grant(refreshToken:stored:)``).
+    static func presentsStored(_ detail: String?) -> Bool {
+        refreshToken(of: detail) != nil && detail?.hasSuffix(storedSuffix) == true
     }
 }
 

@@ -1,4 +1,5 @@
 import ChainKit
+import Foundation
 public import Timeline
 
 /// Detectors over a recorded run: what the timeline proves happened, each finding citing
@@ -37,13 +38,28 @@ public enum RunFindings {
 
     static let detectors: [@Sendable (Run) -> [Finding]] = [
         refreshStorm, staleTokenRetry, unboundedRetry, maxRetriesExhausted, emptyUnauthorizedNoResults, cacheFallbackHidError,
-        cacheOnlyResult, sharedRefresh,
+        cacheOnlyResult, sharedRefresh, storedRefreshTokenSpent,
     ]
 }
 
 // MARK: - Tokens
 
 extension RunFindings {
+    /// A token endpoint answered the person's own refresh token with a new one (rotation):
+    /// the one they keep is now spent, and nothing saved the new one.
+    static func storedRefreshTokenSpent(_ run: Run) -> [Finding] {
+        run.events.compactMap { event -> Finding? in
+            guard event.kind == .auth, event.phase == .refresh, event.status == 200, RefreshNote.presentsStored(event.detail),
+                let body = event.snapshot.body?.wholeText, let answer = try? JSONValue(parsing: Data(body.utf8)),
+                answer["refresh_token"]?.stringValue != nil
+            else { return nil }
+            return Finding(
+                id: "stored-refresh-token-spent", severity: .warning,
+                message: "#\(event.request)'s refresh (seq \(event.seq)) was answered with a new refresh token: the one you gave is now spent, and the next run that presents it is refused; keep the new pair with --token-file FILE",
+                events: [event.seq], requests: [event.request])
+        }
+    }
+
     /// Two or more refresh_token grants presenting the same refresh token.
     static func refreshStorm(_ run: Run) -> [Finding] {
         let grants = run.events.compactMap { event in

@@ -2,7 +2,7 @@ public import ChainKit
 import Vocabulary
 
 /// A GraphQL document from a user's `.graphql` file: its operations, each with its kind and
-/// name, read far enough to pick one and send the whole text with its fragments.
+/// name, read far enough to pick one and send it with only the fragments it uses.
 ///
 /// ```swift
 /// let document = try GraphQLDocument(text: "query Me { me { id } } mutation Rename { rename }")
@@ -35,18 +35,35 @@ public struct GraphQLDocument: Sendable, Hashable {
         public var description: String { "line \(line), column \(column): \(reason)" }
     }
 
+    /// A top-level definition's text and the fragments it spreads (`...Name`).
+    private struct Definition: Sendable, Hashable {
+        var text: String
+        var spreads: [String]
+    }
+
     public let text: String
     public let operations: [Operation]
+    /// Each operation's definition, in the order of ``operations``.
+    private let operationDefinitions: [Definition]
+    /// The fragments by name, and their names in document order.
+    private let fragments: [String: Definition]
+    private let fragmentOrder: [String]
 
     public init(text: String) throws(ParseError) {
         self.text = text
         var scanner = Scanner(scalars: Array(text.unicodeScalars))
         var operations: [Operation] = []
+        var operationDefinitions: [Definition] = []
+        var fragments: [String: Definition] = [:]
+        var fragmentOrder: [String] = []
+        func definition(from start: Scanner.Token, spreads: [String]) -> Definition {
+            Definition(text: scanner.text(from: start), spreads: spreads)
+        }
         while let token = try scanner.nextToken() {
             switch token.text {
             case "{":
                 operations.append(Operation(name: nil, kind: .query))
-                try scanner.skipNested(from: token)
+                operationDefinitions.append(definition(from: token, spreads: try scanner.skipNested(from: token)))
             case "query", "mutation", "subscription":
                 let kind = GraphQLOperation.Kind(rawValue: token.text)!
                 var name: String?
@@ -55,10 +72,16 @@ public struct GraphQLDocument: Sendable, Hashable {
                     name = candidate.text
                     next = try scanner.nextToken()
                 }
-                try scanner.skipToSelectionSet(after: next, definition: token)
+                let spreads = try scanner.skipToSelectionSet(after: next, definition: token)
                 operations.append(Operation(name: name, kind: kind))
+                operationDefinitions.append(definition(from: token, spreads: spreads))
             case "fragment":
-                try scanner.skipToSelectionSet(after: try scanner.nextToken(), definition: token)
+                let name = try scanner.nextToken()
+                let spreads = try scanner.skipToSelectionSet(after: name, definition: token)
+                if let name, name.isName, fragments[name.text] == nil {
+                    fragments[name.text] = definition(from: token, spreads: spreads)
+                    fragmentOrder.append(name.text)
+                }
             default:
                 throw ParseError(line: token.line, column: token.column, reason: "expected an operation (query, mutation, subscription or '{') or a fragment, found '\(VisibleEscapes.escape(token.text))'")
             }
@@ -67,6 +90,9 @@ public struct GraphQLDocument: Sendable, Hashable {
             throw ParseError(line: scanner.line, column: scanner.column, reason: "the document has no operation")
         }
         self.operations = operations
+        self.operationDefinitions = operationDefinitions
+        self.fragments = fragments
+        self.fragmentOrder = fragmentOrder
     }
 
     /// The operation to send: the one named `name`, or the only one when `name` is nil.
@@ -99,10 +125,24 @@ public struct GraphQLDocument: Sendable, Hashable {
         return (chosen, found)
     }
 
-    /// The document's operations as the chain sends them: the whole text, so fragments
-    /// travel with the operation, and `operationName` picks it.
+    /// The text sent for `operation`: its definition, then the fragments it uses, directly or
+    /// through other fragments, in document order — as generated code sends it. Servers that
+    /// validate the whole document refuse other operations' variables and unused fragments.
+    public func document(of operation: Operation) -> String {
+        guard let index = operations.firstIndex(of: operation) else { return text }
+        let definition = operationDefinitions[index]
+        var used: Set<String> = []
+        var pending = definition.spreads
+        while let name = pending.popLast() {
+            guard let fragment = fragments[name], used.insert(name).inserted else { continue }
+            pending.append(contentsOf: fragment.spreads)
+        }
+        return ([definition.text] + fragmentOrder.filter(used.contains).map { fragments[$0]!.text }).joined(separator: "\n\n")
+    }
+
+    /// A document operation as the chain sends it: ``document(of:)``, with `operationName`.
     public func graphQLOperation(_ operation: Operation, variables: [String: JSONValue]?) -> GraphQLOperation {
-        GraphQLOperation(name: operation.name ?? "", kind: operation.kind, document: text, variables: variables)
+        GraphQLOperation(name: operation.name ?? "", kind: operation.kind, document: document(of: operation), variables: variables)
     }
 }
 
@@ -120,6 +160,8 @@ private struct Scanner {
         var line: Int
         var column: Int
         var isName: Bool
+        /// Where the token starts, in scalars.
+        var start = 0
     }
 
     let scalars: [Unicode.Scalar]
@@ -151,6 +193,11 @@ private struct Scanner {
         index += 1
     }
 
+    /// The text from `start` up to where the scanner is.
+    func text(from start: Token) -> String {
+        String(String.UnicodeScalarView(scalars[start.start..<index]))
+    }
+
     private func error(_ reason: String, line: Int? = nil, column: Int? = nil) -> GraphQLDocument.ParseError {
         GraphQLDocument.ParseError(line: line ?? self.line, column: column ?? self.column, reason: reason)
     }
@@ -178,7 +225,7 @@ private struct Scanner {
         let scalar = scalars[index]
         if Self.isNameStart(scalar) {
             while index < scalars.count, Self.isNameContinue(scalars[index]) { advance() }
-            return Token(text: String(String.UnicodeScalarView(scalars[start..<index])), line: startLine, column: startColumn, isName: true)
+            return Token(text: String(String.UnicodeScalarView(scalars[start..<index])), line: startLine, column: startColumn, isName: true, start: start)
         }
         if starts(with: "\"\"\"") {
             for _ in 0..<3 { advance() }
@@ -188,7 +235,7 @@ private struct Scanner {
                 advance()
             }
             for _ in 0..<3 { advance() }
-            return Token(text: "\"\"\"", line: startLine, column: startColumn, isName: false)
+            return Token(text: "\"\"\"", line: startLine, column: startColumn, isName: false, start: start)
         }
         if scalar == "\"" {
             advance()
@@ -200,32 +247,38 @@ private struct Scanner {
                 if index < scalars.count { advance() }
             }
             advance()
-            return Token(text: "\"", line: startLine, column: startColumn, isName: false)
+            return Token(text: "\"", line: startLine, column: startColumn, isName: false, start: start)
         }
         if starts(with: "...") {
             for _ in 0..<3 { advance() }
-            return Token(text: "...", line: startLine, column: startColumn, isName: false)
+            return Token(text: "...", line: startLine, column: startColumn, isName: false, start: start)
         }
         if Self.punctuators.contains(scalar) {
             advance()
-            return Token(text: String(scalar), line: startLine, column: startColumn, isName: false)
+            return Token(text: String(scalar), line: startLine, column: startColumn, isName: false, start: start)
         }
         if scalar == "-" || ("0"..."9").contains(scalar) {
             advance()
             while index < scalars.count, Self.isNameContinue(scalars[index]) || scalars[index] == "." || scalars[index] == "-" || scalars[index] == "+" { advance() }
-            return Token(text: String(String.UnicodeScalarView(scalars[start..<index])), line: startLine, column: startColumn, isName: false)
+            return Token(text: String(String.UnicodeScalarView(scalars[start..<index])), line: startLine, column: startColumn, isName: false, start: start)
         }
         throw error("unexpected character '\(VisibleEscapes.escape(String(scalar)))'")
     }
 
-    /// Skips past the selection set that `open` (a `{`) starts, with everything nested in it.
-    mutating func skipNested(from open: Token) throws(GraphQLDocument.ParseError) {
+    /// Skips past the selection set that `open` (a `{`) starts, with everything nested in it;
+    /// returns the names of the fragments it spreads (`...Name`, not `... on Type`).
+    @discardableResult
+    mutating func skipNested(from open: Token) throws(GraphQLDocument.ParseError) -> [String] {
         var stack: [Token] = [open]
+        var spreads: [String] = []
+        var previous = open
         let closing: [String: String] = ["{": "}", "(": ")", "[": "]"]
         while let last = stack.last {
             guard let token = try nextToken() else {
                 throw error("'\(last.text)' opened at line \(last.line), column \(last.column) is never closed")
             }
+            defer { previous = token }
+            if previous.text == "...", token.isName, token.text != "on" { spreads.append(token.text) }
             if closing[token.text] != nil {
                 stack.append(token)
             } else if ["}", ")", "]"].contains(token.text) {
@@ -235,15 +288,16 @@ private struct Scanner {
                 stack.removeLast()
             }
         }
+        return spreads
     }
 
-    /// Skips a definition's variables and directives up to its selection set, and that set.
-    mutating func skipToSelectionSet(after first: Token?, definition: Token) throws(GraphQLDocument.ParseError) {
+    /// Skips a definition's variables and directives up to its selection set, and that set;
+    /// returns the fragments the set spreads.
+    mutating func skipToSelectionSet(after first: Token?, definition: Token) throws(GraphQLDocument.ParseError) -> [String] {
         var token = first
         while let current = token {
             if current.text == "{" {
-                try skipNested(from: current)
-                return
+                return try skipNested(from: current)
             }
             if current.text == "(" || current.text == "[" {
                 try skipNested(from: current)

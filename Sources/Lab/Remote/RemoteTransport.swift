@@ -71,9 +71,8 @@ public struct RemoteTransport: GraphQLTransport, ClientTransport {
 
     /// Runs `work`, advancing the clock by the wall time it took.
     private func timed<T>(_ work: () async throws -> T) async rethrows -> T {
-        let started = ContinuousClock.now
-        defer { clock?.advance(by: ContinuousClock.now - started) }
-        return try await work()
+        guard let clock else { return try await work() }
+        return try await clock.advancing(byWallTimeOf: work)
     }
 
     /// Runs `work`, keeping a ``RemoteFailure`` it throws in ``failures``.
@@ -99,5 +98,15 @@ public struct RemoteTransport: GraphQLTransport, ClientTransport {
                 return try await iterator.next()
             }
         }
+    }
+}
+
+extension VirtualClock {
+    /// Runs `work`, an exchange with a real server, advancing the lab clock by the wall time it
+    /// took: on the timeline it lasts as long as it did on the wire.
+    func advancing<T>(byWallTimeOf work: () async throws -> T) async rethrows -> T {
+        let started = ContinuousClock.now
+        defer { advance(by: ContinuousClock.now - started) }
+        return try await work()
     }
 }

@@ -6,6 +6,8 @@ struct LayerEnvironment: Sendable {
     var clock: VirtualClock
     var store: CacheStore
     var tokens: TokenManager
+    /// What tells the auth layers that the server refused the token (`--auth-failure`).
+    var authFailure = AuthFailure()
     var request: Int
     /// Where logging layers write: the timeline, as `log` events of `name`.
     var log: @Sendable (_ name: String, _ line: String) -> Void
@@ -91,7 +93,7 @@ public enum LayerRegistry {
             return MaxRetryInterceptor(maxRetries: retries, backoff: backoff, clock: environment.clock, jitterSource: { jitter.next() })
         case "AuthInterceptor":
             let log = environment.log
-            return AuthInterceptor(manager: environment.tokens) { log("AuthInterceptor", $0) }
+            return AuthInterceptor(manager: environment.tokens, failure: environment.authFailure) { log("AuthInterceptor", $0) }
         case "StaticAuthInterceptor":
             // The codec validated the value, so this cannot fail for a decoded scenario.
             return (try? StaticAuthInterceptor(authorization: layer.string("authorization") ?? "")) ?? PassThroughInterceptor()

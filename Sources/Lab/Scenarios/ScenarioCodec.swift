@@ -322,7 +322,7 @@ public enum ScenarioCodec {
                     do { chosen = try document.namedOperation(document.operations.count == 1 ? nil : name) } catch {
                         throw ScenarioError(path: "\(path).name", reason: error.description)
                     }
-                    operation.document = source.text
+                    operation.document = document.document(of: chosen.operation)
                     operation.kind = chosen.operation.kind
                     operation.name = chosen.name
                     operations.append(operation)

@@ -65,10 +65,13 @@ package struct SchedulerCore<Waiter> {
     package private(set) var rules: [BreakRule] = []
     /// Whether any rule is enabled.
     package private(set) var hasActiveRules = false
-    /// Whether a stop a rule holds is released at once (recorded as a `resume`), as in a
-    /// headless run with nobody to release it; not while a replay runs, whose own entries
-    /// release it.
+    /// Whether a stop a rule holds is released at once, as in a headless run with nobody to
+    /// release it: it waits for its turn as if nothing held it (``releasedByRule``), so the
+    /// run is the one without the rule. Not while a replay runs, whose own entries release it.
     package private(set) var releasesRuleStops = false
+    /// Lanes a rule held that were released at once: each takes its turn where an unheld stop
+    /// would, and its `resumed` event is recorded when it moves.
+    var releasedByRule: Set<LaneKey> = []
     var parked: [LaneKey: Parked] = [:]
     /// The lanes between two stops.
     var runningLanes = RunningLanes()
@@ -237,6 +240,7 @@ package struct SchedulerCore<Waiter> {
         readyStart = 0
         woken.removeAll()
         partReads.removeAll()
+        releasedByRule.removeAll()
         return released.map { .resume($0.waiter, Release(disposition: .fail(.sessionEnded))) }
     }
 
@@ -265,8 +269,14 @@ package struct SchedulerCore<Waiter> {
         if stop.lane != nil, !forked.contains(stop.request) { stop.lane = nil }
         let key = stop.laneKey
         if let paused { heldBackPauses.append((key, paused)) }
+        // A step done while a person moved the request: the script must not move it on past
+        // where the step leads once it is released.
+        if let step = script.first, step.request == stop.request, step.until == stop.place { script.removeFirst() }
         if heldByRule, stop.held, releasesRuleStops, replay == nil {
-            commands.insert(.resume(request: stop.request, lane: stop.lane), at: 0)
+            // Moving it now, ahead of the script or the turns, would change what the run does:
+            // a refresh rule would run the first refresh before the others' 401s.
+            stop.held = false
+            releasedByRule.insert(key)
         }
         runningLanes.remove(key)
         waking.remove(key)
@@ -433,11 +443,14 @@ package struct SchedulerCore<Waiter> {
             return (waiters == 0 ? [] : [.settled], false)
         }
         while let step = script.first {
-            guard let waiting = parked[target(step.request, lane: nil)], !waiting.stop.held, waiting.stop.place != step.until else {
-                // Finished, held, waiting on another request, or already where the step leads.
+            guard let waiting = parked[target(step.request, lane: nil)], waiting.stop.place != step.until else {
+                // Finished, waiting on another request, or already where the step leads.
                 script.removeFirst()
                 continue
             }
+            // Held: the others take their turns meanwhile, and the step waits for the
+            // request's release, so a stop does not drop the order the scenario runs in.
+            if waiting.stop.held { break }
             if step.until == nil { script.removeFirst() }
             return execute(.pass(request: step.request), now: now)
         }
@@ -602,7 +615,7 @@ package struct SchedulerCore<Waiter> {
             case .resume: setMode(.run, of: request)
             default: break
             }
-            if waiting.stop.held {
+            if waiting.stop.held || (!releasedByRule.isEmpty && releasedByRule.remove(key) != nil) {
                 let how = isStepping(request) ? "step" : "continue"
                 effects.insert(.record(waiting.stop.event(time: now, phase: .resumed, detail: how)), at: 0)
             }

@@ -142,7 +142,7 @@ struct BreakRuleTests {
         #expect(replayed.events.filter { $0.phase == .paused }.map(\.detail) == Array(repeating: "rule \(Self.authOn401) · post-flight", count: 2))
     }
 
-    @Test("a headless run's rule stops are recorded as resumes, so its replay is the same run")
+    @Test("a headless run's rule stops are recorded as the turns they took, so its replay is the same run")
     func headlessReplay() async throws {
         let scenario = try Self.scenario("refresh-storm", rules: ["post@AuthInterceptor if ~c 401 & !~retry"])
         let session = LabSession(scenario: scenario)
@@ -153,7 +153,7 @@ struct BreakRuleTests {
         #expect(replayed.events == original.events)
     }
 
-    @Test("the core releases a stop a rule holds at once only in a headless run, and not during a replay")
+    @Test("the core releases a stop a rule holds at once, in its turn, only in a headless run, and not during a replay")
     func coreRelease() {
         var core = SchedulerCore<String>()
         core.submit(.launch(operation: 0))
@@ -169,7 +169,14 @@ struct BreakRuleTests {
         _ = headless.dispatch(now: 0)
         #expect(headless.arrive(request: 1, place: .hop(1, .post), heldByRule: true) == .wait(held: true))
         headless.park(stop, waiter: "w1", heldByRule: true)
-        #expect(headless.commands == [.resume(request: 1)])
+        // Released where it stands: no command jumps the queue; it takes its turn, and says
+        // it was let go when it moves.
+        #expect(headless.commands.isEmpty)
+        #expect(headless.parkedStops.map(\.held) == [false])
+        #expect(headless.dispatch(now: 3).effects == [
+            .record(stop.event(time: 3, phase: .resumed, detail: "continue")), .resume("w1", .proceed),
+        ])
+        #expect(headless.log.last == RecordedCommand(command: .pass(request: 1), place: .hop(1, .post)))
 
         var replaying = SchedulerCore<String>(replay: [RecordedCommand(command: .launch(operation: 0), place: nil)])
         replaying.setReleasesRuleStops(true)

@@ -1,4 +1,5 @@
 import ChainKit
+import Foundation
 import Lab
 import Testing
 import Timeline
@@ -147,6 +148,21 @@ struct RunFindingsDetectorTests {
     func refreshWithoutWaiters() async throws {
         let alone = try scenario("refresh-storm-fixed") { $0.launch = [0]; $0.script = [] }
         #expect(await runFindings(alone).isEmpty)
+    }
+
+    @Test("a rotation of the refresh token the person gave is reported; of a token nobody keeps, or without a new one, it is not", arguments: [
+        ("refresh_token grant, refresh token 1, the one you gave", #"{"access_token":"a2","refresh_token":"r2"}"#, true),
+        ("refresh_token grant, refresh token 1", #"{"access_token":"a2","refresh_token":"r2"}"#, false),
+        ("refresh_token grant, refresh token 1, the one you gave", #"{"access_token":"a2"}"#, false),
+    ])
+    func storedRefreshTokenSpent(detail: String, answer: String, reported: Bool) {
+        let store = TimelineStore()
+        let seq = store.append(TimelineEvent(
+            time: 0.2, request: 1, attempt: 1, hop: TimelineEvent.noHop, name: "TokenManager", kind: .auth, phase: .refresh,
+            snapshot: HopSnapshot(method: "POST", url: "https://auth.example.test/token", status: 200, body: BodyPreview(Data(answer.utf8))), detail: detail))
+        let findings = RunFindings.detect(events: store.events(), requests: [RequestSummary(id: 1, operation: "Me", outcome: .success, attempts: 2)])
+        #expect(findings.map(\.id) == (reported ? ["stored-refresh-token-spent"] : []))
+        #expect(findings.first?.events == (reported ? [seq] : nil))
     }
 
     @Test("detectors read only the events: no events, no findings")

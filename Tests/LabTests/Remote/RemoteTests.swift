@@ -1,7 +1,7 @@
 import ChainKit
 import Foundation
 import HTTPServer
-import Lab
+@testable import Lab
 import Testing
 import Timeline
 
@@ -23,7 +23,32 @@ struct GraphQLDocumentTests {
         ])
         #expect(try document.operation(named: "OnChange").kind == .subscription)
         let operation = document.graphQLOperation(try document.operation(named: "Rename"), variables: ["a": 1])
-        #expect(operation == GraphQLOperation(name: "Rename", kind: .mutation, document: text, variables: ["a": 1]))
+        #expect(operation == GraphQLOperation(name: "Rename", kind: .mutation, document: #"mutation Rename { rename(name: "}") { id } }"#, variables: ["a": 1]))
+        #expect(document.document(of: try document.operation(named: "Me")) == """
+            query Me($id: ID! = "x{") { me(id: $id) { ...F note(text: \"\"\"a } block\"\"\") } }
+
+            fragment F on User { id }
+            """)
+        #expect(document.document(of: document.operations[3]) == "{ anonymous }")
+    }
+
+    @Test("an operation is sent with the fragments it uses, directly or through others, in document order, and no other")
+    func fragmentsUsed() throws {
+        let document = try GraphQLDocument(text: """
+            fragment Unused on User { name }
+            fragment Leaf on User { id }
+            query A { me { ...Mid ... on User { ...Leaf } } }
+            fragment Mid on User { ...Leaf friends { ...Leaf } }
+            query B { me { ...Unused } }
+            """)
+        #expect(document.document(of: try document.operation(named: "A")) == """
+            query A { me { ...Mid ... on User { ...Leaf } } }
+
+            fragment Leaf on User { id }
+
+            fragment Mid on User { ...Leaf friends { ...Leaf } }
+            """)
+        #expect(document.document(of: try document.operation(named: "B")) == "query B { me { ...Unused } }\n\nfragment Unused on User { name }")
     }
 
     @Test(arguments: [
@@ -70,6 +95,7 @@ struct ScenarioDocumentTests {
         let scenario = try ScenarioCodec.decode(Data(json.utf8), relativeTo: folder)
         #expect(scenario.operations.map(\.name) == ["Me", "Save"])
         #expect(scenario.operations.map(\.kind) == [.query, .mutation])
+        #expect(scenario.operations[0].document == "query Me { me { id } }")
         #expect(scenario.operations[1].document == "mutation Save($v: Int) { save(v: $v) }")
         #expect(scenario.operations[1].variables == ["v": 3])
     }
@@ -187,7 +213,7 @@ struct LabDetectionTests {
         let lab = try ServedLab(LabBackend.Settings())
         defer { lab.service.stop() }
         let session = try await LabSession.connect(
-            scenario: try #require(Catalog.scenario(named: "basics")), remote: RemoteOptions(endpoint: lab.baseURL.appendingPathComponent("graphql")))
+            scenario: try #require(Catalog.scenario(named: "basics")), remote: RemoteOptions(endpoint: lab.baseURL.appendingPathComponent("graphql"), asksForLab: true))
         let result = await session.runHeadless()
         await session.shutDown()
         #expect(session.hasLabControls)
@@ -255,7 +281,7 @@ struct EndpointExportTests {
         let lab = try ServedLab(LabBackend.Settings())
         defer { lab.service.stop() }
         let session = try await LabSession.connect(
-            scenario: try #require(Catalog.scenario(named: "basics")), remote: RemoteOptions(endpoint: lab.baseURL.appendingPathComponent("graphql")))
+            scenario: try #require(Catalog.scenario(named: "basics")), remote: RemoteOptions(endpoint: lab.baseURL.appendingPathComponent("graphql"), asksForLab: true))
         session.submit(.launch(operation: 0))
         await session.waitUntilSettled()
         await session.shutDown()
@@ -270,5 +296,182 @@ struct EndpointExportTests {
         await session.shutDown()
         #expect(session.labCounters?["graphqlRequests"] == 1)
         #expect(session.export(.json).contains(#""graphqlRequests":1"#))
+    }
+}
+
+/// What a real server receives and how long the exchanges took.
+@Suite("Truthful on a real server")
+struct TruthfulOnARealServerTests {
+    static func json(_ text: String, status: Int = 200) -> HTTPServerResponse {
+        HTTPServerResponse(status: status, headers: [HTTPServerHeader(name: "Content-Type", value: "application/json")], body: Data(text.utf8))
+    }
+
+    @Test("a refresh at a real token endpoint lasts on the timeline as long as the server took")
+    func refreshTakesItsRealTime() async throws {
+        let server = HTTPServer { request in
+            if request.target == "/token" {
+                try? await Task.sleep(for: .milliseconds(150))
+                return Self.json(#"{"access_token":"new","refresh_token":"r2","token_type":"Bearer"}"#)
+            }
+            let authorized = request.headers.contains { $0.name.lowercased() == "authorization" && $0.value == "Bearer new" }
+            return authorized ? Self.json(#"{"data":{"hero":{"id":"1"}}}"#) : Self.json(#"{"errors":[{"message":"expired"}]}"#, status: 401)
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(port)"
+        let session = try await LabSession.connect(
+            scenario: try #require(Catalog.scenario(named: "token-expiry")),
+            remote: RemoteOptions(
+                endpoint: URL(string: "\(base)/graphql")!, token: "old", refreshToken: "r1",
+                tokenEndpoint: OAuthTokenEndpoint(url: URL(string: "\(base)/token")!, clientID: "app")))
+        let result = await session.runHeadless()
+        await session.shutDown()
+        #expect(result.requests.map(\.outcome) == [.success])
+        let grant = result.events.filter { $0.kind == .auth && ($0.phase == .send || $0.phase == .refresh) }
+        #expect(grant.map(\.phase) == [.send, .refresh])
+        let took = grant[1].time - grant[0].time
+        #expect(took >= 0.15, "the token endpoint waited 150 ms before answering; the timeline says \(took) s")
+        // The retry is sent after the refresh's answer, not at the moment the refresh began.
+        let sends = result.events.filter { $0.kind == .transport && $0.phase == .send }
+        #expect(sends.count == 2 && sends[1].time >= grant[1].time)
+    }
+
+    @Test("a mutation in a CacheFirst slot reaches the server at every launch; a query in the same slot is answered from the cache after the first", arguments: [
+        (GraphQLOperation.Kind.mutation, "mutation Rename { rename { id } }", 5, ["server", "server", "server", "server", "server"]),
+        (.query, "query Me { rename { id } }", 1, ["server", "cache", "cache", "cache", "cache"]),
+    ])
+    func mutationsAreNeverReadFromTheCache(kind: GraphQLOperation.Kind, document: String, posts: Int, sources: [String]) async throws {
+        let received = Locked(0)
+        let server = HTTPServer { request in
+            guard request.target == "/graphql" else { return .text("not here", status: 404) }
+            received.withLock { $0 += 1 }
+            return Self.json(#"{"data":{"rename":{"id":"1"}}}"#)
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        // Its script runs the requests one after another, so each sees what the last wrote.
+        var scenario = try #require(Catalog.scenario(named: "cache-records"))
+        scenario.launch = [0, 0, 0, 0, 0]
+        scenario.operations = [Scenario.Operation(name: kind == .mutation ? "Rename" : "Me") {
+            $0.fetchBehavior = .CacheFirst
+            $0.kind = kind
+            $0.document = document
+        }]
+        let session = try await LabSession.connect(
+            scenario: scenario, remote: RemoteOptions(endpoint: URL(string: "http://127.0.0.1:\(port)/graphql")!, token: "t"))
+        let result = await session.runHeadless()
+        await session.shutDown()
+        #expect(received.value == posts)
+        #expect(result.requests.map { $0.results.joined(separator: ",") } == sources)
+    }
+
+    @Test("upstream's defaults by kind: mutations never read the cache, subscriptions cache-then-network, queries as given")
+    func fetchBehaviorByKind() {
+        #expect(LabSession.fetchBehavior(.CacheFirst, of: .mutation) == .NetworkOnly)
+        #expect(LabSession.fetchBehavior(nil, of: .subscription) == .CacheAndNetwork)
+        #expect(LabSession.fetchBehavior(.NetworkOnly, of: .subscription) == .NetworkOnly)
+        #expect(LabSession.fetchBehavior(.CacheFirst, of: .query) == .CacheFirst)
+        #expect(LabSession.fetchBehavior(nil, of: .query) == nil)
+    }
+
+    @Test("data with errors is partial, data null with errors a failure; the text output gives the data and every error", arguments: [
+        (#"{"data":{"hero":null},"errors":[{"message":"no hero"},{"message":"denied","extensions":{"code":"FORBIDDEN"}}]}"#,
+         RequestSummary.Outcome.partial, nil as String?, #"{"hero":null}"#),
+        (#"{"data":null,"errors":[{"message":"no hero"},{"message":"denied","extensions":{"code":"FORBIDDEN"}}]}"#,
+         .failure, "no data: 2 GraphQL errors: no hero; denied (FORBIDDEN)", "null"),
+    ])
+    func errorsAreReported(answer: String, outcome: RequestSummary.Outcome, error: String?, data: String) async throws {
+        let server = HTTPServer { request in
+            request.target == "/graphql" ? Self.json(answer) : .text("not here", status: 404)
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let session = try await LabSession.connect(
+            scenario: try #require(Catalog.scenario(named: "basics")),
+            remote: RemoteOptions(endpoint: URL(string: "http://127.0.0.1:\(port)/graphql")!, token: "t"))
+        let result = await session.runHeadless()
+        await session.shutDown()
+        let summary = try #require(result.requests.first)
+        #expect(summary.outcome == outcome)
+        #expect(summary.error == error)
+        #expect(summary.graphQLErrors == ["no hero", "denied (FORBIDDEN)"])
+        let lines = result.export(.text, scenario: "basics", anchor: session.otlpAnchor, masking: .masked).split(separator: "\n").map(String.init)
+        let at = try #require(lines.firstIndex { $0.hasPrefix("#1 HeroQuery: ") })
+        #expect(Array(lines[at...].prefix(4)) == [
+            "#1 HeroQuery: \(outcome.rawValue) after 1 attempt, results from server" + (error.map { " — " + $0 } ?? ""),
+            "  data: \(data)", "  error: no hero", "  error: denied (FORBIDDEN)",
+        ])
+    }
+
+    @Test("what tells an auth failure is configurable: a 403 refreshes only when asked; UNAUTHENTICATED at 400 does by default", arguments: [
+        (403, #"{"errors":[{"message":"forbidden"}]}"#, AuthFailure(), RequestSummary.Outcome.failure, 1),
+        (403, #"{"errors":[{"message":"forbidden"}]}"#, AuthFailure(statuses: [403], errorCodes: []), .success, 2),
+        (400, #"{"errors":[{"message":"expired","extensions":{"code":"UNAUTHENTICATED"}}]}"#, AuthFailure(), .success, 2),
+        (400, #"{"errors":[{"message":"expired","extensions":{"code":"UNAUTHENTICATED"}}]}"#, AuthFailure(statuses: [401], errorCodes: []), .failure, 1),
+    ])
+    func authFailureIsConfigurable(status: Int, refusal: String, failure: AuthFailure, outcome: RequestSummary.Outcome, attempts: Int) async throws {
+        let server = HTTPServer { request in
+            if request.target == "/token" { return Self.json(#"{"access_token":"new","refresh_token":"r2"}"#) }
+            guard request.target == "/graphql" else { return .text("not here", status: 404) }
+            let authorized = request.headers.contains { $0.name.lowercased() == "authorization" && $0.value == "Bearer new" }
+            return authorized ? Self.json(#"{"data":{"hero":{"id":"1"}}}"#) : Self.json(refusal, status: status)
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(port)"
+        var options = RemoteOptions(
+            endpoint: URL(string: "\(base)/graphql")!, token: "old", refreshToken: "r1",
+            tokenEndpoint: OAuthTokenEndpoint(url: URL(string: "\(base)/token")!, clientID: "app"))
+        options.authFailure = failure
+        let session = try await LabSession.connect(scenario: try #require(Catalog.scenario(named: "token-expiry")), remote: options)
+        let result = await session.runHeadless()
+        await session.shutDown()
+        #expect(result.requests.map(\.outcome) == [outcome])
+        #expect(result.requests.map(\.attempts) == [attempts])
+    }
+
+    @Test("AuthFailure reads a status or a GraphQL error code in a non-2xx body")
+    func authFailureRules() {
+        let url = URL(string: "https://api.example.test/graphql")!
+        let unauthenticated = ResponseCodeError(status: 400, headerFields: HTTPFields(), url: url, body: Data(#"{"errors":[{"message":"x","extensions":{"code":"UNAUTHENTICATED"}}]}"#.utf8))
+        let forbidden = ResponseCodeError(status: 403, headerFields: HTTPFields(), url: url, body: Data("no".utf8))
+        #expect(AuthFailure().rejects(unauthenticated))
+        #expect(!AuthFailure().rejects(forbidden))
+        #expect(AuthFailure(statuses: [403], errorCodes: []).rejects(forbidden))
+        #expect(!AuthFailure(statuses: [403], errorCodes: []).rejects(unauthenticated))
+        #expect(AuthFailure(errorCodes: ["TOKEN_EXPIRED"]).rejects([GraphQLError(message: "x", extensions: ["code": "TOKEN_EXPIRED"])]))
+        #expect(!AuthFailure(errorCodes: ["TOKEN_EXPIRED"]).rejects([GraphQLError(message: "x", extensions: ["code": "UNAUTHENTICATED"])]))
+    }
+
+    @Test("a document with several operations sends the chosen one and its fragments: a server validating the whole document accepts it")
+    func chosenOperationOnly() async throws {
+        let received = Locked<[String]>([])
+        let server = HTTPServer { request in
+            guard request.target == "/graphql" else { return .text("not here", status: 404) }
+            let query = (try? JSONValue(parsing: request.body))?["query"]?.stringValue ?? ""
+            received.withLock { $0.append(query) }
+            // As ariadne does: every operation's variables and every fragment must be used.
+            let refused = query.contains("mutation") || query.contains("Unused")
+            return refused
+                ? Self.json(#"{"errors":[{"message":"Fragment 'Unused' is never used."}]}"#, status: 400)
+                : Self.json(#"{"data":{"hero":{"id":"1","name":"R2-D2"}}}"#)
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let document = try GraphQLDocument(text: """
+            query HeroQuery { hero { ...Named } }
+            fragment Named on Character { id name }
+            fragment Unused on Character { id }
+            mutation Rename($name: String!) { rename(name: $name) { id } }
+            """)
+        var scenario = try #require(Catalog.scenario(named: "basics"))
+        let chosen = try document.operation(named: "HeroQuery")
+        scenario.operations[0].document = document.document(of: chosen)
+        let session = try await LabSession.connect(
+            scenario: scenario, remote: RemoteOptions(endpoint: URL(string: "http://127.0.0.1:\(port)/graphql")!, token: "t"))
+        let result = await session.runHeadless()
+        await session.shutDown()
+        #expect(result.requests.map(\.outcome) == [.success])
+        #expect(received.value == ["query HeroQuery { hero { ...Named } }\n\nfragment Named on Character { id name }"])
     }
 }

@@ -297,6 +297,31 @@ struct SchedulerLaunchBatchTests {
         #expect(core.log.map(\.command) == [.launch(operation: 0), .launch(operation: 0), .pass(request: 1), .pass(request: 2)])
     }
 
+    @Test("a script step waits while its request is held: the others take turns meanwhile, and the script goes on once it is released")
+    func scriptWaitsForHeldRequest() {
+        var core = Core(script: [Scenario.ScriptStep(request: 1, until: .refresh), Scenario.ScriptStep(request: 2, until: .refresh)])
+        core.submit(.launch(operation: 0))
+        core.submit(.launch(operation: 0))
+        _ = core.dispatch(now: 0)
+        core.park(ParkedStop(request: 1, place: .launch), waiter: "launch 1")
+        _ = core.dispatch(now: 0)
+        core.park(ParkedStop(request: 2, place: .launch), waiter: "launch 2")
+        #expect(core.dispatch(now: 0).effects == [.resume("launch 1", .proceed)])
+        let held = ParkedStop(request: 1, place: .hop(1, .pre), hopName: "AuthInterceptor", held: true)
+        core.park(held, waiter: "held 1")
+        // #1 is held: #2 takes its turn.
+        #expect(core.dispatch(now: 0).effects == [.resume("launch 2", .proceed)])
+        core.park(ParkedStop(request: 2, place: .hop(1, .pre)), waiter: "hop 1 of 2")
+        core.submit(.resume(request: 1))
+        #expect(core.dispatch(now: 0).effects == [.record(held.event(time: 0, phase: .resumed, detail: "continue")), .resume("held 1", .proceed)])
+        core.park(ParkedStop(request: 1, place: .hop(2, .pre)), waiter: "hop 2 of 1")
+        // #2 is first in turn, but the script's step for #1 was kept: #1 goes on to its refresh.
+        #expect(core.dispatch(now: 0).effects == [.resume("hop 2 of 1", .proceed)])
+        #expect(core.log.map(\.command) == [
+            .launch(operation: 0), .launch(operation: 0), .pass(request: 1), .pass(request: 2), .resume(request: 1), .pass(request: 1),
+        ])
+    }
+
     @Test("a launch queued after the script has begun finds the step for its request dropped: the race the batch prevents")
     func lateLaunchLosesItsStep() {
         var core = Core(script: [Scenario.ScriptStep(request: 1, until: .refresh), Scenario.ScriptStep(request: 2, until: .refresh)])
