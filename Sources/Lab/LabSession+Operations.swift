@@ -89,7 +89,7 @@ extension LabSession {
             attempts: min(max(context.attempt, 1), context.safetyCap),
             error: failure.map(describe), results: results, operationType: operationType)
         if let last, let errors = last.errors, !errors.isEmpty {
-            summary.graphQLErrors = errors.map(\.description)
+            summary.graphQLErrors = errors.map(\.summary)
             summary.data = last.data.map(\.jsonString)
             if summary.outcome == .success {
                 // Data with errors is partial; no data is no result (GraphQL over HTTP §7.1.2).
