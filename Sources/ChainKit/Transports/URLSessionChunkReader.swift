@@ -90,6 +90,20 @@ public final class URLSessionChunkReader: Sendable {
         }
     }
 
+    /// How a server's authentication challenge is answered. FoundationNetworking asks only
+    /// once a 401 has arrived whole (head and body already handed to the delegate), and of
+    /// its answers only cancelling ends the task: without a credential to offer,
+    /// `.performDefaultHandling` leaves it waiting for ever, whatever the timeouts. The
+    /// delegate then ends the task as if the 401 had completed. On Darwin the default
+    /// handling hands the 401 on.
+    package static let challengeDisposition: URLSession.AuthChallengeDisposition = {
+        #if canImport(Darwin)
+        .performDefaultHandling
+        #else
+        .cancelAuthenticationChallenge
+        #endif
+    }()
+
     /// More of a body waited unread than the reader's `maxUnread` allows: whoever reads it
     /// fell that far behind the network.
     public struct ReadAheadExceeded: Error, Hashable, CustomStringConvertible {
@@ -111,6 +125,8 @@ public final class URLSessionChunkReader: Sendable {
             var suspended = false
             var ended = false
             var failure: (any Error)?
+            /// The answer was a challenge, cancelled once it had arrived whole.
+            var challenged = false
         }
 
         private let entries = Mutex<[Int: Entry]>([:])
@@ -162,6 +178,15 @@ public final class URLSessionChunkReader: Sendable {
                 return nil
             }
             if let outcome { continuation.resume(with: outcome) }
+        }
+
+        /// A 401 with a challenge is the answer: nobody here holds credentials to offer.
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            entries.withLock { $0[task.taskIdentifier]?.challenged = true }
+            completionHandler(URLSessionChunkReader.challengeDisposition, nil)
         }
 
         func urlSession(
@@ -219,7 +244,7 @@ public final class URLSessionChunkReader: Sendable {
             typealias Waiters = (head: CheckedContinuation<HTTPURLResponse, any Error>?, body: CheckedContinuation<Data?, any Error>?, failure: (any Error)?)
             let waiting = entries.withLock { entries -> Waiters in
                 guard var entry = entries[task.taskIdentifier] else { return (nil, nil, nil) }
-                let waiting: Waiters = (entry.head, entry.waiter, entry.failure ?? error)
+                let waiting: Waiters = (entry.head, entry.waiter, entry.failure ?? (entry.challenged ? nil : error))
                 entry.ended = true
                 entry.failure = waiting.failure
                 entry.head = nil

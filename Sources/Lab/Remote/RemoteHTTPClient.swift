@@ -262,6 +262,8 @@ final class BoundedReader: NSObject, URLSessionDataDelegate, Sendable {
         var response: HTTPURLResponse?
         var body = Data()
         var failure: Failure?
+        /// The answer was a challenge, cancelled once it had arrived whole.
+        var challenged = false
     }
 
     private let pending = Mutex<[Int: Pending]>([:])
@@ -276,6 +278,16 @@ final class BoundedReader: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         completionHandler(followsRedirects ? request : nil)
+    }
+
+    /// A 401 with a challenge is the answer: nobody here holds credentials to offer. See
+    /// ``URLSessionChunkReader/challengeDisposition`` for why the task is cancelled on Linux.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        pending.withLock { $0[task.taskIdentifier]?.challenged = true }
+        completionHandler(URLSessionChunkReader.challengeDisposition, nil)
     }
 
     func register(task: Int, limit: Int, completion: @escaping Completion) {
@@ -321,7 +333,7 @@ final class BoundedReader: NSObject, URLSessionDataDelegate, Sendable {
         guard let entry = pending.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         if let failure = entry.failure {
             entry.completion(.failure(failure))
-        } else if let error {
+        } else if let error, !entry.challenged {
             entry.completion(.failure(.error(error)))
         } else if let response = entry.response {
             entry.completion(.success((response, entry.body)))

@@ -1,0 +1,64 @@
+import ChainKit
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HTTPServer
+import Lab
+import Testing
+import Timeline
+
+/// Servers that answer in ways meant to hold a client, leak what it sends or fill its memory.
+/// Every exchange must end, and end with what the server said or a failure saying why.
+@Suite("Exchanges with hostile servers end, and end honestly")
+struct HostileServerTests {
+    static let challengeBody = #"{"error":"invalid_client"}"#
+
+    /// A server that answers everything 401 with a Basic challenge, as RFC 6749 §5.2 has a
+    /// token endpoint answer `invalid_client` and as nginx's `auth_basic` does.
+    static func challengingServer() throws -> (HTTPServer, URL) {
+        let server = HTTPServer { _ in
+            HTTPServerResponse(
+                status: 401,
+                headers: [
+                    HTTPServerHeader(name: "WWW-Authenticate", value: #"Basic realm="lab""#),
+                    HTTPServerHeader(name: "Content-Type", value: "application/json"),
+                ],
+                body: Data(challengeBody.utf8))
+        }
+        let port = try server.start()
+        return (server, URL(string: "http://127.0.0.1:\(port)/graphql")!)
+    }
+
+    @Test("a 401 with a Basic challenge comes back as the 401 it is, read whole or streamed", .timeLimit(.minutes(1)))
+    func aChallengeIsPassedThrough() async throws {
+        let (server, url) = try Self.challengingServer()
+        defer { server.stop() }
+        let client = RemoteHTTPClient(timeout: 20)
+        let (response, body) = try await client.fetch(URLRequest(url: url), limit: 1 << 10)
+        #expect(response.statusCode == 401)
+        #expect(response.value(forHTTPHeaderField: "WWW-Authenticate") == #"Basic realm="lab""#)
+        #expect(String(decoding: body, as: UTF8.self) == Self.challengeBody)
+        let (head, chunks) = try await client.stream(URLRequest(url: url), limit: 1 << 10)
+        var streamed = Data()
+        for try await piece in chunks { streamed.append(piece) }
+        #expect(head.statusCode == 401)
+        #expect(String(decoding: streamed, as: UTF8.self) == Self.challengeBody)
+    }
+
+    @Test("an operation answered with a Basic challenge ends with the 401 on its timeline", .timeLimit(.minutes(1)))
+    func anOperationAgainstAChallengeEnds() async throws {
+        let (server, url) = try Self.challengingServer()
+        defer { server.stop() }
+        let store = TimelineStore()
+        let session = try await LabSession.connect(
+            scenario: try #require(Catalog.scenario(named: "basics")),
+            remote: RemoteOptions(endpoint: url, token: "t", timeout: 20), store: store)
+        let result = await session.runHeadless()
+        await session.shutDown()
+        #expect(result.networkFailures == [])
+        let received = store.events().filter { $0.kind == .transport && $0.phase == .receive }
+        #expect(!received.isEmpty)
+        #expect(received.allSatisfy { $0.snapshot.status == 401 })
+    }
+}
