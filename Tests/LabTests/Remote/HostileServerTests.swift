@@ -61,4 +61,60 @@ struct HostileServerTests {
         #expect(!received.isEmpty)
         #expect(received.allSatisfy { $0.snapshot.status == 401 })
     }
+
+    /// A server whose every answer is an endless chunked body of `piece`, written as fast as
+    /// the client reads; it counts the bytes it managed to send.
+    static func endlessServer(status: Int = 200, headers: [HTTPServerHeader] = [], piece: Data = Data(repeating: 0x61, count: 16 << 10))
+        throws -> (HTTPServer, Int, Locked<Int>)
+    {
+        let sent = Locked(0)
+        let server = HTTPServer { _ in
+            HTTPServerResponse(status: status, headers: headers, stream: HTTPServerBodyStream { writer in
+                while !Task.isCancelled {
+                    try writer.write(piece)
+                    sent.withLock { $0 += piece.count }
+                }
+            })
+        }
+        return (server, Int(try server.start()), sent)
+    }
+
+    @Test("an OTLP receiver's endless answer is read no further than 64 KiB, and not tried again", .timeLimit(.minutes(1)))
+    func anEndlessOTLPAnswerIsCut() async throws {
+        let (server, port, _) = try Self.endlessServer()
+        defer { server.stop() }
+        let sender = try OTLPSender(endpoint: "http://127.0.0.1:\(port)", timeout: 20)
+        await #expect(throws: OTLPSender.Failure(
+            description: "the receiver at http://127.0.0.1:\(port)/v1/traces answered with more than 65536 bytes; reading stopped there"
+        )) {
+            try await sender.send("{}")
+        }
+    }
+
+    @Test("a silent OTLP receiver costs one timeout: the try is not repeated", .timeLimit(.minutes(1)))
+    func aSilentOTLPReceiverIsTriedOnce() async throws {
+        let tries = Locked(0)
+        let server = HTTPServer { _ in
+            tries.withLock { $0 += 1 }
+            try? await Task.sleep(for: .seconds(60))
+            return .text("late")
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let sender = try OTLPSender(endpoint: "http://127.0.0.1:\(port)", timeout: 1)
+        await #expect(throws: OTLPSender.Failure(description: "no answer from http://127.0.0.1:\(port)/v1/traces within 1 s (--timeout)")) {
+            try await sender.send("{}")
+        }
+        #expect(tries.value == 1)
+    }
+
+    @Test("an OTLP receiver answering with a Basic challenge is reported, not waited on", .timeLimit(.minutes(1)))
+    func anOTLPChallengeIsReported() async throws {
+        let (server, url) = try Self.challengingServer()
+        defer { server.stop() }
+        let sender = try OTLPSender(endpoint: "http://127.0.0.1:\(url.port!)", timeout: 20)
+        await #expect(throws: OTLPSender.Failure(description: "the receiver at http://127.0.0.1:\(url.port!)/v1/traces answered 401 Unauthorized")) {
+            try await sender.send("{}")
+        }
+    }
 }
