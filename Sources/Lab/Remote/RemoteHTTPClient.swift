@@ -28,9 +28,10 @@ public final class RemoteHTTPClient: Sendable {
     /// whole exchange, only on silence, so a subscription may last.
     private let streamReader: URLSessionChunkReader
 
-    /// - Parameter followsRedirects: false hands a 3xx answer back as it is (what a proxy
-    ///   needs); true follows it as URLSession does by default.
-    public init(timeout: Double = 30, followsRedirects: Bool = true) {
+    /// Redirects are not followed: a 3xx is the answer, shown with its `Location`. Followed,
+    /// URLSession sends the request's credentials and secret headers to whatever host the
+    /// server names, and on Linux a 307 or 308 arrives there without its body.
+    public init(timeout: Double = 30) {
         let timeout = timeout.isFinite ? min(max(timeout, 0.001), 86_400) : 30
         self.timeout = timeout
         let configuration = URLSessionConfiguration.ephemeral
@@ -38,14 +39,14 @@ public final class RemoteHTTPClient: Sendable {
         configuration.timeoutIntervalForResource = timeout
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
-        let reader = BoundedReader(followsRedirects: followsRedirects)
+        let reader = BoundedReader()
         self.reader = reader
         session = URLSession(configuration: configuration, delegate: reader, delegateQueue: nil)
         let streaming = URLSessionConfiguration.ephemeral
         streaming.timeoutIntervalForRequest = timeout
         streaming.urlCache = nil
         streaming.httpCookieStorage = nil
-        streamReader = URLSessionChunkReader(configuration: streaming, followsRedirects: followsRedirects)
+        streamReader = URLSessionChunkReader(configuration: streaming, followsRedirects: false)
     }
 
     deinit {
@@ -267,17 +268,13 @@ final class BoundedReader: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let pending = Mutex<[Int: Pending]>([:])
-    private let followsRedirects: Bool
 
-    init(followsRedirects: Bool) {
-        self.followsRedirects = followsRedirects
-    }
-
+    /// The 3xx is the answer (see ``RemoteHTTPClient/init(timeout:)``).
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        completionHandler(followsRedirects ? request : nil)
+        completionHandler(nil)
     }
 
     /// A 401 with a challenge is the answer: nobody here holds credentials to offer. See

@@ -144,7 +144,7 @@ private final class ProxyCore: Sendable {
 
     init(upstream: URL, timeout: Double, maxBodyBytes: Int, log: @escaping @Sendable (String) -> Void) {
         self.upstream = upstream
-        let client = RemoteHTTPClient(timeout: timeout, followsRedirects: false)
+        let client = RemoteHTTPClient(timeout: timeout)
         self.client = client
         self.timeout = client.timeout
         let configuration = URLSessionConfiguration.ephemeral

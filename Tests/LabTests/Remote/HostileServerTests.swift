@@ -7,6 +7,7 @@ import HTTPServer
 import Lab
 import Testing
 import Timeline
+import Vocabulary
 
 /// Servers that answer in ways meant to hold a client, leak what it sends or fill its memory.
 /// Every exchange must end, and end with what the server said or a failure saying why.
@@ -116,5 +117,56 @@ struct HostileServerTests {
         await #expect(throws: OTLPSender.Failure(description: "the receiver at http://127.0.0.1:\(url.port!)/v1/traces answered 401 Unauthorized")) {
             try await sender.send("{}")
         }
+    }
+
+    /// A server that sends everything on to `target` with `status`, and another that
+    /// records what reaches it: whatever arrives there was sent to a host the user never named.
+    static func redirecting(status: Int) throws -> (redirector: HTTPServer, redirectorPort: Int, elsewhere: HTTPServer, received: Locked<[HTTPServerRequest]>) {
+        let received = Locked<[HTTPServerRequest]>([])
+        let elsewhere = HTTPServer { request in
+            received.withLock { $0.append(request) }
+            return .text("collected")
+        }
+        let target = try elsewhere.start()
+        let redirector = HTTPServer { request in
+            HTTPServerResponse(status: status, headers: [HTTPServerHeader(name: "Location", value: "http://127.0.0.1:\(target)\(request.target)")])
+        }
+        return (redirector, Int(try redirector.start()), elsewhere, received)
+    }
+
+    @Test("a redirect to another host is the answer: credentials, secret headers and bodies go nowhere else", .timeLimit(.minutes(1)),
+          arguments: [302, 307, 308])
+    func redirectsAreNotFollowed(status: Int) async throws {
+        let (redirector, port, elsewhere, received) = try Self.redirecting(status: status)
+        defer { redirector.stop(); elsewhere.stop() }
+        var headers = HTTPFields()
+        try headers.append("X-Api-Key", "key-0123456789")
+        try headers.append("Cookie", "session=cookie-0123456789")
+        let store = TimelineStore()
+        let session = try await LabSession.connect(
+            scenario: try #require(Catalog.scenario(named: "basics")),
+            remote: RemoteOptions(endpoint: URL(string: "http://127.0.0.1:\(port)/graphql")!, headers: headers, token: "token-0123456789", timeout: 20),
+            store: store)
+        _ = await session.runHeadless()
+        await session.shutDown()
+        let answers = store.events().filter { $0.kind == .transport && $0.phase == .receive }
+        #expect(!answers.isEmpty)
+        #expect(answers.allSatisfy { $0.snapshot.status == status })
+        #expect(answers.first?.snapshot.headers?["Location"]?.hasSuffix("/graphql") == true)
+
+        let client = RemoteHTTPClient(timeout: 20)
+        let endpoint = OAuthTokenEndpoint(url: URL(string: "http://127.0.0.1:\(port)/token")!, clientID: "app", clientSecret: "secret-0123456789")
+        let (grant, _) = try await client.fetch(
+            RemoteHTTPClient.request(url: endpoint.url, method: "POST", headers: try endpoint.headers(), body: Data(endpoint.form(refreshToken: "r").utf8)),
+            limit: 1 << 10)
+        #expect(grant.statusCode == status)
+
+        let sender = try OTLPSender(endpoint: "http://127.0.0.1:\(port)", headers: ["X-Otlp-Key: otlp-0123456789"], timeout: 20)
+        await #expect(throws: OTLPSender.Failure(
+            description: "the receiver at http://127.0.0.1:\(port)/v1/traces answered \(status) \(ReasonPhrase.of(status))"
+        )) {
+            try await sender.send("{}")
+        }
+        #expect(received.value == [])
     }
 }
