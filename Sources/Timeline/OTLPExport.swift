@@ -68,7 +68,7 @@ public enum OTLPExport {
     /// The document for `requests` (one trace each, in id order), built from `events`, as JSON
     /// text ending in a newline, one span per line.
     public static func document(requests: [RequestSummary], events: [TimelineEvent], options: Options) -> String {
-        let spans = OTLPTraceBuilder(events: events, anchor: options.anchor, masking: options.masking)
+        let spans = OTLPTraceBuilder(events: events, anchor: options.anchor, masking: options.masking.knowing(secretsIn: events))
             .spans(for: requests.sorted { $0.id < $1.id })
         var writer = JSONWriter()
         writer.beginObject()

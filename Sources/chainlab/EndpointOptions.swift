@@ -2,6 +2,7 @@ import ChainKit
 import Vocabulary
 import Foundation
 import Lab
+import Timeline
 
 /// The options that point a run at a real server, shared by `trace` and the inspector:
 /// the endpoint, the user's operation and variables, extra headers, tokens, a real token
@@ -16,6 +17,7 @@ struct EndpointOptions {
           --operation-name N  the operation of FILE to run when it has several
           --variables JSON    the operation's variables: a JSON object, or @FILE to read one
           --header 'N: V'     add a header to every request (repeatable); credentials masked
+          --mask-header NAME  mask the header NAME's values like Authorization (repeatable)
           --token TOKEN       the access token Auth sends as Bearer (also --token-env VAR)
           --oauth-token-url URL  refresh at this RFC 6749 token endpoint: refresh_token grant
                               (rotation honoured), client_credentials without a refresh token
@@ -73,6 +75,12 @@ struct EndpointOptions {
                     throw CommandLineError("--max-body needs a number of bytes from 1 to \(maxBodyLimit), got '\(VisibleEscapes.escape(value))'")
                 }
                 settings.maxBody = bytes
+            },
+            .value("--mask-header", repeatable: true) { _, name in
+                guard (try? HTTPField(name: name, value: "")) != nil else {
+                    throw CommandLineError("--mask-header needs a header name (letters, digits and !#$%&'*+-.^_`|~), got '\(VisibleEscapes.escape(name))'")
+                }
+                SecretMasking.maskHeader(named: name)
             },
             option("--timeout") { settings, value in
                 guard let seconds = Double(value), seconds > 0, seconds <= 3600 else {

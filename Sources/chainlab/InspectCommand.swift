@@ -84,6 +84,7 @@ struct InspectCommand {
 
     func run(environment: [String: String]) async throws -> Int32 {
         let config = try ConfigFile.load(path: configPath, environment: environment)
+        for name in config.maskHeaders { SecretMasking.maskHeader(named: name) }
         let stepMode = self.stepMode ?? config.stepMode ?? true
         let remote = try endpoint.remoteOptions(environment: environment)
         let scenario = try endpoint.apply(to: ScenarioSource.resolve(name: scenarioFile == nil ? (scenarioName ?? "basics") : scenarioName, file: scenarioFile))

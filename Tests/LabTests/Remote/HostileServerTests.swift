@@ -169,4 +169,38 @@ struct HostileServerTests {
         }
         #expect(received.value == [])
     }
+
+    @Test("a token the server echoes in a message, a challenge, a header of its own or a Location is masked in every export",
+          .timeLimit(.minutes(1)))
+    func echoedTokensAreMasked() async throws {
+        let token = "echo-token-0123456789"
+        let server = HTTPServer { request in
+            let sent = request.value(forHeader: "Authorization") ?? ""
+            let echoed = String(sent.dropFirst("Bearer ".count))
+            return HTTPServerResponse(
+                status: 401,
+                headers: [
+                    HTTPServerHeader(name: "WWW-Authenticate", value: #"Bearer error="invalid_token", token="\#(echoed)""#),
+                    HTTPServerHeader(name: "X-Echo", value: echoed),
+                    HTTPServerHeader(name: "Location", value: "/login?was=\(echoed)"),
+                    HTTPServerHeader(name: "Content-Type", value: "application/json"),
+                ],
+                body: Data(#"{"errors":[{"message":"token \#(echoed) is not valid"}]}"#.utf8))
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let session = try await LabSession.connect(
+            scenario: try #require(Catalog.scenario(named: "basics")),
+            remote: RemoteOptions(endpoint: URL(string: "http://127.0.0.1:\(port)/graphql")!, token: token, timeout: 20))
+        _ = await session.runHeadless()
+        await session.shutDown()
+        for format in ExportFormat.allCases {
+            let exported = session.export(format)
+            #expect(!exported.contains(token), "\(format) shows the token")
+            #expect(!exported.contains("0123456789"), "\(format) shows the token's end")
+        }
+        #expect(session.export(.har).contains(#"token=\"••••6789\""#))
+        #expect(session.export(.json).contains("token ••••6789 is not valid"))
+        #expect(session.export(.har, masking: .revealed).contains(token))
+    }
 }
