@@ -5,6 +5,7 @@ import FoundationNetworking
 #endif
 import HTTPServer
 import Lab
+import TestSupport
 import Testing
 import Timeline
 import Vocabulary
@@ -202,5 +203,67 @@ struct HostileServerTests {
         #expect(session.export(.har).contains(#"token=\"••••6789\""#))
         #expect(session.export(.json).contains("token ••••6789 is not valid"))
         #expect(session.export(.har, masking: .revealed).contains(token))
+    }
+
+    @Test("over an IPv6 literal, a chunk size of 7fffffffffffffff after a first chunk is an answer too large, not a trap",
+          .timeLimit(.minutes(1)))
+    func aHostileChunkSizeOverIPv6IsAnError() async throws {
+        let server = try PythonServer(PythonServer.rawAnswer(
+            host: "::1", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n7fffffffffffffff\r\n"))
+        defer { server.stop() }
+        let url = URL(string: "http://[::1]:\(server.port)/graphql")!
+        await #expect(throws: RemoteFailure(url: url.absoluteString, cause: .tooLarge(limit: 1 << 20, announced: nil))) {
+            _ = try await RemoteHTTPClient(timeout: 20).fetch(URLRequest(url: url), limit: 1 << 20)
+        }
+    }
+}
+
+/// A server written in Python's standard library, started for one test: `script` listens
+/// on a loopback port of the system's choosing, prints the port on its first line, and ends
+/// when its standard input closes (so it never outlives the test process).
+final class PythonServer: Sendable {
+    let port: Int
+    private let process: Process
+    private let input: Pipe
+
+    init(_ script: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script]
+        let input = Pipe()
+        process.standardInput = input
+        let (output, _) = try startPiped(process)
+        self.process = process
+        self.input = input
+        let line = output.fileHandleForReading.availableData
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            process.terminate()
+            throw RemoteFailure(url: "the Python server", cause: .other("it printed no port"))
+        }
+        self.port = port
+    }
+
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// Every connection to `host` gets `answer` as it is, then the connection closes.
+    static func rawAnswer(host: String, _ answer: String) -> String {
+        """
+        import socket, sys, threading, os
+        family = socket.AF_INET6 if ":" in \(String(reflecting: host)) else socket.AF_INET
+        listener = socket.socket(family, socket.SOCK_STREAM)
+        listener.bind((\(String(reflecting: host)), 0))
+        listener.listen(8)
+        print(listener.getsockname()[1], flush=True)
+        threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
+        while True:
+            connection, _ = listener.accept()
+            connection.recv(65536)
+            connection.sendall(\(String(reflecting: answer)).encode("latin-1"))
+            connection.close()
+        """
     }
 }
