@@ -25,9 +25,9 @@ struct EndpointOptions {
           --client-secret-env VAR  the environment variable holding the client secret
           --client-auth basic|body  client authentication: HTTP Basic (default) or in the body
           --refresh-token-env VAR  the environment variable holding the refresh token
-          --max-body BYTES    read at most BYTES of a response body, or of each part of
-                              a multipart one (default 1048576)
-          --timeout SECONDS   give up on a server silent for SECONDS (default 30)
+          --max-body BYTES    read at most BYTES of a response body after decompression,
+                              of each part of a multipart one and of all (default 1048576)
+          --timeout SECONDS   give up on an exchange after SECONDS in all (default 30)
         """
 
     /// The largest `--max-body`: 1 GiB.
@@ -58,6 +58,12 @@ struct EndpointOptions {
             option("--operation-name") { $0.operationName = $1 },
             option("--variables") { $0.variables = $1 },
             option("--header", repeatable: true) { try addHeader($1, to: &$0.headers) },
+            .value("--mask-header", repeatable: true) { _, name in
+                guard (try? HTTPField(name: name, value: "")) != nil else {
+                    throw CommandLineError("--mask-header needs a header name (letters, digits and !#$%&'*+-.^_`|~), got '\(VisibleEscapes.escape(name))'")
+                }
+                SecretMasking.maskHeader(named: name)
+            },
             option("--token") { $0.token = $1 },
             option("--token-env") { $0.tokenEnv = $1 },
             option("--oauth-token-url") { $0.tokenURL = try httpURL($1, option: "--oauth-token-url") },
@@ -75,12 +81,6 @@ struct EndpointOptions {
                     throw CommandLineError("--max-body needs a number of bytes from 1 to \(maxBodyLimit), got '\(VisibleEscapes.escape(value))'")
                 }
                 settings.maxBody = bytes
-            },
-            .value("--mask-header", repeatable: true) { _, name in
-                guard (try? HTTPField(name: name, value: "")) != nil else {
-                    throw CommandLineError("--mask-header needs a header name (letters, digits and !#$%&'*+-.^_`|~), got '\(VisibleEscapes.escape(name))'")
-                }
-                SecretMasking.maskHeader(named: name)
             },
             option("--timeout") { settings, value in
                 guard let seconds = Double(value), seconds > 0, seconds <= 3600 else {

@@ -43,9 +43,13 @@ public final class URLSessionChunkReader: Sendable {
     }
 
     /// Sends `request` and returns its response head and its body as it arrives.
+    /// - Parameter timeLimit: the longest the whole exchange may take, head and body; past
+    ///   it the body (or the wait for the head) fails with ``TimeLimitExceeded`` and the task
+    ///   is cancelled. Nil: only the session's timeouts apply, which a server sending a byte
+    ///   now and then never meets.
     /// - Throws: the session's error when no head arrives, ``URLSessionTransportError/notHTTP(url:)``
     ///   when the answer is not HTTP.
-    public func start(_ request: URLRequest) async throws -> (HTTPURLResponse, ChunkStream) {
+    public func start(_ request: URLRequest, timeLimit: Duration? = nil) async throws -> (HTTPURLResponse, ChunkStream) {
         try Task.checkCancellation()
         let task = session.dataTask(with: request)
         let id = task.taskIdentifier
@@ -54,6 +58,12 @@ public final class URLSessionChunkReader: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPURLResponse, any Error>) in
                 delegate.register(task: task, url: request.url, head: continuation)
                 task.resume()
+                if let timeLimit {
+                    let seconds = Double(timeLimit.components.seconds) + Double(timeLimit.components.attoseconds) / 1e18
+                    Self.deadlines.asyncAfter(deadline: .now() + seconds) {
+                        if delegate.expire(id, limit: timeLimit) { task.cancel() }
+                    }
+                }
             }
         } onCancel: {
             task.cancel()
@@ -88,6 +98,18 @@ public final class URLSessionChunkReader: Sendable {
                 task.cancel()
             }
         }
+    }
+
+    /// Where time limits expire: cancelling a task waits for FoundationNetworking's work
+    /// queue, which must not hold a thread of the global queues (the concurrency pool's, on
+    /// Linux).
+    private static let deadlines = DispatchQueue(label: "chainlab.url-session.deadlines")
+
+    /// A whole exchange took longer than the `timeLimit` it was started with.
+    public struct TimeLimitExceeded: Error, Hashable, CustomStringConvertible {
+        public let limit: Duration
+        public init(limit: Duration) { self.limit = limit }
+        public var description: String { "the exchange took longer than the \(limit) it may take; the transfer was stopped" }
     }
 
     /// How a server's authentication challenge is answered. FoundationNetworking asks only
@@ -156,6 +178,31 @@ public final class URLSessionChunkReader: Sendable {
         /// Removes a body's entry; true when its task had not ended.
         func forget(_ id: Int) -> Bool {
             entries.withLock { $0.removeValue(forKey: id).map { !$0.ended } ?? false }
+        }
+
+        /// Fails the exchange with ``TimeLimitExceeded`` unless it has ended; true when it
+        /// had not, so its task is to be cancelled.
+        func expire(_ id: Int, limit: Duration) -> Bool {
+            let failure = TimeLimitExceeded(limit: limit)
+            let waiting = entries.withLock { entries -> (head: CheckedContinuation<HTTPURLResponse, any Error>?, body: CheckedContinuation<Data?, any Error>?)? in
+                guard var entry = entries[id], !entry.ended, entry.failure == nil else { return nil }
+                // Without a head nobody will read the body: the entry goes.
+                guard entry.head == nil else {
+                    entries[id] = nil
+                    return (entry.head, nil)
+                }
+                let waiter = entry.waiter
+                entry.waiter = nil
+                entry.pieces = []
+                entry.unread = 0
+                entry.failure = failure
+                entries[id] = entry
+                return (nil, waiter)
+            }
+            guard let waiting else { return false }
+            waiting.head?.resume(throwing: failure)
+            waiting.body?.resume(throwing: failure)
+            return true
         }
 
         /// Hands the next piece to `continuation` now, or when it arrives.

@@ -72,7 +72,10 @@ package enum IPv6LiteralExchange {
         head += "Connection: close\r\n\r\n"
         try send(Data(head.utf8) + body, descriptor, url: shown, timeout: timeout)
 
+        // Each read waits at most the timeout; the whole answer may not take longer either.
+        let deadline = ContinuousClock.now + .milliseconds(Int64((timeout * 1000).rounded()))
         let answer = try readAnswer(method: request.httpMethod ?? "GET", limit: limit, url: shown) {
+            guard ContinuousClock.now < deadline else { throw RemoteFailure(url: shown, cause: .timedOut(seconds: timeout)) }
             var chunk = [UInt8](repeating: 0, count: 64 << 10)
             let count = recv(descriptor, &chunk, chunk.count, 0)
             if count < 0 { throw IPv6LiteralExchange.failure(errno, url: shown, timeout: timeout) }

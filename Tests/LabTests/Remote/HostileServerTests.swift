@@ -64,26 +64,25 @@ struct HostileServerTests {
         #expect(received.allSatisfy { $0.snapshot.status == 401 })
     }
 
-    /// A server whose every answer is an endless chunked body of `piece`, written as fast as
-    /// the client reads; it counts the bytes it managed to send.
-    static func endlessServer(status: Int = 200, headers: [HTTPServerHeader] = [], piece: Data = Data(repeating: 0x61, count: 16 << 10))
-        throws -> (HTTPServer, Int, Locked<Int>)
-    {
-        let sent = Locked(0)
+    /// A server whose every answer is a chunked body of 16 MiB, far past any limit here, written
+    /// as fast as the client reads. It ends there so that its writes, which block while the
+    /// client does not read, cannot hold a thread of the test's pool for long.
+    static func endlessServer() throws -> (HTTPServer, Int) {
+        let piece = Data(repeating: 0x61, count: 16 << 10)
         let server = HTTPServer { _ in
-            HTTPServerResponse(status: status, headers: headers, stream: HTTPServerBodyStream { writer in
-                while !Task.isCancelled {
+            HTTPServerResponse(status: 200, stream: HTTPServerBodyStream { writer in
+                for _ in 0..<1024 where !Task.isCancelled {
                     try writer.write(piece)
-                    sent.withLock { $0 += piece.count }
+                    await Task.yield()
                 }
             })
         }
-        return (server, Int(try server.start()), sent)
+        return (server, Int(try server.start()))
     }
 
     @Test("an OTLP receiver's endless answer is read no further than 64 KiB, and not tried again", .timeLimit(.minutes(1)))
     func anEndlessOTLPAnswerIsCut() async throws {
-        let (server, port, _) = try Self.endlessServer()
+        let (server, port) = try Self.endlessServer()
         defer { server.stop() }
         let sender = try OTLPSender(endpoint: "http://127.0.0.1:\(port)", timeout: 20)
         await #expect(throws: OTLPSender.Failure(
@@ -216,7 +215,63 @@ struct HostileServerTests {
             _ = try await RemoteHTTPClient(timeout: 20).fetch(URLRequest(url: url), limit: 1 << 20)
         }
     }
+    /// A server that answers with a byte every `interval`, for ever: never silent for long,
+    /// never done.
+    static func drippingServer(contentType: String, interval: Duration) throws -> (HTTPServer, Int) {
+        let server = HTTPServer { _ in
+            HTTPServerResponse(status: 200, headers: [HTTPServerHeader(name: "Content-Type", value: contentType)], stream: HTTPServerBodyStream { writer in
+                while !Task.isCancelled {
+                    try writer.write(Data("{".utf8))
+                    try await Task.sleep(for: interval)
+                }
+            })
+        }
+        return (server, Int(try server.start()))
+    }
+
+    @Test("a drip of a byte every half second is given up at --timeout, read whole or streamed", .timeLimit(.minutes(1)))
+    func aSlowDripEndsAtTheTimeout() async throws {
+        let (server, port) = try Self.drippingServer(contentType: "application/json", interval: .milliseconds(500))
+        defer { server.stop() }
+        let url = URL(string: "http://127.0.0.1:\(port)/_lab/state")!
+        let client = RemoteHTTPClient(timeout: 2)
+        await #expect(throws: RemoteFailure(url: url.absoluteString, cause: .timedOut(seconds: 2))) {
+            _ = try await client.fetch(URLRequest(url: url), limit: 1 << 20)
+        }
+        let (head, chunks) = try await client.stream(URLRequest(url: url), limit: 1 << 20)
+        #expect(head.statusCode == 200)
+        await #expect(throws: RemoteFailure(url: url.absoluteString, cause: .timedOut(seconds: 2))) {
+            for try await _ in chunks {}
+        }
+    }
+
+    @Test("a multipart subscription longer than --max-body in all stops there, and the run ends to say so", .timeLimit(.minutes(1)))
+    func anEndlessSubscriptionStopsAtMaxBody() async throws {
+        let event = Data("\r\n--graphql\r\ncontent-type: application/json\r\n\r\n{\"payload\":{\"data\":{\"tick\":1}}}".utf8)
+        let server = HTTPServer { _ in
+            HTTPServerResponse(
+                status: 200, headers: [HTTPServerHeader(name: "Content-Type", value: #"multipart/mixed;boundary="graphql";subscriptionSpec=1.0"#)],
+                stream: HTTPServerBodyStream { writer in
+                    // 8 MiB of events, far past the limit; yielding between writes, and ending,
+                    // so that blocking writes cannot hold a thread of the test's pool for long.
+                    for _ in 0..<((8 << 20) / event.count) where !Task.isCancelled {
+                        try writer.write(event)
+                        await Task.yield()
+                    }
+                })
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let url = URL(string: "http://127.0.0.1:\(port)/graphql")!
+        let session = try await LabSession.connect(
+            scenario: try #require(Catalog.scenario(named: "defer")),
+            remote: RemoteOptions(endpoint: url, token: "t", maxBodyBytes: 64 << 10, timeout: 20))
+        let result = await session.runHeadless()
+        await session.shutDown()
+        #expect(result.networkFailures == [RemoteFailure(url: url.absoluteString, cause: .tooLarge(limit: 64 << 10, announced: nil))])
+    }
 }
+
 
 /// A server written in Python's standard library, started for one test: `script` listens
 /// on a loopback port of the system's choosing, prints the port on its first line, and ends
