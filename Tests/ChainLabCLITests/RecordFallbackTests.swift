@@ -22,6 +22,16 @@ final class RecordFallbackTests {
         try? FileManager.default.removeItem(at: folder)
     }
 
+    /// In an inspector just started: launches a request and steps it once.
+    static func launchAndStep(in tmux: TmuxSession) async throws {
+        try await tmux.waitFor("Requests", timeout: .seconds(60))
+        try tmux.send("n")
+        try await tmux.waitFor("⏸ held", timeout: .seconds(60))
+        let held = try tmux.screen()
+        try tmux.send("s")
+        try await tmux.waitFor("the step drawn", timeout: .seconds(60)) { $0 != held }
+    }
+
     /// Opens the inspector with `--record OUT/session.json` (OUT exists then) and
     /// `TMPDIR=temporary`, launches and steps one request, removes OUT, and quits. Returns
     /// the exit status and what the inspector wrote to stderr.
@@ -32,12 +42,7 @@ final class RecordFallbackTests {
         let errors = folder.appendingPathComponent("stderr").path
         let command = "TMPDIR=\(temporary) \(try builtChainlab().path) basics --record \(record) 2>\(errors); echo chainlab-exit=$?; sleep 60"
         let tmux = try TmuxSession("sh -c '\(command)'")
-        try await tmux.waitFor("Requests", timeout: .seconds(60))
-        try tmux.send("n")
-        try await tmux.waitFor("⏸ held", timeout: .seconds(60))
-        let held = try tmux.screen()
-        try tmux.send("s")
-        try await tmux.waitFor("the step drawn", timeout: .seconds(60)) { $0 != held }
+        try await Self.launchAndStep(in: tmux)
         try FileManager.default.removeItem(at: out)
         try tmux.send("q")
         try await tmux.waitFor("Quit?", timeout: .seconds(60))
@@ -90,12 +95,7 @@ final class RecordFallbackTests {
         let pidFile = folder.appendingPathComponent("pid-\(signal)").path
         let command = "sh -c 'echo \\$\\$ > \(pidFile); exec \(try builtChainlab().path) basics --record \(record)'; echo chainlab-exit=\\$?; sleep 60"
         let tmux = try TmuxSession("sh -c \"\(command)\"")
-        try await tmux.waitFor("Requests", timeout: .seconds(60))
-        try tmux.send("n")
-        try await tmux.waitFor("⏸ held", timeout: .seconds(60))
-        let held = try tmux.screen()
-        try tmux.send("s")
-        try await tmux.waitFor("the step drawn", timeout: .seconds(60)) { $0 != held }
+        try await Self.launchAndStep(in: tmux)
         // The file follows the session within a quarter of a second; 60 s only fails a hung run.
         let deadline = ContinuousClock.now + .seconds(60)
         func stepRecorded() -> Bool {
