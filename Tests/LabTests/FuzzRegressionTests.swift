@@ -106,4 +106,12 @@ struct IPv6AnswerReaderTests {
         #expect(answer.fields == ["Content-Length": "5", "X-A": "1, 2"])
         #expect(answer.body == Data("hello".utf8))
     }
+
+    @Test("crash-51a0196c: a field spelled twice in two cases is one field, whichever order a dictionary keeps")
+    func oneFieldInTwoSpellings() throws {
+        #expect(read("HTTP/1.1 200 OK\r\nContent-LengTh: 5\r\nContent-Length: 0\r\n\r\nhello")
+            == .failure(RemoteFailure(url: "http://[::1]:4000/graphql", cause: .notHTTP)))
+        let answer = try read("HTTP/1.1 200 OK\r\nx-a: 1\r\nX-A: 2\r\nContent-Length: 0\r\n\r\n").get()
+        #expect(answer.fields == ["x-a": "1, 2", "Content-Length": "0"])
+    }
 }

@@ -111,13 +111,16 @@ package enum IPv6LiteralExchange {
             throw RemoteFailure(url: url, cause: .other("the answer's status '\(VisibleEscapes.escape(String(statusLine[1].prefix(32))))' is not a number from 100 to 599"))
         }
         var fields: [String: String] = [:]
+        // A name is kept as first spelled: `Content-Length` and `content-length` are one field.
+        var spellings: [String: String] = [:]
         for line in lines where !line.isEmpty {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = String(line[..<colon])
+            let name = spellings[line[..<colon].lowercased(), default: String(line[..<colon])]
+            spellings[name.lowercased()] = name
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             fields[name] = fields[name].map { $0 + ", " + value } ?? value
         }
-        let header = { (name: String) in fields.first { $0.key.lowercased() == name }?.value }
+        let header = { (name: String) in spellings[name].flatMap { fields[$0] } }
         let body: Data
         if method == "HEAD" || status == 204 || status == 304 || (100..<200).contains(status) {
             body = Data()
