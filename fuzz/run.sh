@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzScenario FuzzRecording FuzzHeaders FuzzHTTPParser FuzzMultipart FuzzJSON FuzzFilter)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzScenario FuzzRecording FuzzHeaders FuzzHTTPParser FuzzMultipart FuzzJSON FuzzFilter FuzzIPv6Answer)
 case "$seconds" in (*[!0-9]*|"") echo "fuzz/run.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2;; esac
 
 build=.build-fuzz/fuzz
@@ -40,7 +40,8 @@ modules_for() {
         FuzzMultipart) echo Vocabulary ChainKit ;;
         FuzzJSON) echo Vocabulary ChainKit ;;
         FuzzFilter) echo Vocabulary ChainKit Timeline ;;
-        *) echo "fuzz/run.sh: unknown target '$1'; valid: FuzzScenario, FuzzRecording, FuzzHeaders, FuzzHTTPParser, FuzzMultipart, FuzzJSON, FuzzFilter" >&2; return 2 ;;
+        FuzzIPv6Answer) echo Vocabulary ChainKit Timeline HTTPServer Lab ;;
+        *) echo "fuzz/run.sh: unknown target '$1'; valid: FuzzScenario, FuzzRecording, FuzzHeaders, FuzzHTTPParser, FuzzMultipart, FuzzJSON, FuzzFilter, FuzzIPv6Answer" >&2; return 2 ;;
     esac
 }
 

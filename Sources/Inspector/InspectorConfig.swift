@@ -19,13 +19,16 @@ public struct InspectorConfig: Sendable, Hashable {
     public var exportFormat: ExportPrompt.Format?
     /// The standard keys with the file's `"keys"` over them.
     public var keys: KeyBindings = .standard
+    /// Headers masked like `Authorization` (`"maskHeaders": ["X-Tenant-Signature"]`), as
+    /// `--mask-header` names them.
+    public var maskHeaders: [String] = []
 
     public init() {}
 
     /// The largest config file read, in bytes (1 MiB); a larger one is refused unread.
     public static let maximumBytes = 1 << 20
 
-    static let fields = ["theme", "mouse", "ascii", "stepMode", "exportFormat", "keys"]
+    static let fields = ["theme", "mouse", "ascii", "stepMode", "exportFormat", "keys", "maskHeaders"]
 
     /// Where the config file is, from the environment; nil when neither `XDG_CONFIG_HOME`
     /// nor `HOME` is set.
@@ -63,7 +66,22 @@ public struct InspectorConfig: Sendable, Hashable {
         config.ascii = try flag("ascii")
         config.stepMode = try flag("stepMode")
         if let keys = members["keys"] { config.keys = try bindings(keys) }
+        if let names = members["maskHeaders"] { config.maskHeaders = try headerNames(names) }
         return config
+    }
+
+    private static func headerNames(_ value: JSONValue) throws(ConfigError) -> [String] {
+        guard case .array(let items) = value else {
+            throw ConfigError(path: "maskHeaders", reason: "expected an array of header names, as [\"X-Tenant-Signature\"]")
+        }
+        var names: [String] = []
+        for (index, item) in items.enumerated() {
+            guard case .string(let name) = item, (try? HTTPField(name: name, value: "")) != nil else {
+                throw ConfigError(path: "maskHeaders[\(index)]", reason: "expected a header name (letters, digits and !#$%&'*+-.^_`|~), got \(item.jsonString)")
+            }
+            names.append(name)
+        }
+        return names
     }
 
     private static func bindings(_ value: JSONValue) throws(ConfigError) -> KeyBindings {

@@ -34,6 +34,7 @@ public enum HARExport {
     public static func archive(
         events: [TimelineEvent], masking: SecretMasking, anchor: OTLPExport.Anchor, creatorVersion: String = ChainLabVersion.current
     ) -> String {
+        let masking = masking.knowing(secretsIn: events)
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("log")
@@ -267,7 +268,7 @@ public enum HARExport {
         }
         writer.endObject()
         writer.key("redirectURL")
-        writer.string(receive?.headers?["Location"] ?? "")
+        writer.string(receive?.headers?["Location"].map { masking.header(name: "Location", value: $0) } ?? "")
         writer.key("headersSize")
         writer.int(-1)
         writer.key("bodySize")
@@ -307,7 +308,7 @@ public enum HARExport {
             let trimmed = pair.drop { $0 == " " }
             guard let equals = trimmed.firstIndex(of: "=") else { continue }
             let value = String(trimmed[trimmed.index(after: equals)...])
-            writeNameValue(String(trimmed[..<equals]), masking == .masked ? SecretMasking.mask(value) : value, into: &writer)
+            writeNameValue(String(trimmed[..<equals]), masking.isMasked ? SecretMasking.mask(value) : value, into: &writer)
         }
         writer.endArray()
     }

@@ -68,13 +68,13 @@ public enum OTLPExport {
     /// The document for `requests` (one trace each, in id order), built from `events`, as JSON
     /// text ending in a newline, one span per line.
     public static func document(requests: [RequestSummary], events: [TimelineEvent], options: Options) -> String {
-        document(spans: OTLPTraceBuilder(events: events, anchor: options.anchor, masking: options.masking).spans(for: requests.sorted { $0.id < $1.id }), options: options)
+        document(spans: OTLPTraceBuilder(events: events, anchor: options.anchor, masking: options.masking.knowing(secretsIn: events)).spans(for: requests.sorted { $0.id < $1.id }), options: options)
     }
 
     /// The document for the transport exchanges of `events` alone: one CLIENT span each, the
     /// root of its request's trace, with the ids HAR's `_chainlab` gives the same exchange.
     public static func exchangesDocument(events: [TimelineEvent], options: Options) -> String {
-        document(spans: OTLPTraceBuilder(events: events, anchor: options.anchor, masking: options.masking).exchangeSpans(), options: options)
+        document(spans: OTLPTraceBuilder(events: events, anchor: options.anchor, masking: options.masking.knowing(secretsIn: events)).exchangeSpans(), options: options)
     }
 
     private static func document(spans: [OTLPSpan], options: Options) -> String {

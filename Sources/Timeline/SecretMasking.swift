@@ -1,15 +1,18 @@
 public import ChainKit
 import Foundation
+import Synchronization
 import Vocabulary
 
 /// Whether exports hide credentials. Every exporter takes one; `.masked` is what a trace
 /// shared in a bug report should use.
 ///
 /// Masked are the headers `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`
-/// (and headers named for a token, secret, password, API key, session or credential),
-/// and in bodies and URL queries every JSON field or form key whose name contains `token`,
-/// `password` or `secret` (ignoring case). A masked value keeps its scheme (or cookie name)
-/// and its last 4 characters, enough to tell two tokens apart without being able to use one:
+/// (and headers named for a token, secret, password, API key, session or credential, or
+/// named with ``maskHeader(named:)``), and in bodies and URL queries every JSON field or form
+/// key named for a token, password, secret or API key (ignoring case). A masked value keeps
+/// its scheme (or cookie name) and its last 4 characters, enough to tell two tokens apart
+/// without being able to use one; a Basic credential is masked whole, as its end is the end
+/// of the password:
 ///
 /// ```swift
 /// SecretMasking.masked.header(name: "authorization", value: "Bearer abcdefa1f3")
@@ -17,24 +20,122 @@ import Vocabulary
 /// SecretMasking.masked.body("grant_type=refresh_token&refresh_token=abc", contentType: nil)
 /// // "grant_type=refresh_token&refresh_token=••••"
 /// ```
-public enum SecretMasking: Sendable, Hashable {
-    case masked
-    case revealed
+///
+/// A server may echo a credential where no name says it is one (an error message, a
+/// `WWW-Authenticate` parameter, a header of its own, a `Location`): a masking that
+/// ``knowing(secretsIn:)`` a timeline also hides every occurrence of each credential the
+/// timeline sent, wherever it appears. The exports of whole timelines do that themselves.
+public struct SecretMasking: Sendable, Hashable {
+    /// Whether anything is hidden.
+    public let isMasked: Bool
+    /// Credentials hidden wherever they appear, longest first (so a secret that holds
+    /// another is hidden whole).
+    private let known: [String]
+
+    public static let masked = SecretMasking(isMasked: true, known: [])
+    public static let revealed = SecretMasking(isMasked: false, known: [])
+
+    private init(isMasked: Bool, known: [String]) {
+        self.isMasked = isMasked
+        self.known = known
+    }
 
     /// What replaces the hidden part of a value.
     public static let bullets = "••••"
 
-    /// Whether values of this header are credentials: the standard ones, and any whose name
+    /// The shortest credential hidden by its value alone: a shorter one would hide ordinary words.
+    public static let shortestKnownSecret = 8
+
+    /// Header names given with `--mask-header` (lowercased), masked like `Authorization`.
+    private static let maskedHeaderNames = Mutex<Set<String>>([])
+
+    /// Masks values of the header `name` (any case) from now on, in every view and export.
+    public static func maskHeader(named name: String) {
+        let lowered = HeaderDiff.lowercased(name)
+        maskedHeaderNames.withLock { _ = $0.insert(lowered) }
+    }
+
+    /// Whether values of this header are credentials: the standard ones, any whose name
     /// says it carries a token, secret, password, API key, session or credential (the
-    /// `X-Api-Key` or `X-Auth-Token` a user adds with `--header`).
+    /// `X-Api-Key` or `X-Auth-Token` a user adds with `--header`), and those named with
+    /// ``maskHeader(named:)``.
     public static func isSecretHeader(_ name: String) -> Bool {
         let lowered = HeaderDiff.lowercased(name)
         switch lowered {
         case "authorization", "proxy-authorization", "cookie", "set-cookie": return true
         default:
             return ["token", "secret", "password", "api-key", "apikey", "api_key", "session", "credential"].contains { lowered.contains($0) }
+                || maskedHeaderNames.withLock { $0.contains(lowered) }
         }
     }
+
+    /// This masking, also hiding every occurrence of the credentials `events` carry: the
+    /// values of their secret headers (a Basic credential's password too), cookies, and
+    /// secret query parameters and form fields, of at least ``shortestKnownSecret`` characters.
+    public func knowing(secretsIn events: some Sequence<TimelineEvent>) -> SecretMasking {
+        guard isMasked else { return self }
+        var found = Set(known)
+        for event in events {
+            if let headers = event.headers {
+                for field in headers where Self.isSecretHeader(field.name) { Self.credentials(inHeader: field.name, value: field.value, into: &found) }
+            }
+            if let url = event.url, let query = url.firstIndex(of: "?") {
+                Self.credentials(inForm: url[url.index(after: query)...].prefix { $0 != "#" }, into: &found)
+            }
+            if event.headers?["Content-Type"]?.lowercased().contains("application/x-www-form-urlencoded") == true, let body = event.body {
+                Self.credentials(inForm: Substring(body.text), into: &found)
+            }
+        }
+        let known = found.filter { $0.count >= Self.shortestKnownSecret }.sorted { ($0.count, $0) > ($1.count, $1) }
+        return SecretMasking(isMasked: true, known: known)
+    }
+
+    private static func credentials(inHeader name: String, value: String, into found: inout Set<String>) {
+        switch HeaderDiff.lowercased(name) {
+        case "cookie", "set-cookie":
+            for pair in value.split(whereSeparator: { $0 == ";" || $0 == "," }) {
+                let name = pair.prefix { $0 != "=" }.trimmingCharacters(in: .whitespaces).lowercased()
+                guard !cookieAttributes.contains(name) else { continue }
+                let value = pair.drop { $0 != "=" }.dropFirst().trimmingCharacters(in: .whitespaces)
+                if !value.isEmpty { found.insert(value) }
+            }
+        default:
+            let credential = value.drop { $0 != " " }.drop { $0 == " " }
+            let whole = credential.isEmpty ? value.trimmingCharacters(in: .whitespaces) : String(credential)
+            found.insert(whole)
+            if value.lowercased().hasPrefix("basic "), let decoded = Data(base64Encoded: whole).map({ String(decoding: $0, as: UTF8.self) }),
+                let colon = decoded.firstIndex(of: ":") {
+                found.insert(String(decoded[decoded.index(after: colon)...]))
+            }
+        }
+    }
+
+    /// `Set-Cookie` attributes (RFC 6265 §4.1, and those browsers added): not cookies.
+    private static let cookieAttributes: Set<String> = ["expires", "max-age", "domain", "path", "secure", "httponly", "samesite", "partitioned", "priority"]
+
+    private static func credentials(inForm form: Substring, into found: inout Set<String>) {
+        for part in form.split(separator: "&") {
+            guard let equals = part.firstIndex(of: "="), isSecretField(decodedName(String(part[..<equals]))) else { continue }
+            let value = String(part[part.index(after: equals)...])
+            found.insert(value)
+            found.insert(decodedName(value))
+        }
+    }
+
+    /// `text` with every known credential, as written or percent-encoded, replaced by its mask.
+    private func hidingKnown(_ text: String) -> String {
+        var text = text
+        for secret in known {
+            guard text.count >= secret.count else { continue }
+            text = text.replacingOccurrences(of: secret, with: Self.mask(secret))
+            if let encoded = secret.addingPercentEncoding(withAllowedCharacters: Self.unreserved), encoded != secret {
+                text = text.replacingOccurrences(of: encoded, with: Self.mask(secret))
+            }
+        }
+        return text
+    }
+
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// Whether a JSON field or form key with this name holds a credential.
     public static func isSecretField(_ name: String) -> Bool {
@@ -42,6 +143,8 @@ public enum SecretMasking: Sendable, Hashable {
         // OAuth's token_type ("Bearer") names a scheme, not a credential.
         if name == "token_type" { return false }
         return name.contains("token") || name.contains("password") || name.contains("secret")
+            || ["api_key", "apikey", "api-key", "access_key", "accesskey"].contains { name.contains($0) }
+            || ["key", "sig", "signature"].contains(name)
     }
 
     /// `••••` followed by the last 4 characters, or just `••••` for 4 characters or fewer.
@@ -51,19 +154,40 @@ public enum SecretMasking: Sendable, Hashable {
 
     /// The header value to show.
     public func header(name: String, value: String) -> String {
-        guard self == .masked, SecretMasking.isSecretHeader(name) else { return value }
+        guard isMasked else { return value }
+        guard SecretMasking.isSecretHeader(name) else { return hidingKnown(value) }
         switch HeaderDiff.lowercased(name) {
         case "cookie":
             return value.split(separator: ";", omittingEmptySubsequences: false)
                 .map { SecretMasking.maskPair(String($0)) }
                 .joined(separator: ";")
         case "set-cookie":
-            // Only the cookie itself is secret; attributes such as Path and HttpOnly stay.
-            let pair = value.prefix { $0 != ";" }
-            return SecretMasking.maskPair(String(pair)) + value.dropFirst(pair.count)
+            return SecretMasking.maskSetCookie(value)
         default:
             return SecretMasking.maskCredentials(value)
         }
+    }
+
+    /// Only the cookies themselves are secret; attributes such as Path and HttpOnly stay.
+    /// Several `Set-Cookie` fields may arrive joined with ", " (as URLSession joins them): each
+    /// cookie after a comma is masked too (an `Expires` date's comma is followed by no `=`).
+    private static func maskSetCookie(_ value: String) -> String {
+        var out = ""
+        var rest = Substring(value)
+        var startsCookie = true
+        while !rest.isEmpty {
+            let segment = rest.prefix { $0 != ";" && $0 != "," }
+            rest = rest.dropFirst(segment.count)
+            let trimmed = segment.drop { $0 == " " }
+            let isCookie = startsCookie && (out.isEmpty || trimmed.contains("="))
+            out += isCookie ? String(segment.prefix(segment.count - trimmed.count)) + maskPair(String(trimmed)) : String(segment)
+            guard let separator = rest.first else { break }
+            out.append(separator)
+            rest = rest.dropFirst()
+            // After a comma a new cookie starts when a `name=` comes before the next space.
+            startsCookie = separator == "," && rest.drop { $0 == " " }.prefix { $0 != " " && $0 != ";" }.contains("=")
+        }
+        return out
     }
 
     /// Every header as a name and the value to show, in order.
@@ -75,27 +199,27 @@ public enum SecretMasking: Sendable, Hashable {
     /// one, by their shape; JSON by a leading `{` or `[`. JSON is masked lexically, so key order
     /// and spacing stay as sent and a preview cut mid-document is still masked.
     public func body(_ text: String, contentType: String?) -> String {
-        guard self == .masked else { return text }
+        guard isMasked else { return text }
         let type = contentType?.lowercased() ?? ""
-        if type.contains("application/x-www-form-urlencoded") { return SecretMasking.maskForm(text) }
+        if type.contains("application/x-www-form-urlencoded") { return hidingKnown(SecretMasking.maskForm(text)) }
         if let first = text.unicodeScalars.first(where: { !" \t\r\n".unicodeScalars.contains($0) }), first == "{" || first == "[" {
             // A JSON string may quote a URL, a form or a header (a variable, a cache key with
             // its arguments): masked as free text, beside the fields named for secrets.
             return self.text(text)
         }
         if contentType == nil, text.contains("="), !text.contains(where: \.isWhitespace) {
-            return SecretMasking.maskForm(text)
+            return hidingKnown(SecretMasking.maskForm(text))
         }
-        return text
+        return hidingKnown(text)
     }
 
     /// The URL to show, with secret query parameters (`?access_token=…`) masked.
     public func url(_ url: String) -> String {
-        guard self == .masked, let question = url.firstIndex(of: "?") else { return url }
+        guard isMasked else { return url }
+        guard let question = url.firstIndex(of: "?") else { return hidingKnown(url) }
         let queryStart = url.index(after: question)
         let queryEnd = url[queryStart...].firstIndex(of: "#") ?? url.endIndex
-        return String(url[..<queryStart]) + SecretMasking.maskForm(String(url[queryStart..<queryEnd]))
-            + url[queryEnd...]
+        return hidingKnown(String(url[..<queryStart]) + SecretMasking.maskForm(String(url[queryStart..<queryEnd])) + url[queryEnd...])
     }
 
     /// Free text that may quote a URL, a form, a JSON document or a header — a log line, an
@@ -109,10 +233,10 @@ public enum SecretMasking: Sendable, Hashable {
     /// // "GET /heroes?access%5Ftoken=••••efgh&x=1"
     /// ```
     public func text(_ text: String) -> String {
-        guard self == .masked else { return text }
+        guard isMasked else { return text }
         var masked = text.contains("\"") ? SecretMasking.maskJSON(text) : text
         if masked.contains("=") { masked = SecretMasking.maskPairs(masked) }
-        return SecretMasking.maskSchemes(masked)
+        return hidingKnown(SecretMasking.maskSchemes(masked))
     }
 
     /// Characters that end a key or a value in free text.
@@ -150,8 +274,12 @@ public enum SecretMasking: Sendable, Hashable {
         return out
     }
 
-    /// `Bearer abcdef` → `Bearer ••••cdef`, in any case, anywhere in the text; also `Basic`
-    /// with a credential of 8 or more characters, so a sentence saying "basic" stays readable.
+    /// The shortest credential after `Basic` taken for one, so a sentence saying "basic"
+    /// stays readable.
+    private static let basicMinimum = 8
+
+    /// `Bearer abcdef` → `Bearer ••••cdef`, in any case, anywhere in the text; `Basic`
+    /// followed by a credential (``basicMinimum``) → `Basic ••••`.
     private static func maskSchemes(_ text: String) -> String {
         guard text.range(of: "bearer ", options: .caseInsensitive) != nil || text.range(of: "basic ", options: .caseInsensitive) != nil else { return text }
         let words = text.split(separator: " ", omittingEmptySubsequences: false)
@@ -162,12 +290,12 @@ public enum SecretMasking: Sendable, Hashable {
                 minimumLength = nil
                 let credential = word.prefix { $0.isASCII && ($0.isLetter || $0.isNumber || "-._~+/=".contains($0)) }
                 if credential.count >= minimum {
-                    out.append(mask(String(credential)) + word[credential.endIndex...])
+                    out.append((minimum == basicMinimum ? bullets : mask(String(credential))) + word[credential.endIndex...])
                     continue
                 }
             }
             let lowered = word.lowercased()
-            for (scheme, minimum) in [("bearer", 1), ("basic", 8)] where lowered.hasSuffix(scheme) {
+            for (scheme, minimum) in [("bearer", 1), ("basic", basicMinimum)] where lowered.hasSuffix(scheme) {
                 if lowered == scheme || !lowered.dropLast(scheme.count).last!.isLetter { minimumLength = minimum }
             }
             out.append(String(word))
@@ -205,11 +333,13 @@ public enum SecretMasking: Sendable, Hashable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// `Bearer abcdefa1f3` → `Bearer ••••a1f3`; a value without a space is all credential.
+    /// `Bearer abcdefa1f3` → `Bearer ••••a1f3`, `Basic dXNlcjpwdw==` → `Basic ••••`; a value
+    /// without a space is all credential.
     private static func maskCredentials(_ value: String) -> String {
         guard let space = value.firstIndex(of: " ") else { return mask(value) }
         let credentials = value[space...].drop { $0 == " " }
-        return String(value[..<credentials.startIndex]) + mask(String(credentials))
+        let scheme = value[..<credentials.startIndex]
+        return String(scheme) + (scheme.lowercased().hasPrefix("basic ") ? bullets : mask(String(credentials)))
     }
 
     /// ` name=value` → ` name=••••alue`, keeping the spacing around the pair.

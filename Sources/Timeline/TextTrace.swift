@@ -21,6 +21,7 @@ import Vocabulary
 public enum TextTrace {
     /// One line per event, with the request column padded to the widest one.
     public static func lines(_ events: [TimelineEvent], masking: SecretMasking) -> [String] {
+        let masking = masking.knowing(secretsIn: events)
         let width = events.map { requestColumn($0).count }.max() ?? 0
         return events.map { line(for: $0, requestWidth: width, masking: masking) }
     }

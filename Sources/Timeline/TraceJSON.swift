@@ -58,6 +58,7 @@ public enum TraceJSON {
     /// The document as JSON text ending in a newline, with secrets masked unless `masking`
     /// is `.revealed`.
     public static func encode(_ document: TraceDocument, masking: SecretMasking) -> String {
+        let masking = masking.knowing(secretsIn: document.events)
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("scenario")

@@ -18,6 +18,7 @@ struct EndpointOptions {
           --operation-name N  the operation of FILE to run when it has several
           --variables JSON    the operation's variables: a JSON object, or @FILE to read one
           --header 'N: V'     add a header to every request (repeatable); credentials masked
+          --mask-header NAME  mask the header NAME's values like Authorization (repeatable)
           --token TOKEN       the access token Auth sends as Bearer (also --token-env VAR)
           --auth-failure F    what says the server refused the token (repeatable): a status
                               (401, 403) or a GraphQL error code at any status (UNAUTHENTICATED);
@@ -30,9 +31,9 @@ struct EndpointOptions {
           --client-secret-env VAR  the environment variable holding the client secret
           --client-auth basic|body  client authentication: HTTP Basic (default) or in the body
           --refresh-token-env VAR  the environment variable holding the refresh token
-          --max-body BYTES    read at most BYTES of a response body, or of each part of
-                              a multipart one (default 1048576)
-          --timeout SECONDS   give up on a server silent for SECONDS (default 30)
+          --max-body BYTES    read at most BYTES of a response body after decompression,
+                              of each part of a multipart one and of all (default 1048576)
+          --timeout SECONDS   give up on an exchange after SECONDS in all (default 30)
         """
 
     /// The largest `--max-body`: 1 GiB.
@@ -66,6 +67,12 @@ struct EndpointOptions {
             option("--operation-name") { $0.operationName = $1 },
             option("--variables") { $0.variables = $1 },
             option("--header", repeatable: true) { try addHeader($1, to: &$0.headers) },
+            .value("--mask-header", repeatable: true) { _, name in
+                guard (try? HTTPField(name: name, value: "")) != nil else {
+                    throw CommandLineError("--mask-header needs a header name (letters, digits and !#$%&'*+-.^_`|~), got '\(VisibleEscapes.escape(name))'")
+                }
+                SecretMasking.maskHeader(named: name)
+            },
             option("--token") { $0.token = $1 },
             option("--token-env") { $0.tokenEnv = $1 },
             option("--token-file") { $0.tokenFile = $1 },

@@ -18,7 +18,7 @@ struct InspectCommand {
         Press ? inside for the keys.
 
           --scenario-file FILE  open the scenario in the JSON file FILE
-          --record FILE         save the session's decisions on quit, for 'chainlab trace --replay'
+          --record FILE         save the session's decisions as it goes, for 'chainlab trace --replay'
           --no-step             start with step mode off (operations run to breakpoints)
           --theme THEME         dark, light or high-contrast (default: from COLORFGBG, else dark);
                                 NO_COLOR turns colours off
@@ -50,7 +50,7 @@ struct InspectCommand {
 
     init(arguments: [String]) throws {
         try Self.parser.parse(arguments, into: &self)
-        sender = try otlp.sender()
+        sender = try otlp.sender(timeout: endpoint.timeout)
     }
 
     static var parser: CommandLineParser<Self> {
@@ -84,6 +84,7 @@ struct InspectCommand {
 
     func run(environment: [String: String]) async throws -> Int32 {
         let config = try ConfigFile.load(path: configPath, environment: environment)
+        for name in config.maskHeaders { SecretMasking.maskHeader(named: name) }
         let stepMode = self.stepMode ?? config.stepMode ?? true
         let remote = try endpoint.remoteOptions(environment: environment)
         let scenario = try endpoint.apply(to: ScenarioSource.resolve(name: scenarioFile == nil ? (scenarioName ?? "basics") : scenarioName, file: scenarioFile))
@@ -110,7 +111,10 @@ struct InspectCommand {
             throw CommandLineError("\(error)")
         }
         let liveExport = sender.map { OTLPLiveExport(session: session, sender: $0, serviceName: otlp.serviceName) }
+        let keeper = recordPath.map { path in Task { await Self.keepRecording(of: session, scenario: scenario.name, at: path) } }
         let outcome = await InspectorApp.run(session: session, terminal: terminal, liveExport: liveExport, config: config)
+        keeper?.cancel()
+        await keeper?.value
         terminal.restore()
         // The pair the session ends with goes back to --token-file, so a rotation spends nothing.
         var status: Int32 = 0
@@ -128,6 +132,24 @@ struct InspectCommand {
             FileHandle.standardError.write(Data("chainlab: \(liveExport.unsent) operations' traces did not reach the OTLP receiver\n".utf8))
         }
         return status
+    }
+
+    /// Keeps the recording at `path` current while the session runs: written at once, then
+    /// again within a quarter of a second of each new command, each time atomically. A
+    /// signal (Ctrl-C, SIGTERM, SIGHUP) ends the process from its handler, where nothing
+    /// may be written, so the file must already hold the session by then. Only a regular
+    /// file (or a new path) is kept so; a device or pipe gets the one recording at quit.
+    static func keepRecording(of session: LabSession, scenario: String, at path: String) async {
+        var attributes = stat()
+        guard path != "-", stat(path, &attributes) != 0 || attributes.st_mode & S_IFMT == S_IFREG else { return }
+        var written = -1
+        while !Task.isCancelled {
+            let log = session.commandLog
+            if log.count != written, (try? writeOutput(Recording(scenario: scenario, commands: log).json, to: path, option: "--record")) != nil {
+                written = log.count
+            }
+            try? await Task.sleep(for: .milliseconds(250))
+        }
     }
 
     /// Writes the session's recording at quit. The path was checked before the session

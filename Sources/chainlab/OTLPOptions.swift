@@ -20,15 +20,15 @@ struct OTLPOptions {
         ]
     }
 
-    /// The sender the options ask for, or nil without `--otlp-endpoint`; a bad endpoint or
-    /// header is a command-line error.
-    func sender() throws -> OTLPSender? {
+    /// The sender the options ask for, each try ending within `timeout` seconds, or nil
+    /// without `--otlp-endpoint`; a bad endpoint or header is a command-line error.
+    func sender(timeout: Double) throws -> OTLPSender? {
         guard let endpoint else {
             if !headers.isEmpty { throw CommandLineError("--otlp-header needs --otlp-endpoint") }
             return nil
         }
         do {
-            return try OTLPSender(endpoint: endpoint, headers: headers)
+            return try OTLPSender(endpoint: endpoint, headers: headers, timeout: timeout)
         } catch {
             throw CommandLineError(error.description)
         }

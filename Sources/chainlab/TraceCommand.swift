@@ -61,7 +61,7 @@ struct TraceCommand {
 
     init(arguments: [String]) throws {
         try Self.parser.parse(arguments, into: &self)
-        sender = try otlp.sender()
+        sender = try otlp.sender(timeout: endpoint.timeout)
     }
 
     static var parser: CommandLineParser<Self> {

@@ -164,6 +164,21 @@ struct OwnAPICommandTests {
         #expect(result.stderr == message.replacingOccurrences(of: "FILE", with: file) + "\n")
     }
 
+    @Test func aHeaderNamedWithMaskHeaderIsMaskedAndABadNameIsRefused() async throws {
+        let servers = try PlainServers()
+        let result = try await Self.chainlab([
+            "trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token", "--header", "X-Tenant-Signature: sig-0123456789",
+            "--mask-header", "x-tenant-signature", "--format", "json",
+        ])
+        #expect(result.status == 0)
+        #expect(servers.graphQLExchanges.last?.header("X-Tenant-Signature") == "sig-0123456789")
+        #expect(!result.stdout.contains("sig-0123456789"))
+        #expect(result.stdout.contains(#"["X-Tenant-Signature","••••6789"]"#))
+        let refused = try await Self.chainlab(["trace", "basics", "--mask-header", "X Sig"])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("--mask-header needs a header name (letters, digits and !#$%&'*+-.^_`|~), got 'X Sig'"))
+    }
+
     @Test func withoutATokenAuthAttachesNothingAndSaysSo() async throws {
         let servers = try PlainServers()
         let result = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL])

@@ -135,11 +135,14 @@ struct ConfigTests {
         #expect(config.keys.action(for: .function(5)) == .continueRequest)
         #expect(config.keys.action(for: .char("s")) == nil)
         #expect(try InspectorConfig.parse("{}") == InspectorConfig())
+        #expect(try InspectorConfig.parse(#"{"maskHeaders": ["X-Tenant-Signature", "x-sig"]}"#).maskHeaders == ["X-Tenant-Signature", "x-sig"])
     }
 
     @Test(arguments: [
         ("[1]", "", "expected a JSON object at the top"),
-        (#"{"colour": "dark"}"#, "colour", "unknown setting; valid: theme, mouse, ascii, stepMode, exportFormat, keys"),
+        (#"{"colour": "dark"}"#, "colour", "unknown setting; valid: theme, mouse, ascii, stepMode, exportFormat, keys, maskHeaders"),
+        (#"{"maskHeaders": "X-Sig"}"#, "maskHeaders", #"expected an array of header names, as ["X-Tenant-Signature"]"#),
+        (#"{"maskHeaders": ["X-Sig", "bad name"]}"#, "maskHeaders[1]", #"expected a header name (letters, digits and !#$%&'*+-.^_`|~), got "bad name""#),
         (#"{"theme": "blue"}"#, "theme", #"expected one of dark, light, high-contrast, got "blue""#),
         (#"{"theme": 1}"#, "theme", "expected one of dark, light, high-contrast, got 1"),
         (#"{"mouse": "no"}"#, "mouse", #"expected true or false, got "no""#),

@@ -68,3 +68,50 @@ struct ScenarioFuzzRegressionTests {
         #expect(try ScenarioCodec.decode(Data(ScenarioCodec.encode(scenario).utf8)) == scenario)
     }
 }
+
+/// Answers that broke the IPv6-literal client's reader (fuzz/targets/FuzzIPv6Answer.swift):
+/// hostile sizes and statuses are errors, never traps.
+@Suite("IPv6-literal answer reader")
+struct IPv6AnswerReaderTests {
+    func read(_ text: String, limit: Int = 1 << 20) -> Result<IPv6LiteralExchange.Answer, RemoteFailure> {
+        var sent = false
+        return Result {
+            try IPv6LiteralExchange.readAnswer(method: "GET", limit: limit, url: "http://[::1]:4000/graphql") {
+                defer { sent = true }
+                return sent ? nil : Data(text.utf8)
+            }
+        }.mapError { $0 as! RemoteFailure }
+    }
+
+    @Test("a chunk size of 7fffffffffffffff after a first chunk is an answer too large, not an overflow")
+    func hugeChunkSize() {
+        #expect(read("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n7fffffffffffffff\r\n")
+            == .failure(RemoteFailure(url: "http://[::1]:4000/graphql", cause: .tooLarge(limit: 1 << 20, announced: nil))))
+        #expect(read("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n+5\r\nhello\r\n0\r\n\r\n")
+            == .failure(RemoteFailure(url: "http://[::1]:4000/graphql", cause: .notHTTP)))
+    }
+
+    @Test(arguments: ["-200", "099", "600", "2000", "+20", "abc"])
+    func statusesOutside100To599AreRefused(status: String) {
+        #expect(read("HTTP/1.1 \(status) OK\r\nContent-Length: 0\r\n\r\n")
+            == .failure(RemoteFailure(url: "http://[::1]:4000/graphql", cause: .other("the answer's status '\(status)' is not a number from 100 to 599"))))
+    }
+
+    @Test("a body read to the end of the connection stops at the limit, even when it arrived with the head")
+    func bodyToTheEndIsBounded() throws {
+        #expect(read("HTTP/1.1 200 OK\r\n\r\n0123456789abcdefX", limit: 16)
+            == .failure(RemoteFailure(url: "http://[::1]:4000/graphql", cause: .tooLarge(limit: 16, announced: nil))))
+        let answer = try read("HTTP/1.1 201 Created\r\nContent-Length: 5\r\nX-A: 1\r\nX-A: 2\r\n\r\nhello").get()
+        #expect(answer.status == 201)
+        #expect(answer.fields == ["Content-Length": "5", "X-A": "1, 2"])
+        #expect(answer.body == Data("hello".utf8))
+    }
+
+    @Test("crash-51a0196c: a field spelled twice in two cases is one field, whichever order a dictionary keeps")
+    func oneFieldInTwoSpellings() throws {
+        #expect(read("HTTP/1.1 200 OK\r\nContent-LengTh: 5\r\nContent-Length: 0\r\n\r\nhello")
+            == .failure(RemoteFailure(url: "http://[::1]:4000/graphql", cause: .notHTTP)))
+        let answer = try read("HTTP/1.1 200 OK\r\nx-a: 1\r\nX-A: 2\r\nContent-Length: 0\r\n\r\n").get()
+        #expect(answer.fields == ["x-a": "1, 2", "Content-Length": "0"])
+    }
+}

@@ -43,9 +43,13 @@ public final class URLSessionChunkReader: Sendable {
     }
 
     /// Sends `request` and returns its response head and its body as it arrives.
+    /// - Parameter timeLimit: the longest the whole exchange may take, head and body; past
+    ///   it the body (or the wait for the head) fails with ``TimeLimitExceeded`` and the task
+    ///   is cancelled. Nil: only the session's timeouts apply, which a server sending a byte
+    ///   now and then never meets.
     /// - Throws: the session's error when no head arrives, ``URLSessionTransportError/notHTTP(url:)``
     ///   when the answer is not HTTP.
-    public func start(_ request: URLRequest) async throws -> (HTTPURLResponse, ChunkStream) {
+    public func start(_ request: URLRequest, timeLimit: Duration? = nil) async throws -> (HTTPURLResponse, ChunkStream) {
         try Task.checkCancellation()
         let task = session.dataTask(with: request)
         let id = task.taskIdentifier
@@ -54,6 +58,12 @@ public final class URLSessionChunkReader: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPURLResponse, any Error>) in
                 delegate.register(task: task, url: request.url, head: continuation)
                 task.resume()
+                if let timeLimit {
+                    let seconds = Double(timeLimit.components.seconds) + Double(timeLimit.components.attoseconds) / 1e18
+                    Self.deadlines.asyncAfter(deadline: .now() + seconds) {
+                        if delegate.expire(id, limit: timeLimit) { task.cancel() }
+                    }
+                }
             }
         } onCancel: {
             task.cancel()
@@ -90,6 +100,32 @@ public final class URLSessionChunkReader: Sendable {
         }
     }
 
+    /// Where time limits expire: cancelling a task waits for FoundationNetworking's work
+    /// queue, which must not hold a thread of the global queues (the concurrency pool's, on
+    /// Linux).
+    private static let deadlines = DispatchQueue(label: "chainlab.url-session.deadlines")
+
+    /// A whole exchange took longer than the `timeLimit` it was started with.
+    public struct TimeLimitExceeded: Error, Hashable, CustomStringConvertible {
+        public let limit: Duration
+        public init(limit: Duration) { self.limit = limit }
+        public var description: String { "the exchange took longer than the \(limit) it may take; the transfer was stopped" }
+    }
+
+    /// How a server's authentication challenge is answered. FoundationNetworking asks only
+    /// once a 401 has arrived whole (head and body already handed to the delegate), and of
+    /// its answers only cancelling ends the task: without a credential to offer,
+    /// `.performDefaultHandling` leaves it waiting for ever, whatever the timeouts. The
+    /// delegate then ends the task as if the 401 had completed. On Darwin the default
+    /// handling hands the 401 on.
+    package static let challengeDisposition: URLSession.AuthChallengeDisposition = {
+        #if canImport(Darwin)
+        .performDefaultHandling
+        #else
+        .cancelAuthenticationChallenge
+        #endif
+    }()
+
     /// More of a body waited unread than the reader's `maxUnread` allows: whoever reads it
     /// fell that far behind the network.
     public struct ReadAheadExceeded: Error, Hashable, CustomStringConvertible {
@@ -111,6 +147,8 @@ public final class URLSessionChunkReader: Sendable {
             var suspended = false
             var ended = false
             var failure: (any Error)?
+            /// The answer was a challenge, cancelled once it had arrived whole.
+            var challenged = false
         }
 
         private let entries = Mutex<[Int: Entry]>([:])
@@ -142,6 +180,31 @@ public final class URLSessionChunkReader: Sendable {
             entries.withLock { $0.removeValue(forKey: id).map { !$0.ended } ?? false }
         }
 
+        /// Fails the exchange with ``TimeLimitExceeded`` unless it has ended; true when it
+        /// had not, so its task is to be cancelled.
+        func expire(_ id: Int, limit: Duration) -> Bool {
+            let failure = TimeLimitExceeded(limit: limit)
+            let waiting = entries.withLock { entries -> (head: CheckedContinuation<HTTPURLResponse, any Error>?, body: CheckedContinuation<Data?, any Error>?)? in
+                guard var entry = entries[id], !entry.ended, entry.failure == nil else { return nil }
+                // Without a head nobody will read the body: the entry goes.
+                guard entry.head == nil else {
+                    entries[id] = nil
+                    return (entry.head, nil)
+                }
+                let waiter = entry.waiter
+                entry.waiter = nil
+                entry.pieces = []
+                entry.unread = 0
+                entry.failure = failure
+                entries[id] = entry
+                return (nil, waiter)
+            }
+            guard let waiting else { return false }
+            waiting.head?.resume(throwing: failure)
+            waiting.body?.resume(throwing: failure)
+            return true
+        }
+
         /// Hands the next piece to `continuation` now, or when it arrives.
         func take(_ id: Int, into continuation: CheckedContinuation<Data?, any Error>) {
             let outcome = entries.withLock { entries -> Result<Data?, any Error>? in
@@ -162,6 +225,15 @@ public final class URLSessionChunkReader: Sendable {
                 return nil
             }
             if let outcome { continuation.resume(with: outcome) }
+        }
+
+        /// A 401 with a challenge is the answer: nobody here holds credentials to offer.
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            entries.withLock { $0[task.taskIdentifier]?.challenged = true }
+            completionHandler(URLSessionChunkReader.challengeDisposition, nil)
         }
 
         func urlSession(
@@ -219,7 +291,7 @@ public final class URLSessionChunkReader: Sendable {
             typealias Waiters = (head: CheckedContinuation<HTTPURLResponse, any Error>?, body: CheckedContinuation<Data?, any Error>?, failure: (any Error)?)
             let waiting = entries.withLock { entries -> Waiters in
                 guard var entry = entries[task.taskIdentifier] else { return (nil, nil, nil) }
-                let waiting: Waiters = (entry.head, entry.waiter, entry.failure ?? error)
+                let waiting: Waiters = (entry.head, entry.waiter, entry.failure ?? (entry.challenged ? nil : error))
                 entry.ended = true
                 entry.failure = waiting.failure
                 entry.head = nil

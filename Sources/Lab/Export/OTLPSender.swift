@@ -1,5 +1,4 @@
 import ChainKit
-import Vocabulary
 public import Foundation
 import Vocabulary
 #if canImport(FoundationNetworking)
@@ -11,8 +10,12 @@ public import FoundationNetworking
 ///
 /// As the OTLP specification asks, 429, 502, 503 and 504 are retried with exponential
 /// backoff (1 s, 2 s, 4 s, 8 s, each with jitter), or after the `Retry-After` the receiver
-/// gave; so are connection failures. Five tries in all. A 200 may carry a partial success:
-/// spans the receiver rejected, which ``Outcome/rejectedSpans`` reports.
+/// gave (at most 30 s); so are connection failures. Five tries in all. A 200 may carry a
+/// partial success: spans the receiver rejected, which ``Outcome/rejectedSpans`` reports.
+///
+/// Each try ends within the timeout and reads at most ``answerLimit`` bytes of the answer.
+/// A try the receiver leaves unanswered that long is not repeated: a silent receiver costs
+/// one timeout, and a whole send ends within five timeouts and the waits between them.
 ///
 /// ```swift
 /// let sender = try OTLPSender(endpoint: "http://127.0.0.1:4318", headers: ["Authorization: Bearer …"])
@@ -55,14 +58,19 @@ public struct OTLPSender: Sendable {
     private let sleep: @Sendable (Duration) async -> Void
     private let jitter: @Sendable () -> Double
 
+    /// The most of a receiver's answer read: its status, or a partial success, fits in far less.
+    public static let answerLimit = 64 << 10
+
     /// - Parameters:
     ///   - endpoint: the receiver's base URL, such as `http://127.0.0.1:4318`; `/v1/traces`
     ///     is added unless the URL already ends with it.
     ///   - headers: extra request headers as `Name: value`, such as a hosted backend's key.
+    ///   - timeout: seconds each try may take (`--timeout`).
+    ///   - post: the exchange; by default a ``RemoteHTTPClient`` with `timeout`.
     ///   - jitter: a factor in 0.5…1 each backoff is multiplied by (random by default).
     public init(
-        endpoint: String, headers: [String] = [], maxTries: Int = 5,
-        post: @escaping Post = OTLPSender.urlSessionPost,
+        endpoint: String, headers: [String] = [], maxTries: Int = 5, timeout: Double = 30,
+        post: Post? = nil,
         sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) },
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0.5...1) }
     ) throws(Failure) {
@@ -88,7 +96,7 @@ public struct OTLPSender: Sendable {
             return (name, value)
         }
         self.maxTries = maxTries
-        self.post = post
+        self.post = post ?? Self.post(through: RemoteHTTPClient(timeout: timeout))
         self.sleep = sleep
         self.jitter = jitter
     }
@@ -128,6 +136,13 @@ public struct OTLPSender: Sendable {
         let answer: (status: Int, headers: [String: String], body: Data)
         do {
             answer = try await post(request)
+        } catch let failure as RemoteFailure {
+            switch failure.cause {
+            case .timedOut: throw Failure(description: failure.description)
+            case .tooLarge:
+                throw Failure(description: "the receiver at \(url.absoluteString) answered with more than \(Self.answerLimit) bytes; reading stopped there")
+            default: return .retry(failure.description, retryAfter: nil)
+            }
         } catch {
             return .retry("cannot reach the receiver at \(url.absoluteString): \(error.localizedDescription)", retryAfter: nil)
         }
@@ -169,14 +184,13 @@ public struct OTLPSender: Sendable {
         return ""
     }
 
-    /// Posts with `URLSession.shared`.
-    public static let urlSessionPost: Post = { request in
-        let (data, response) = try await URLSession.shared.data(for: request)
-        guard let http = response as? HTTPURLResponse else { throw Failure(description: "the receiver's answer is not HTTP") }
-        var headers: [String: String] = [:]
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String { headers[name] = value }
+    /// Posts through `client`, reading at most ``answerLimit`` bytes of the answer.
+    public static func post(through client: RemoteHTTPClient) -> Post {
+        { request in
+            let (response, data) = try await client.fetch(request, limit: answerLimit)
+            var headers: [String: String] = [:]
+            for field in RemoteHTTPClient.headerFields(of: response) { headers[field.name] = field.value }
+            return (response.statusCode, headers, data)
         }
-        return (http.statusCode, headers, data)
     }
 }

@@ -27,6 +27,7 @@ extension LabSession.RunResult {
     ) -> String {
         switch format {
         case .text:
+            let masking = masking.knowing(secretsIn: events)
             var lines = [VisibleEscapes.escape("scenario \(scenario)")] + TextTrace.lines(events, masking: masking)
             lines += Self.findingLines(findings).map { VisibleEscapes.escape(masking.text($0)) }
             lines += requests.flatMap { [TextTrace.summaryLine(for: $0, masking: masking)] + TextTrace.resultLines(for: $0, masking: masking) }

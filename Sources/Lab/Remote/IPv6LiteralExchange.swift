@@ -3,7 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
+package import Foundation
+import Vocabulary
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -15,7 +16,7 @@ import FoundationNetworking
 /// It sends the request with `Connection: close` and reads the answer — Content-Length,
 /// chunked, or up to the end — no further than the limit, with the client's timeout on
 /// every read and write. HTTPS to an IPv6 literal is not possible this way.
-enum IPv6LiteralExchange {
+package enum IPv6LiteralExchange {
     static func fetch(_ request: URLRequest, limit: Int, timeout: Double) async throws -> (HTTPURLResponse, Data) {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
@@ -71,37 +72,70 @@ enum IPv6LiteralExchange {
         head += "Connection: close\r\n\r\n"
         try send(Data(head.utf8) + body, descriptor, url: shown, timeout: timeout)
 
-        var reader = Reader(descriptor: descriptor, url: shown, timeout: timeout)
-        let headText = try reader.head()
-        var lines = headText.components(separatedBy: "\r\n")
-        let statusLine = lines.removeFirst().split(separator: " ")
-        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]) else {
+        // Each read waits at most the timeout; the whole answer may not take longer either.
+        let deadline = ContinuousClock.now + .milliseconds(Int64((timeout * 1000).rounded()))
+        let answer = try readAnswer(method: request.httpMethod ?? "GET", limit: limit, url: shown) {
+            guard ContinuousClock.now < deadline else { throw RemoteFailure(url: shown, cause: .timedOut(seconds: timeout)) }
+            var chunk = [UInt8](repeating: 0, count: 64 << 10)
+            let count = recv(descriptor, &chunk, chunk.count, 0)
+            if count < 0 { throw IPv6LiteralExchange.failure(errno, url: shown, timeout: timeout) }
+            return count == 0 ? nil : Data(chunk[0..<count])
+        }
+        guard let response = HTTPURLResponse(url: url, statusCode: answer.status, httpVersion: "HTTP/1.1", headerFields: answer.fields) else {
             throw RemoteFailure(url: shown, cause: .notHTTP)
         }
+        return (response, answer.body)
+    }
+
+    /// An answer as read from the server: its status, header fields (repeated names joined
+    /// with ", ") and body.
+    package struct Answer: Sendable, Hashable {
+        package var status: Int
+        package var fields: [String: String]
+        package var body: Data
+    }
+
+    private static func isDigit(_ character: Character) -> Bool { character.isASCII && character.isNumber }
+
+    /// Reads an HTTP/1.1 answer to a `method` request from `read` (the next bytes, nil at the
+    /// end), its body at most `limit` bytes. Anything a server could send is an error, never
+    /// a trap: statuses outside 100–599, sizes that are not numbers or do not fit.
+    /// - Throws: ``RemoteFailure`` naming `url`.
+
+    package static func readAnswer(method: String, limit: Int, url: String, read: @escaping () throws -> Data?) throws -> Answer {
+        var reader = Reader(url: url, read: read)
+        var lines = try reader.head().components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false)
+        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1.") else { throw RemoteFailure(url: url, cause: .notHTTP) }
+        guard statusLine[1].count == 3, statusLine[1].allSatisfy(isDigit), let status = Int(statusLine[1]), (100...599).contains(status) else {
+            throw RemoteFailure(url: url, cause: .other("the answer's status '\(VisibleEscapes.escape(String(statusLine[1].prefix(32))))' is not a number from 100 to 599"))
+        }
         var fields: [String: String] = [:]
+        // A name is kept as first spelled: `Content-Length` and `content-length` are one field.
+        var spellings: [String: String] = [:]
         for line in lines where !line.isEmpty {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = String(line[..<colon])
+            let name = spellings[line[..<colon].lowercased(), default: String(line[..<colon])]
+            spellings[name.lowercased()] = name
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             fields[name] = fields[name].map { $0 + ", " + value } ?? value
         }
-        let header = { (name: String) in fields.first { $0.key.lowercased() == name }?.value }
-        var data = Data()
-        if request.httpMethod == "HEAD" || status == 204 || status == 304 || (100..<200).contains(status) {
-            data = Data()
+        let header = { (name: String) in spellings[name].flatMap { fields[$0] } }
+        let body: Data
+        if method == "HEAD" || status == 204 || status == 304 || (100..<200).contains(status) {
+            body = Data()
         } else if header("transfer-encoding")?.lowercased().contains("chunked") == true {
-            data = try reader.chunked(limit: limit)
+            body = try reader.chunked(limit: limit)
         } else if let lengthText = header("content-length") {
-            guard let length = Int(lengthText), length >= 0 else { throw RemoteFailure(url: shown, cause: .notHTTP) }
-            guard length <= limit else { throw RemoteFailure(url: shown, cause: .tooLarge(limit: limit, announced: length)) }
-            data = try reader.exactly(length)
+            guard !lengthText.isEmpty, lengthText.allSatisfy(isDigit) else { throw RemoteFailure(url: url, cause: .notHTTP) }
+            guard let length = Int(lengthText), length <= limit else {
+                throw RemoteFailure(url: url, cause: .tooLarge(limit: limit, announced: Int(lengthText)))
+            }
+            body = try reader.exactly(length)
         } else {
-            data = try reader.toEnd(limit: limit)
+            body = try reader.toEnd(limit: limit)
         }
-        guard let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields) else {
-            throw RemoteFailure(url: shown, cause: .notHTTP)
-        }
-        return (response, data)
+        return Answer(status: status, fields: fields, body: body)
     }
 
     private static func target(of url: URL) -> String {
@@ -134,53 +168,47 @@ enum IPv6LiteralExchange {
         }
     }
 
-    /// Buffered reads from the socket.
+    /// Buffered reads from the server.
     private struct Reader {
-        let descriptor: Int32
         let url: String
-        let timeout: Double
+        let read: () throws -> Data?
         var buffer = Data()
         var ended = false
-
-        init(descriptor: Int32, url: String, timeout: Double) {
-            self.descriptor = descriptor
-            self.url = url
-            self.timeout = timeout
-        }
 
         /// Reads more into the buffer; false at the end of the stream.
         mutating func fill() throws -> Bool {
             guard !ended else { return false }
-            var chunk = [UInt8](repeating: 0, count: 64 << 10)
-            let count = recv(descriptor, &chunk, chunk.count, 0)
-            if count < 0 { throw IPv6LiteralExchange.failure(errno, url: url, timeout: timeout) }
-            if count == 0 {
+            guard let more = try read(), !more.isEmpty else {
                 ended = true
                 return false
             }
-            buffer.append(contentsOf: chunk[0..<count])
+            buffer.append(more)
             return true
         }
 
-        mutating func line(limit: Int = 64 << 10) throws -> String {
-            while true {
-                if let end = buffer.firstRange(of: Data("\r\n".utf8)) {
-                    let line = String(decoding: buffer[buffer.startIndex..<end.lowerBound], as: UTF8.self)
-                    buffer.removeSubrange(buffer.startIndex..<end.upperBound)
-                    return line
-                }
-                guard buffer.count <= limit, try fill() else { throw RemoteFailure(url: url, cause: .connectionLost) }
-            }
+        /// A chunk-size line, without its CRLF.
+        mutating func line() throws -> String {
+            try text(upTo: "\r\n", tooLong: .connectionLost)
         }
 
+        /// The status line and header fields, without the blank line that ends them.
         mutating func head() throws -> String {
+            try text(upTo: "\r\n\r\n", tooLong: .notHTTP)
+        }
+
+        /// The text before `terminator`, which must come within the first 64 KiB however the
+        /// bytes arrive; the terminator is consumed.
+        private mutating func text(upTo terminator: String, tooLong: RemoteFailure.Cause) throws -> String {
+            let limit = 64 << 10
+            let marker = Data(terminator.utf8)
             while true {
-                if let end = buffer.firstRange(of: Data("\r\n\r\n".utf8)) {
-                    let head = String(decoding: buffer[buffer.startIndex..<end.lowerBound], as: UTF8.self)
+                if let end = buffer.firstRange(of: marker) {
+                    guard end.lowerBound - buffer.startIndex <= limit else { throw RemoteFailure(url: url, cause: tooLong) }
+                    let text = String(decoding: buffer[buffer.startIndex..<end.lowerBound], as: UTF8.self)
                     buffer.removeSubrange(buffer.startIndex..<end.upperBound)
-                    return head
+                    return text
                 }
-                guard buffer.count <= 64 << 10 else { throw RemoteFailure(url: url, cause: .notHTTP) }
+                guard buffer.count < limit + marker.count else { throw RemoteFailure(url: url, cause: tooLong) }
                 guard try fill() else { throw RemoteFailure(url: url, cause: .connectionLost) }
             }
         }
@@ -195,9 +223,9 @@ enum IPv6LiteralExchange {
         }
 
         mutating func toEnd(limit: Int) throws -> Data {
-            while try fill() {
+            repeat {
                 if buffer.count > limit { throw RemoteFailure(url: url, cause: .tooLarge(limit: limit, announced: nil)) }
-            }
+            } while try fill()
             return buffer
         }
 
@@ -205,9 +233,14 @@ enum IPv6LiteralExchange {
             var body = Data()
             while true {
                 let sizeText = try line().split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-                guard let size = Int(sizeText, radix: 16), size >= 0 else { throw RemoteFailure(url: url, cause: .notHTTP) }
+                guard !sizeText.isEmpty, sizeText.allSatisfy({ $0.isASCII && $0.isHexDigit }) else {
+                    throw RemoteFailure(url: url, cause: .notHTTP)
+                }
+                // Compared with what is left, so a size near Int.max cannot overflow the sum.
+                guard let size = Int(sizeText, radix: 16), size <= limit - body.count else {
+                    throw RemoteFailure(url: url, cause: .tooLarge(limit: limit, announced: nil))
+                }
                 if size == 0 { return body }
-                guard body.count + size <= limit else { throw RemoteFailure(url: url, cause: .tooLarge(limit: limit, announced: nil)) }
                 body.append(try exactly(size))
                 _ = try line()
             }

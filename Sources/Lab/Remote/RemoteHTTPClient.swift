@@ -24,13 +24,14 @@ public final class RemoteHTTPClient: Sendable {
     public let timeout: Double
     private let session: URLSession
     private let reader: BoundedReader
-    /// Reads answers as they arrive (``stream(_:limit:)``); its session has no limit on a
-    /// whole exchange, only on silence, so a subscription may last.
+    /// Reads answers as they arrive (``stream(_:limit:)``); the whole exchange is bounded by
+    /// the timeout through its time limit, as a fetch is.
     private let streamReader: URLSessionChunkReader
 
-    /// - Parameter followsRedirects: false hands a 3xx answer back as it is (what a proxy
-    ///   needs); true follows it as URLSession does by default.
-    public init(timeout: Double = 30, followsRedirects: Bool = true) {
+    /// Redirects are not followed: a 3xx is the answer, shown with its `Location`. Followed,
+    /// URLSession sends the request's credentials and secret headers to whatever host the
+    /// server names, and on Linux a 307 or 308 arrives there without its body.
+    public init(timeout: Double = 30) {
         let timeout = timeout.isFinite ? min(max(timeout, 0.001), 86_400) : 30
         self.timeout = timeout
         let configuration = URLSessionConfiguration.ephemeral
@@ -38,15 +39,20 @@ public final class RemoteHTTPClient: Sendable {
         configuration.timeoutIntervalForResource = timeout
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
-        let reader = BoundedReader(followsRedirects: followsRedirects)
+        let reader = BoundedReader()
         self.reader = reader
         session = URLSession(configuration: configuration, delegate: reader, delegateQueue: nil)
         let streaming = URLSessionConfiguration.ephemeral
         streaming.timeoutIntervalForRequest = timeout
         streaming.urlCache = nil
         streaming.httpCookieStorage = nil
-        streamReader = URLSessionChunkReader(configuration: streaming, followsRedirects: followsRedirects)
+        streamReader = URLSessionChunkReader(configuration: streaming, followsRedirects: false)
     }
+
+    /// Where whole-exchange timeouts expire: cancelling a task waits for FoundationNetworking's
+    /// work queue, which must not hold a thread of the global queues (the concurrency pool's,
+    /// on Linux).
+    private static let deadlines = DispatchQueue(label: "chainlab.remote.deadlines")
 
     deinit {
         session.finishTasksAndInvalidate()
@@ -74,6 +80,7 @@ public final class RemoteHTTPClient: Sendable {
                     continuation.resume(with: outcome.mapError { RemoteFailure(url: url, outcome: $0, timeout: timeout) })
                 }
                 task.resume()
+                Self.deadlines.asyncAfter(deadline: .now() + timeout) { [reader] in reader.expire(task) }
             }
         } onCancel: {
             task.cancel()
@@ -82,10 +89,10 @@ public final class RemoteHTTPClient: Sendable {
 
     /// Sends `request` and returns as soon as the response head arrives; the body follows
     /// as the network delivers it, so a multipart answer (@defer, a subscription) reaches
-    /// the chain part by part. The exchange fails when the server is silent for longer than
-    /// the timeout, not when it merely lasts; an announced `Content-Length` over `limit`
-    /// fails at once (the caller bounds what it holds of the body itself). Failures while
-    /// the body is read are ``RemoteFailure``s too.
+    /// the chain part by part. The exchange fails when it takes longer than the timeout in
+    /// all, a subscription included; an announced `Content-Length` over `limit` fails at
+    /// once (the caller bounds what it holds of the body itself). Failures while the body is
+    /// read are ``RemoteFailure``s too.
     public func stream(_ request: URLRequest, limit: Int) async throws -> (HTTPURLResponse, ChunkStream) {
         var request = request
         request.timeoutInterval = timeout
@@ -100,6 +107,7 @@ public final class RemoteHTTPClient: Sendable {
         let failure: @Sendable (any Error) -> RemoteFailure = { error in
             if let failure = error as? RemoteFailure { return failure }
             if case URLSessionTransportError.notHTTP = error { return RemoteFailure(url: url, outcome: .notHTTP, timeout: timeout) }
+            if error is URLSessionChunkReader.TimeLimitExceeded { return RemoteFailure(url: url, outcome: .error(URLError(.timedOut)), timeout: timeout) }
             if let exceeded = error as? URLSessionChunkReader.ReadAheadExceeded {
                 return RemoteFailure(url: url.map(RemoteFailure.displayURL) ?? "the server", cause: .other(exceeded.description))
             }
@@ -107,7 +115,7 @@ public final class RemoteHTTPClient: Sendable {
         }
         let (head, chunks): (HTTPURLResponse, ChunkStream)
         do {
-            (head, chunks) = try await streamReader.start(request)
+            (head, chunks) = try await streamReader.start(request, timeLimit: .milliseconds(Int64((timeout * 1000).rounded())))
         } catch {
             throw failure(error)
         }
@@ -261,21 +269,28 @@ final class BoundedReader: NSObject, URLSessionDataDelegate, Sendable {
         var completion: Completion
         var response: HTTPURLResponse?
         var body = Data()
-        var failure: Failure?
+        /// The answer was a challenge, cancelled once it had arrived whole.
+        var challenged = false
     }
 
     private let pending = Mutex<[Int: Pending]>([:])
-    private let followsRedirects: Bool
 
-    init(followsRedirects: Bool) {
-        self.followsRedirects = followsRedirects
-    }
-
+    /// The 3xx is the answer (see ``RemoteHTTPClient/init(timeout:)``).
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        completionHandler(followsRedirects ? request : nil)
+        completionHandler(nil)
+    }
+
+    /// A 401 with a challenge is the answer: nobody here holds credentials to offer. See
+    /// ``URLSessionChunkReader/challengeDisposition`` for why the task is cancelled on Linux.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        pending.withLock { $0[task.taskIdentifier]?.challenged = true }
+        completionHandler(URLSessionChunkReader.challengeDisposition, nil)
     }
 
     func register(task: Int, limit: Int, completion: @escaping Completion) {
@@ -286,42 +301,54 @@ final class BoundedReader: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        let allow = pending.withLock { pending -> Bool in
-            guard var entry = pending[dataTask.taskIdentifier] else { return false }
-            defer { pending[dataTask.taskIdentifier] = entry }
+        let refused = pending.withLock { pending -> (Pending, Failure)? in
+            guard var entry = pending[dataTask.taskIdentifier] else { return nil }
             guard let http = response as? HTTPURLResponse else {
-                entry.failure = .notHTTP
-                return false
+                pending[dataTask.taskIdentifier] = nil
+                return (entry, .notHTTP)
+            }
+            if http.expectedContentLength > Int64(entry.limit) {
+                pending[dataTask.taskIdentifier] = nil
+                return (entry, .tooLarge(limit: entry.limit, announced: Int(exactly: http.expectedContentLength)))
             }
             entry.response = http
-            if http.expectedContentLength > Int64(entry.limit) {
-                entry.failure = .tooLarge(limit: entry.limit, announced: Int(exactly: http.expectedContentLength))
-                return false
-            }
-            return true
+            pending[dataTask.taskIdentifier] = entry
+            return nil
         }
-        completionHandler(allow ? .allow : .cancel)
+        // FoundationNetworking ignores `.cancel` here: the task is cancelled as well.
+        completionHandler(refused == nil ? .allow : .cancel)
+        if let (entry, failure) = refused { end(dataTask, entry, with: failure) }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let overflow = pending.withLock { pending -> Bool in
-            guard var entry = pending[dataTask.taskIdentifier], entry.failure == nil else { return false }
-            defer { pending[dataTask.taskIdentifier] = entry }
-            guard entry.body.count + data.count <= entry.limit else {
-                entry.failure = .tooLarge(limit: entry.limit, announced: nil)
-                return true
-            }
+        let overflow = pending.withLock { pending -> Pending? in
+            guard var entry = pending[dataTask.taskIdentifier] else { return nil }
+            guard entry.body.count + data.count <= entry.limit else { return pending.removeValue(forKey: dataTask.taskIdentifier) }
             entry.body.append(data)
-            return false
+            pending[dataTask.taskIdentifier] = entry
+            return nil
         }
-        if overflow { dataTask.cancel() }
+        if let overflow { end(dataTask, overflow, with: .tooLarge(limit: overflow.limit, announced: nil)) }
+    }
+
+    /// Ends the exchange on `task` if it is still running: `--timeout` is for the whole of it,
+    /// a slow drip included.
+    func expire(_ task: URLSessionTask) {
+        guard let entry = pending.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        end(task, entry, with: .error(URLError(.timedOut)))
+    }
+
+    /// Answers the caller at once and cancels the task. The caller does not wait for the task
+    /// to end: FoundationNetworking goes on delivering what it had read (or inflated) before
+    /// the cancel reaches it, and a decompression bomb can keep it busy for long.
+    private func end(_ task: URLSessionTask, _ entry: Pending, with failure: Failure) {
+        entry.completion(.failure(failure))
+        task.cancel()
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let entry = pending.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        if let failure = entry.failure {
-            entry.completion(.failure(failure))
-        } else if let error {
+        if let error, !entry.challenged {
             entry.completion(.failure(.error(error)))
         } else if let response = entry.response {
             entry.completion(.success((response, entry.body)))

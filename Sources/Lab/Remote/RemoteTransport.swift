@@ -34,9 +34,9 @@ public struct RemoteTransport: GraphQLTransport, ClientTransport {
 
     /// Returns as soon as the response head arrives; the body follows as the server sends
     /// it, cut into parts when it is `multipart/mixed`, so each @defer increment and each
-    /// subscription event reaches the chain (and the timeline) when it arrives. No more than
-    /// ``maxBodyBytes`` is held at once: the whole of an ordinary answer, or one part of a
-    /// multipart one (a subscription may go on past it in all).
+    /// subscription event reaches the chain (and the timeline) when it arrives. No answer
+    /// may be longer than ``maxBodyBytes`` (counted after decompression), each part of a
+    /// multipart one and all of it, so an endless subscription ends too.
     public func send(_ request: NetworkRequest) async throws -> NetworkResponse {
         var urlRequest = RemoteHTTPClient.request(url: request.url, method: request.method.rawValue, headers: request.headerFields, body: request.body)
         if let timeout = request.timeoutInterval { urlRequest.timeoutInterval = min(timeout, client.timeout) }
@@ -46,6 +46,7 @@ public struct RemoteTransport: GraphQLTransport, ClientTransport {
             status: response.statusCode, headerFields: RemoteHTTPClient.headerFields(of: response), url: response.url ?? url,
             chunks: timedReads(of: chunks)
         ).splittingBodyIntoParts(limit: limit)
+        streamed.chunks = Self.bounded(streamed.chunks, limit: limit)
         streamed.chunks = streamed.chunks.mapErrors { error in
             let failure = (error as? BodyLimitExceeded).map {
                 RemoteFailure(url: RemoteFailure.displayURL(url), cause: $0.isPart ? .partTooLarge(limit: $0.limit) : .tooLarge(limit: $0.limit, announced: nil))
@@ -82,6 +83,21 @@ public struct RemoteTransport: GraphQLTransport, ClientTransport {
         } catch let failure as RemoteFailure {
             failureLog.withLock { $0.append(failure) }
             throw failure
+        }
+    }
+
+    /// `parts`, failing with ``BodyLimitExceeded`` once they add up to more than `limit` bytes
+    /// (a part larger than it on its own fails as a part before).
+    private static func bounded(_ parts: ChunkStream, limit: Int) -> ChunkStream {
+        PullStream {
+            let iterator = parts.makeAsyncIterator()
+            var total = 0
+            return {
+                guard let chunk = try await iterator.next() else { return nil }
+                total += chunk.count
+                if total > limit { throw BodyLimitExceeded(limit: limit, isPart: false) }
+                return chunk
+            }
         }
     }
 

@@ -83,9 +83,9 @@ struct RemoteStreamingTests {
         #expect(parsed.last?.body?.text.contains(#""appearsIn":["JEDI"]"#) == true)
     }
 
-    /// `--max-body` bounds what is held at once: a subscription-like answer longer than the
-    /// limit in all succeeds as long as each part is within it.
-    @Test func partsWithinMaxBodyMayAddUpToMoreThanIt() async throws {
+    /// `--max-body` bounds a whole answer too: a subscription-like answer whose parts are each
+    /// within the limit stops when they add up to more than it, naming the limit.
+    @Test func partsWithinMaxBodyStopWhenTheyAddUpToMoreThanIt() async throws {
         let parts = [
             Self.initial, Self.increment("appearsIn", "NEWHOPE", hasNext: true), Self.increment("friends", "1000", hasNext: true),
             Self.increment("starships", "3000", hasNext: false),
@@ -93,7 +93,7 @@ struct RemoteStreamingTests {
         let total = parts.reduce(0) { $0 + $1.count }
         let limit = 200
         #expect(parts.allSatisfy { $0.count < limit } && total > limit)
-        let (server, session, _) = try await Self.deferOnAServer(maxBodyBytes: limit) { writer in
+        let (server, session, url) = try await Self.deferOnAServer(maxBodyBytes: limit) { writer in
             for part in parts { try writer.write(part) }
             try writer.write(Self.closing)
         }
@@ -101,9 +101,8 @@ struct RemoteStreamingTests {
         let result = await session.runHeadless()
         await session.shutDown()
 
-        #expect(result.networkFailures == [])
-        #expect(result.requests.map(\.outcome) == [.success])
-        #expect(result.requests.first?.results == ["server", "server", "server", "server"])
+        #expect(result.networkFailures == [RemoteFailure(url: url.absoluteString, cause: .tooLarge(limit: limit, announced: nil))])
+        #expect(result.requests.map(\.outcome) == [.failure])
     }
 
     /// A part larger than `--max-body` stops the read with the limit named; the parts before
