@@ -80,7 +80,9 @@ struct ServeCommand {
         if upstream == nil, let option = proxyOptions.first {
             throw CommandLineError("\(option) configures the proxy; it needs --upstream URL")
         }
-        otlpSender = try otlp.sender()
+        // serve has no --timeout: its OTLP tries end within the default 30 s, as the proxy's
+        // upstream exchanges do.
+        otlpSender = try otlp.sender(timeout: 30)
     }
 
     static var parser: CommandLineParser<Self> {
