@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Synchronization
 
 /// What tells an auth failure: HTTP statuses, and GraphQL error codes (`extensions.code`) at
