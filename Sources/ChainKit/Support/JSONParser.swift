@@ -437,8 +437,27 @@ public struct JSONParser {
             throw error("number out of range", at: start)
         }
         // Up to 15 significant digits survive a Double and back; more may not (an id of
-        // 9007199254740993 would become ...992), so such a number keeps its text.
-        return digitCount > 15 ? .exactNumber(text) : .number(value)
+        // 9007199254740993 would become ...992), so such a number keeps its text. Zeros
+        // before the first other digit or after the last are not significant: the Double's
+        // own text (4880444444464000.0) must read back as that Double.
+        return Self.significantDigits(in: bytes[start..<index]) > 15 ? .exactNumber(text) : .number(value)
+    }
+
+    /// The digits of a number's mantissa from its first digit that is not zero to its last.
+    private static func significantDigits(in number: UnsafeBufferPointer<UInt8>.SubSequence) -> Int {
+        var count = 0, pendingZeros = 0, started = false
+        for byte in number {
+            if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { break }
+            guard byte &- UInt8(ascii: "0") < 10 else { continue }
+            if byte == UInt8(ascii: "0") {
+                if started { pendingZeros += 1 }
+            } else {
+                count += pendingZeros + 1
+                pendingZeros = 0
+                started = true
+            }
+        }
+        return count
     }
 }
 

@@ -114,6 +114,20 @@ struct JSONParserTests {
         #expect(value.jsonString == #"{"v":123456789012345,"w":3,"x":9007199254740993,"y":-12345678901234567890123,"z":0.12345678901234567891}"#)
     }
 
+    /// Found by FuzzJSON: 4880444444464E3 is a Double whose own text, 4880444444464000.0, has
+    /// 17 digits, of which 13 are significant. Zeros before the first other digit and after
+    /// the last do not count, so that text reads back as the same Double.
+    @Test("zeros at either end of a number are not significant: a Double's own text reads back as that Double", arguments: [
+        ("4880444444464E3", JSONValue.number(4_880_444_444_464_000)), ("4880444444464000.0", .number(4_880_444_444_464_000)),
+        ("0.000000000000000001234", .number(1.234e-18)), ("1234567890123450000000", .number(1.23456789012345e21)),
+        ("12345678901234560", .exactNumber("12345678901234560")),
+    ])
+    func insignificantZeros(text: String, expected: JSONValue) throws {
+        let parsed = try JSONValue(parsing: Data(text.utf8))
+        #expect(parsed == expected)
+        #expect(try JSONValue(parsing: Data(parsed.jsonString.utf8)) == parsed)
+    }
+
     @Test("agrees with the previous parser, value for value and error for error, on mutated documents")
     func agreesWithTheReferenceParser() throws {
         let seeds = [
