@@ -24,6 +24,15 @@ struct ChunkedDecoder: Sendable {
 
     private var state = State.size
     private var line: [UInt8] = []
+    /// The most body bytes the chunks may announce in all. A chunk that would pass it is
+    /// refused at its size line, before its data, so where the body's bytes happen to be
+    /// split never changes which error a body gets.
+    private let limit: Int
+    private var announced = 0
+
+    init(limit: Int = .max) {
+        self.limit = limit
+    }
 
     /// Whether the last chunk and the trailer section have been read.
     var isDone: Bool {
@@ -70,6 +79,8 @@ struct ChunkedDecoder: Sendable {
             else {
                 throw ChunkedCodingError("chunk size \"\(HTTPSyntax.visible(line[...]))\" is not a hexadecimal number")
             }
+            guard size <= limit - announced else { throw .tooLarge(limit: limit) }
+            announced += size
             state = size == 0 ? .trailers : .data(remaining: size)
         case .dataEnd:
             guard line.isEmpty else { throw ChunkedCodingError("a chunk's data is longer than its size") }
@@ -85,5 +96,15 @@ struct ChunkedDecoder: Sendable {
 /// A chunked body that breaks RFC 9112 §7.1.
 public struct ChunkedCodingError: Error, Sendable, Hashable, CustomStringConvertible {
     public let description: String
-    init(_ description: String) { self.description = description }
+    /// Whether the chunks announced more bytes than the decoder's limit.
+    public let isTooLarge: Bool
+
+    init(_ description: String, isTooLarge: Bool = false) {
+        self.description = description
+        self.isTooLarge = isTooLarge
+    }
+
+    static func tooLarge(limit: Int) -> ChunkedCodingError {
+        ChunkedCodingError("the chunks announce more than \(limit) bytes", isTooLarge: true)
+    }
 }

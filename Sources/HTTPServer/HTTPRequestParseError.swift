@@ -94,7 +94,7 @@ public enum HTTPRequestParseError: Error, Sendable, Hashable, CustomStringConver
         case .bodyTooLarge(let contentLength, let limit):
             "a body of \(contentLength) bytes is larger than the \(limit)-byte limit"
         case .chunkedBodyTooLarge(let limit):
-            "the chunked body grew larger than the \(limit)-byte limit"
+            "the chunked body is larger than the \(limit)-byte limit"
         }
     }
 }

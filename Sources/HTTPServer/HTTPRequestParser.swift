@@ -103,12 +103,11 @@ public struct HTTPRequestParser: Sendable {
             do {
                 used = try decoder.decode(buffer[head.bodyStart...], into: &head.decoded)
             } catch {
-                throw .invalidChunkedBody(error.description)
+                throw error.isTooLarge ? .chunkedBodyTooLarge(limit: limits.maxBodyBytes) : .invalidChunkedBody(error.description)
             }
             buffer.removeSubrange(head.bodyStart..<(head.bodyStart + used))
             head.chunked = decoder
             self.head = head
-            if head.decoded.count > limits.maxBodyBytes { throw .chunkedBodyTooLarge(limit: limits.maxBodyBytes) }
             guard decoder.isDone else { return nil }
             body = Data(head.decoded)
             end = head.bodyStart
@@ -188,7 +187,7 @@ public struct HTTPRequestParser: Sendable {
         return Head(
             method: method, target: target, version: version, headers: headers,
             contentLength: contentLength, expectsContinue: expectsContinue, bodyStart: bodyStart,
-            chunked: chunked ? ChunkedDecoder() : nil
+            chunked: chunked ? ChunkedDecoder(limit: limits.maxBodyBytes) : nil
         )
     }
 

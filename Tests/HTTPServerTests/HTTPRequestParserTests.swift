@@ -202,6 +202,23 @@ struct HTTPRequestParserTests {
         #expect(tooLarge?.status == 413)
     }
 
+    /// Found by FuzzHTTPParser: a chunk over the limit whose data then runs past its size got
+    /// "too large" when its bytes came one by one and "data longer than its size" when they
+    /// came at once. The size line alone now decides.
+    @Test func aChunkOverTheLimitIsRefusedAtItsSizeHoweverItsBytesArrive() {
+        let text = "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n1e\r\n" + String(repeating: "x", count: 31) + "\r\n0\r\n\r\n"
+        let limits = HTTPRequestLimits(maxBodyBytes: 24)
+        #expect(error(text, limits: limits) == .chunkedBodyTooLarge(limit: 24))
+        var parser = HTTPRequestParser(limits: limits)
+        var bytewise: HTTPRequestParseError?
+        for byte in text.utf8 where bytewise == nil {
+            parser.append([byte][...])
+            do { _ = try parser.nextRequest() } catch { bytewise = error }
+        }
+        #expect(bytewise == .chunkedBodyTooLarge(limit: 24))
+        #expect(bytewise?.description == "the chunked body is larger than the 24-byte limit")
+    }
+
     @Test func unknownExpectationIs417() {
         let failure = error("POST / HTTP/1.1\r\nHost: a\r\nExpect: magic\r\nContent-Length: 1\r\n\r\n")
         #expect(failure == .unsupportedExpectation("magic"))

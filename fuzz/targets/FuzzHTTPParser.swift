@@ -90,8 +90,12 @@ func check(_ request: HTTPServerRequest, limits: HTTPRequestLimits) {
     }
     guard request.body.count <= limits.maxBodyBytes else { fatalError("a body of \(request.body.count) bytes passed the limit") }
     let lengths = request.values(forHeader: "Content-Length")
-    if lengths.isEmpty {
-        guard request.body.isEmpty else { fatalError("a body without Content-Length") }
+    let chunked = !request.values(forHeader: "Transfer-Encoding").isEmpty
+    if chunked {
+        // A chunked body comes decoded, and never beside a Content-Length (RFC 9112 §6.3).
+        guard lengths.isEmpty, request.version == .http1_1 else { fatalError("a chunked body with Content-Length, or in HTTP/1.0") }
+    } else if lengths.isEmpty {
+        guard request.body.isEmpty else { fatalError("a body without Content-Length or chunked coding") }
     } else {
         let declared = lengths[0].split(separator: ",").first?.trimmingCharacters(in: .whitespaces) ?? ""
         guard Int(declared) == request.body.count else { fatalError("Content-Length \(declared) for \(request.body.count) bytes") }
