@@ -29,7 +29,7 @@ public final class HTTPClientConnection: Sendable {
 
     private struct Reading {
         var buffer: [UInt8] = []
-        var scratch = [UInt8](repeating: 0, count: 64 << 10)
+        var scratch = [UInt8](repeating: 0, count: HTTPServer.readBufferBytes)
         var framing = Framing.none
         var closed = false
         var mustClose = false

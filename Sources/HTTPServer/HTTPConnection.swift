@@ -61,7 +61,7 @@ final class HTTPConnection: Sendable {
             }
         }
         var parser = HTTPRequestParser(limits: settings.limits)
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: HTTPServer.readBufferBytes, alignment: 1)
         defer { chunk.deallocate() }
         while case .request(let request) = receive(with: &parser, into: chunk) {
             guard let response = respond(to: request) else { return }

@@ -37,6 +37,10 @@ import Synchronization
 /// other HTTP versions, 417 for an unknown expectation, 500 when the handler's response
 /// cannot be sent (see ``HTTPServerResponse``).
 public final class HTTPServer: Sendable {
+    /// The bytes a connection reads into at a time, on the server's side and on
+    /// ``HTTPClientConnection``'s: part of what each connection in flight holds.
+    public static let readBufferBytes = 64 << 10
+
     /// The numeric address listened on.
     public let host: String
     /// Per-request size limits.

@@ -217,8 +217,9 @@ extension ServeCommand {
             FileHandle.standardError.write(Data("chainlab: serve cannot listen on \(address.host) port \(port): \(error)\n".utf8))
             return 1
         }
+        let bound = UpstreamProxy.memoryBound(recording: recording, maxConnections: maxConnections)
         let line = "chainlab serve: proxying http://\(address.authority(port: boundPort)) to \(RemoteFailure.displayURL(upstream)) "
-            + "(control at /_lab/: fail-next, unauthorized-next, latency, state, har)\n"
+            + "(control at /_lab/: fail-next, unauthorized-next, latency, state, har; memory bound \(bound >> 20) MiB)\n"
         FileHandle.standardOutput.write(Data(line.utf8))
         let received = await stopSignal.wait()
         await proxy.stop()

@@ -433,7 +433,7 @@ private final class ProxyProcess: Sendable {
             ["serve", "--upstream", upstream, "--port", "0"], announcing: "chainlab serve: proxying http://127.0.0.1:")
         self.process = process
         self.output = output
-        #expect(line == "chainlab serve: proxying http://127.0.0.1:\(port) to \(upstream) (control at /_lab/: fail-next, unauthorized-next, latency, state, har)\n")
+        #expect(line == "chainlab serve: proxying http://127.0.0.1:\(port) to \(upstream) (control at /_lab/: fail-next, unauthorized-next, latency, state, har; memory bound 8368 MiB)\n")
         self.port = port
     }
 

@@ -99,6 +99,16 @@ public final class UpstreamProxy: Sendable {
     /// most one request's body at a time.
     public static let maxRequestBody = 16 << 20
 
+    /// The most memory the proxy holds for its traffic with these limits: the HAR's total;
+    /// the idle upstream connections' read buffers; and, per connection in flight, its
+    /// request body (twice its limit while it arrives), the read buffers of its two sides
+    /// and an answer read whole. Over `https://`, URLSession may hold up to
+    /// ``maxRequestBody`` more of an answer an app reads slowly; that is not counted.
+    public static func memoryBound(recording: ProxyRecordingLimits, maxConnections: Int) -> Int {
+        let perConnection = 2 * maxRequestBody + 2 * HTTPServer.readBufferBytes + UpstreamRoute.wholeLimit
+        return recording.totalBytes + UpstreamPool.maxIdle * HTTPServer.readBufferBytes + max(0, maxConnections) * perConnection
+    }
+
     /// Binds, starts listening and returns the port.
     @discardableResult
     public func start() throws -> UInt16 {

@@ -77,6 +77,15 @@ private func pairs(_ headers: JSONValue?) -> [String] {
 
 @Suite("chainlab serve --upstream: what is forwarded, what is recorded", .serialized, .timeLimit(.minutes(2)))
 struct UpstreamProxyTests {
+    @Test("the memory bound adds the HAR's total, the idle connections' buffers and each connection's body, buffers and whole answer")
+    func memoryBound() {
+        let kib = 1 << 10, mib = 1 << 20
+        #expect(UpstreamProxy.memoryBound(recording: ProxyRecordingLimits(totalBytes: mib), maxConnections: 1)
+            == mib + 256 * 64 * kib + (2 * 16 * mib + 2 * 64 * kib + 256 * kib))
+        #expect(UpstreamProxy.memoryBound(recording: ProxyRecordingLimits(), maxConnections: 256) >> 20 == 8368)
+        #expect(UpstreamProxy.memoryBound(recording: ProxyRecordingLimits(totalBytes: 0), maxConnections: 0) == 16 * mib)
+    }
+
     @Test func repeatedAnswerFieldsStaySeparateInTheAnswerAndTheHAR() async throws {
         let upstream = try RecordingUpstream { _ in
             HTTPServerResponse(status: 200, headers: [
