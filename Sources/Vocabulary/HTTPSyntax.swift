@@ -33,6 +33,15 @@ public enum HTTPSyntax {
     /// Whether `byte` is optional whitespace (RFC 9110 §5.6.3: space or tab).
     public static func isWhitespace(_ byte: UInt8) -> Bool { byte == space || byte == tab }
 
+    /// Whether `byte` may stand in a field value or a reason phrase (RFC 9110 §5.5: visible
+    /// characters, bytes past ASCII, space and tab; no other control byte).
+    public static func isFieldContentByte(_ byte: UInt8) -> Bool { byte == tab || (byte >= space && byte != 0x7F) }
+
+    /// `text` with every byte that may not stand in a field value made a space.
+    public static func legalizedFieldContent(_ text: String) -> String {
+        text.utf8.allSatisfy(isFieldContentByte) ? text : String(decoding: text.utf8.map { isFieldContentByte($0) ? $0 : space }, as: UTF8.self)
+    }
+
     /// The elements of a comma-separated field value (`a, b ,c`), spaces and tabs around
     /// each removed, empty ones dropped: without Foundation, since proxies split such
     /// values for every message.

@@ -1,3 +1,5 @@
+import Vocabulary
+
 extension HTTPField {
     /// A header name (swift-http-types' `HTTPField.Name`): an RFC 9110 token, compared without
     /// regard to ASCII case and kept as written.
@@ -12,7 +14,7 @@ extension HTTPField {
 
         /// A name when `name` is a valid token; nil otherwise.
         public init?(_ name: String) {
-            guard (try? HTTPField.validate(name: name)) != nil else { return nil }
+            guard HTTPSyntax.isToken(name.utf8) else { return nil }
             rawName = name
         }
 
@@ -43,15 +45,11 @@ extension HTTPField {
     /// `value` with every byte a field value may not hold made a space, and trimmed of
     /// spaces and tabs at either end; the value itself when it holds none.
     static func legalized(_ value: String) -> String {
-        func allowed(_ byte: UInt8) -> Bool { byte == 0x09 || byte >= 0x20 && byte != 0x7F }
-        func blank(_ byte: UInt8) -> Bool { byte == 0x09 || byte == 0x20 }
-        let bytes = value.utf8
-        if bytes.allSatisfy(allowed), !(bytes.first.map(blank) ?? false), !(bytes.last.map(blank) ?? false) {
-            return value
-        }
-        let spaced = bytes.map { allowed($0) ? $0 : 0x20 }
-        let trimmed = spaced.drop(while: blank).reversed().drop(while: blank).reversed()
-        return String(decoding: trimmed, as: UTF8.self)
+        let spaced = HTTPSyntax.legalizedFieldContent(value)
+        let bytes = spaced.utf8
+        guard bytes.first.map(HTTPSyntax.isWhitespace) == true || bytes.last.map(HTTPSyntax.isWhitespace) == true else { return spaced }
+        let trimmed = bytes.drop(while: HTTPSyntax.isWhitespace).reversed().drop(while: HTTPSyntax.isWhitespace).reversed()
+        return String(decoding: Array(trimmed), as: UTF8.self)
     }
 }
 

@@ -19,7 +19,7 @@ public struct HTTPRequest: Sendable, Hashable {
 
         /// A method from `method`; nil when it is not a token.
         public init?(_ method: String) {
-            guard (try? HTTPField.validate(name: method)) != nil else { return nil }
+            guard HTTPSyntax.isToken(method.utf8) else { return nil }
             rawValue = method
         }
 
@@ -119,20 +119,13 @@ public struct HTTPResponse: Sendable, Hashable {
         public init(code: Int, reasonPhrase: String = "") {
             precondition((0...999).contains(code), "Invalid status code")
             self.code = code
-            self.reasonPhrase = Self.legalized(reasonPhrase)
+            self.reasonPhrase = HTTPSyntax.legalizedFieldContent(reasonPhrase)
         }
 
         @inlinable public init(integerLiteral value: Int) {
             precondition((0...999).contains(value), "Invalid status code")
             code = value
             reasonPhrase = ""
-        }
-
-        /// `phrase` with every control byte but tab made a space, as upstream keeps phrases.
-        private static func legalized(_ phrase: String) -> String {
-            func allowed(_ byte: UInt8) -> Bool { byte == 0x09 || (byte >= 0x20 && byte != 0x7F) }
-            if phrase.utf8.allSatisfy(allowed) { return phrase }
-            return String(decoding: phrase.utf8.map { allowed($0) ? $0 : 0x20 }, as: UTF8.self)
         }
 
         /// The class of a status, from its first digit.
