@@ -83,39 +83,37 @@ extension GraphQLRequest {
         guard usesGET else {
             return NetworkRequest(
                 method: .post, url: graphQLEndpoint, headerFields: headerFields,
-                body: JSONValue.object(body).encoded, timeoutInterval: requestTimeout)
+                body: JSONValue.object(body).encoded(escaping: .foundation), timeoutInterval: requestTimeout)
         }
-        guard var components = URLComponents(url: graphQLEndpoint, resolvingAgainstBaseURL: false) else {
-            throw GraphQLHTTPRequestError.serializedQueryParamsMessageError(endpoint: graphQLEndpoint.absoluteString)
-        }
-        let body = self.body
-        let parameters = body.keys.sorted().map { key in
-            let value = body[key]!
-            return "\(Self.queryEncode(key))=\(Self.queryEncode(value.stringValue ?? value.jsonString))"
-        }
-        components.percentEncodedQuery = ([components.percentEncodedQuery].compactMap { $0 } + parameters).joined(separator: "&")
-        guard let url = components.url else {
+        guard let url = Self.getURL(endpoint: graphQLEndpoint, body: body) else {
             throw GraphQLHTTPRequestError.serializedQueryParamsMessageError(endpoint: graphQLEndpoint.absoluteString)
         }
         return NetworkRequest(method: .get, url: url, headerFields: headerFields, body: nil, timeoutInterval: requestTimeout)
     }
 
-    private static let queryAllowed: Set<UInt8> = Set(
-        Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8))
-
-    /// Percent-encodes everything outside RFC 3986's unreserved set, so JSON in a query
-    /// parameter survives any server's parser.
-    static func queryEncode(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            if queryAllowed.contains(byte) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                out += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+    /// The GET URL of `body`, as Apollo iOS's `URLQueryParameterTransformer` builds it, so a
+    /// CDN keys it as it keys an app's: one query item per body member in key order, an
+    /// object as its JSON (written as the POST body is), a string as itself; the endpoint's
+    /// own items first; Foundation's query-item encoding, with `+` and `;` encoded too.
+    static func getURL(endpoint: URL, body: [String: JSONValue]) -> URL? {
+        guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else { return nil }
+        var items = components.queryItems ?? []
+        for key in body.keys.sorted() {
+            switch body[key]! {
+            case .object(let members):
+                items.append(URLQueryItem(name: key, value: String(decoding: JSONValue.object(members).encoded(escaping: .foundation), as: UTF8.self)))
+            case .string(let text):
+                items.append(URLQueryItem(name: key, value: text))
+            default:
+                continue
             }
         }
-        return out
+        if !items.isEmpty { components.queryItems = items }
+        components.percentEncodedQuery = components.percentEncodedQuery?.addingPercentEncoding(withAllowedCharacters: getQueryAllowed)
+        return components.url
     }
+
+    private static let getQueryAllowed = CharacterSet(charactersIn: "+;").inverted
 }
 
 /// Makes the JSON body of a GraphQL request (Apollo's `JSONRequestBodyCreator`). ChainKit

@@ -36,6 +36,11 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         /// Only what RFC 8259 requires (quote, backslash, U+0000–U+001F), as a typical server
         /// writes: a hostile server's bidi overrides then arrive raw.
         case minimal
+        /// As Foundation's `JSONSerialization` writes with `.sortedKeys`, which is how Apollo
+        /// iOS serializes request bodies (`JSONSerializationFormat`): RFC 8259's escapes and
+        /// `/` as `\/`, and object keys in that option's order (case-insensitive, digit runs
+        /// by their value: `a9` before `a10`), so a body's bytes, size and hash are an app's.
+        case foundation
     }
 
     /// The value encoded as compact JSON with sorted keys.
@@ -102,6 +107,11 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         case .number(let value):
             if !value.isFinite {
                 out.write("null")
+            } else if escaping == .foundation {
+                // An integral number as an app's `Int` is written; any other as Foundation
+                // writes a `Double`: its description without a trailing `.0`.
+                let text = value.rounded() == value && abs(value) < 0x1p63 ? String(Int64(value)) : "\(value)"
+                out.write(text.hasSuffix(".0") ? String(text.dropLast(2)) : text)
             } else if value.rounded() == value, abs(value) < 1e15 {
                 out.write(String(Int64(value)))
             } else {
@@ -119,7 +129,9 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         case .object(let members):
             out.write(ascii: UInt8(ascii: "{"))
             // Sorting the pairs rather than the keys saves a hash lookup per member.
-            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+            let sorted = escaping == .foundation
+                ? members.sorted { JSONValue.foundationOrders($0.key, before: $1.key) } : members.sorted { $0.key < $1.key }
+            for (index, member) in sorted.enumerated() {
                 if index > 0 { out.write(ascii: UInt8(ascii: ",")) }
                 JSONValue.write(string: member.key, into: &out, escaping: escaping)
                 out.write(ascii: UInt8(ascii: ":"))
@@ -128,6 +140,34 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
             out.write(ascii: UInt8(ascii: "}"))
         }
     }
+
+    /// Whether `key` comes before `other` in the order `JSONSerialization`'s `.sortedKeys`
+    /// writes them: a numeric, case-insensitive comparison under the root locale's collation,
+    /// with case breaking ties. Keys made of ASCII letters alone, which request bodies mostly
+    /// have, compare by their folded bytes, which is the same order for them without asking
+    /// the collator.
+    static func foundationOrders(_ key: String, before other: String) -> Bool {
+        @inline(__always) func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
+        if key.utf8.allSatisfy(isLetter), other.utf8.allSatisfy(isLetter) {
+            var left = key.utf8.makeIterator(), right = other.utf8.makeIterator()
+            while true {
+                switch (left.next(), right.next()) {
+                case (nil, nil): break
+                case (nil, _): return true
+                case (_, nil): return false
+                case (let a?, let b?):
+                    if a | 0x20 != b | 0x20 { return a | 0x20 < b | 0x20 }
+                    continue
+                }
+                break
+            }
+        }
+        return key.compare(
+            other, options: [.numeric, .caseInsensitive, .forcedOrdering], range: key.startIndex..<key.endIndex,
+            locale: foundationCollation) == .orderedAscending
+    }
+
+    private static let foundationCollation = Locale(identifier: "")
 
     /// Appends `value` as a JSON string literal, escaping quotes, backslashes and controls.
     public static func writeString(_ value: String, into out: inout String, escaping: Escaping = .terminalSafe) {
@@ -140,7 +180,9 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         // escaping, which covers most keys and values: append those whole.
         // Tested on the string's contiguous bytes where it has them: stepping through the UTF-8
         // view's iterator costs many times the test.
-        @inline(__always) func isPlain(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F && byte != 0x22 && byte != 0x5C }
+        // Foundation also escapes `/`.
+        let slash: UInt8 = escaping == .foundation ? 0x2F : 0x22
+        @inline(__always) func isPlain(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F && byte != 0x22 && byte != 0x5C && byte != slash }
         let plain = value.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isPlain) } ?? value.utf8.allSatisfy(isPlain)
         let quote = UInt8(ascii: "\"")
         out.write(ascii: quote)
@@ -153,6 +195,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
             switch scalar {
             case "\"": out.write("\\\"")
             case "\\": out.write("\\\\")
+            case "/" where escaping == .foundation: out.write("\\/")
             case "\n": out.write("\\n")
             case "\r": out.write("\\r")
             case "\t": out.write("\\t")
