@@ -193,7 +193,10 @@ public final class LabSession: Sendable {
         self.backend = backend
         self.target = target
         self.otlpAnchor = target.isRemote ? .wallClock() : .lab(scenario: scenario.name)
-        self.cache = CacheStore(schema: LabOperations.cacheSchema)
+        // What the lab's schema says is non-null holds for a lab; of another server's schema
+        // ChainLab knows only what the operation asks for.
+        let servesLabSchema = if case .remote(let remote) = target { remote.isLab } else { true }
+        self.cache = CacheStore(schema: servesLabSchema ? LabOperations.cacheSchema : LabOperations.cacheSchema.withoutNullability)
         self.baseURL = baseURL
         self.endpoint = remote?.graphQLEndpoint ?? baseURL.appendingPathComponent("graphql")
         self.graphQLTransport = transports.graphQL

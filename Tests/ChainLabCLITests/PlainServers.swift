@@ -11,7 +11,8 @@ import Synchronization
 /// other path: 404.
 /// - a request without a valid `Bearer` access token gets 401 `{"errors":[…]}`;
 /// - operation `Text` gets a `text/plain` body, `Big` a JSON body of 3 MiB, `Slow` no
-///   answer for 20 s; any other operation `{"data":{"me":{"id":"1","name":"Ada"}}}`.
+///   answer for 20 s; `HeroQuery` `{"data":{"hero":{"id":"1","name":"Ada"}}}`; any other
+///   operation `{"data":{"me":{"id":"1","name":"Ada"}}}`.
 ///
 /// Token endpoint at `/token` (client `app`, secret `s3cret`, by Basic or in the body):
 /// `refresh_token` issues `access-N`/`refresh-N` and invalidates the refresh token used; a
@@ -110,6 +111,7 @@ final class PlainServers: Sendable {
         case "Slow":
             try? await Task.sleep(for: .seconds(20))
             return Self.json(200, #"{"data":{}}"#)
+        case "HeroQuery": return Self.json(200, #"{"data":{"hero":{"id":"1","name":"Ada"}}}"#)
         default: return Self.json(200, #"{"data":{"me":{"id":"1","name":"Ada"}}}"#)
         }
     }

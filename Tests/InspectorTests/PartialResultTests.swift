@@ -22,7 +22,7 @@ struct PartialResultTests {
     @Test("data with errors is partial (!), data null with errors failed (✕), data alone succeeded (✓)", arguments: [
         (#"{"data":{"hero":null},"errors":[{"message":"no hero"}]}"#, RequestRow.State.partial, "! #1 HeroQuery partial"),
         (#"{"data":null,"errors":[{"message":"no hero"}]}"#, .failed, "✕ #1 HeroQuery no data"),
-        (#"{"data":{"hero":{"id":"1"}}}"#, .succeeded, "✓ #1 HeroQuery 200"),
+        (#"{"data":{"hero":{"id":"1","name":"R2-D2"}}}"#, .succeeded, "✓ #1 HeroQuery 200"),
     ])
     func requestsPane(body: String, state: RequestRow.State, line: String) async {
         let session = Self.session(answering: body)

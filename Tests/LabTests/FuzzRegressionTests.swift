@@ -25,7 +25,7 @@ struct ScenarioFuzzRegressionTests {
         #expect(error.path == "nam\u{FFFD}\u{FFFD}\u{FFFD}\\x87\u{FFFD}\u{FFFD}\u{FFFD}operations")
 
         let nested = Data(#"{"name":"x","operations":[{"name":"HeroQuery"}],"chain":[],"backend":{"\u001b]2;PWNED\u0007":true}}"#.utf8)
-        #expect(decodeError(nested)?.description == #"backend.\e]2;PWNED\x07: unknown key; known: tokenTTL, authFailureMode, requireAuth, rotateRefreshTokens, reuseDetection, serverErrorStatus, failNext, failNextStatus, latency, hostile"#)
+        #expect(decodeError(nested)?.description == #"backend.\e]2;PWNED\x07: unknown key; known: tokenTTL, authFailureMode, requireAuth, rotateRefreshTokens, reuseDetection, serverErrorStatus, failNext, failNextStatus, latency, hostile, omitsHeroName"#)
     }
 
     @Test("crash-b0305abb: a scenario file with an invalid escape is refused with a printable message")

@@ -29,6 +29,26 @@ struct TraceTests {
         #expect(result.events.map(\.time) == Array(repeating: 0, count: 6) + Array(repeating: 0.012, count: 8))
     }
 
+    /// apollo-ios 2.4 `Sources/Apollo/Execution/GraphQLExecutor.swift`: the executor's error
+    /// leaves the parser and climbs every interceptor's `mapErrors`; nothing is cached.
+    @Test("partial-data: the parser's missingValue climbs through AuthInterceptor's mapErrors, and the cache stays empty")
+    func partialData() async throws {
+        let session = LabSession(scenario: try #require(Catalog.scenario(named: "partial-data")))
+        let result = await session.runHeadless()
+        let error = #"GraphQLExecutionError: Error at path "hero.name)": missingValue"#
+        #expect(result.events.suffix(5).map { "\($0.hop) \($0.name) \($0.phase.rawValue) \($0.error ?? "")" } == [
+            "6 JSONResponseParsingInterceptor preflight ",
+            "6 JSONResponseParsingInterceptor error \(error)",
+            "2 AutomaticPersistedQueryInterceptor error \(error)",
+            "1 AuthInterceptor error \(error)",
+            "0 MaxRetryInterceptor error \(error)",
+        ])
+        #expect(result.requests.map(\.outcome) == [.failure])
+        #expect(result.requests.first?.error == error)
+        #expect(result.backend["tokenRefreshes"] == 0)
+        await session.shutDown()
+    }
+
     @Test("the Auth hop's pre-flight event shows Authorization added, and only there")
     func authDiff() async throws {
         let result = await LabSession(scenario: try #require(Catalog.scenario(named: "basics"))).runHeadless()

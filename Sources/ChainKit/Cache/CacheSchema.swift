@@ -1,8 +1,10 @@
 import Foundation
 
-/// What the normalized cache knows of the schema: which fields identify an object of each
-/// type, so objects of that type get one record wherever they appear (`Hero:2001`), as
-/// upstream's `@typePolicy(keyFields:)` or `SchemaConfiguration.cacheKeyInfo` say.
+/// What ChainKit knows of the schema: which fields identify an object of each type, so
+/// objects of that type get one record wherever they appear (`Hero:2001`), as upstream's
+/// `@typePolicy(keyFields:)` or `SchemaConfiguration.cacheKeyInfo` say; and which fields are
+/// non-null, which a result is checked against (``ResultExecutor``), as upstream's generated
+/// selection sets know.
 ///
 /// An object's type is its `__typename` (Apollo's generated operations select it
 /// everywhere). `fieldTypes` names the type of a field for servers whose results carry no
@@ -11,17 +13,26 @@ import Foundation
 /// root (`QUERY_ROOT.hero`), as upstream's default configuration does.
 ///
 /// ```swift
-/// let schema = CacheSchema(keyFields: ["Hero": ["id"]], fieldTypes: ["Query.hero": "Hero"])
+/// let schema = CacheSchema(keyFields: ["Hero": ["id"]], fieldTypes: ["Query.hero": "Hero"], nonNullFields: ["Hero.name"])
 /// ```
 public struct CacheSchema: Sendable, Hashable {
     /// The fields whose values form the key of an object of each type.
     public var keyFields: [String: [String]]
     /// The type of a field's objects, `Parent.field` → type, used when an object has no `__typename`.
     public var fieldTypes: [String: String]
+    /// The fields declared non-null, `Type.field` (`Hero.name` for `name: String!`): a `null`
+    /// there fails the result with ``JSONDecodingError/nullValue``.
+    public var nonNullFields: Set<String>
 
-    public init(keyFields: [String: [String]] = [:], fieldTypes: [String: String] = [:]) {
+    public init(keyFields: [String: [String]] = [:], fieldTypes: [String: String] = [:], nonNullFields: Set<String> = []) {
         self.keyFields = keyFields
         self.fieldTypes = fieldTypes
+        self.nonNullFields = nonNullFields
+    }
+
+    /// The same keys and types, with no field known to be non-null.
+    public var withoutNullability: CacheSchema {
+        CacheSchema(keyFields: keyFields, fieldTypes: fieldTypes)
     }
 
     /// The root type name of an operation kind, as `fieldTypes` keys use it.

@@ -115,7 +115,7 @@ public struct ResultNormalizer: Sendable {
     /// Documents remembered at most; past it the memo starts again.
     private static let parsedLimit = 256
 
-    private static func selections(of operation: GraphQLOperation) throws(SelectionParseError) -> SelectionSet {
+    static func selections(of operation: GraphQLOperation) throws(SelectionParseError) -> SelectionSet {
         guard !operation.isPersistedOnly, !operation.document.isEmpty else {
             throw SelectionParseError(offset: 0, reason: "\(operation.name) has no document to read its selections from")
         }

@@ -9,13 +9,18 @@
 /// and yielded whole, a part with nothing to act on (a heartbeat) yields nothing, and a
 /// missing boundary or unknown specification fails when the first part is read.
 ///
+/// Each result's data is checked against the operation's selections as upstream's executor
+/// checks it (``ResultExecutor``): a field asked for and absent, or `null` where
+/// ``cacheSchema`` says the field is non-null, fails the stream with a
+/// ``GraphQLExecutionError`` naming its path.
+///
 /// When the request writes results to the cache, each result carries the records its data
 /// normalizes to (``GraphQLResponse/cacheRecords``), keyed with ``cacheSchema``; as upstream,
 /// they are made here, from the result as the server sent it (a merged result's from all of
 /// its data so far).
 public struct JSONResponseParsingInterceptor: ResponseParsingInterceptor {
-    /// The key fields and field types records are made with; the store they are written to
-    /// should read with the same one.
+    /// The key fields and field types records are made with (the store they are written to
+    /// should read with the same one), and the non-null fields results are checked against.
     public var cacheSchema: CacheSchema
 
     public init(cacheSchema: CacheSchema = CacheSchema()) {
@@ -25,7 +30,9 @@ public struct JSONResponseParsingInterceptor: ResponseParsingInterceptor {
     public func parse(response: NetworkResponse, for request: GraphQLRequest) async throws -> InterceptorResultStream {
         // An operation whose selections cannot be read (a persisted-only one) gets no records.
         let normalizer = request.writeResultsToCache ? try? ResultNormalizer(operation: request.operation, schema: cacheSchema) : nil
-        @Sendable func withRecords(_ result: GraphQLResponse) -> GraphQLResponse {
+        let executor = try? ResultExecutor(operation: request.operation, schema: cacheSchema)
+        @Sendable func executed(_ result: GraphQLResponse) throws -> GraphQLResponse {
+            if let executor, case .object(let data)? = result.data { try executor.execute(data) }
             guard let normalizer, let data = result.data else { return result }
             var result = result
             result.cacheRecords = normalizer.records(for: data)
@@ -33,7 +40,7 @@ public struct JSONResponseParsingInterceptor: ResponseParsingInterceptor {
         }
         let contentType = response.headerFields["Content-Type"]
         guard MultipartContentType.isMultipartMixed(contentType) else {
-            return response.chunks.map { chunk in withRecords(try GraphQLResponse(parsing: chunk, source: .server)) }
+            return response.chunks.map { chunk in try executed(try GraphQLResponse(parsing: chunk, source: .server)) }
         }
         let header = MultipartContentType(contentType)
         let chunks = response.chunks
@@ -53,9 +60,9 @@ public struct JSONResponseParsingInterceptor: ResponseParsingInterceptor {
                     try Task.checkCancellation()
                     if let items = payload["incremental"]?.arrayValue {
                         guard let existing = current else { throw IncrementalResponseError.missingExistingData }
-                        current = withRecords(try existing.merging(incremental: items))
+                        current = try executed(try existing.merging(incremental: items))
                     } else {
-                        current = withRecords(GraphQLResponse(payload: payload, source: .server))
+                        current = try executed(GraphQLResponse(payload: payload, source: .server))
                     }
                     return current
                 }

@@ -60,10 +60,10 @@ extension BackendState {
 
     /// `headers` are read only by the operations answered in parts (their `Accept`).
     private mutating func execute(_ operation: ServedOperation, variables: [String: JSONValue], headers: HTTPFields) -> BackendResponse {
-        let hostile = settings.hostile
+        let hostile = settings.hostile, omitsName = settings.omitsHeroName
         switch operation {
         case .heroDeferQuery:
-            guard let hero = heroes[HeroStore.heroID]?.json(hostile: hostile, appearsIn: true), case .object(var initial) = hero,
+            guard let hero = heroes[HeroStore.heroID]?.json(hostile: hostile, appearsIn: true, omitsName: omitsName), case .object(var initial) = hero,
                 let films = initial.removeValue(forKey: "appearsIn")
             else { return .json(200, ["data": ["hero": .null]]) }
             return IncrementalAnswers.deferred(
@@ -73,7 +73,7 @@ extension BackendState {
                 events: IncrementalAnswers.heroNames.map { ["heroNameChanged": ["id": .string(HeroStore.heroID), "name": .string($0)]] },
                 accept: headers["Accept"])
         case .heroQuery:
-            return .json(200, ["data": ["hero": heroes[HeroStore.heroID]?.json(hostile: hostile) ?? .null]])
+            return .json(200, ["data": ["hero": heroes[HeroStore.heroID]?.json(hostile: hostile, omitsName: omitsName) ?? .null]])
         case .heroDetailsQuery:
             let id: String
             switch variables["id"] {
@@ -82,11 +82,11 @@ extension BackendState {
             case .exactNumber(let text) where Int64(text) != nil: id = text
             default: return missingVariable("id", type: "ID!")
             }
-            return .json(200, ["data": ["hero": heroes[id]?.json(hostile: hostile, appearsIn: true) ?? .null]])
+            return .json(200, ["data": ["hero": heroes[id]?.json(hostile: hostile, appearsIn: true, omitsName: omitsName) ?? .null]])
         case .renameHero:
             guard let newName = variables["name"]?.stringValue else { return missingVariable("name", type: "String!") }
             let hero = heroes.rename(id: HeroStore.heroID, to: newName)
-            return .json(200, ["data": ["renameHero": hero?.json(hostile: hostile) ?? .null]])
+            return .json(200, ["data": ["renameHero": hero?.json(hostile: hostile, omitsName: omitsName) ?? .null]])
         }
     }
 

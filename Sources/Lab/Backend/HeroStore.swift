@@ -48,12 +48,11 @@ struct HeroStore {
 }
 
 extension HeroStore.Hero {
-    /// `{"id","name"}`, plus `appearsIn` when asked; hostile mode poisons the name.
-    func json(hostile: Bool, appearsIn includeFilms: Bool = false) -> JSONValue {
-        var object: [String: JSONValue] = [
-            "id": .string(id),
-            "name": .string(hostile ? HostilePayload.heroName(name) : name),
-        ]
+    /// `{"id","name"}`, plus `appearsIn` when asked; hostile mode poisons the name, and
+    /// `omitsName` leaves it out.
+    func json(hostile: Bool, appearsIn includeFilms: Bool = false, omitsName: Bool = false) -> JSONValue {
+        var object: [String: JSONValue] = ["id": .string(id)]
+        if !omitsName { object["name"] = .string(hostile ? HostilePayload.heroName(name) : name) }
         if includeFilms { object["appearsIn"] = .array(appearsIn.map(JSONValue.string)) }
         return .object(object)
     }

@@ -33,6 +33,10 @@ extension LabBackend {
         /// Whether responses carry ``HostilePayload``'s escape sequences in their headers
         /// and in every hero name.
         public var hostile: Bool
+        /// Whether heroes in GraphQL answers leave out `name`, a field every lab query asks
+        /// for: a server whose answers do not fit the operation (an older deployment, a
+        /// gateway that trims fields). The client's parser fails them with `missingValue`.
+        public var omitsHeroName: Bool
 
         public init(
             tokenTTL: Double = 300,
@@ -44,7 +48,8 @@ extension LabBackend {
             failNext: Int = 0,
             failNextStatus: Int = 503,
             latency: Double = 0,
-            hostile: Bool = false
+            hostile: Bool = false,
+            omitsHeroName: Bool = false
         ) {
             self.tokenTTL = tokenTTL
             self.authFailureMode = authFailureMode
@@ -56,6 +61,7 @@ extension LabBackend {
             self.failNextStatus = failNextStatus
             self.latency = latency
             self.hostile = hostile
+            self.omitsHeroName = omitsHeroName
         }
     }
 

@@ -27,12 +27,14 @@ public enum LabOperations {
             variables: ["name": .string(name)])
     }
 
-    /// What the normalized cache knows of the lab's schema: a `Hero` is keyed by its `id`,
-    /// and `hero` and `renameHero` return heroes. The backend's results carry no `__typename`
-    /// (Apollo's generated operations would select it), so the field types say it instead.
+    /// What the chain knows of the lab's schema: a `Hero` is keyed by its `id`, `hero` and
+    /// `renameHero` return heroes, and a hero's `id` and `name` are non-null (`ID!`,
+    /// `String!`). The backend's results carry no `__typename` (Apollo's generated operations
+    /// would select it), so the field types say it instead.
     public static let cacheSchema = CacheSchema(
         keyFields: ["Hero": ["id"]],
-        fieldTypes: ["Query.hero": "Hero", "Mutation.renameHero": "Hero"])
+        fieldTypes: ["Query.hero": "Hero", "Mutation.renameHero": "Hero"],
+        nonNullFields: ["Hero.id", "Hero.name"])
 
     /// The hero with its films deferred: `{"hero":{"id","name"}}` first, and `appearsIn`
     /// as an increment 80 ms (``IncrementalAnswers/deferDelay``) later, as a

@@ -185,6 +185,15 @@ public enum Catalog {
         ) {
             $0.backend = LabBackend.Settings(latency: latency, hostile: true)
         },
+        Scenario(
+            name: "partial-data",
+            summary: "The server's answer leaves out a field the query asks for: parsing fails as Apollo's executor fails it.",
+            teaches: "HeroQuery asks for hero { id name }; the server answers 200 with {\"hero\":{\"id\":\"2001\"}}. Apollo executes the selection set on every result, so the parser fails with GraphQLExecutionError — Error at path \"hero.name)\": missingValue, upstream's text to the character. The error climbs through every interceptor's mapErrors: AuthInterceptor's sees it (one that refreshed on any error would refresh here for nothing; this one passes it on, since it is neither a 401 nor UNAUTHENTICATED), MaxRetryInterceptor lets it through, and nothing is written to the cache. Under NetworkFirst the failed fetch would fall back to the cache instead, and with the cache empty the request would end in noResults, the error never seen above the cache step.",
+            chain: defaultChain,
+            operations: [heroQuery]
+        ) {
+            $0.backend = LabBackend.Settings(latency: latency, omitsHeroName: true)
+        },
     ]
 
     /// The built-in scenario named `name`.

@@ -40,7 +40,7 @@ public struct ScenarioError: Error, Sendable, Hashable, CustomStringConvertible 
 /// ```
 public enum ScenarioCodec {
     static let topLevelKeys = ["name", "summary", "teaches", "chain", "backend", "token", "refreshStrategy", "operations", "launch", "script", "prefillCache", "safetyCap", "breakpoints"]
-    static let backendKeys = ["tokenTTL", "authFailureMode", "requireAuth", "rotateRefreshTokens", "reuseDetection", "serverErrorStatus", "failNext", "failNextStatus", "latency", "hostile"]
+    static let backendKeys = ["tokenTTL", "authFailureMode", "requireAuth", "rotateRefreshTokens", "reuseDetection", "serverErrorStatus", "failNext", "failNextStatus", "latency", "hostile", "omitsHeroName"]
     static let operationKeys = ["name", "fetchBehavior", "autoPersistQueries", "useGETForQueries", "useGETForPersistedQueryRetry", "variables", "clientAwareness", "method", "path", "document", "documentFile", "body"]
     static let clientAwarenessKeys = ["name", "version", "library"]
     static let graphQLOperationNames = ["HeroQuery", "HeroDetailsQuery", "RenameHero", "HeroDeferQuery", "HeroNameChanged"]
@@ -68,6 +68,7 @@ public enum ScenarioCodec {
             "failNextStatus": .number(Double(backend.failNextStatus)), "latency": .number(backend.latency), "hostile": .bool(backend.hostile),
         ]
         if case .always(let status) = backend.serverErrorMode { backendMembers["serverErrorStatus"] = .number(Double(status)) }
+        if backend.omitsHeroName { backendMembers["omitsHeroName"] = .bool(true) }
         members.append(("backend", .object(backendMembers)))
         members.append(("token", .string(scenario.token.rawValue)))
         members.append(("refreshStrategy", .string(scenario.refreshStrategy.rawValue)))
@@ -272,6 +273,7 @@ public enum ScenarioCodec {
         if let status = try reader.optionalInteger("failNextStatus", minimum: 500, maximum: 599) { settings.failNextStatus = status }
         if let latency = try reader.optionalNumber("latency", minimum: 0, maximum: 60) { settings.latency = latency }
         if let flag = try reader.optionalBool("hostile") { settings.hostile = flag }
+        if let flag = try reader.optionalBool("omitsHeroName") { settings.omitsHeroName = flag }
         return settings
     }
 

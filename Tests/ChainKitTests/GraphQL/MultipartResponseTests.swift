@@ -212,11 +212,11 @@ struct MultipartDeferTests {
 
     @Test("increments' errors are appended and extensions merged, the newer winning")
     func errorsAndExtensions() async {
-        let result = await outcome([part(#"{"data":{"hero":{"id":"1"}},"errors":[{"message":"a"}],"extensions":{"k":1,"j":1},"hasNext":true}"#)
-            + part(#"{"incremental":[{"data":{"name":"R2"},"path":["hero"],"label":"l","errors":[{"message":"b"}],"extensions":{"k":2}}],"hasNext":false}"#) + closing])
+        let result = await outcome([part(#"{"data":{"hero":{"id":"1","name":"R2"}},"errors":[{"message":"a"}],"extensions":{"k":1,"j":1},"hasNext":true}"#)
+            + part(#"{"incremental":[{"data":{"appearsIn":["JEDI"]},"path":["hero"],"label":"films","errors":[{"message":"b"}],"extensions":{"k":2}}],"hasNext":false}"#) + closing])
         #expect(result.responses.last?.errors?.map(\.message) == ["a", "b"])
         #expect(result.responses.last?.extensions == ["k": 2, "j": 1])
-        #expect(result.responses.last?.data == ["hero": ["id": "1", "name": "R2"]])
+        #expect(result.responses.last?.data == ["hero": ["id": "1", "name": "R2", "appearsIn": ["JEDI"]]])
     }
 
     /// Mirrors upstream `JSONResponseParsingError.missingMultipartBoundary` / `.invalidMultipartProtocol`
@@ -239,8 +239,11 @@ struct MultipartDeferTests {
 /// `JSONResponseParsingInterceptor_MultipartResponseSubscriptionParser_Tests.swift`.
 @Suite("HTTP subscription answers")
 struct MultipartSubscriptionTests {
-    func outcome(_ body: String) async -> Outcome {
-        await run(makeChain(transport: multipartTransport(subscriptionType, [body])).kickoff(request: request()))
+    /// The operation the events answer (upstream's tests parse into a `ticker` selection too).
+    static let ticker = GraphQLOperation(name: "Ticker", kind: .subscription, document: "subscription Ticker { ticker }")
+
+    func outcome(_ body: String, operation: GraphQLOperation = ticker) async -> Outcome {
+        await run(makeChain(transport: multipartTransport(subscriptionType, [body])).kickoff(request: request(operation)))
     }
 
     static func event(_ ticker: Int) -> String { #"{"payload":{"data":{"ticker":\#(ticker)}}}"# }
@@ -293,7 +296,9 @@ struct MultipartSubscriptionTests {
     @Test("dashes and the boundary inside an event do not cut it")
     func boundaryInBody() async {
         let text = "lots-graphql-of--graphql-similar---graphql"
-        let result = await outcome(part(#"{"payload":{"data":{"text":"\#(text)"}}}"#) + closing)
+        let result = await outcome(
+            part(#"{"payload":{"data":{"text":"\#(text)"}}}"#) + closing,
+            operation: GraphQLOperation(name: "Text", kind: .subscription, document: "subscription Text { text }"))
         #expect(result.responses.map(\.data) == [["text": .string(text)]])
     }
 }

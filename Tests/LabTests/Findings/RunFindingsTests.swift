@@ -55,6 +55,7 @@ struct RunFindingsScenarioTests {
         "defer": [],
         "subscription": [],
         "hostile-server": [],
+        "partial-data": [],
     ]
 
     @Test("every built-in scenario's run findings", arguments: Catalog.names)

@@ -218,6 +218,7 @@ struct ChainLintScenarioTests {
         "defer": [],
         "subscription": [],
         "hostile-server": [],
+        "partial-data": [],
     ]
 
     @Test("every built-in scenario's lint findings", arguments: Catalog.names)

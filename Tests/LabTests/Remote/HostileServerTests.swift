@@ -247,7 +247,7 @@ struct HostileServerTests {
 
     @Test("a multipart subscription longer than --max-body in all stops there, and the run ends to say so", .timeLimit(.minutes(1)))
     func anEndlessSubscriptionStopsAtMaxBody() async throws {
-        let event = Data("\r\n--graphql\r\ncontent-type: application/json\r\n\r\n{\"payload\":{\"data\":{\"tick\":1}}}".utf8)
+        let event = Data("\r\n--graphql\r\ncontent-type: application/json\r\n\r\n{\"payload\":{\"data\":{\"hero\":{\"id\":\"1\",\"name\":\"R2-D2\"}}}}".utf8)
         let server = HTTPServer { _ in
             HTTPServerResponse(
                 status: 200, headers: [HTTPServerHeader(name: "Content-Type", value: #"multipart/mixed;boundary="graphql";subscriptionSpec=1.0"#)],

@@ -144,7 +144,7 @@ struct OAuthClientRequestTests {
 private func basicsOnAPlainServer() async throws -> (HTTPServer, LabSession) {
     let server = HTTPServer { request in
         request.target == "/graphql"
-            ? HTTPServerResponse(status: 200, headers: [HTTPServerHeader(name: "Content-Type", value: "application/json")], body: Data(#"{"data":{"hero":{"id":"1"}}}"#.utf8))
+            ? HTTPServerResponse(status: 200, headers: [HTTPServerHeader(name: "Content-Type", value: "application/json")], body: Data(#"{"data":{"hero":{"id":"1","name":"R2-D2"}}}"#.utf8))
             : .text("not here", status: 404)
     }
     let port = try server.start()
@@ -176,7 +176,7 @@ struct LabDetectionTests {
         let server = HTTPServer { request in
             try? await Task.sleep(for: .milliseconds(request.target == "/graphql" ? 150 : 0))
             return request.target == "/graphql"
-                ? HTTPServerResponse(status: 200, headers: [HTTPServerHeader(name: "Content-Type", value: "application/json")], body: Data(#"{"data":{"hero":{"id":"1"}}}"#.utf8))
+                ? HTTPServerResponse(status: 200, headers: [HTTPServerHeader(name: "Content-Type", value: "application/json")], body: Data(#"{"data":{"hero":{"id":"1","name":"R2-D2"}}}"#.utf8))
                 : .text("not here", status: 404)
         }
         let port = try server.start()
@@ -314,7 +314,7 @@ struct TruthfulOnARealServerTests {
                 return Self.json(#"{"access_token":"new","refresh_token":"r2","token_type":"Bearer"}"#)
             }
             let authorized = request.headers.contains { $0.name.lowercased() == "authorization" && $0.value == "Bearer new" }
-            return authorized ? Self.json(#"{"data":{"hero":{"id":"1"}}}"#) : Self.json(#"{"errors":[{"message":"expired"}]}"#, status: 401)
+            return authorized ? Self.json(#"{"data":{"hero":{"id":"1","name":"R2-D2"}}}"#) : Self.json(#"{"errors":[{"message":"expired"}]}"#, status: 401)
         }
         let port = try server.start()
         defer { server.stop() }
@@ -414,7 +414,7 @@ struct TruthfulOnARealServerTests {
             if request.target == "/token" { return Self.json(#"{"access_token":"new","refresh_token":"r2"}"#) }
             guard request.target == "/graphql" else { return .text("not here", status: 404) }
             let authorized = request.headers.contains { $0.name.lowercased() == "authorization" && $0.value == "Bearer new" }
-            return authorized ? Self.json(#"{"data":{"hero":{"id":"1"}}}"#) : Self.json(refusal, status: status)
+            return authorized ? Self.json(#"{"data":{"hero":{"id":"1","name":"R2-D2"}}}"#) : Self.json(refusal, status: status)
         }
         let port = try server.start()
         defer { server.stop() }
