@@ -164,7 +164,7 @@ extension LabSession {
             operation: operation, graphQLEndpoint: endpoint, additionalHeaders: additionalHeaders,
             fetchBehavior: fetchBehavior(spec.fetchBehavior, of: operation.kind),
             apqConfig: AutoPersistQueryConfiguration(autoPersistQueries: spec.autoPersistQueries, useGETForPersistedQueryRetry: spec.useGETForPersistedQueryRetry),
-            useGETForQueries: spec.useGETForQueries, clientAwareness: spec.clientAwareness)
+            useGETForQueries: spec.useGETForQueries, clientAwareness: spec.clientAwareness ?? ClientAwarenessMetadata())
     }
 
     /// What an operation of `kind` reads from the cache, as upstream's client decides: a

@@ -65,15 +65,22 @@ struct DetailBodyTests {
             "operation HeroQuery",
             "document",
             "  query HeroQuery { hero { id name } }",
+            "extensions",
+            "  {",
+            "    \"clientLibrary\": {",
+            "      \"name\": \"apollo-ios\",",
+            "      \"version\": \"2.4.0\"",
+            "    }",
+            "  }",
             "secrets masked · v to reveal",
-        ], "no variables: the 2.4 body leaves them out")
+        ], "no variables: the 2.4 body leaves them out; the client names its library, as ApolloClient does by default")
         await driver.press(.char("j"), .char("j"), .char("j"), .char("j"))
         #expect(Self.detail(driver).prefix(5) == [
             "POST https://lab.chainlab.local/graphql",
             "  Content-Type   application/json",
             "  Accept         multipart/mixed;deferSpec=20220824,application/graphql-response+json,application/json",
             "  Authorization  Bearer ••••-1-1",
-            "body (76 bytes)",
+            "body (147 bytes)",
         ])
     }
 

@@ -65,7 +65,9 @@ public struct Scenario: Sendable, Hashable {
         public var useGETForQueries = false
         public var useGETForPersistedQueryRetry = false
         public var variables: [String: JSONValue]? = nil
-        /// What the client reports about itself (GraphQL only); nil sends no client awareness.
+        /// What the client reports about itself (GraphQL only). Nil is what an `ApolloClient`
+        /// reports by default, `ClientAwarenessMetadata()`: no name or version, and the
+        /// library in `extensions.clientLibrary`; ``ClientAwarenessMetadata/none`` sends nothing.
         public var clientAwareness: ClientAwarenessMetadata? = nil
         /// For middleware chains: method and path.
         public var method: String? = nil
