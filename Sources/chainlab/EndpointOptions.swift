@@ -31,6 +31,10 @@ struct EndpointOptions {
           --client-secret-env VAR  the environment variable holding the client secret
           --client-auth basic|body  client authentication: HTTP Basic (default) or in the body
           --refresh-token-env VAR  the environment variable holding the refresh token
+          --client-name NAME  send apollographql-client-name: NAME (GraphOS client awareness)
+          --client-version V  send apollographql-client-version: V
+          --no-client-library leave out extensions.clientLibrary, which bodies carry by default
+                              as an ApolloClient's do (these three also work on the lab)
           --max-body BYTES    read at most BYTES of a response body after decompression,
                               of each part of a multipart one and of all (default 1048576)
           --timeout SECONDS   give up on an exchange after SECONDS in all (default 30)
@@ -56,6 +60,9 @@ struct EndpointOptions {
     var refreshTokenEnv: String?
     var maxBody = 1 << 20
     var timeout = 30.0
+    var clientName: String?
+    var clientVersion: String?
+    var clientLibrary = true
     /// Options given, in order, for "needs --endpoint" messages.
     private var given: [String] = []
 
@@ -104,6 +111,9 @@ struct EndpointOptions {
                 }
                 settings.maxBody = bytes
             },
+            .value("--client-name") { $0.clientName = try headerValue($1, option: "--client-name") },
+            .value("--client-version") { $0.clientVersion = try headerValue($1, option: "--client-version") },
+            .flag("--no-client-library") { $0.clientLibrary = false },
             option("--timeout") { settings, value in
                 guard let seconds = Double(value), seconds > 0, seconds <= 3600 else {
                     throw CommandLineError("--timeout needs seconds above 0 and at most 3600, got '\(VisibleEscapes.escape(value))'")
@@ -240,8 +250,24 @@ struct EndpointOptions {
         return value
     }
 
-    /// `scenario` with the user's operation in place of each of its operations (`--operation`).
+    /// A client-awareness value: what can go in a header, as it will be sent.
+    private static func headerValue(_ value: String, option: String) throws -> String {
+        guard !value.isEmpty, value.utf8.allSatisfy(HTTPSyntax.isFieldContentByte) else {
+            throw CommandLineError("\(option) needs text that can be a header value (no control characters), got '\(VisibleEscapes.escape(value))'")
+        }
+        return value
+    }
+
+    /// `scenario` with the client awareness the options ask for in each GraphQL operation
+    /// (`--client-name`, `--client-version`, `--no-client-library`), and the user's operation
+    /// in place of each of its operations (`--operation`).
     func apply(to scenario: Scenario) throws -> Scenario {
+        var scenario = scenario
+        if clientName != nil || clientVersion != nil || !clientLibrary, case .graphQL = scenario.chain {
+            let awareness = ClientAwarenessMetadata(
+                clientApplicationName: clientName, clientApplicationVersion: clientVersion, includeApolloLibraryAwareness: clientLibrary)
+            for index in scenario.operations.indices { scenario.operations[index].clientAwareness = awareness }
+        }
         guard let operationFile else { return scenario }
         guard case .graphQL = scenario.chain else {
             throw CommandLineError("--operation is for GraphQL chains; scenario '\(VisibleEscapes.escape(scenario.name))' is a middleware chain (give REST operations in a scenario file: method, path, body)")
@@ -261,7 +287,6 @@ struct EndpointOptions {
             throw CommandLineError("\(VisibleEscapes.escape(operationFile)): \(error)")
         }
         let values = try variables.map(Self.variablesObject)
-        var scenario = scenario
         scenario.operations = scenario.operations.map { original in
             var operation = original
             operation.name = chosen.name

@@ -63,6 +63,30 @@ struct OwnAPICommandTests {
         #expect(json.stdout.hasSuffix(#"],"backend":null,"findings":[]}"# + "\n"))
     }
 
+    /// apollo-ios 2.4 `Sources/Apollo/ClientAwarenessMetadata.swift`: an ApolloClient names
+    /// the library in every body by default; name and version go out as headers when set.
+    @Test("client awareness: the library by default, --client-name/--client-version as headers, --no-client-library leaves it out")
+    func clientAwareness() async throws {
+        let servers = try PlainServers()
+        let plain = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token"])
+        #expect(plain.status == 0)
+        let first = try #require(servers.graphQLExchanges.last)
+        #expect(first.json?["extensions"] == ["clientLibrary": ["name": "apollo-ios", "version": "2.4.0"]])
+        #expect(first.header("apollographql-client-name") == nil)
+        let named = try await Self.chainlab([
+            "trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token",
+            "--client-name", "Dashboard", "--client-version", "3.1 (42)", "--no-client-library",
+        ])
+        #expect(named.status == 0)
+        let second = try #require(servers.graphQLExchanges.last)
+        #expect(second.header("apollographql-client-name") == "Dashboard")
+        #expect(second.header("apollographql-client-version") == "3.1 (42)")
+        #expect(second.json?["extensions"] == nil)
+        let refused = try await Self.chainlab(["trace", "basics", "--client-name", "a\u{1B}b"])
+        #expect(refused.status == 2)
+        #expect(refused.stderr == "chainlab: --client-name needs text that can be a header value (no control characters), got 'a\\eb'\n")
+    }
+
     @Test func operationVariablesHeadersAndTokenReachTheServerAndSecretsStayMasked() async throws {
         let servers = try PlainServers()
         let operation = try Self.file("ops.graphql", Self.operations)
