@@ -162,7 +162,7 @@ extension LabSession {
         let operation = Self.graphQLOperation(spec)
         return GraphQLRequest(
             operation: operation, graphQLEndpoint: endpoint, additionalHeaders: additionalHeaders,
-            fetchBehavior: fetchBehavior(spec.fetchBehavior, of: operation.kind),
+            fetchBehavior: fetchBehavior(spec.fetchBehavior, of: operation.kind), writeResultsToCache: spec.writeResultsToCache,
             apqConfig: AutoPersistQueryConfiguration(autoPersistQueries: spec.autoPersistQueries, useGETForPersistedQueryRetry: spec.useGETForPersistedQueryRetry),
             useGETForQueries: spec.useGETForQueries, clientAwareness: spec.clientAwareness ?? ClientAwarenessMetadata())
     }

@@ -116,6 +116,37 @@ struct ScenarioCodecTests {
         #expect(result.backend["tokenRefreshes"] == 1)
     }
 
+    /// apollo-ios 2.4 `Sources/Apollo/Caching/CachePolicy.swift` (`toFetchBehavior()`) and the
+    /// deprecated `CachePolicy_v1` in `Sources/Apollo/ApolloClient.swift`, whose
+    /// `fetchIgnoringCacheCompletely` also sets `writeResultsToCache: false`.
+    @Test("an app's cache policy names are read as the fetch behaviours upstream maps them to", arguments: [
+        ("cacheFirst", FetchBehavior.CacheFirst, true), ("networkFirst", .NetworkFirst, true), ("networkOnly", .NetworkOnly, true),
+        ("cacheOnly", .CacheOnly, true), ("cacheAndNetwork", .CacheAndNetwork, true), ("cacheThenNetwork", .CacheAndNetwork, true),
+        ("returnCacheDataElseFetch", .CacheFirst, true), ("fetchIgnoringCacheData", .NetworkOnly, true),
+        ("fetchIgnoringCacheCompletely", .NetworkOnly, false), ("returnCacheDataDontFetch", .CacheOnly, true),
+        ("returnCacheDataAndFetch", .CacheAndNetwork, true), ("NetworkFirst", .NetworkFirst, true),
+    ])
+    func cachePolicyNames(name: String, behavior: FetchBehavior, writes: Bool) throws {
+        let scenario = try ScenarioCodec.decode(Data(#"{"name":"x","chain":[],"operations":[{"name":"HeroQuery","fetchBehavior":"\#(name)"}]}"#.utf8))
+        #expect(scenario.operations[0].fetchBehavior == behavior)
+        #expect(scenario.operations[0].writeResultsToCache == writes)
+        #expect(try ScenarioCodec.decode(Data(ScenarioCodec.encode(scenario).utf8)) == scenario)
+    }
+
+    @Test("fetchIgnoringCacheCompletely fetches every time and leaves the cache empty; an unknown name lists both kinds")
+    func ignoringTheCacheCompletely() async throws {
+        func cacheEvents(_ policy: String) async throws -> [String] {
+            let json = #"{"name":"x","chain":[{"interceptor":"ResponseCodeInterceptor"}],"token":"none","backend":{"requireAuth":false},"operations":[{"name":"HeroQuery","fetchBehavior":"\#(policy)"}],"launch":[0,0]}"#
+            let result = await LabSession(scenario: try ScenarioCodec.decode(Data(json.utf8))).runHeadless()
+            #expect(result.requests.map(\.results) == [["server"], ["server"]])
+            return result.events.filter { $0.name == "cache" }.map(\.phase.rawValue)
+        }
+        #expect(try await cacheEvents("fetchIgnoringCacheData") == ["postflight", "postflight"], "each result written")
+        #expect(try await cacheEvents("fetchIgnoringCacheCompletely") == [], "never read, never written")
+        #expect(error(#"{"name":"x","chain":[],"operations":[{"name":"HeroQuery","fetchBehavior":"cacheElseNetwork"}]}"#)
+            == #"operations[0].fetchBehavior: unknown "cacheElseNetwork"; known: CacheFirst, NetworkFirst, CacheAndNetwork, CacheOnly, NetworkOnly, or an ApolloClient cache policy: cacheFirst, networkFirst, networkOnly, cacheOnly, cacheAndNetwork, cacheThenNetwork, returnCacheDataElseFetch, fetchIgnoringCacheData, fetchIgnoringCacheCompletely, returnCacheDataDontFetch, returnCacheDataAndFetch"#)
+    }
+
     /// Client awareness as Apollo iOS 2.4 sends it (`ClientAwarenessMetadata`), configured per operation.
     @Test("an operation's clientAwareness reaches the wire as the two headers and extensions.clientLibrary")
     func clientAwareness() async throws {

@@ -61,6 +61,9 @@ public struct Scenario: Sendable, Hashable {
         /// middleware chain, an operation ID such as `getHero`.
         public var name: String
         public var fetchBehavior: FetchBehavior? = nil
+        /// Whether server results are written to the cache (upstream's
+        /// `RequestConfiguration.writeResultsToCache`).
+        public var writeResultsToCache = true
         public var autoPersistQueries = false
         public var useGETForQueries = false
         public var useGETForPersistedQueryRetry = false

@@ -41,7 +41,7 @@ public struct ScenarioError: Error, Sendable, Hashable, CustomStringConvertible 
 public enum ScenarioCodec {
     static let topLevelKeys = ["name", "summary", "teaches", "chain", "backend", "token", "refreshStrategy", "operations", "launch", "script", "prefillCache", "safetyCap", "breakpoints"]
     static let backendKeys = ["tokenTTL", "authFailureMode", "requireAuth", "rotateRefreshTokens", "reuseDetection", "serverErrorStatus", "failNext", "failNextStatus", "latency", "hostile", "omitsHeroName"]
-    static let operationKeys = ["name", "fetchBehavior", "autoPersistQueries", "useGETForQueries", "useGETForPersistedQueryRetry", "variables", "clientAwareness", "method", "path", "document", "documentFile", "body"]
+    static let operationKeys = ["name", "fetchBehavior", "autoPersistQueries", "useGETForQueries", "useGETForPersistedQueryRetry", "variables", "clientAwareness", "writeResultsToCache", "method", "path", "document", "documentFile", "body"]
     static let clientAwarenessKeys = ["name", "version", "library"]
     static let graphQLOperationNames = ["HeroQuery", "HeroDetailsQuery", "RenameHero", "HeroDeferQuery", "HeroNameChanged"]
 
@@ -93,6 +93,7 @@ public enum ScenarioCodec {
     static func operation(_ operation: Scenario.Operation) -> JSONValue {
         var object: [String: JSONValue] = ["name": .string(operation.name)]
         if let behavior = operation.fetchBehavior { object["fetchBehavior"] = .string(behavior.description) }
+        if !operation.writeResultsToCache { object["writeResultsToCache"] = false }
         if operation.autoPersistQueries { object["autoPersistQueries"] = true }
         if operation.useGETForQueries { object["useGETForQueries"] = true }
         if operation.useGETForPersistedQueryRetry { object["useGETForPersistedQueryRetry"] = true }
@@ -257,6 +258,24 @@ public enum ScenarioCodec {
         value.numberValue.map { (100...599).contains($0) && $0.rounded() == $0 } ?? false
     }
 
+    /// The names an `ApolloClient` app gives its cache policies, and the fetch behaviour each
+    /// maps to (apollo-ios 2.4 `Sources/Apollo/Caching/CachePolicy.swift` and the deprecated
+    /// `CachePolicy_v1` in `Sources/Apollo/ApolloClient.swift`), so a scenario file can say
+    /// what the app says. `fetchIgnoringCacheCompletely` also leaves the cache unwritten.
+    static let cachePolicies: [(name: String, behavior: FetchBehavior, writesToCache: Bool)] = [
+        ("cacheFirst", .CacheFirst, true), ("networkFirst", .NetworkFirst, true), ("networkOnly", .NetworkOnly, true),
+        ("cacheOnly", .CacheOnly, true), ("cacheAndNetwork", .CacheAndNetwork, true), ("cacheThenNetwork", .CacheAndNetwork, true),
+        ("returnCacheDataElseFetch", .CacheFirst, true), ("fetchIgnoringCacheData", .NetworkOnly, true),
+        ("fetchIgnoringCacheCompletely", .NetworkOnly, false), ("returnCacheDataDontFetch", .CacheOnly, true),
+        ("returnCacheDataAndFetch", .CacheAndNetwork, true),
+    ]
+
+    /// A fetch behaviour by its own name (`CacheFirst`) or by an app's cache policy name.
+    static func cachePolicy(named text: String) -> (behavior: FetchBehavior, writesToCache: Bool)? {
+        if let named = FetchBehavior.named.first(where: { $0.name == text }) { return (named.behavior, true) }
+        return cachePolicies.first { $0.name == text }.map { ($0.behavior, $0.writesToCache) }
+    }
+
     static func decodeBackend(_ value: JSONValue?) throws(ScenarioError) -> LabBackend.Settings {
         guard let value else { return LabBackend.Settings() }
         guard case .object(let members) = value else { throw ScenarioError(path: "backend", reason: "expected an object") }
@@ -294,15 +313,17 @@ public enum ScenarioCodec {
             if let variables = members["variables"], variables.objectValue == nil {
                 throw ScenarioError(path: "\(path).variables", reason: "expected an object of variables such as {\"id\": \"2001\"}, got \(VisibleEscapes.escape(variables.jsonString))")
             }
-            var behavior: FetchBehavior?
-            if let text = try reader.optionalString("fetchBehavior") {
-                guard let named = FetchBehavior.named.first(where: { $0.name == text }) else {
-                    throw ScenarioError(path: "\(path).fetchBehavior", reason: "unknown \"\(VisibleEscapes.escape(text))\"; known: \(FetchBehavior.named.map(\.name).joined(separator: ", "))")
-                }
-                behavior = named.behavior
-            }
             var operation = Scenario.Operation(name: name)
-            operation.fetchBehavior = behavior
+            if let text = try reader.optionalString("fetchBehavior") {
+                guard let policy = cachePolicy(named: text) else {
+                    throw ScenarioError(
+                        path: "\(path).fetchBehavior",
+                        reason: "unknown \"\(VisibleEscapes.escape(text))\"; known: \(FetchBehavior.named.map(\.name).joined(separator: ", ")), or an ApolloClient cache policy: \(cachePolicies.map(\.name).joined(separator: ", "))")
+                }
+                operation.fetchBehavior = policy.behavior
+                operation.writeResultsToCache = policy.writesToCache
+            }
+            if let writes = try reader.optionalBool("writeResultsToCache") { operation.writeResultsToCache = writes }
             operation.autoPersistQueries = try reader.optionalBool("autoPersistQueries") ?? false
             operation.useGETForQueries = try reader.optionalBool("useGETForQueries") ?? false
             operation.useGETForPersistedQueryRetry = try reader.optionalBool("useGETForPersistedQueryRetry") ?? false
