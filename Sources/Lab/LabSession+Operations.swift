@@ -64,6 +64,11 @@ extension LabSession {
                             results.append(response.source.rawValue)
                             last = response
                         }
+                    } catch RequestChainError.noResults where request.fetchBehavior == .CacheOnly {
+                        // A CacheOnly miss: the client answers nil, not an error (upstream's
+                        // `ApolloClient.fetch(query:cachePolicy: .cacheOnly)`).
+                        _ = await started.task.result
+                        await context.networkLaneEnded()
                     } catch {
                         _ = await started.task.result
                         await context.networkLaneEnded()
@@ -84,7 +89,7 @@ extension LabSession {
         }
         var summary = RequestSummary(
             id: context.request, operation: scenario.operations[index].name,
-            outcome: failure == nil && !results.isEmpty ? .success : .failure,
+            outcome: failure == nil && (!results.isEmpty || operationType != nil) ? .success : .failure,
             // Attempts that ran: the one the safety cap refused did not.
             attempts: min(max(context.attempt, 1), context.safetyCap),
             error: failure.map(describe), results: results, operationType: operationType)

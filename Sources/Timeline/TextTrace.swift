@@ -31,7 +31,11 @@ public enum TextTrace {
     public static func summaryLine(for request: RequestSummary, masking: SecretMasking) -> String {
         let attempts = request.attempts == 1 ? "1 attempt" : "\(request.attempts) attempts"
         var line = "#\(request.id) \(request.operation): \(request.outcome.rawValue) after \(attempts)"
-        if !request.results.isEmpty { line += ", results from \(request.results.joined(separator: ", "))" }
+        if !request.results.isEmpty {
+            line += ", results from \(request.results.joined(separator: ", "))"
+        } else if request.outcome == .success {
+            line += ", no result (the cache had none, and the client answers nil)"
+        }
         if let error = request.error { line += " — " + masking.text(error) }
         return VisibleEscapes.escape(line)
     }

@@ -49,6 +49,23 @@ struct TraceTests {
         await session.shutDown()
     }
 
+    /// apollo-ios 2.4 `Sources/Apollo/ApolloClient.swift`: `fetch(query:cachePolicy: .cacheOnly)`
+    /// answers nil when the chain ends in `noResults`.
+    @Test("a CacheOnly miss is no result, not a failure, as the client answers nil")
+    func cacheOnlyMiss() async throws {
+        var scenario = try #require(Catalog.scenario(named: "basics"))
+        scenario.operations[0].fetchBehavior = .CacheOnly
+        scenario.prefillCache = false
+        let result = await LabSession(scenario: scenario).runHeadless()
+        let summary = try #require(result.requests.first)
+        #expect(summary.outcome == .success)
+        #expect(summary.results.isEmpty)
+        #expect(summary.error == nil)
+        #expect(TextTrace.summaryLine(for: summary, masking: .masked)
+            == "#1 HeroQuery: success after 1 attempt, no result (the cache had none, and the client answers nil)")
+        #expect(result.backend["graphqlRequests"] == 0)
+    }
+
     @Test("the Auth hop's pre-flight event shows Authorization added, and only there")
     func authDiff() async throws {
         let result = await LabSession(scenario: try #require(Catalog.scenario(named: "basics"))).runHeadless()
