@@ -33,23 +33,11 @@ public struct LayerTraits: OptionSet, Sendable, Hashable {
     /// Changes result data in its post-flight.
     public static let changesResultData = LayerTraits(rawValue: 1 << 10)
 
-    /// The traits of the layers ChainKit and the lab ship, by type name.
-    ///
-    /// `AuthenticationMiddleware` re-sends once after renewing a rejected token; that is its
-    /// refresh, not a retry policy, so it is not listed as retrying.
-    public static let builtIn: [String: LayerTraits] = [
-        "MaxRetryInterceptor": [.limitsRetries],
-        "AuthInterceptor": [.retries, .attachesAuthorization, .refreshesTokens, .readsGraphQLErrors],
-        "StaticAuthInterceptor": [.attachesAuthorization],
-        "AutomaticPersistedQueryInterceptor": [.retries, .readsGraphQLErrors],
-        "RetryOnErrorInterceptor": [.retries, .retriesOnAnyError],
-        "LoggingInterceptor": [.logs],
-        "RedactFieldInterceptor": [.changesResultData],
-        "JSONResponseParsingInterceptor": [.parsesResponses, .readsGraphQLErrors],
-        "AuthenticationMiddleware": [.attachesAuthorization, .refreshesTokens],
-        "LoggingMiddleware": [.logs],
-        "RetryingMiddleware": [.retries, .buffersSinglePassBodies],
-    ]
+    /// The traits of the layers ChainKit and the lab ship, by type name: each definition's
+    /// own (``LayerRegistry/Definition/traits``), and the response parser's.
+    public static let builtIn: [String: LayerTraits] = Dictionary(
+        uniqueKeysWithValues: LayerRegistry.definitions.map { ($0.name, $0.traits) }
+            + [("JSONResponseParsingInterceptor", [.parsesResponses, .readsGraphQLErrors])])
 
     /// The traits of a layer instance: what it says of itself, else what is known of its type.
     static func of(_ layer: Any, name: String) -> LayerTraits {

@@ -33,43 +33,128 @@ public enum LayerRegistry {
         case statusCode = "an HTTP status code (100...599)"
     }
 
-    /// A layer the lab can build.
+    /// A layer the lab can build: its name, its settings, what lint knows of it, and how
+    /// it is made for one operation. Adding a layer is adding one of these.
     public struct Definition: Sendable {
         public var name: String
-        public var place: Place
         public var settings: [String: SettingType]
         public var summary: String
+        /// What ``ChainLint`` knows the layer does (see ``LayerTraits``).
+        public var traits: LayerTraits
+        let make: Make
+
+        /// Where the layer goes, as its maker says.
+        public var place: Place {
+            switch make {
+            case .graphQL: .graphQL
+            case .http: .http
+            case .middleware: .middleware
+            }
+        }
+    }
+
+    /// How a definition's layer is made, one case a place.
+    enum Make: Sendable {
+        case graphQL(@Sendable (Scenario.Layer, LayerEnvironment) -> any GraphQLInterceptor)
+        case http(@Sendable (Scenario.Layer) -> any HTTPInterceptor)
+        case middleware(@Sendable (Scenario.Layer, LayerEnvironment) -> any ClientMiddleware)
     }
 
     public static let definitions: [Definition] = [
-        Definition(name: "MaxRetryInterceptor", place: .graphQL,
-                   settings: ["maxRetries": .nonNegativeInteger, "backoffSeconds": .nonNegativeNumber, "jitter": .boolean],
-                   summary: "1 + maxRetries passes through itself, then MaxRetriesError"),
-        Definition(name: "AuthInterceptor", place: .graphQL, settings: [:],
-                   summary: "attaches the bearer token; on 401 or UNAUTHENTICATED renews it and retries"),
-        Definition(name: "StaticAuthInterceptor", place: .graphQL, settings: ["authorization": .string],
-                   summary: "a fixed Authorization header"),
-        Definition(name: "AutomaticPersistedQueryInterceptor", place: .graphQL, settings: [:],
-                   summary: "retries with the query text after PersistedQueryNotFound"),
-        Definition(name: "FallbackToCacheOnFailureInterceptor", place: .graphQL, settings: [:],
-                   summary: "answers from the cache when anything below fails"),
-        Definition(name: "RetryOnErrorInterceptor", place: .graphQL, settings: [:],
-                   summary: "retries on every error, with no limit of its own"),
-        Definition(name: "LoggingInterceptor", place: .graphQL, settings: [:],
-                   summary: "writes a line per operation and per result into the timeline"),
-        Definition(name: "RedactFieldInterceptor", place: .graphQL, settings: ["field": .string],
-                   summary: "replaces every value of one field (appearsIn by default) in results on their way up"),
-        Definition(name: "ResponseCodeInterceptor", place: .http, settings: [:],
-                   summary: "fails non-2xx responses with ResponseCodeError"),
-        Definition(name: "AuthenticationMiddleware", place: .middleware, settings: ["authorization": .string],
-                   summary: "bearer token, renewed once on 401 (or a fixed authorization)"),
-        Definition(name: "LoggingMiddleware", place: .middleware, settings: [:],
-                   summary: "writes a line per request and per response into the timeline"),
-        Definition(name: "RetryingMiddleware", place: .middleware,
-                   settings: ["statuses": .statusList, "retryErrors": .boolean, "maxAttempts": .positiveInteger, "delaySeconds": .nonNegativeNumber, "bufferBodies": .boolean],
-                   summary: "calls next again on chosen statuses or errors"),
-        Definition(name: "FaultInjectionMiddleware", place: .middleware, settings: ["failStatus": .statusCode, "failCount": .nonNegativeInteger],
-                   summary: "answers the first failCount calls with failStatus"),
+        Definition(
+            name: "MaxRetryInterceptor", settings: ["maxRetries": .nonNegativeInteger, "backoffSeconds": .nonNegativeNumber, "jitter": .boolean],
+            summary: "1 + maxRetries passes through itself, then MaxRetriesError", traits: [.limitsRetries],
+            make: .graphQL { layer, environment in
+                let retries = layer.int("maxRetries") ?? MaxRetryInterceptor.defaultMaxRetries
+                let backoff = layer.number("backoffSeconds").map { seconds in
+                    MaxRetryInterceptor.Backoff(baseDelay: .milliseconds(Int64(saturating: seconds * 1000)), jitter: layer.bool("jitter") ?? false)
+                }
+                let jitter = SplitMix(seed: UInt64(environment.request))
+                return MaxRetryInterceptor(maxRetries: retries, backoff: backoff, clock: environment.clock, jitterSource: { jitter.next() })
+            }),
+        Definition(
+            name: "AuthInterceptor", settings: [:],
+            summary: "attaches the bearer token; on 401 or UNAUTHENTICATED renews it and retries",
+            traits: [.retries, .attachesAuthorization, .refreshesTokens, .readsGraphQLErrors],
+            make: .graphQL { _, environment in
+                let log = environment.log
+                return AuthInterceptor(manager: environment.tokens, failure: environment.authFailure) { log("AuthInterceptor", $0) }
+            }),
+        Definition(
+            name: "StaticAuthInterceptor", settings: ["authorization": .string], summary: "a fixed Authorization header",
+            traits: [.attachesAuthorization],
+            make: .graphQL { layer, _ in
+                // The codec validated the value, so this cannot fail for a decoded scenario.
+                if let interceptor = try? StaticAuthInterceptor(authorization: layer.string("authorization") ?? "") { return interceptor }
+                return PassThroughInterceptor()
+            }),
+        Definition(
+            name: "AutomaticPersistedQueryInterceptor", settings: [:], summary: "retries with the query text after PersistedQueryNotFound",
+            traits: [.retries, .readsGraphQLErrors], make: .graphQL { _, _ in AutomaticPersistedQueryInterceptor() }),
+        Definition(
+            name: "FallbackToCacheOnFailureInterceptor", settings: [:], summary: "answers from the cache when anything below fails",
+            traits: [], make: .graphQL { _, environment in FallbackToCacheOnFailureInterceptor(store: environment.store) }),
+        Definition(
+            name: "RetryOnErrorInterceptor", settings: [:], summary: "retries on every error, with no limit of its own",
+            traits: [.retries, .retriesOnAnyError], make: .graphQL { _, _ in RetryOnErrorInterceptor() }),
+        Definition(
+            name: "LoggingInterceptor", settings: [:], summary: "writes a line per operation and per result into the timeline",
+            traits: [.logs],
+            make: .graphQL { _, environment in
+                let log = environment.log
+                return LoggingInterceptor { log("LoggingInterceptor", $0) }
+            }),
+        Definition(
+            name: "RedactFieldInterceptor", settings: ["field": .string],
+            summary: "replaces every value of one field (appearsIn by default) in results on their way up", traits: [.changesResultData],
+            make: .graphQL { layer, _ in RedactFieldInterceptor(field: layer.string("field") ?? RedactFieldInterceptor.defaultField) }),
+        Definition(
+            name: "ResponseCodeInterceptor", settings: [:], summary: "fails non-2xx responses with ResponseCodeError",
+            traits: [], make: .http { _ in ResponseCodeInterceptor() }),
+        // Re-sending once after renewing a rejected token is its refresh, not a retry policy,
+        // so it is not listed as retrying.
+        Definition(
+            name: "AuthenticationMiddleware", settings: ["authorization": .string],
+            summary: "bearer token, renewed once on 401 (or a fixed authorization)", traits: [.attachesAuthorization, .refreshesTokens],
+            make: .middleware { layer, environment in
+                if let fixed = layer.string("authorization"), let middleware = try? AuthenticationMiddleware(authorization: fixed) {
+                    return middleware
+                }
+                let tokens = environment.tokens
+                let log = environment.log
+                return TokenlessAwareAuthentication(
+                    base: AuthenticationMiddleware(
+                        token: { await tokens.accessToken },
+                        refresh: { rejected in try await tokens.renew(afterRejectionOf: rejected) }),
+                    tokens: tokens, note: { log("AuthenticationMiddleware", $0) })
+            }),
+        Definition(
+            name: "LoggingMiddleware", settings: [:], summary: "writes a line per request and per response into the timeline",
+            traits: [.logs],
+            make: .middleware { _, environment in
+                let log = environment.log
+                return LoggingMiddleware { log("LoggingMiddleware", $0) }
+            }),
+        Definition(
+            name: "RetryingMiddleware",
+            settings: ["statuses": .statusList, "retryErrors": .boolean, "maxAttempts": .positiveInteger, "delaySeconds": .nonNegativeNumber, "bufferBodies": .boolean],
+            summary: "calls next again on chosen statuses or errors", traits: [.retries, .buffersSinglePassBodies],
+            make: .middleware { layer, environment in
+                var signals: Set<RetryingMiddleware.Signal> = Set((layer.ints("statuses") ?? [429, 500, 502, 503, 504]).map { .code($0) })
+                if layer.bool("retryErrors") ?? true { signals.insert(.errorThrown) }
+                let delay = layer.number("delaySeconds").map { RetryingMiddleware.Delay.constant(.milliseconds(Int64(saturating: $0 * 1000))) } ?? .none
+                return RetryingMiddleware(
+                    signals: signals, maxAttempts: max(1, layer.int("maxAttempts") ?? 3), delay: delay,
+                    bufferingSinglePassBodies: layer.bool("bufferBodies") ?? true ? 1 << 20 : nil, clock: environment.clock)
+            }),
+        Definition(
+            name: "FaultInjectionMiddleware", settings: ["failStatus": .statusCode, "failCount": .nonNegativeInteger],
+            summary: "answers the first failCount calls with failStatus", traits: [],
+            make: .middleware { layer, environment in
+                let middleware = FaultInjectionMiddleware(clock: environment.clock)
+                middleware.enqueue(.status(.init(code: layer.int("failStatus") ?? 503), body: #"{"error":"injected fault"}"#), count: layer.int("failCount") ?? 1)
+                return middleware
+            }),
     ]
 
     /// The definition named `name`, if any.
@@ -82,65 +167,49 @@ public enum LayerRegistry {
         definitions.filter { $0.place == place }.map(\.name)
     }
 
+    /// The GraphQL interceptor `layer` names; one that fails every request, saying why, when
+    /// no GraphQL interceptor has that name (a scenario built in code: files are checked).
     static func graphQLInterceptor(_ layer: Scenario.Layer, _ environment: LayerEnvironment) -> any GraphQLInterceptor {
-        switch layer.name {
-        case "MaxRetryInterceptor":
-            let retries = layer.int("maxRetries") ?? MaxRetryInterceptor.defaultMaxRetries
-            let backoff = layer.number("backoffSeconds").map { seconds in
-                MaxRetryInterceptor.Backoff(baseDelay: .milliseconds(Int64(saturating: seconds * 1000)), jitter: layer.bool("jitter") ?? false)
-            }
-            let jitter = SplitMix(seed: UInt64(environment.request))
-            return MaxRetryInterceptor(maxRetries: retries, backoff: backoff, clock: environment.clock, jitterSource: { jitter.next() })
-        case "AuthInterceptor":
-            let log = environment.log
-            return AuthInterceptor(manager: environment.tokens, failure: environment.authFailure) { log("AuthInterceptor", $0) }
-        case "StaticAuthInterceptor":
-            // The codec validated the value, so this cannot fail for a decoded scenario.
-            return (try? StaticAuthInterceptor(authorization: layer.string("authorization") ?? "")) ?? PassThroughInterceptor()
-        case "AutomaticPersistedQueryInterceptor":
-            return AutomaticPersistedQueryInterceptor()
-        case "FallbackToCacheOnFailureInterceptor":
-            return FallbackToCacheOnFailureInterceptor(store: environment.store)
-        case "LoggingInterceptor":
-            let log = environment.log
-            return LoggingInterceptor { log("LoggingInterceptor", $0) }
-        case "RedactFieldInterceptor":
-            return RedactFieldInterceptor(field: layer.string("field") ?? RedactFieldInterceptor.defaultField)
-        default:
-            return RetryOnErrorInterceptor()
-        }
+        guard case .graphQL(let make)? = definition(named: layer.name)?.make else { return UnknownLayer(name: layer.name, place: .graphQL) }
+        return make(layer, environment)
     }
 
+    /// The HTTP interceptor `layer` names, or one that fails every request, saying why.
     static func httpInterceptor(_ layer: Scenario.Layer) -> any HTTPInterceptor {
-        ResponseCodeInterceptor()
+        guard case .http(let make)? = definition(named: layer.name)?.make else { return UnknownLayer(name: layer.name, place: .http) }
+        return make(layer)
     }
 
+    /// The middleware `layer` names, or one that fails every call, saying why.
     static func middleware(_ layer: Scenario.Layer, _ environment: LayerEnvironment) -> any ClientMiddleware {
-        switch layer.name {
-        case "AuthenticationMiddleware":
-            if let fixed = layer.string("authorization"), let middleware = try? AuthenticationMiddleware(authorization: fixed) {
-                return middleware
-            }
-            let tokens = environment.tokens
-            let log = environment.log
-            return TokenlessAwareAuthentication(
-                base: AuthenticationMiddleware(
-                    token: { await tokens.accessToken },
-                    refresh: { rejected in try await tokens.renew(afterRejectionOf: rejected) }),
-                tokens: tokens, note: { log("AuthenticationMiddleware", $0) })
-        case "LoggingMiddleware":
-            let log = environment.log
-            return LoggingMiddleware { log("LoggingMiddleware", $0) }
-        case "RetryingMiddleware":
-            var signals: Set<RetryingMiddleware.Signal> = Set((layer.ints("statuses") ?? [429, 500, 502, 503, 504]).map { .code($0) })
-            if layer.bool("retryErrors") ?? true { signals.insert(.errorThrown) }
-            let delay = layer.number("delaySeconds").map { RetryingMiddleware.Delay.constant(.milliseconds(Int64(saturating: $0 * 1000))) } ?? .none
-            return RetryingMiddleware(signals: signals, maxAttempts: max(1, layer.int("maxAttempts") ?? 3), delay: delay, bufferingSinglePassBodies: layer.bool("bufferBodies") ?? true ? 1 << 20 : nil, clock: environment.clock)
-        default:
-            let middleware = FaultInjectionMiddleware(clock: environment.clock)
-            middleware.enqueue(.status(.init(code: layer.int("failStatus") ?? 503), body: #"{"error":"injected fault"}"#), count: layer.int("failCount") ?? 1)
-            return middleware
-        }
+        guard case .middleware(let make)? = definition(named: layer.name)?.make else { return UnknownLayer(name: layer.name, place: .middleware) }
+        return make(layer, environment)
+    }
+}
+
+/// What a scenario built in code gets for a layer name the lab does not know: every request
+/// through it fails with ``UnknownLayerError``, so the mistake is seen where it is.
+struct UnknownLayer: GraphQLInterceptor, HTTPInterceptor, ClientMiddleware {
+    let name: String
+    let place: LayerRegistry.Place
+
+    var error: UnknownLayerError { UnknownLayerError(name: name, place: place, known: LayerRegistry.names(for: place)) }
+
+    func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream { throw error }
+    func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse { throw error }
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, next: MiddlewareNext
+    ) async throws -> (HTTPResponse, HTTPBody?) { throw error }
+}
+
+/// A scenario names a layer the lab cannot build where it stands.
+public struct UnknownLayerError: Error, Hashable, CustomStringConvertible {
+    public let name: String
+    public let place: LayerRegistry.Place
+    public let known: [String]
+
+    public var description: String {
+        "no \(place.rawValue) named \(name); known: \(known.joined(separator: ", "))"
     }
 }
 
