@@ -72,7 +72,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ChainKitTests",
-            dependencies: ["Vocabulary", "ChainKit", "HTTPServer"],
+            dependencies: ["Vocabulary", "ChainKit", "HTTPServer", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -82,7 +82,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TimelineTests",
-            dependencies: ["Timeline"],
+            dependencies: ["Timeline", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw"),
@@ -130,7 +130,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HTTPServerTests",
-            dependencies: ["HTTPServer"],
+            dependencies: ["HTTPServer", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

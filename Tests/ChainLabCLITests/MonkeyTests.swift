@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A bounded monkey: random keys, raw bytes and resizes thrown at the inspector in a real
 /// terminal (tmux), after which it must still be running, quit with status 0 and leave the
@@ -10,18 +11,6 @@ import Testing
 /// way out (close what is open, quit, confirm) is tried again until the program has ended.
 @Suite("Inspector under a monkey", .serialized)
 struct MonkeyTests {
-    /// SplitMix64, seeded per scenario.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// tmux key names: the keymap's keys, navigation, editing keys.
     static let keys = [
         "n", "N", "s", "c", "C", "B", "b", "e", "4", "r", "x", "+", "T", "o", "w", "y", "/", "v", "i", "Tab", "BTab",
@@ -46,7 +35,7 @@ struct MonkeyTests {
         // Exports the monkey asks for land in the temporary folder.
         let tmux = try TmuxSession("sh -c 'cd \(folder.path) && \(try builtChainlab().path) \(scenario); s=$?; stty -a; echo \(Self.exitMarker)$s; sleep 60'")
         try await tmux.waitFor("Requests", timeout: .seconds(60))
-        var random = Generator(state: seed)
+        var random = SplitMix(seed: seed)
         for round in 0..<30 {
             var batch: [String] = []
             for _ in 0..<10 { batch.append(Self.keys.randomElement(using: &random)!) }

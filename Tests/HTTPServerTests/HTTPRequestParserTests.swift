@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import HTTPServer
 
@@ -266,7 +267,7 @@ struct HTTPRequestParserTests {
                 + "GET /b HTTP/1.1\r\nHost: b\r\nExpect: 100-continue\r\n\r\n"
         ).utf8)
         let interesting = Array("\r\n :\t,0123456789".utf8) + [0, 0x7F, 0xFF, 0xC3]
-        var generator = SplitMix64(seed: 0x5EED)
+        var generator = SplitMix(seed: 0x5EED)
         var tally = (clean: 0, failed: 0)
         for _ in 0..<3_000 {
             var bytes = valid
@@ -312,18 +313,5 @@ struct HTTPRequestParserTests {
             }
         }
         return (requests, nil)
-    }
-}
-
-/// A small deterministic generator so the random-input test is reproducible.
-private struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,6 +1,7 @@
 import ChainKit
 import Foundation
 import Testing
+import TestSupport
 @testable import Timeline
 
 /// The store keeps events packed (`PackedEvents.swift`): every read must build back the event
@@ -317,19 +318,6 @@ import Testing
         #expect(store.append(late) == 12_001)
         #expect(store.events(request: 4).last == Self.numbered([late], from: 12_001)[0])
         #expect(store.events().count == expected.count + 1)
-    }
-}
-
-/// Deterministic pseudo-random numbers (SplitMix64), so the mixed events are the same every run.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -69,7 +69,7 @@ public enum LayerRegistry {
                 let backoff = layer.number("backoffSeconds").map { seconds in
                     MaxRetryInterceptor.Backoff(baseDelay: .milliseconds(Int64(saturating: seconds * 1000)), jitter: layer.bool("jitter") ?? false)
                 }
-                let jitter = SplitMix(seed: UInt64(environment.request))
+                let jitter = SeededJitter(seed: UInt64(environment.request))
                 return MaxRetryInterceptor(maxRetries: retries, backoff: backoff, clock: environment.clock, jitterSource: { jitter.next() })
             }),
         Definition(
@@ -267,7 +267,7 @@ struct PassThroughInterceptor: GraphQLInterceptor {
 }
 
 /// A small deterministic generator (SplitMix64) so jitter is the same in every run.
-final class SplitMix: Sendable {
+final class SeededJitter: Sendable {
     private let state: Locked<UInt64>
 
     init(seed: UInt64) {

@@ -1,6 +1,7 @@
 import ChainKit
 import Foundation
 import Testing
+import TestSupport
 
 /// The bytes of a request as an app built on Apollo iOS 2.4 sends them. Upstream serializes a
 /// body with `JSONSerialization.data(withJSONObject:options: [.sortedKeys])`

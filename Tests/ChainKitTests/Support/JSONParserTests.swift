@@ -1,6 +1,7 @@
 import ChainKit
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("JSONParser")
 struct JSONParserTests {
@@ -185,19 +186,5 @@ struct JSONParserTests {
         case (.object(let x), .object(let y)): x.count == y.count && x.allSatisfy { key, value in y[key].map { sameBits(value, $0) } ?? false }
         default: a == b
         }
-    }
-}
-
-/// A small seeded generator, so the generated inputs are the same on every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

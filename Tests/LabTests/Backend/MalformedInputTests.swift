@@ -2,6 +2,7 @@ import ChainKit
 import Foundation
 import Lab
 import Testing
+import TestSupport
 
 @Suite struct MalformedInputTests {
     static let garbage: [String] = [
@@ -36,7 +37,7 @@ import Testing
     /// Seeded random requests against every route: each answer is a real status with a
     /// Content-Type, and nothing traps.
     @Test func randomRequestsNeverTrap() throws {
-        var generator = SplitMix64(seed: 2024)
+        var generator = SplitMix(seed: 2024)
         let methods = ["GET", "POST", "PUT", "", "\u{1B}"]
         let targets = ["/graphql", "/oauth/token", "/heroes", "/heroes/2001", "/_lab/auth-mode", "/_lab/fail-next", "/_lab/state",
                        "/_lab/expire-tokens", "/graphql?query=%", "/heroes/%", "", "?", "/heroes//x"]
@@ -50,18 +51,5 @@ import Testing
             #expect((200...599).contains(response.status))
             #expect(response.headers["Content-Type"] == "application/json")
         }
-    }
-}
-
-/// A small deterministic generator, so the random test sends the same requests every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

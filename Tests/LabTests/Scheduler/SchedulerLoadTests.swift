@@ -1,6 +1,7 @@
 import ChainKit
 @testable import Lab
 import Testing
+import TestSupport
 import Timeline
 
 @Suite("Scheduler under load")
@@ -22,7 +23,7 @@ struct SchedulerLoadTests {
         let store = try TimelineStore(cap: Self.cap)
         let session = LabSession(scenario: scenario, store: store)
         let scheduler = session.scheduler
-        var random = SplitMix64(seed: 0x00C4_A11A_B5EE)
+        var random = SplitMix(seed: 0x00C4_A11A_B5EE)
 
         // About a tenth of the requests are held by a breakpoint of their own.
         for request in 1...Self.operations where Int.random(in: 0..<10, using: &random) == 0 {
@@ -41,7 +42,7 @@ struct SchedulerLoadTests {
 
         for operation in scenario.launch { scheduler.submit(.launch(operation: operation)) }
         let chaos = Task { [seed = random.next()] in
-            var random = SplitMix64(seed: seed)
+            var random = SplitMix(seed: seed)
             for _ in 0..<Self.chaosCommands {
                 scheduler.submit(Self.chaosCommand(&random))
                 await Task.yield()
@@ -101,7 +102,7 @@ struct SchedulerLoadTests {
 
     /// A command for a held request: mostly let it go, sometimes inject a fault or hold it
     /// longer. Refused commands (a 401 where none can be forced) leave it held for the next round.
-    static func heldCommand(for request: Int, _ random: inout SplitMix64) -> LabCommand {
+    static func heldCommand(for request: Int, _ random: inout SplitMix) -> LabCommand {
         switch Int.random(in: 0..<20, using: &random) {
         case 0..<10: .resume(request: request)
         case 10..<12: .step(request: request)
@@ -113,7 +114,7 @@ struct SchedulerLoadTests {
     }
 
     /// A command submitted while operations run: who moves next, a fault, or the clock.
-    static func chaosCommand(_ random: inout SplitMix64) -> LabCommand {
+    static func chaosCommand(_ random: inout SplitMix) -> LabCommand {
         let request = 1 + Int.random(in: 0..<operations, using: &random)
         switch Int.random(in: 0..<100, using: &random) {
         case 0..<50: return .pass(request: request)
