@@ -91,7 +91,7 @@ struct ScenarioCodecTests {
         #expect(error(#"{\#(Self.minimal),"chain":[{"interceptor":"ResponseCodeInterceptor"},{"interceptor":"AuthInterceptor"}]}"#)
             == "chain[1].interceptor: AuthInterceptor is a GraphQL interceptor and must come before the HTTP interceptors (ResponseCodeInterceptor): the cache step sits between them")
         #expect(error(#"{\#(Self.minimal),"chain":[],"colour":"red"}"#)
-            == "colour: unknown key; known: name, summary, teaches, chain, backend, token, refreshStrategy, operations, launch, script, prefillCache, safetyCap, breakpoints")
+            == "colour: unknown key; known: name, summary, teaches, onScreen, chain, backend, token, refreshStrategy, operations, launch, script, prefillCache, safetyCap, breakpoints")
         #expect(error(#"{\#(Self.minimal),"chain":[],"token":"stolen"}"#) == #"token: unknown "stolen"; known: valid, expired, none"#)
         #expect(error(#"{\#(Self.minimal),"chain":[],"backend":{"latency":-1}}"#) == "backend.latency: expected a number from 0 to 60, got -1")
         #expect(error(#"{\#(Self.minimal),"chain":[],"launch":[3]}"#) == "launch[0]: operation 3 does not exist; there is 1 operation (0-based)")

@@ -113,6 +113,9 @@ public struct Scenario: Sendable, Hashable {
     public var safetyCap = 20
     /// Breakpoints by rule in force from the start.
     public var breakpoints: [BreakRule] = []
+    /// What to look for in the inspector, told as keys and what the screen then shows (its
+    /// about overlay, `i`); nil: the overlay shows ``teaches``.
+    public var onScreen: String? = nil
 
     /// A scenario with what every scenario needs; `configure` changes the other settings
     /// (backend, token, launches, script, …) from their defaults.

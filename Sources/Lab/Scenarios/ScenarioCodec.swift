@@ -26,7 +26,8 @@ public struct ScenarioError: Error, Sendable, Hashable, CustomStringConvertible 
 /// {
 ///   "name": "my-scenario",
 ///   "summary": "One line.",
-///   "teaches": "What to look for.",
+///   "teaches": "What it shows.",
+///   "onScreen": "What to look for in the inspector (optional).",
 ///   "chain": [{"interceptor": "MaxRetryInterceptor", "maxRetries": 3},
 ///             {"interceptor": "AuthInterceptor"},
 ///             {"interceptor": "ResponseCodeInterceptor"}],
@@ -39,7 +40,7 @@ public struct ScenarioError: Error, Sendable, Hashable, CustomStringConvertible 
 /// }
 /// ```
 public enum ScenarioCodec {
-    static let topLevelKeys = ["name", "summary", "teaches", "chain", "backend", "token", "refreshStrategy", "operations", "launch", "script", "prefillCache", "safetyCap", "breakpoints"]
+    static let topLevelKeys = ["name", "summary", "teaches", "onScreen", "chain", "backend", "token", "refreshStrategy", "operations", "launch", "script", "prefillCache", "safetyCap", "breakpoints"]
     static let backendKeys = ["tokenTTL", "authFailureMode", "requireAuth", "rotateRefreshTokens", "reuseDetection", "serverErrorStatus", "failNext", "failNextStatus", "latency", "hostile", "omitsHeroName"]
     static let operationKeys = ["name", "fetchBehavior", "autoPersistQueries", "useGETForQueries", "useGETForPersistedQueryRetry", "variables", "clientAwareness", "writeResultsToCache", "method", "path", "document", "documentFile", "body"]
     static let clientAwarenessKeys = ["name", "version", "library"]
@@ -54,6 +55,7 @@ public enum ScenarioCodec {
             ("summary", .string(scenario.summary)),
             ("teaches", .string(scenario.teaches)),
         ]
+        if let onScreen = scenario.onScreen { members.append(("onScreen", .string(onScreen))) }
         switch scenario.chain {
         case .graphQL(let graphQL, let http):
             members.append(("chain", .array((graphQL + http).map { layer(key: "interceptor", $0) })))
@@ -159,6 +161,7 @@ public enum ScenarioCodec {
         scenario.prefillCache = try reader.optionalBool("prefillCache") ?? false
         scenario.safetyCap = safetyCap
         scenario.breakpoints = try decodeBreakpoints(members["breakpoints"], chain: chain)
+        scenario.onScreen = try reader.optionalString("onScreen")
         return scenario
     }
 
