@@ -127,9 +127,9 @@ extension Inspector {
         let nameWidth = min(22, max(8, ((left.headers.map(Array.init) ?? []) + (right.headers.map(Array.init) ?? [])).map { TextWidth.of($0.name) }.max() ?? 0))
         let valueWidth = max(4, (width - 2 - nameWidth - 5) / 2)
         func row(_ mark: String, _ style: Style, _ name: String, _ a: String, _ b: String) -> Line {
-            let cellA = Fitting.cut(Line(a), to: valueWidth), cellB = Fitting.cut(Line(b), to: valueWidth)
+            let cellA = Line(a).cut(to: valueWidth), cellB = Line(b).cut(to: valueWidth)
             let pad = String(repeating: " ", count: max(0, valueWidth - cellA.width))
-            return Line([Span(mark + " ", style: style), Span(Fitting.cut(Line(name), to: nameWidth).spans.map(\.text).joined().padding(toLength: nameWidth, withPad: " ", startingAt: 0), style: style == .plain ? .bold : style),
+            return Line([Span(mark + " ", style: style), Span(Line(name).cut(to: nameWidth).spans.map(\.text).joined().padding(toLength: nameWidth, withPad: " ", startingAt: 0), style: style == .plain ? .bold : style),
                          Span("  ")] + cellA.spans.map { Span($0.text, style: style == .plain ? .dim : style) } + [Span(pad + " │ ", style: .dim)] + cellB.spans.map { Span($0.text, style: style == .plain ? .dim : style) })
         }
         func compared(_ name: String, _ a: String?, _ b: String?) -> Line {

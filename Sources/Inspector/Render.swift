@@ -123,7 +123,7 @@ extension Inspector {
         }
         var candidates = [line(parts)]
         if parts.count == 3 { candidates += [line([parts[0], parts[2]]), line([parts[0]]), line([parts[0]], operation: false)] }
-        return Fitting.cut(candidates.first { $0.width <= width } ?? candidates[candidates.count - 1], to: width)
+        return (candidates.first { $0.width <= width } ?? candidates[candidates.count - 1]).cut(to: width)
     }
 
     static func renderRequests(_ state: InspectorState, in area: Rect, into buffer: inout Buffer, map: inout ScreenMap) {
@@ -209,7 +209,7 @@ extension Inspector {
             let essential = statusEntries(state, width: 0)
             let width = essential.reduce(0) { $0 + TextWidth.of($1.hint.key) + 1 + TextWidth.of($1.hint.action) } + max(0, essential.count - 1) * 2
             let room = TextWidth.of(notice.text) + 1 + 2 + width <= area.width ? area.width - width - 2 : area.width
-            _ = buffer.set(line: Fitting.cut(Line(" " + notice.text, style: notice.isError ? bad : accent), to: room), at: area.origin, clip: area)
+            _ = buffer.set(line: Line(" " + notice.text, style: notice.isError ? bad : accent).cut(to: room), at: area.origin, clip: area)
             if room < area.width { renderHints(essential, trailing: nil, in: Rect(x: area.maxX - width, y: area.y, width: width, height: 1), into: &buffer, map: &map) }
             return
         }

@@ -155,7 +155,7 @@ extension Inspector {
         ]
         func draw(_ cells: [Line], y: Int) {
             for (cell, column) in zip(cells, columns) {
-                _ = buffer.set(line: Fitting.cut(cell, to: column.width), at: Position(x: column.x, y: y), clip: Rect(x: column.x, y: y, width: column.width, height: 1))
+                _ = buffer.set(line: cell.cut(to: column.width), at: Position(x: column.x, y: y), clip: Rect(x: column.x, y: y, width: column.width, height: 1))
             }
         }
         draw([Line("hop", style: .bold), Line("pre-flight ↓", style: .bold), Line("post-flight ↑", style: .bold)], y: inner.y)

@@ -200,7 +200,7 @@ extension Inspector {
             for (name, value) in fields {
                 let (mark, style): (String, Style) = diff.added.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) ? ("+ ", added)
                     : diff.changed.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) ? ("~ ", changed) : ("  ", .plain)
-                lines.append(Line([Span(mark, style: style), Span(name.padding(toLength: width, withPad: " ", startingAt: 0), style: style == .plain ? .bold : style), Span("  " + value)]))
+                lines.append(Line([Span(mark, style: style), Span(name.padding(toLength: width, withPad: " ", startingAt: 0), style: style == .plain ? .bold : style), Span("  " + value)], hangingIndent: width + 4))
             }
             for name in diff.removed { lines.append(Line([Span("- ", style: removed), Span(name.padding(toLength: width, withPad: " ", startingAt: 0), style: removed), Span("  (removed)", style: .dim)])) }
         }

@@ -15,7 +15,7 @@ extension Inspector {
         func table(_ table: HelpTable) -> [Line] {
             let width = (table.rows.map(\.term.count).max() ?? 0) + 2
             return [section(table.title)] + table.rows.map { row in
-                Line([Span(row.term.padding(toLength: width, withPad: " ", startingAt: 0), style: .bold), Span(row.text)])
+                Line([Span(row.term.padding(toLength: width, withPad: " ", startingAt: 0), style: .bold), Span(row.text)], hangingIndent: width)
             }
         }
         var lines = Array(HelpTable.reference.map(table).joined(separator: [Line("")]))
@@ -24,7 +24,7 @@ extension Inspector {
         lines += keys.bindings.map { binding in
             var spans = [Span(binding.keyNames.padding(toLength: width + 2, withPad: " ", startingAt: 0), style: .bold), Span(binding.name, style: accent), Span(" — " + binding.summary)]
             if let state, let reason = keys.disabledReason(binding.action, in: state) { spans.append(Span(" (not now: \(reason.text))", style: .dim)) }
-            return Line(spans)
+            return Line(spans, hangingIndent: width + 2)
         }
         for overlay in OverlayKeymap.Overlay.allCases {
             lines += [Line("")] + table(HelpTable.keys(of: overlay))
@@ -70,7 +70,7 @@ extension Inspector {
             let help = "  \(count) · " + OverlayKeymap.hints(.search)
             let helpWidth = min(TextWidth.of(help), max(0, box.width - label.count - 10))
             input.render(in: Rect(x: box.x + label.count, y: box.y, width: box.width - label.count - helpWidth, height: 1), into: &buffer)
-            _ = buffer.set(line: Fitting.cut(Line(help, style: .dim), to: helpWidth), at: Position(x: box.maxX - helpWidth, y: box.y), clip: box)
+            _ = buffer.set(line: Line(help, style: .dim).cut(to: helpWidth), at: Position(x: box.maxX - helpWidth, y: box.y), clip: box)
         case .reorder(let reorder):
             var lines = [Line(OverlayKeymap.hints(.reorder), style: .dim)]
             var names = reorder.names
@@ -139,6 +139,6 @@ extension Inspector {
             }
         }
         let secrets = editor.revealsSecrets ? Span("⚠ secrets revealed · Ctrl-R masks · ", style: bad) : Span("secrets masked · Ctrl-R reveals · ", style: .dim)
-        _ = buffer.set(line: Fitting.cut(Line([secrets, Span(OverlayKeymap.hints(.editor), style: .dim)]), to: inner.width), at: Position(x: inner.x, y: inner.maxY - 1), clip: inner)
+        _ = buffer.set(line: Line([secrets, Span(OverlayKeymap.hints(.editor), style: .dim)]).cut(to: inner.width), at: Position(x: inner.x, y: inner.maxY - 1), clip: inner)
     }
 }
