@@ -2,9 +2,9 @@ import Lab
 import Timeline
 
 extension KeyBindings {
-    /// Why `action` does nothing in `state`, or nil when it applies: the one answer the
-    /// update, the status line's hints and the help overlay all use (a key the status line
-    /// hides is one this refuses). The notice names the keys in force.
+    /// Why `action` does nothing in `state`, or nil when it acts: the one answer the update,
+    /// the status line's hints and the help overlay all use (the status line offers exactly
+    /// the keys this lets through). The notice names the keys in force.
     public func disabledReason(_ action: Action, in state: InspectorState) -> InspectorState.Notice? {
         func refused(_ text: String) -> InspectorState.Notice { .init(text: text, isError: true) }
         let held = state.heldStop
@@ -40,9 +40,41 @@ extension KeyBindings {
         case .toggleBreakpoint:
             return state.hops.indices.contains(state.selectedHop) ? nil : refused(state.selectedRequest == nil ? "no request is selected" : "select a hop in the Chain pane to set a breakpoint on it")
         case .previousAttempt, .nextAttempt:
+            guard let request = state.selectedRequest else { return refused("no request is selected") }
             let count = state.attemptCount, shown = state.shownAttempt
             let target = shown + (action == .previousAttempt ? -1 : 1)
-            return (1...count).contains(target) ? nil : .init(text: "request #\(state.selectedRequest.map(String.init) ?? "?") made \(count) attempt\(count == 1 ? "" : "s"); this is attempt \(shown)", isError: false)
+            return (1...count).contains(target) ? nil : .init(text: "request #\(request) made \(count) attempt\(count == 1 ? "" : "s"); this is attempt \(shown)", isError: false)
+        case .preFlight, .postFlight:
+            guard state.selectedRequest != nil else { return refused("no request is selected") }
+            let side: StopPosition = action == .preFlight ? .pre : .post
+            return state.selectedSide == side ? .init(text: "Detail shows the \(Inspector.sideName(side)) already; \(keyName(side == .pre ? .postFlight : .preFlight)) shows the other side", isError: false) : nil
+        case .up, .down, .pageUp, .pageDown, .home, .end:
+            return Inspector.moveRefusal(action, state).map { .init(text: $0, isError: false) }
+        case .fold:
+            return Inspector.foldsSomething(state) ? nil : refused("no JSON body here to fold")
+        case .search:
+            return state.selectedRequest == nil ? refused("no request is selected: Detail has nothing to search") : nil
+        case .sequenceDiagram, .allRequests:
+            return state.lab.requests.isEmpty ? refused("no requests yet to draw; press \(keyName(.newOperation)) to start one") : nil
+        case .mark, .compareAttempts, .compareHop, .compareRequests, .compareMarked:
+            guard state.selectedRequest != nil else { return refused("no request is selected") }
+            if action == .compareMarked, state.marked == nil { return refused("no event is marked: \(keyName(.mark)) marks the selected one") }
+            if action == .compareAttempts, state.shownAttempt < 2 { return refused("attempt 1 has no previous attempt to compare with") }
+            return nil
+        case .zoomIn:
+            guard state.selectedRequest != nil else { return refused("no request is selected to zoom around") }
+            return state.waterfallZoom < Inspector.maximumZoom ? nil : .init(text: "the waterfall is zoomed in all the way; \(keyName(.zoomOut)) zooms out", isError: false)
+        case .zoomOut:
+            return state.waterfallZoom > 0 ? nil : .init(text: "the waterfall shows the whole run already", isError: false)
+        case .open:
+            switch state.focus {
+            case .requests, .timeline: return nil
+            case .chain:
+                return Inspector.shownPanes(state).contains(.detail) ? nil : .init(text: "Detail has no room on a terminal this small; \(keyName(.maximize)) gives the focused pane the whole screen", isError: false)
+            case .detail: return .init(text: "Detail is the last pane; \(keyName(.back)) goes back to the Chain", isError: false)
+            }
+        case .back:
+            return (state.focus == .requests || state.focus == .timeline) && state.filter == nil ? .init(text: "nothing to go back from: no overlay is open and no filter to clear", isError: false) : nil
         default:
             return nil
         }

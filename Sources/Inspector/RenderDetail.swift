@@ -267,6 +267,13 @@ extension Inspector {
         return Paragraph(lines, wrap: true).rowCount(width: max(1, width - 2)) + 2
     }
 
+    /// How far Detail scrolls: its rows at the width it is drawn at, less the rows it shows.
+    static func detailScrollLimit(_ state: InspectorState) -> Int {
+        guard let area = layout(state, body: bodyArea(state.size)).first(where: { $0.0 == .detail })?.1, area.width > 2 else { return 0 }
+        let lines = detailContent(state)?.lines ?? emptyDetailLines(state)
+        return max(0, Paragraph(lines, wrap: true).rowCount(width: area.width - 2) - (area.height - 2))
+    }
+
     static func renderDetail(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
         guard let content = detailContent(state) else {
             let frame = block("Detail", focused: state.focus == .detail, state)

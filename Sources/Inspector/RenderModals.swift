@@ -32,8 +32,18 @@ extension Inspector {
         return lines
     }
 
+    /// How far the help overlay scrolls at `state.size`: its last line at the bottom.
+    static func helpScrollLimit(_ state: InspectorState) -> Int {
+        let body = bodyArea(state.size)
+        let width = min(body.width - 2, modalWidth) - 2
+        return max(0, Paragraph(helpLines(keys: state.keys, state: state), wrap: true).rowCount(width: max(1, width)) - max(1, body.height - 4))
+    }
+
+    /// The widest an overlay gets.
+    static let modalWidth = 96
+
     static func renderModal(_ modal: Overlay, _ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
-        let wide = min(area.width - 2, 96)
+        let wide = min(area.width - 2, modalWidth)
         func show(_ title: String, _ lines: [Line], height: Int? = nil, wrap: Bool = true, scroll: Int = 0) {
             var paragraph = Paragraph(lines, wrap: wrap)
             let rows = height ?? min(area.height - 2, paragraph.rowCount(width: wide - 2) + 2)
@@ -114,7 +124,7 @@ extension Inspector {
         let errorRows = editor.errors.count
         let height = min(area.height - 2, editor.rows.count + errorRows + 4)
         let title = "Edit \(editor.target == .request ? "request" : "response") headers · request #\(editor.request)"
-        let box = Modal(title: title, width: min(area.width - 2, 96), height: height, symbols: state.symbols, borderStyle: focusStyle)
+        let box = Modal(title: title, width: min(area.width - 2, modalWidth), height: height, symbols: state.symbols, borderStyle: focusStyle)
         box.render(in: area, into: &buffer)
         let inner = box.contentArea(in: area)
         guard inner.height > 0 else { return }
