@@ -38,12 +38,7 @@ extension Inspector {
         let body = bodyArea(area.size)
         for (pane, rect) in layout(state, body: body) {
             map.add(rect, .pane(pane))
-            switch pane {
-            case .requests: renderRequests(state, in: rect, into: &buffer, map: &map)
-            case .chain: renderChain(state, in: rect, into: &buffer, map: &map)
-            case .timeline: renderTimeline(state, in: rect, into: &buffer, map: &map)
-            case .detail: renderDetail(state, in: rect, into: &buffer)
-            }
+            render(pane, state, in: rect, into: &buffer, map: &map)
         }
         renderStatus(state, in: statusRow, into: &buffer, map: &map)
         if let modal = state.modal { renderModal(modal, state, in: body, into: &buffer) }
@@ -55,32 +50,67 @@ extension Inspector {
         Rect(x: 0, y: 0, width: size.width, height: max(0, size.height - 1))
     }
 
+    /// Where each pane goes on a screen of `state.size`, as ``render(_:into:)`` lays them out.
+    package static func paneAreas(_ state: InspectorState) -> [(pane: InspectorState.Pane, area: Rect)] {
+        layout(state, body: bodyArea(state.size)).map { (pane: $0.0, area: $0.1) }
+    }
+
+    /// Draws one pane in `area`: what ``render(_:into:)`` does for each pane of the layout.
+    package static func render(_ pane: InspectorState.Pane, _ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
+        var map = ScreenMap()
+        render(pane, state, in: area, into: &buffer, map: &map)
+    }
+
+    /// Draws the status line alone, on the last row of `buffer`.
+    package static func renderStatusLine(_ state: InspectorState, into buffer: inout Buffer) {
+        var map = ScreenMap()
+        renderStatus(state, in: Rect(x: 0, y: buffer.height - 1, width: buffer.width, height: 1), into: &buffer, map: &map)
+    }
+
+    /// Draws the open overlay alone, over the body, as ``render(_:into:)`` does.
+    package static func renderOverlay(_ state: InspectorState, into buffer: inout Buffer) {
+        if let modal = state.modal { renderModal(modal, state, in: bodyArea(buffer.area.size), into: &buffer) }
+    }
+
+    static func render(_ pane: InspectorState.Pane, _ state: InspectorState, in area: Rect, into buffer: inout Buffer, map: inout ScreenMap) {
+        switch pane {
+        case .requests: renderRequests(state, in: area, into: &buffer, map: &map)
+        case .chain: renderChain(state, in: area, into: &buffer, map: &map)
+        case .timeline: renderTimeline(state, in: area, into: &buffer, map: &map)
+        case .detail: renderDetail(state, in: area, into: &buffer)
+        }
+    }
+
     /// Terminals at least this wide put Detail beside the Chain pane.
     static let sideBySideWidth = 150
 
-    /// Where each pane goes. `+` gives the focused pane the whole body. Otherwise the Chain
-    /// pane takes the rows its hops need and Detail the rows its content needs (beside the
-    /// Chain on wide terminals, below the Timeline otherwise); the Timeline takes the rest.
+    /// Where each pane goes. `+` gives the focused pane the whole body. Otherwise panes share
+    /// the height by content: the Timeline is sure of a row per request (with its axis and
+    /// borders, four rows at least, a third of the body at most); the Chain pane takes the
+    /// rows its hops or diagram need, and Detail what its content needs (beside the Chain on
+    /// wide terminals, below the Timeline otherwise), as far as the Timeline's share allows.
+    /// Rows nobody needs go to the Timeline.
     static func layout(_ state: InspectorState, body: Rect) -> [(InspectorState.Pane, Rect)] {
         if state.maximized { return [(state.focus, body)] }
         let chainRows = max(state.chainPaneRowCount + 3, 7)
         let requestsWidth = min(40, max(22, body.width / 3))
+        let timelineRows = min(max(4, state.visibleRequests.count + 3), max(4, body.height / 3))
         if body.width >= sideBySideWidth {
             let detailWidth = body.width * 2 / 5
-            let top = min(max(chainRows, detailRows(state, width: detailWidth)), max(chainRows, body.height - 5))
-            let rows = Layout.vertical([.length(min(top, body.height)), .fill]).split(body)
+            let showTimeline = body.height - timelineRows >= chainRows
+            let top = showTimeline ? min(max(chainRows, detailRows(state, width: detailWidth)), body.height - timelineRows) : body.height
+            let rows = Layout.vertical([.length(top), .fill]).split(body)
             let columns = Layout.horizontal([.length(requestsWidth), .fill, .length(detailWidth)]).split(rows[0])
             var panes: [(InspectorState.Pane, Rect)] = [(.requests, columns[0]), (.chain, columns[1]), (.detail, columns[2])]
-            if rows[1].height >= 3 { panes.append((.timeline, rows[1])) }
+            if showTimeline { panes.append((.timeline, rows[1])) }
             return panes
         }
         let showTimeline = body.height >= 20
         let showDetail = body.height >= 13
-        let chainHeight = min(chainRows, showDetail ? body.height / 2 : body.height)
-        let rest = body.height - chainHeight
-        // The Timeline keeps its axis and a few rows; it grows with the requests.
-        let timelineMinimum = showTimeline ? min(max(4, state.visibleRequests.count + 3), 6) : 0
-        let detailHeight = showDetail ? min(max(3, detailRows(state, width: body.width)), rest - timelineMinimum) : 0
+        let timelineHeight = showTimeline ? timelineRows : 0
+        let chainHeight = min(chainRows, showDetail ? max(body.height / 2, body.height - timelineHeight - 8) : body.height)
+        // Detail takes what its content needs; what it leaves goes to the Timeline.
+        let detailHeight = showDetail ? max(3, min(detailRows(state, width: body.width), body.height - chainHeight - timelineHeight)) : 0
         let rows = Layout.vertical([.length(chainHeight), .fill, .length(detailHeight)]).split(body)
         let top = Layout.horizontal([.length(requestsWidth), .fill]).split(rows[0])
         var panes: [(InspectorState.Pane, Rect)] = [(.requests, top[0]), (.chain, top[1])]

@@ -22,9 +22,10 @@ extension Driver {
     }
 
     /// The SGR report of a left press at the first place `text` is on the screen.
-    func click(on text: String, offset: Int = 0, release: Bool = false) -> String {
+    /// A click on the first place `text` shows on the screen (with `last`, the last place).
+    func click(on text: String, offset: Int = 0, release: Bool = false, last: Bool = false) -> String {
         let lines = screen()
-        for (y, line) in lines.enumerated() {
+        for (y, line) in last ? Array(lines.enumerated().reversed()) : Array(lines.enumerated()) {
             if let range = line.range(of: text) {
                 let x = line.distance(from: line.startIndex, to: range.lowerBound) + offset
                 return "\u{1B}[<0;\(x + 1);\(y + 1)\(release ? "m" : "M")"
