@@ -83,13 +83,13 @@ extension Inspector {
     static func renderBreakRules(_ editor: BreakRulesEditor, _ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
         let rules = state.lab.rules
         let height = min(area.height - 2, max(rules.count, 1) + 6)
-        let box = Modal(title: "Breakpoints by rule", width: min(area.width - 2, 96), height: height, symbols: state.symbols, borderStyle: focusStyle)
+        let box = Modal(title: "Breakpoints by rule", width: min(area.width - 2, modalWidth), height: height, symbols: state.symbols, borderStyle: focusStyle)
         box.render(in: area, into: &buffer)
         let inner = box.contentArea(in: area)
         guard inner.height >= 4 else { return }
         var y = inner.y
         if rules.isEmpty {
-            _ = buffer.set(string: "no rules yet: type one below, such as post@AuthInterceptor if ~op HeroQuery & ~c 401", at: inner.origin, style: .dim, clip: inner)
+            _ = buffer.set(line: Line("no rules yet: type one below, such as post@AuthInterceptor if ~op HeroQuery & ~c 401", style: .dim).cut(to: inner.width), at: inner.origin, clip: inner)
             y += 1
         }
         for (index, rule) in rules.enumerated() where y < inner.maxY - 3 {

@@ -112,7 +112,7 @@ extension Inspector {
             _ = buffer.set(line: Line([Span("format ", style: .dim), Span(ExportPrompt.Format.allCases.map { $0 == prompt.format ? "[\($0.rawValue.uppercased())]" : $0.rawValue.uppercased() }.joined(separator: " "), style: .bold), Span("   Tab switches", style: .dim)]), at: inner.origin, clip: inner)
             _ = buffer.set(string: "file   ", at: Position(x: inner.x, y: inner.y + 1), style: .dim, clip: inner)
             prompt.path.render(in: Rect(x: inner.x + 7, y: inner.y + 1, width: inner.width - 7, height: 1), into: &buffer)
-            _ = buffer.set(string: OverlayKeymap.hints(.export), at: Position(x: inner.x, y: hintRow), style: .dim, clip: inner)
+            _ = buffer.set(line: Line(OverlayKeymap.hints(.export), style: .dim).cut(to: inner.width), at: Position(x: inner.x, y: hintRow), clip: inner)
         case .editor(let editor):
             renderEditor(editor, state, in: area, into: &buffer)
         case .findings(let list):
@@ -144,7 +144,7 @@ extension Inspector {
             if index == editor.row { _ = buffer.set(string: "›", at: Position(x: inner.x - 1, y: y), style: accent) }
             y += 1
             if let error = editor.errors[index], y < inner.maxY - 1 {
-                _ = buffer.set(string: "  ✕ " + error, at: Position(x: inner.x, y: y), style: bad, clip: inner)
+                _ = buffer.set(line: Line("  ✕ " + error, style: bad).cut(to: inner.width), at: Position(x: inner.x, y: y), clip: inner)
                 y += 1
             }
         }
