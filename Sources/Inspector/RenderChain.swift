@@ -170,10 +170,12 @@ extension Inspector {
                 let behavior = state.selectedRow.flatMap { _ in state.scenario.operations.first?.fetchBehavior }?.description ?? "CacheFirst"
                 label = "cache (\(behavior))"
             }
-            label = Fitting.hopName(label, width: nameWidth - 5)
+            // The name is shortened only by what the row leaves it: the lint mark takes its share.
+            let lint = lintMark(hop.index, state)
+            label = Fitting.hopName(label, width: nameWidth - 5 - TextWidth.of(lint.text))
             let rulePre = hasRule(hop, .pre, state), rulePost = hasRule(hop, .post, state)
             let mark = pre || post ? Span("●", style: bad) : rulePre || rulePost ? Span("◆", style: bad) : Span(" ")
-            let name = Line([mark, Span(String(format: "%2d ", hop.index + 1), style: .dim), lintMark(hop.index, state), Span(label)])
+            let name = Line([mark, Span(String(format: "%2d ", hop.index + 1), style: .dim), lint, Span(label)])
             var preLine = cells[index].pre, postLine = cells[index].post
             if rulePre { preLine.spans.insert(Span("◆ ", style: bad), at: 0) }
             if rulePost { postLine.spans.insert(Span("◆ ", style: bad), at: 0) }
