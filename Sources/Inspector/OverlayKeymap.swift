@@ -52,13 +52,17 @@ public enum OverlayKeymap {
         }
     }
 
+    /// Scrolling an overlay longer than the screen: the help and a compare.
+    private static let scrolling = [
+        OverlayBinding([.char("j"), .down], .scrollDown, "scroll down", hint: "scroll"),
+        OverlayBinding([.char("k"), .up], .scrollUp, "scroll up"),
+        OverlayBinding([.pageDown], .pageDown, "scroll a page down"),
+        OverlayBinding([.pageUp], .pageUp, "scroll a page up"),
+    ]
+
     public static func bindings(_ overlay: Overlay) -> [OverlayBinding] {
         switch overlay {
-        case .help: [
-            OverlayBinding([.char("j"), .down], .scrollDown, "scroll down", hint: "scroll"),
-            OverlayBinding([.char("k"), .up], .scrollUp, "scroll up"),
-            OverlayBinding([.pageDown], .pageDown, "scroll a page down"),
-            OverlayBinding([.pageUp], .pageUp, "scroll a page up"),
+        case .help: scrolling + [
             OverlayBinding([], .close, "close the help", hint: "close"),
         ]
         case .confirmQuit: [
@@ -130,11 +134,7 @@ public enum OverlayKeymap {
             OverlayBinding([.enter], .jump, "jump to the event's request and hop", hint: "go to it"),
             OverlayBinding([.escape], .back, "back to the list", hint: "back to the list"),
         ]
-        case .compare: [
-            OverlayBinding([.char("j"), .down], .scrollDown, "scroll down", hint: "scroll"),
-            OverlayBinding([.char("k"), .up], .scrollUp, "scroll up"),
-            OverlayBinding([.pageDown], .pageDown, "scroll a page down"),
-            OverlayBinding([.pageUp], .pageUp, "scroll a page up"),
+        case .compare: scrolling + [
             OverlayBinding([.char("v")], .reveal, "reveal or mask secrets", hint: "reveal"),
             OverlayBinding([], .close, "close the compare", hint: "close"),
         ]
