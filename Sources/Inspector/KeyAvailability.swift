@@ -5,31 +5,50 @@ extension KeyBindings {
     /// Why `action` does nothing in `state`, or nil when it acts: the one answer the update,
     /// the status line's hints and the help overlay all use (the status line offers exactly
     /// the keys this lets through). The notice names the keys in force.
+    /// ``disabledReason(_:in:)`` of every action, worked out together: what the status line
+    /// and the help overlay read on every frame.
+    public func disabledReasons(in state: InspectorState) -> [Action: InspectorState.Notice] {
+        // Each movement key answers as the others of its direction do (see moveRefusal), and
+        // Detail's answer lays out the screen: ask once per direction, not once per key.
+        let back = disabledReason(.up, in: state), forward = disabledReason(.down, in: state)
+        var reasons: [Action: InspectorState.Notice] = [:]
+        for action in Action.allCases {
+            let reason: InspectorState.Notice? = switch action {
+            case .up, .pageUp, .home: back
+            case .down, .pageDown, .end: forward
+            default: disabledReason(action, in: state)
+            }
+            reasons[action] = reason
+        }
+        return reasons
+    }
+
     public func disabledReason(_ action: Action, in state: InspectorState) -> InspectorState.Notice? {
         func refused(_ text: String) -> InspectorState.Notice { .init(text: text, isError: true) }
         let held = state.heldStop
-        let notHeld = refused("\(state.selectedRequest.map { "request #\($0) is not held at a stop" } ?? "no request is selected"); press \(keyName(.newOperation)) to start one, \(keyName(.toggleBreakpoint)) to set a breakpoint, \(keyName(.toggleStepMode)) for step mode")
+        // Only the stop keys need this text: it is made when one asks.
+        func notHeld() -> InspectorState.Notice { refused("\(state.selectedRequest.map { "request #\($0) is not held at a stop" } ?? "no request is selected"); press \(keyName(.newOperation)) to start one, \(keyName(.toggleBreakpoint)) to set a breakpoint, \(keyName(.toggleStepMode)) for step mode") }
         switch action {
         case .step, .continueRequest:
             // A request between two stops will be held again in a moment: the command
             // waits for it, so keys typed quickly are not lost.
-            return held != nil || Inspector.inFlightRequest(state) != nil ? nil : notHeld
+            return held != nil || Inspector.inFlightRequest(state) != nil ? nil : notHeld()
         case .fail:
-            return held == nil ? notHeld : nil
+            return held == nil ? notHeld() : nil
         case .switchLane:
             guard let request = state.selectedRequest else { return refused("no request is selected") }
             return state.hasTwoLanes ? nil : .init(text: "request #\(request) has one lane: two only while a CacheAndNetwork fetch overlaps the cached result's way up", isError: false)
         case .editHeaders:
-            guard let held else { return notHeld }
+            guard let held else { return notHeld() }
             return held.capabilities.canEditRequest || held.capabilities.canEditResponse ? nil : refused("no headers can be edited at \(held.place) of \(held.hopName)")
         case .force401 where held?.lane == .cache, .forceRetry where held?.lane == .cache:
             // The scheduler refuses it too: either would drop the network fetch still under way.
             return refused("request #\(held!.request)'s cached result cannot retry or answer 401 while its network fetch overlaps; step the network lane (\(keyName(.switchLane))) to its end first")
         case .force401:
-            guard let held else { return notHeld }
+            guard let held else { return notHeld() }
             return held.capabilities.canForce401 ? nil : refused("a 401 cannot be forced at \(held.place) of \(held.hopName): force it at the transport or at a post-flight stop")
         case .forceRetry:
-            guard let held else { return notHeld }
+            guard let held else { return notHeld() }
             return held.capabilities.retryRefusal.map(refused)
         case .continueAll:
             return state.lab.parked.values.contains(where: \.held) ? nil : .init(text: "no request is held", isError: false)

@@ -207,8 +207,9 @@ extension Inspector {
             if binding.priority == .pane, binding.pane != state.focus { return KeyBinding.Priority.other.rawValue + 1 }
             return binding.priority.rawValue
         }
+        let refused = state.keys.disabledReasons(in: state)
         return state.keys.bindings.enumerated()
-            .filter { state.keys.disabledReason($0.element.action, in: state) == nil }
+            .filter { refused[$0.element.action] == nil }
             .sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }
             .map(\.element)
     }

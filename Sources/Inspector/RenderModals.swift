@@ -21,9 +21,10 @@ extension Inspector {
         var lines = Array(HelpTable.reference.map(table).joined(separator: [Line("")]))
         lines += [Line(""), section("Keys")]
         let width = keys.bindings.map(\.keyNames.count).max() ?? 0
+        let refused = state.map { keys.disabledReasons(in: $0) } ?? [:]
         lines += keys.bindings.map { binding in
             var spans = [Span(binding.keyNames.padding(toLength: width + 2, withPad: " ", startingAt: 0), style: .bold), Span(binding.name, style: accent), Span(" — " + binding.summary)]
-            if let state, let reason = keys.disabledReason(binding.action, in: state) { spans.append(Span(" (not now: \(reason.text))", style: .dim)) }
+            if let reason = refused[binding.action] { spans.append(Span(" (not now: \(reason.text))", style: .dim)) }
             return Line(spans, hangingIndent: width + 2)
         }
         for overlay in OverlayKeymap.Overlay.allCases {

@@ -335,34 +335,35 @@ public enum Inspector {
     /// Why `action`, a movement key, would move nothing in `state`, or nil when it moves.
     static func moveRefusal(_ action: Action, _ state: InspectorState) -> String? {
         let back = [.up, .pageUp, .home].contains(action)
+        // Worked out from where the selection is, not by moving a copy: the status line asks
+        // this for six keys on every frame, with thousands of requests.
+        func atEnd(_ index: Int, of count: Int) -> Bool { back ? index <= 0 : index >= count - 1 }
         switch state.focus {
         case .requests, .timeline:
-            guard !state.visibleRequests.isEmpty else {
+            let rows = state.visibleRequests
+            guard !rows.isEmpty else {
                 return state.lab.requests.isEmpty ? "no requests yet: press \(state.keys.keyName(.newOperation)) to start one" : "no request matches the filter"
             }
-        case .chain:
+            let index = state.filter == nil ? state.selectedRequest.flatMap { state.lab.index(of: $0) } : rows.firstIndex { $0.id == state.selectedRequest }
+            guard let index, atEnd(index, of: rows.count) else { return nil }
+            return back ? "the first request is selected" : "the last request is selected"
+        case .chain where state.chainView == .hops:
             // Before any request, the Chain pane lists the chain's hops: breakpoints go on them.
-            break
+            guard atEnd(state.selectedHop, of: state.chainRowCount) else { return nil }
+            return back ? "the first row of the Chain pane is selected" : "the last row of the Chain pane is selected"
+        case .chain:
+            var moved = state
+            moveInSequence(action, &moved)
+            let rows = sequenceRows(state)
+            guard selectedSequenceRow(moved, rows: rows) == selectedSequenceRow(state, rows: rows) else { return nil }
+            return back ? "the first event of the diagram is selected" : "the last event of the diagram is selected"
         case .detail:
-            guard detailScrollLimit(state) > 0 else { return "Detail fits its pane: nothing to scroll" }
+            // At the top, going up needs no layout.
+            if back { return state.detailScroll > 0 ? nil : "Detail shows its first line" }
+            let limit = detailScrollLimit(state)
+            guard limit > 0 else { return "Detail fits its pane: nothing to scroll" }
+            return state.detailScroll >= limit ? "Detail shows its last line" : nil
         }
-        var moved = state
-        move(action, &moved)
-        let place = { (state: InspectorState) in
-            [state.selectedRequest ?? 0, state.shownAttempt, state.selectedHop, state.selectedSide == .pre ? 0 : 1, state.detailScroll]
-        }
-        if place(moved) != place(state) { return nil }
-        if state.focus == .chain, state.chainView != .hops {
-            let rows = sequenceRows(state), movedRows = sequenceRows(moved)
-            if selectedSequenceRow(moved, rows: movedRows) != selectedSequenceRow(state, rows: rows) { return nil }
-        }
-        let what = switch state.focus {
-        case .requests, .timeline: "request"
-        case .chain: state.chainView == .hops ? "row of the Chain pane" : "event of the diagram"
-        case .detail: ""
-        }
-        if state.focus == .detail { return back ? "Detail shows its first line" : "Detail shows its last line" }
-        return back ? "the first \(what) is selected" : "the last \(what) is selected"
     }
 
     /// Whether `f` changes Detail: folding leaves fewer lines only where a JSON object or

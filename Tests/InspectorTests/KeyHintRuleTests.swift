@@ -69,8 +69,10 @@ struct KeyHintRuleTests {
             let offered = Inspector.offeredKeys(state).map(\.action)
             #expect(offered.last == .help, "\(name): ? ends the offer")
             let before = Self.screen(state)
+            let reasons = state.keys.disabledReasons(in: state)
             for binding in state.keys.bindings {
                 let reason = state.keys.disabledReason(binding.action, in: state)
+                #expect(reasons[binding.action] == reason, "\(name): \(binding.action): the frame's answer is the key's")
                 #expect(offered.contains(binding.action) == (reason == nil), "\(name): \(binding.action) offered exactly when it acts")
                 var pressed = state
                 let effects = Inspector.update(&pressed, .key(binding.keys[0]))
