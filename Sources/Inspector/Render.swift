@@ -270,10 +270,10 @@ extension Inspector {
         }
         let findings = findingsSummary(state)
         let trailing = findings.isEmpty ? state.scenario.name : findings + " · " + state.scenario.name
-        // The findings count and the scenario keep their place at the right while the hints
-        // still have room for a few keys; `…` stands for the rest.
+        // The findings count and the scenario keep their place at the right of a line of 60
+        // columns or more while the hints keep room for a few keys; below that, keys first.
         let room = line.width - TextWidth.of(trailing) - 2
-        renderHints(statusEntries(state, width: room >= 30 ? room : line.width), trailing: trailing, in: line, into: &buffer, map: &map)
+        renderHints(statusEntries(state, width: line.width >= 60 && room >= 20 ? room : line.width), trailing: trailing, in: line, into: &buffer, map: &map)
     }
 
     /// Draws key hints and marks where each landed, so a click on one runs its key.

@@ -372,6 +372,9 @@ struct UpdateTests {
         #expect(keys(40) == ["s", "c", "n", "…", "?"])
         #expect(keys(10) == ["…", "?"])
         #expect(driver.screen()[23] == "s step  c continue  n new  C continue all  b breakpoint  …  ? help        basics")
+        driver.state.size = Size(width: 40, height: 24)
+        #expect(driver.screen()[23] == "s step  c continue  n new  …  ? help    ", "below 60 columns the keys come before the scenario's name")
+        driver.state.size = Size(width: 80, height: 24)
         driver.state.focus = .chain
         #expect(keys(1000).prefix(14) == ["s", "c", "n", "C", "b", "e", "r", "x", "Tab", "j", "Enter", "Esc", "q", "y"], "in the Chain pane, its own keys come before other panes'; at the first hop only j moves")
         driver.state.focus = .requests
