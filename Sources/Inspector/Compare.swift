@@ -101,12 +101,13 @@ extension Inspector {
     /// Keys in the compare overlay: j/k and pages scroll, v reveals or masks, anything else closes.
     static func handleCompareKey(_ comparison: Comparison, _ key: Key, _ state: inout InspectorState) {
         var comparison = comparison
-        switch key {
-        case .down, .char("j"): comparison.scroll += 1
-        case .up, .char("k"): comparison.scroll = max(0, comparison.scroll - 1)
-        case .pageDown: comparison.scroll += 10
+        let limit = compareLayout(comparison, state, in: bodyArea(state.size)).scrollLimit
+        switch OverlayKeymap.action(for: key, in: .compare) {
+        case .scrollDown: comparison.scroll = min(comparison.scroll + 1, limit)
+        case .scrollUp: comparison.scroll = max(0, comparison.scroll - 1)
+        case .pageDown: comparison.scroll = min(comparison.scroll + 10, limit)
         case .pageUp: comparison.scroll = max(0, comparison.scroll - 10)
-        case .char("v"): state.revealSecrets.toggle()
+        case .reveal: state.revealSecrets.toggle()
         default:
             state.modal = nil
             return
@@ -127,9 +128,9 @@ extension Inspector {
         let nameWidth = min(22, max(8, ((left.headers.map(Array.init) ?? []) + (right.headers.map(Array.init) ?? [])).map { TextWidth.of($0.name) }.max() ?? 0))
         let valueWidth = max(4, (width - 2 - nameWidth - 5) / 2)
         func row(_ mark: String, _ style: Style, _ name: String, _ a: String, _ b: String) -> Line {
-            let cellA = Fitting.cut(Line(a), to: valueWidth), cellB = Fitting.cut(Line(b), to: valueWidth)
+            let cellA = Line(a).cut(to: valueWidth), cellB = Line(b).cut(to: valueWidth)
             let pad = String(repeating: " ", count: max(0, valueWidth - cellA.width))
-            return Line([Span(mark + " ", style: style), Span(Fitting.cut(Line(name), to: nameWidth).spans.map(\.text).joined().padding(toLength: nameWidth, withPad: " ", startingAt: 0), style: style == .plain ? .bold : style),
+            return Line([Span(mark + " ", style: style), Span(Line(name).cut(to: nameWidth).spans.map(\.text).joined().padding(toLength: nameWidth, withPad: " ", startingAt: 0), style: style == .plain ? .bold : style),
                          Span("  ")] + cellA.spans.map { Span($0.text, style: style == .plain ? .dim : style) } + [Span(pad + " │ ", style: .dim)] + cellB.spans.map { Span($0.text, style: style == .plain ? .dim : style) })
         }
         func compared(_ name: String, _ a: String?, _ b: String?) -> Line {
@@ -215,16 +216,19 @@ extension Inspector {
         return notes
     }
 
-    static func renderCompare(_ comparison: Comparison, _ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
-        let left = comparison.left, right = comparison.right
-        // The whole body of the screen: the header table is laid out for its width, notes
-        // and body lines wrap.
-        let width = area.width
-        var content = Paragraph(comparisonLines(left, right, state, width: width - 2), wrap: true)
-        let needed = content.rowCount(width: width - 2)
+    /// The compare's lines in `area` (the whole body of the screen: the header table is laid
+    /// out for its width, notes and body lines wrap), its height, and how far it scrolls.
+    static func compareLayout(_ comparison: Comparison, _ state: InspectorState, in area: Rect) -> (content: Paragraph, rows: Int, scrollLimit: Int) {
+        let content = Paragraph(comparisonLines(comparison.left, comparison.right, state, width: area.width - 2), wrap: true)
+        let needed = content.rowCount(width: area.width - 2)
         let rows = max(3, min(area.height, needed + 2))
-        content.scroll = min(comparison.scroll, max(0, needed - (rows - 2)))
-        Modal(title: "Compare A ⇄ B (j/k scroll, any other key closes)", width: width, height: rows, symbols: state.symbols, borderStyle: focusStyle, content: content)
+        return (content, rows, max(0, needed - (rows - 2)))
+    }
+
+    static func renderCompare(_ comparison: Comparison, _ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
+        var (content, rows, limit) = compareLayout(comparison, state, in: area)
+        content.scroll = min(comparison.scroll, limit)
+        Modal(title: "Compare A ⇄ B (j/k scroll, any other key closes)", width: area.width, height: rows, symbols: state.symbols, borderStyle: focusStyle, content: content)
             .render(in: area, into: &buffer)
     }
 }

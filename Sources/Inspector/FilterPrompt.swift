@@ -89,13 +89,13 @@ extension Inspector {
         guard let error = prompt.error else {
             if !help.spans[0].text.isEmpty {
                 buffer.fill(above)
-                _ = buffer.set(line: Fitting.cut(help, to: above.width), at: above.origin, clip: above)
+                _ = buffer.set(line: help.cut(to: above.width), at: above.origin, clip: above)
             }
             return
         }
         buffer.fill(above)
         let column = error.position + 1 <= above.width - 12 ? error.position : 0
         let text = String(repeating: " ", count: column) + "^ " + error.description
-        _ = buffer.set(line: Fitting.cut(Line(text, style: bad), to: above.width), at: above.origin, clip: above)
+        _ = buffer.set(line: Line(text, style: bad).cut(to: above.width), at: above.origin, clip: above)
     }
 }

@@ -1,29 +1,9 @@
 import TerminalUI
 import Foundation
 
-/// Making text fit a column: values are cut at the end with `…`, never from the left, and hop
-/// names are shortened readably.
+/// Making hop names fit a column readably. (Values are cut at the end with `…`, never from
+/// the left: ``Line/cut(to:)``.)
 enum Fitting {
-    /// `line` cut to `width` columns, its last visible column an `…` when anything was cut.
-    static func cut(_ line: Line, to width: Int) -> Line {
-        guard width > 0 else { return Line([]) }
-        guard line.width > width else { return line }
-        var spans: [Span] = []
-        var room = width - 1
-        for span in line.spans where room > 0 {
-            var text = ""
-            for character in span.text {
-                let columns = TextWidth.of(String(character))
-                guard columns <= room else { room = 0; break }
-                text.append(character)
-                room -= columns
-            }
-            spans.append(Span(text, style: span.style))
-        }
-        spans.append(Span("…", style: line.spans.last?.style ?? .plain))
-        return Line(spans)
-    }
-
     /// Well-known abbreviations of interceptor and middleware names.
     static let abbreviations: [(String, String)] = [
         ("AutomaticPersistedQuery", "APQ"),

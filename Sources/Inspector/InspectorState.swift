@@ -158,9 +158,9 @@ public struct InspectorState: Sendable {
     var chainRowCount: Int { hops.count + (hasRefreshRow ? 1 : 0) }
 
     /// The rows the Chain pane asks for below its header: the hops (and refresh) of one
-    /// attempt, or the sequence diagram's rows up to a screenful that leaves room for the
-    /// Timeline (the diagram scrolls; `+` gives it the whole screen).
-    var chainPaneRowCount: Int { chainView == .hops ? chainRowCount : min(Inspector.sequenceRows(self).count, 16) }
+    /// attempt, or the sequence diagram's rows (the layout gives what it can; the diagram
+    /// scrolls, and `+` gives it the whole screen).
+    var chainPaneRowCount: Int { chainView == .hops ? chainRowCount : Inspector.sequenceRows(self).count }
 
     /// Whether the refresh row is selected.
     public var selectsRefresh: Bool { selectedHop == hops.count }

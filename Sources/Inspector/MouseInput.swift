@@ -11,7 +11,7 @@ extension Inspector {
         let targets = map.targets(at: event.position)
         if let modal = state.modal {
             if case .help(let scroll) = modal, event.isWheel {
-                state.modal = .help(scroll: max(0, scroll + (event.button == .wheelDown ? 3 : -3)))
+                state.modal = .help(scroll: max(0, min(scroll + (event.button == .wheelDown ? 3 : -3), helpScrollLimit(state))))
             }
             return []
         }

@@ -30,7 +30,7 @@ public struct OverlayBinding: Sendable, Hashable {
 /// `chainlab keys` and the README's tables are generated from the same rows.
 public enum OverlayKeymap {
     public enum Overlay: String, Sendable, Hashable, CaseIterable {
-        case help, confirmQuit, failPicker, filter, breakRules, search, reorder, export, editor, findings, findingEvent, text
+        case help, confirmQuit, failPicker, filter, breakRules, search, reorder, export, editor, findings, findingEvent, compare, text
 
         /// The heading in the help overlay and the README.
         public var title: String {
@@ -46,19 +46,24 @@ public enum OverlayKeymap {
             case .editor: "Editing headers (e)"
             case .findings: "Findings lists (L, F)"
             case .findingEvent: "An event a finding cites"
+            case .compare: "Comparing (=, p, d, #)"
             case .text: "About (i) and curl (y)"
             }
         }
     }
 
+    /// Scrolling an overlay longer than the screen: the help and a compare.
+    private static let scrolling = [
+        OverlayBinding([.char("j"), .down], .scrollDown, "scroll down", hint: "scroll"),
+        OverlayBinding([.char("k"), .up], .scrollUp, "scroll up"),
+        OverlayBinding([.pageDown], .pageDown, "scroll a page down"),
+        OverlayBinding([.pageUp], .pageUp, "scroll a page up"),
+    ]
+
     public static func bindings(_ overlay: Overlay) -> [OverlayBinding] {
         switch overlay {
-        case .help: [
-            OverlayBinding([.char("j"), .down], .scrollDown, "scroll down"),
-            OverlayBinding([.char("k"), .up], .scrollUp, "scroll up"),
-            OverlayBinding([.pageDown], .pageDown, "scroll a page down"),
-            OverlayBinding([.pageUp], .pageUp, "scroll a page up"),
-            OverlayBinding([], .close, "close the help"),
+        case .help: scrolling + [
+            OverlayBinding([], .close, "close the help", hint: "close"),
         ]
         case .confirmQuit: [
             OverlayBinding([.char("y"), .char("Y")], .confirm, "quit, cancelling what is paused or running", hint: "quit"),
@@ -129,15 +134,19 @@ public enum OverlayKeymap {
             OverlayBinding([.enter], .jump, "jump to the event's request and hop", hint: "go to it"),
             OverlayBinding([.escape], .back, "back to the list", hint: "back to the list"),
         ]
+        case .compare: scrolling + [
+            OverlayBinding([.char("v")], .reveal, "reveal or mask secrets", hint: "reveal"),
+            OverlayBinding([], .close, "close the compare", hint: "close"),
+        ]
         case .text: [
-            OverlayBinding([], .close, "close"),
+            OverlayBinding([], .close, "close", hint: "close"),
         ]
         }
     }
 
     /// The overlay's own hint line, from the rows that have a label:
-    /// `t timeout · c cancellation · e transport error · Esc back`. A select or move pair
-    /// shows once (`j/k select`); the row for every other key shows as `Esc`, one of them.
+    /// `t timeout · c cancellation · e transport error · Esc back`. A select, move or scroll
+    /// pair shows once (`j/k select`); the row for every other key shows as `Esc`, one of them.
     public static func hints(_ overlay: Overlay) -> String {
         hintPairs(overlay).map { "\($0.key) \($0.label)" }.joined(separator: " · ")
     }
@@ -155,6 +164,7 @@ public enum OverlayKeymap {
         let partner: OverlayAction? = switch row.action {
         case .selectDown: .selectUp
         case .moveDown: .moveUp
+        case .scrollDown: .scrollUp
         default: nil
         }
         guard let partner, let other = rows.first(where: { $0.action == partner })?.keys.first else {
@@ -168,5 +178,25 @@ public enum OverlayKeymap {
     public static func action(for key: Key, in overlay: Overlay) -> OverlayAction? {
         let rows = bindings(overlay)
         return (rows.first { $0.keys.contains(key) } ?? rows.first { $0.keys.isEmpty })?.action
+    }
+}
+
+extension Overlay {
+    /// The table of this overlay's keys: what its update reads and its status line offers.
+    public var keymap: OverlayKeymap.Overlay {
+        switch self {
+        case .help: .help
+        case .confirmQuit: .confirmQuit
+        case .scenarioInfo, .curl: .text
+        case .editor: .editor
+        case .export: .export
+        case .failPicker: .failPicker
+        case .reorder: .reorder
+        case .filter: .filter
+        case .breakRules: .breakRules
+        case .findings(let list): list.openEvent == nil ? .findings : .findingEvent
+        case .search: .search
+        case .compare: .compare
+        }
     }
 }

@@ -35,47 +35,82 @@ extension Inspector {
             return map
         }
         let statusRow = Rect(x: 0, y: area.height - 1, width: area.width, height: 1)
-        let body = Rect(x: 0, y: 0, width: area.width, height: area.height - 1)
+        let body = bodyArea(area.size)
         for (pane, rect) in layout(state, body: body) {
             map.add(rect, .pane(pane))
-            switch pane {
-            case .requests: renderRequests(state, in: rect, into: &buffer, map: &map)
-            case .chain: renderChain(state, in: rect, into: &buffer, map: &map)
-            case .timeline: renderTimeline(state, in: rect, into: &buffer, map: &map)
-            case .detail: renderDetail(state, in: rect, into: &buffer)
-            }
+            render(pane, state, in: rect, into: &buffer, map: &map)
         }
         renderStatus(state, in: statusRow, into: &buffer, map: &map)
         if let modal = state.modal { renderModal(modal, state, in: body, into: &buffer) }
         return map
     }
 
+    /// The rows above the status line, where the panes and overlays go.
+    static func bodyArea(_ size: Size) -> Rect {
+        Rect(x: 0, y: 0, width: size.width, height: max(0, size.height - 1))
+    }
+
+    /// Where each pane goes on a screen of `state.size`, as ``render(_:into:)`` lays them out.
+    package static func paneAreas(_ state: InspectorState) -> [(pane: InspectorState.Pane, area: Rect)] {
+        layout(state, body: bodyArea(state.size)).map { (pane: $0.0, area: $0.1) }
+    }
+
+    /// Draws one pane in `area`: what ``render(_:into:)`` does for each pane of the layout.
+    package static func render(_ pane: InspectorState.Pane, _ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
+        var map = ScreenMap()
+        render(pane, state, in: area, into: &buffer, map: &map)
+    }
+
+    /// Draws the status line alone, on the last row of `buffer`.
+    package static func renderStatusLine(_ state: InspectorState, into buffer: inout Buffer) {
+        var map = ScreenMap()
+        renderStatus(state, in: Rect(x: 0, y: buffer.height - 1, width: buffer.width, height: 1), into: &buffer, map: &map)
+    }
+
+    /// Draws the open overlay alone, over the body, as ``render(_:into:)`` does.
+    package static func renderOverlay(_ state: InspectorState, into buffer: inout Buffer) {
+        if let modal = state.modal { renderModal(modal, state, in: bodyArea(buffer.area.size), into: &buffer) }
+    }
+
+    static func render(_ pane: InspectorState.Pane, _ state: InspectorState, in area: Rect, into buffer: inout Buffer, map: inout ScreenMap) {
+        switch pane {
+        case .requests: renderRequests(state, in: area, into: &buffer, map: &map)
+        case .chain: renderChain(state, in: area, into: &buffer, map: &map)
+        case .timeline: renderTimeline(state, in: area, into: &buffer, map: &map)
+        case .detail: renderDetail(state, in: area, into: &buffer)
+        }
+    }
+
     /// Terminals at least this wide put Detail beside the Chain pane.
     static let sideBySideWidth = 150
 
-    /// Where each pane goes. `+` gives the focused pane the whole body. Otherwise the Chain
-    /// pane takes the rows its hops need and Detail the rows its content needs (beside the
-    /// Chain on wide terminals, below the Timeline otherwise); the Timeline takes the rest.
+    /// Where each pane goes. `+` gives the focused pane the whole body. Otherwise panes share
+    /// the height by content: the Timeline is sure of a row per request (with its axis and
+    /// borders, four rows at least, a third of the body at most); the Chain pane takes the
+    /// rows its hops or diagram need, and Detail what its content needs (beside the Chain on
+    /// wide terminals, below the Timeline otherwise), as far as the Timeline's share allows.
+    /// Rows nobody needs go to the Timeline.
     static func layout(_ state: InspectorState, body: Rect) -> [(InspectorState.Pane, Rect)] {
         if state.maximized { return [(state.focus, body)] }
         let chainRows = max(state.chainPaneRowCount + 3, 7)
         let requestsWidth = min(40, max(22, body.width / 3))
+        let timelineRows = min(max(4, state.visibleRequests.count + 3), max(4, body.height / 3))
         if body.width >= sideBySideWidth {
             let detailWidth = body.width * 2 / 5
-            let top = min(max(chainRows, detailRows(state, width: detailWidth)), max(chainRows, body.height - 5))
-            let rows = Layout.vertical([.length(min(top, body.height)), .fill]).split(body)
+            let showTimeline = body.height - timelineRows >= chainRows
+            let top = showTimeline ? min(max(chainRows, detailRows(state, width: detailWidth)), body.height - timelineRows) : body.height
+            let rows = Layout.vertical([.length(top), .fill]).split(body)
             let columns = Layout.horizontal([.length(requestsWidth), .fill, .length(detailWidth)]).split(rows[0])
             var panes: [(InspectorState.Pane, Rect)] = [(.requests, columns[0]), (.chain, columns[1]), (.detail, columns[2])]
-            if rows[1].height >= 3 { panes.append((.timeline, rows[1])) }
+            if showTimeline { panes.append((.timeline, rows[1])) }
             return panes
         }
         let showTimeline = body.height >= 20
         let showDetail = body.height >= 13
-        let chainHeight = min(chainRows, showDetail ? body.height / 2 : body.height)
-        let rest = body.height - chainHeight
-        // The Timeline keeps its axis and a few rows; it grows with the requests.
-        let timelineMinimum = showTimeline ? min(max(4, state.visibleRequests.count + 3), 6) : 0
-        let detailHeight = showDetail ? min(max(3, detailRows(state, width: body.width)), rest - timelineMinimum) : 0
+        let timelineHeight = showTimeline ? timelineRows : 0
+        let chainHeight = min(chainRows, showDetail ? max(body.height / 2, body.height - timelineHeight - 8) : body.height)
+        // Detail takes what its content needs; what it leaves goes to the Timeline.
+        let detailHeight = showDetail ? max(3, min(detailRows(state, width: body.width), body.height - chainHeight - timelineHeight)) : 0
         let rows = Layout.vertical([.length(chainHeight), .fill, .length(detailHeight)]).split(body)
         let top = Layout.horizontal([.length(requestsWidth), .fill]).split(rows[0])
         var panes: [(InspectorState.Pane, Rect)] = [(.requests, top[0]), (.chain, top[1])]
@@ -123,7 +158,7 @@ extension Inspector {
         }
         var candidates = [line(parts)]
         if parts.count == 3 { candidates += [line([parts[0], parts[2]]), line([parts[0]]), line([parts[0]], operation: false)] }
-        return Fitting.cut(candidates.first { $0.width <= width } ?? candidates[candidates.count - 1], to: width)
+        return (candidates.first { $0.width <= width } ?? candidates[candidates.count - 1]).cut(to: width)
     }
 
     static func renderRequests(_ state: InspectorState, in area: Rect, into buffer: inout Buffer, map: inout ScreenMap) {
@@ -163,54 +198,60 @@ extension Inspector {
 
     // MARK: - Status line
 
-    /// The bindings that do something now, for the status line: the hints the keymap
-    /// offers that ``KeyBindings/disabledReason(_:in:)`` lets through.
-    public static func activeHints(_ state: InspectorState) -> [KeyBinding] {
-        state.keys.bindings.filter { $0.isHint && state.keys.disabledReason($0.action, in: state) == nil }
+    /// Every key that acts now, in the order the status line offers them: the bindings
+    /// ``KeyBindings/disabledReason(_:in:)`` lets through, by ``KeyBinding/Priority`` (the
+    /// focused pane's own keys before other panes'), then keymap order; help last.
+    public static func offeredKeys(_ state: InspectorState) -> [KeyBinding] {
+        func rank(_ binding: KeyBinding) -> Int {
+            if binding.action == .help { return Int.max }
+            if binding.priority == .pane, binding.pane != state.focus { return KeyBinding.Priority.other.rawValue + 1 }
+            return binding.priority.rawValue
+        }
+        let refused = state.keys.disabledReasons(in: state)
+        return state.keys.bindings.enumerated()
+            .filter { refused[$0.element.action] == nil }
+            .sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }
+            .map(\.element)
     }
 
-    /// The status line's hints for `width` columns: navigation, help and quit always; the
-    /// actions that apply now as room allows, the lower-ranked ones dropped first; shown in
-    /// keymap order, navigation last.
+    /// The status line's hints for `width` columns: the keys that act, in the order
+    /// ``offeredKeys(_:)`` gives, as many as fit; when some do not, `…` stands for them and
+    /// `? help`, which lists every key, ends the line.
     public static func statusHints(_ state: InspectorState, width: Int) -> [StatusLine.Hint] {
         statusEntries(state, width: width).map(\.hint)
     }
 
-    /// The status line's hints with the action each runs, for clicks on them.
+    /// The status line's hints with the action each runs, for clicks on them (`…` opens help).
     static func statusEntries(_ state: InspectorState, width: Int) -> [(hint: StatusLine.Hint, action: Action)] {
-        func hint(_ binding: KeyBinding) -> StatusLine.Hint {
-            binding.action == .down && binding.keys.first == .char("j") && state.keys.binding(.up).keys.first == .char("k")
-                ? StatusLine.Hint("j/k", "move") : StatusLine.Hint(binding.keys.first?.name ?? "", binding.name)
+        let offered = offeredKeys(state)
+        let actions = Set(offered.map(\.action))
+        // Down and up show as one hint, `j/k move`, where both act.
+        let paired = actions.contains(.down) && actions.contains(.up)
+        var entries: [(hint: StatusLine.Hint, action: Action)] = offered.compactMap { binding in
+            let key = binding.keys.first?.name ?? ""
+            switch binding.action {
+            case .up where paired: return nil
+            case .down where paired: return (StatusLine.Hint(key + "/" + state.keys.keyName(.up), "move"), .down)
+            default: return (StatusLine.Hint(key, binding.name), binding.action)
+            }
         }
-        func columns(_ hints: [StatusLine.Hint]) -> Int {
-            hints.reduce(0) { $0 + TextWidth.of($1.key) + 1 + TextWidth.of($1.action) } + max(0, hints.count - 1) * 2
-        }
-        let active = activeHints(state)
-        let essential = active.filter { $0.rank == 0 }
-        var chosen = Set(essential.map(\.action))
-        for binding in active.filter({ $0.rank > 0 }).enumerated().sorted(by: { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }).map(\.element) {
-            let candidate = active.filter { chosen.contains($0.action) || $0.action == binding.action }
-            if columns(candidate.map(hint)) <= width { chosen.insert(binding.action) }
-        }
-        let shown = active.filter { chosen.contains($0.action) }
-        return (shown.filter { $0.rank > 0 } + shown.filter { $0.rank == 0 }).map { (hint($0), $0.action) }
+        guard StatusLine.width(of: entries.map(\.hint)) > width, let help = entries.last, help.action == .help else { return entries }
+        entries.removeLast()
+        let more = (hint: StatusLine.Hint("…", ""), action: Action.help)
+        while !entries.isEmpty, StatusLine.width(of: entries.map(\.hint) + [more.hint, help.hint]) > width { entries.removeLast() }
+        return entries + [more, help]
     }
 
     static func renderStatus(_ state: InspectorState, in area: Rect, into buffer: inout Buffer, map: inout ScreenMap) {
-        if case .confirmQuit = state.modal {
-            // Every other key answers "stay": the main keys would promise what they do not do.
-            let hints = OverlayKeymap.hintPairs(.confirmQuit).map { StatusLine.Hint($0.key, $0.label) }
-            StatusLine(hints, trailing: state.scenario.name).render(in: area, into: &buffer)
-            return
-        }
-        if let notice = state.notice {
-            // Navigation, help and quit stay at the right end unless the notice needs the
-            // whole line (it is gone at the next key).
-            let essential = statusEntries(state, width: 0)
-            let width = essential.reduce(0) { $0 + TextWidth.of($1.hint.key) + 1 + TextWidth.of($1.hint.action) } + max(0, essential.count - 1) * 2
+        // Quit? keeps its own keys on the line: every other key answers "stay".
+        if let notice = state.notice, state.modal != .confirmQuit {
+            // `? help` stays at the right end unless the notice needs the whole line (it is
+            // gone at the next key).
+            let help = [(hint: StatusLine.Hint(state.keys.keyName(.help), state.keys.binding(.help).name), action: Action.help)]
+            let width = StatusLine.width(of: help.map(\.hint))
             let room = TextWidth.of(notice.text) + 1 + 2 + width <= area.width ? area.width - width - 2 : area.width
-            _ = buffer.set(line: Fitting.cut(Line(" " + notice.text, style: notice.isError ? bad : accent), to: room), at: area.origin, clip: area)
-            if room < area.width { renderHints(essential, trailing: nil, in: Rect(x: area.maxX - width, y: area.y, width: width, height: 1), into: &buffer, map: &map) }
+            _ = buffer.set(line: Line(" " + notice.text, style: notice.isError ? bad : accent).cut(to: room), at: area.origin, clip: area)
+            if room < area.width, state.modal == nil { renderHints(help, trailing: nil, in: Rect(x: area.maxX - width, y: area.y, width: width, height: 1), into: &buffer, map: &map) }
             return
         }
         var line = area
@@ -221,8 +262,18 @@ extension Inspector {
             let used = TextWidth.of(warning)
             line = Rect(x: area.x + used, y: area.y, width: max(0, area.width - used), height: 1)
         }
+        if let modal = state.modal {
+            // The main keys do not act while an overlay is open: the line offers the overlay's.
+            let hints = OverlayKeymap.hintPairs(modal.keymap).map { StatusLine.Hint($0.key, $0.label) }
+            StatusLine(hints, trailing: state.scenario.name).render(in: line, into: &buffer)
+            return
+        }
         let findings = findingsSummary(state)
-        renderHints(statusEntries(state, width: line.width), trailing: findings.isEmpty ? state.scenario.name : findings + " · " + state.scenario.name, in: line, into: &buffer, map: &map)
+        let trailing = findings.isEmpty ? state.scenario.name : findings + " · " + state.scenario.name
+        // The findings count and the scenario keep their place at the right of a line of 60
+        // columns or more while the hints keep room for a few keys; below that, keys first.
+        let room = line.width - TextWidth.of(trailing) - 2
+        renderHints(statusEntries(state, width: line.width >= 60 && room >= 20 ? room : line.width), trailing: trailing, in: line, into: &buffer, map: &map)
     }
 
     /// Draws key hints and marks where each landed, so a click on one runs its key.

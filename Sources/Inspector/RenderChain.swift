@@ -146,16 +146,17 @@ extension Inspector {
         let hops = state.hops
         let history = state.history
         let longest = hops.map { TextWidth.of($0.name) }.max() ?? 0
-        let nameWidth = min(longest + 5, max(14, inner.width * 2 / 5))
-        let columnWidth = max(6, (inner.width - nameWidth) / 2)
+        // On a narrow pane the names give way first, so both sides keep a few columns.
+        let nameWidth = min(longest + 5, max(14, inner.width * 2 / 5), max(6, inner.width - 8))
+        let columnWidth = max(4, (inner.width - nameWidth) / 2)
         let columns = [
             Rect(x: inner.x, y: 0, width: nameWidth - 1, height: 1),
             Rect(x: inner.x + nameWidth, y: 0, width: columnWidth - 1, height: 1),
             Rect(x: inner.x + nameWidth + columnWidth, y: 0, width: inner.width - nameWidth - columnWidth, height: 1),
-        ]
+        ].map { Rect(x: $0.x, y: 0, width: max(0, min($0.width, inner.maxX - $0.x)), height: 1) }
         func draw(_ cells: [Line], y: Int) {
             for (cell, column) in zip(cells, columns) {
-                _ = buffer.set(line: Fitting.cut(cell, to: column.width), at: Position(x: column.x, y: y), clip: Rect(x: column.x, y: y, width: column.width, height: 1))
+                _ = buffer.set(line: cell.cut(to: column.width), at: Position(x: column.x, y: y), clip: Rect(x: column.x, y: y, width: column.width, height: 1))
             }
         }
         draw([Line("hop", style: .bold), Line("pre-flight ↓", style: .bold), Line("post-flight ↑", style: .bold)], y: inner.y)
@@ -169,10 +170,12 @@ extension Inspector {
                 let behavior = state.selectedRow.flatMap { _ in state.scenario.operations.first?.fetchBehavior }?.description ?? "CacheFirst"
                 label = "cache (\(behavior))"
             }
-            label = Fitting.hopName(label, width: nameWidth - 5)
+            // The name is shortened only by what the row leaves it: the lint mark takes its share.
+            let lint = lintMark(hop.index, state)
+            label = Fitting.hopName(label, width: nameWidth - 5 - TextWidth.of(lint.text))
             let rulePre = hasRule(hop, .pre, state), rulePost = hasRule(hop, .post, state)
             let mark = pre || post ? Span("●", style: bad) : rulePre || rulePost ? Span("◆", style: bad) : Span(" ")
-            let name = Line([mark, Span(String(format: "%2d ", hop.index + 1), style: .dim), lintMark(hop.index, state), Span(label)])
+            let name = Line([mark, Span(String(format: "%2d ", hop.index + 1), style: .dim), lint, Span(label)])
             var preLine = cells[index].pre, postLine = cells[index].post
             if rulePre { preLine.spans.insert(Span("◆ ", style: bad), at: 0) }
             if rulePost { postLine.spans.insert(Span("◆ ", style: bad), at: 0) }

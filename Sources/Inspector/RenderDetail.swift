@@ -200,7 +200,7 @@ extension Inspector {
             for (name, value) in fields {
                 let (mark, style): (String, Style) = diff.added.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) ? ("+ ", added)
                     : diff.changed.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) ? ("~ ", changed) : ("  ", .plain)
-                lines.append(Line([Span(mark, style: style), Span(name.padding(toLength: width, withPad: " ", startingAt: 0), style: style == .plain ? .bold : style), Span("  " + value)]))
+                lines.append(Line([Span(mark, style: style), Span(name.padding(toLength: width, withPad: " ", startingAt: 0), style: style == .plain ? .bold : style), Span("  " + value)], hangingIndent: width + 4))
             }
             for name in diff.removed { lines.append(Line([Span("- ", style: removed), Span(name.padding(toLength: width, withPad: " ", startingAt: 0), style: removed), Span("  (removed)", style: .dim)])) }
         }
@@ -265,6 +265,13 @@ extension Inspector {
     static func detailRows(_ state: InspectorState, width: Int) -> Int {
         let lines = detailContent(state)?.lines ?? emptyDetailLines(state)
         return Paragraph(lines, wrap: true).rowCount(width: max(1, width - 2)) + 2
+    }
+
+    /// How far Detail scrolls: its rows at the width it is drawn at, less the rows it shows.
+    static func detailScrollLimit(_ state: InspectorState) -> Int {
+        guard let area = layout(state, body: bodyArea(state.size)).first(where: { $0.0 == .detail })?.1, area.width > 2 else { return 0 }
+        let lines = detailContent(state)?.lines ?? emptyDetailLines(state)
+        return max(0, Paragraph(lines, wrap: true).rowCount(width: area.width - 2) - (area.height - 2))
     }
 
     static func renderDetail(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {

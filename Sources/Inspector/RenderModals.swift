@@ -15,16 +15,17 @@ extension Inspector {
         func table(_ table: HelpTable) -> [Line] {
             let width = (table.rows.map(\.term.count).max() ?? 0) + 2
             return [section(table.title)] + table.rows.map { row in
-                Line([Span(row.term.padding(toLength: width, withPad: " ", startingAt: 0), style: .bold), Span(row.text)])
+                Line([Span(row.term.padding(toLength: width, withPad: " ", startingAt: 0), style: .bold), Span(row.text)], hangingIndent: width)
             }
         }
         var lines = Array(HelpTable.reference.map(table).joined(separator: [Line("")]))
         lines += [Line(""), section("Keys")]
         let width = keys.bindings.map(\.keyNames.count).max() ?? 0
+        let refused = state.map { keys.disabledReasons(in: $0) } ?? [:]
         lines += keys.bindings.map { binding in
             var spans = [Span(binding.keyNames.padding(toLength: width + 2, withPad: " ", startingAt: 0), style: .bold), Span(binding.name, style: accent), Span(" — " + binding.summary)]
-            if let state, let reason = keys.disabledReason(binding.action, in: state) { spans.append(Span(" (not now: \(reason.text))", style: .dim)) }
-            return Line(spans)
+            if let reason = refused[binding.action] { spans.append(Span(" (not now: \(reason.text))", style: .dim)) }
+            return Line(spans, hangingIndent: width + 2)
         }
         for overlay in OverlayKeymap.Overlay.allCases {
             lines += [Line("")] + table(HelpTable.keys(of: overlay))
@@ -32,8 +33,18 @@ extension Inspector {
         return lines
     }
 
+    /// How far the help overlay scrolls at `state.size`: its last line at the bottom.
+    static func helpScrollLimit(_ state: InspectorState) -> Int {
+        let body = bodyArea(state.size)
+        let width = min(body.width - 2, modalWidth) - 2
+        return max(0, Paragraph(helpLines(keys: state.keys, state: state), wrap: true).rowCount(width: max(1, width)) - max(1, body.height - 4))
+    }
+
+    /// The widest an overlay gets.
+    static let modalWidth = 96
+
     static func renderModal(_ modal: Overlay, _ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
-        let wide = min(area.width - 2, 96)
+        let wide = min(area.width - 2, modalWidth)
         func show(_ title: String, _ lines: [Line], height: Int? = nil, wrap: Bool = true, scroll: Int = 0) {
             var paragraph = Paragraph(lines, wrap: wrap)
             let rows = height ?? min(area.height - 2, paragraph.rowCount(width: wide - 2) + 2)
@@ -70,7 +81,7 @@ extension Inspector {
             let help = "  \(count) · " + OverlayKeymap.hints(.search)
             let helpWidth = min(TextWidth.of(help), max(0, box.width - label.count - 10))
             input.render(in: Rect(x: box.x + label.count, y: box.y, width: box.width - label.count - helpWidth, height: 1), into: &buffer)
-            _ = buffer.set(line: Fitting.cut(Line(help, style: .dim), to: helpWidth), at: Position(x: box.maxX - helpWidth, y: box.y), clip: box)
+            _ = buffer.set(line: Line(help, style: .dim).cut(to: helpWidth), at: Position(x: box.maxX - helpWidth, y: box.y), clip: box)
         case .reorder(let reorder):
             var lines = [Line(OverlayKeymap.hints(.reorder), style: .dim)]
             var names = reorder.names
@@ -102,7 +113,7 @@ extension Inspector {
             _ = buffer.set(line: Line([Span("format ", style: .dim), Span(ExportPrompt.Format.allCases.map { $0 == prompt.format ? "[\($0.rawValue.uppercased())]" : $0.rawValue.uppercased() }.joined(separator: " "), style: .bold), Span("   Tab switches", style: .dim)]), at: inner.origin, clip: inner)
             _ = buffer.set(string: "file   ", at: Position(x: inner.x, y: inner.y + 1), style: .dim, clip: inner)
             prompt.path.render(in: Rect(x: inner.x + 7, y: inner.y + 1, width: inner.width - 7, height: 1), into: &buffer)
-            _ = buffer.set(string: OverlayKeymap.hints(.export), at: Position(x: inner.x, y: hintRow), style: .dim, clip: inner)
+            _ = buffer.set(line: Line(OverlayKeymap.hints(.export), style: .dim).cut(to: inner.width), at: Position(x: inner.x, y: hintRow), clip: inner)
         case .editor(let editor):
             renderEditor(editor, state, in: area, into: &buffer)
         case .findings(let list):
@@ -114,7 +125,7 @@ extension Inspector {
         let errorRows = editor.errors.count
         let height = min(area.height - 2, editor.rows.count + errorRows + 4)
         let title = "Edit \(editor.target == .request ? "request" : "response") headers · request #\(editor.request)"
-        let box = Modal(title: title, width: min(area.width - 2, 96), height: height, symbols: state.symbols, borderStyle: focusStyle)
+        let box = Modal(title: title, width: min(area.width - 2, modalWidth), height: height, symbols: state.symbols, borderStyle: focusStyle)
         box.render(in: area, into: &buffer)
         let inner = box.contentArea(in: area)
         guard inner.height > 0 else { return }
@@ -134,11 +145,11 @@ extension Inspector {
             if index == editor.row { _ = buffer.set(string: "›", at: Position(x: inner.x - 1, y: y), style: accent) }
             y += 1
             if let error = editor.errors[index], y < inner.maxY - 1 {
-                _ = buffer.set(string: "  ✕ " + error, at: Position(x: inner.x, y: y), style: bad, clip: inner)
+                _ = buffer.set(line: Line("  ✕ " + error, style: bad).cut(to: inner.width), at: Position(x: inner.x, y: y), clip: inner)
                 y += 1
             }
         }
         let secrets = editor.revealsSecrets ? Span("⚠ secrets revealed · Ctrl-R masks · ", style: bad) : Span("secrets masked · Ctrl-R reveals · ", style: .dim)
-        _ = buffer.set(line: Fitting.cut(Line([secrets, Span(OverlayKeymap.hints(.editor), style: .dim)]), to: inner.width), at: Position(x: inner.x, y: inner.maxY - 1), clip: inner)
+        _ = buffer.set(line: Line([secrets, Span(OverlayKeymap.hints(.editor), style: .dim)]).cut(to: inner.width), at: Position(x: inner.x, y: inner.maxY - 1), clip: inner)
     }
 }

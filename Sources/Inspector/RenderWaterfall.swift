@@ -143,6 +143,11 @@ extension Inspector {
         let inner = frame.inner(area)
         guard inner.height >= 2 else { return }
         let rows = state.visibleRequests
+        guard !rows.isEmpty else {
+            // No scale to give: nothing has happened on the clock yet, or the filter hides it all.
+            Paragraph([Line(state.lab.requests.isEmpty ? "no events yet" : "no request matches the filter", style: .dim)]).render(in: inner, into: &buffer)
+            return
+        }
         let labelWidth = (rows.last.map { "#\($0.id)".count } ?? 2) + 1
         let x0 = inner.x + labelWidth + 1
         // Two columns stay free after the bar for the end mark.
@@ -152,21 +157,26 @@ extension Inspector {
         func column(_ time: Double) -> Int { Int(((time - window.start) * scale).rounded(.down)) }
         func visible(_ column: Int) -> Bool { column >= 0 && column < barWidth }
 
-        // The axis: a tick and a label every round step (1, 2, 5 × 10ⁿ) of ten columns or more.
-        var axis = Array(repeating: Character(" "), count: barWidth + 2)
-        let step = tickStep(atLeast: 10 / scale)
-        var time = (window.start / step).rounded(.up) * step
-        let scaleText = "1 col ≈ \(clockLabel(1 / scale))"
-        while column(time) + clockLabel(time).count + 2 < barWidth - scaleText.count {
-            let at = column(time), label = Array(clockLabel(time))
-            if at >= 0, at + 1 + label.count < axis.count {
-                axis[at] = "┬"
-                for (offset, character) in label.enumerated() { axis[at + 1 + offset] = character }
+        if state.lab.clock > 0 || rows.contains(where: { $0.end > 0 }) {
+            // The axis: a tick and a label every round step (1, 2, 5 × 10ⁿ) of ten columns or more.
+            var axis = Array(repeating: Character(" "), count: barWidth + 2)
+            let step = tickStep(atLeast: 10 / scale)
+            var time = (window.start / step).rounded(.up) * step
+            let scaleText = "1 col ≈ \(clockLabel(1 / scale))"
+            while column(time) + clockLabel(time).count + 2 < barWidth - scaleText.count {
+                let at = column(time), label = Array(clockLabel(time))
+                if at >= 0, at + 1 + label.count < axis.count {
+                    axis[at] = "┬"
+                    for (offset, character) in label.enumerated() { axis[at + 1 + offset] = character }
+                }
+                time += step
             }
-            time += step
+            _ = buffer.set(string: String(axis), at: Position(x: x0, y: inner.y), style: .dim, clip: inner)
+            _ = buffer.set(string: scaleText, at: Position(x: inner.maxX - TextWidth.of(scaleText), y: inner.y), style: .dim, clip: inner)
+        } else {
+            // No time has passed: a scale would only say `1 col ≈ 0.0ms`.
+            _ = buffer.set(line: Line("no time has passed on the lab clock yet", style: .dim).cut(to: inner.width - labelWidth - 1), at: Position(x: x0, y: inner.y), clip: inner)
         }
-        _ = buffer.set(string: String(axis), at: Position(x: x0, y: inner.y), style: .dim, clip: inner)
-        _ = buffer.set(string: scaleText, at: Position(x: inner.maxX - TextWidth.of(scaleText), y: inner.y), style: .dim, clip: inner)
 
         // Rows: keep the selected request in view.
         let height = inner.height - 1

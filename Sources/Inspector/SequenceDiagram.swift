@@ -211,7 +211,7 @@ extension Inspector {
         let refreshX = width >= 8 ? inner.x + gutter + hops.count * width : center(hops.count)
         _ = buffer.set(string: refreshLabel, at: Position(x: refreshX, y: inner.y), style: changed, clip: inner)
         if textWidth > 0 {
-            _ = buffer.set(line: Fitting.cut(Line(rows.isEmpty ? "no events yet" : all ? "#request · what happened" : "what happened", style: .dim), to: textWidth), at: Position(x: textX, y: inner.y), clip: inner)
+            _ = buffer.set(line: Line(rows.isEmpty ? "no events yet" : all ? "#request · what happened" : "what happened", style: .dim).cut(to: textWidth), at: Position(x: textX, y: inner.y), clip: inner)
         }
 
         let visible = inner.height - 1
@@ -246,7 +246,7 @@ extension Inspector {
                 _ = buffer.set(string: glyph, at: Position(x: center(column), y: y), style: style, clip: inner)
                 if all { _ = buffer.set(string: "#\(event.request)", at: Position(x: inner.x, y: y), style: requestStyle(event.request), clip: inner) }
                 if textWidth > 0 {
-                    _ = buffer.set(line: Fitting.cut(sequenceText(event, state), to: textWidth), at: Position(x: textX, y: y), clip: Rect(x: textX, y: y, width: textWidth, height: 1))
+                    _ = buffer.set(line: sequenceText(event, state).cut(to: textWidth), at: Position(x: textX, y: y), clip: Rect(x: textX, y: y, width: textWidth, height: 1))
                 }
                 if index == selected {
                     buffer.setStyle(state.focus == .chain ? .reverse : .bold, in: Rect(x: inner.x, y: y, width: inner.width, height: 1))

@@ -39,8 +39,15 @@ public enum Inspector {
             // A character typed into a text field takes the same path as a paste: the field is
             // changed in place, not copied out of the overlay and back.
             if case .char(let character) = key, paste(String(character), &state) { return [] }
-            if let modal = state.modal { return handleModal(modal, key, &state) }
             state.notice = nil
+            if let modal = state.modal {
+                let before = (state.revealSecrets, state.detailSearch, state.detailMatch)
+                let effects = handleModal(modal, key, &state)
+                if effects.isEmpty, state.modal == modal, state.notice == nil, before == (state.revealSecrets, state.detailSearch, state.detailMatch) {
+                    state.notice = overlayRefusal(key, in: modal.keymap)
+                }
+                return effects
+            }
             guard let action = state.keys.action(for: key) else { return [] }
             if let reason = state.keys.disabledReason(action, in: state) {
                 state.notice = reason
@@ -214,7 +221,7 @@ public enum Inspector {
             performCompare(action, &state)
             return []
         case .zoomIn, .zoomOut:
-            state.waterfallZoom = max(0, min(12, state.waterfallZoom + (action == .zoomIn ? 1 : -1)))
+            state.waterfallZoom = max(0, min(maximumZoom, state.waterfallZoom + (action == .zoomIn ? 1 : -1)))
             return []
         case .fold:
             state.detailFolded.toggle()
@@ -228,15 +235,19 @@ public enum Inspector {
             state.detailScroll = 0
             return []
         case .nextPane, .previousPane:
-            let panes = InspectorState.Pane.allCases
-            let offset = action == .nextPane ? 1 : panes.count - 1
-            state.focus = panes[(state.focus.rawValue + offset) % panes.count]
+            // Only the panes on screen take the focus: a small terminal leaves some out.
+            let shown = shownPanes(state)
+            let index = shown.firstIndex(of: state.focus) ?? 0
+            state.focus = shown[(index + (action == .nextPane ? 1 : shown.count - 1)) % shown.count]
             return []
         case .up, .down, .pageUp, .pageDown, .home, .end:
             move(action, &state)
             return []
         case .open:
-            if state.focus == .requests { state.focus = .chain } else if state.focus == .chain { state.focus = .detail }
+            switch state.focus {
+            case .requests, .timeline: state.focus = .chain
+            case .chain, .detail: state.focus = .detail
+            }
             return []
         case .back:
             if state.focus == .detail { state.focus = .chain } else if state.focus == .chain { state.focus = .requests } else { clearFilter(&state) }
@@ -306,8 +317,62 @@ public enum Inspector {
             state.selectedHop = step(state.selectedHop, count: state.chainRowCount)
             state.detailScroll = 0
         case .detail:
-            state.detailScroll = action == .home ? 0 : max(0, step(state.detailScroll, count: 10_000))
+            state.detailScroll = step(state.detailScroll, count: detailScrollLimit(state) + 1)
         }
+    }
+
+    /// The panes that can take the focus, in Tab order: those on screen (a small terminal
+    /// leaves some out), or every pane while `+` shows the focused one alone.
+    static func shownPanes(_ state: InspectorState) -> [InspectorState.Pane] {
+        guard !state.maximized else { return InspectorState.Pane.allCases }
+        let shown = Set(layout(state, body: bodyArea(state.size)).map(\.0))
+        return InspectorState.Pane.allCases.filter(shown.contains)
+    }
+
+    /// The highest zoom of the waterfall: 2¹² times the whole run.
+    static let maximumZoom = 12
+
+    /// Why `action`, a movement key, would move nothing in `state`, or nil when it moves.
+    static func moveRefusal(_ action: Action, _ state: InspectorState) -> String? {
+        let back = [.up, .pageUp, .home].contains(action)
+        // Worked out from where the selection is, not by moving a copy: the status line asks
+        // this for six keys on every frame, with thousands of requests.
+        func atEnd(_ index: Int, of count: Int) -> Bool { back ? index <= 0 : index >= count - 1 }
+        switch state.focus {
+        case .requests, .timeline:
+            let rows = state.visibleRequests
+            guard !rows.isEmpty else {
+                return state.lab.requests.isEmpty ? "no requests yet: press \(state.keys.keyName(.newOperation)) to start one" : "no request matches the filter"
+            }
+            let index = state.filter == nil ? state.selectedRequest.flatMap { state.lab.index(of: $0) } : rows.firstIndex { $0.id == state.selectedRequest }
+            guard let index, atEnd(index, of: rows.count) else { return nil }
+            return back ? "the first request is selected" : "the last request is selected"
+        case .chain where state.chainView == .hops:
+            // Before any request, the Chain pane lists the chain's hops: breakpoints go on them.
+            guard atEnd(state.selectedHop, of: state.chainRowCount) else { return nil }
+            return back ? "the first row of the Chain pane is selected" : "the last row of the Chain pane is selected"
+        case .chain:
+            var moved = state
+            moveInSequence(action, &moved)
+            let rows = sequenceRows(state)
+            guard selectedSequenceRow(moved, rows: rows) == selectedSequenceRow(state, rows: rows) else { return nil }
+            return back ? "the first event of the diagram is selected" : "the last event of the diagram is selected"
+        case .detail:
+            // At the top, going up needs no layout.
+            if back { return state.detailScroll > 0 ? nil : "Detail shows its first line" }
+            let limit = detailScrollLimit(state)
+            guard limit > 0 else { return "Detail fits its pane: nothing to scroll" }
+            return state.detailScroll >= limit ? "Detail shows its last line" : nil
+        }
+    }
+
+    /// Whether `f` changes Detail: folding leaves fewer lines only where a JSON object or
+    /// array sits below the top two levels.
+    static func foldsSomething(_ state: InspectorState) -> Bool {
+        var folded = state, unfolded = state
+        folded.detailFolded = true
+        unfolded.detailFolded = false
+        return (detailSource(folded)?.lines.count ?? 0) < (detailSource(unfolded)?.lines.count ?? 0)
     }
 
     /// Selects `request` and shows where it is: its stop, or where it ended.
@@ -391,6 +456,17 @@ public enum Inspector {
         return true
     }
 
+    /// Why `key` left the open overlay as it was: a list or a text at its end, or a key the
+    /// overlay does not use.
+    static func overlayRefusal(_ key: Key, in overlay: OverlayKeymap.Overlay) -> InspectorState.Notice {
+        let text: String = switch OverlayKeymap.action(for: key, in: overlay) {
+        case .scrollUp, .selectUp, .previous, .pageUp, .moveUp: "already at the top"
+        case .scrollDown, .selectDown, .next, .pageDown, .moveDown: "already at the end"
+        default: "\(key.name) does nothing here"
+        }
+        return .init(text: text, isError: false)
+    }
+
     static func handleModal(_ modal: Overlay, _ key: Key, _ state: inout InspectorState) -> [InspectorEffect] {
         switch modal {
         case .findings(let list):
@@ -400,9 +476,9 @@ public enum Inspector {
             return []
         case .help(let scroll):
             switch OverlayKeymap.action(for: key, in: .help) {
-            case .scrollDown: state.modal = .help(scroll: scroll + 1)
+            case .scrollDown: state.modal = .help(scroll: min(scroll + 1, helpScrollLimit(state)))
             case .scrollUp: state.modal = .help(scroll: max(0, scroll - 1))
-            case .pageDown: state.modal = .help(scroll: scroll + 10)
+            case .pageDown: state.modal = .help(scroll: min(scroll + 10, helpScrollLimit(state)))
             case .pageUp: state.modal = .help(scroll: max(0, scroll - 10))
             default: state.modal = nil
             }
@@ -430,7 +506,13 @@ public enum Inspector {
                 state.detailSearch = ""
                 state.modal = nil
             case .next:
-                state.detailMatch += 1
+                // With nothing found, the next match is nowhere: say so rather than count on.
+                let found = detailContent(state).map { searchMatches(in: $0.lines, for: state.detailSearch).count } ?? 0
+                if found == 0 {
+                    state.notice = .init(text: state.detailSearch.isEmpty ? "type what to search Detail for" : "no match in Detail", isError: false)
+                } else {
+                    state.detailMatch += 1
+                }
             case .previous:
                 state.detailMatch = max(0, state.detailMatch - 1)
             default:

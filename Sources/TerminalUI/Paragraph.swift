@@ -1,4 +1,8 @@
-/// Lines of styled text, clipped at the right edge or wrapped at spaces, scrolled by rows.
+/// Lines of styled text, cut at the right edge with `…` or wrapped, scrolled by rows.
+///
+/// Wrapping breaks a row at its last space, else after the last `/ , ; & = ? -` of a word
+/// wider than the row (`application/` then `json`), else mid-word; rows after a line's first
+/// start at its ``Line/hangingIndent``.
 ///
 /// ```swift
 /// let detail = Paragraph(Line.lines(of: bodyPreview), wrap: true, scroll: state.detailScroll)
@@ -7,8 +11,7 @@
 /// ```
 public struct Paragraph: Widget, Hashable, Sendable {
     public var lines: [Line]
-    /// Wrap long lines at the last space that fits (or mid-word when a word is wider than
-    /// the area) instead of cutting them at the right edge.
+    /// Wrap long lines instead of cutting them at the right edge with `…`.
     public var wrap: Bool
     /// Rows to skip at the top, counted after wrapping.
     public var scroll: Int
@@ -43,45 +46,52 @@ public struct Paragraph: Widget, Hashable, Sendable {
 
     private func rows(width: Int) -> [[Glyph]] {
         lines.flatMap { line -> [[Glyph]] in
-            let glyphs = line.spans.flatMap { span in
+            let shown = wrap ? line : line.cut(to: width)
+            let glyphs = shown.spans.flatMap { span in
                 TextWidth.glyphs(of: span.text).map { Glyph(character: $0.character, width: $0.width, style: span.style) }
             }
-            return wrap ? wrapped(glyphs, width: width) : [glyphs]
+            return wrap ? wrapped(glyphs, width: width, indent: line.hangingIndent) : [glyphs]
         }
     }
 
-    /// Greedy word wrap: a row breaks at its last space (which is dropped), or mid-word
-    /// when one word is wider than the row.
-    private func wrapped(_ glyphs: [Glyph], width: Int) -> [[Glyph]] {
+    /// Where a word too wide for its row may break: after one of these.
+    private static let tokenEnds: Set<Character> = ["/", ",", ";", "&", "=", "?", "-"]
+
+    /// Greedy wrap: a row breaks at its last space (which is dropped), else after the last
+    /// token end of a word wider than the row, else mid-word. Rows after the first start
+    /// `indent` columns in, when that leaves room for text.
+    private func wrapped(_ glyphs: [Glyph], width: Int, indent: Int) -> [[Glyph]] {
+        let indent = indent < width / 2 ? max(0, indent) : 0
         var rows: [[Glyph]] = []
         var row: [Glyph] = []
-        var rowWidth = 0
         for glyph in glyphs {
-            if !row.isEmpty, rowWidth + glyph.width > width {
-                if glyph.isSpace {
-                    rows.append(row)
-                    row = []
-                    rowWidth = 0
-                    continue
-                }
-                if let space = row.lastIndex(where: \.isSpace), space > 0 {
-                    rows.append(Array(row[..<space]))
-                    row = Array(row[(space + 1)...])
-                } else {
-                    rows.append(row)
-                    row = []
-                }
-                rowWidth = row.reduce(0) { $0 + $1.width }
-                if !row.isEmpty, rowWidth + glyph.width > width {
-                    rows.append(row)
-                    row = []
-                    rowWidth = 0
-                }
-            }
             row.append(glyph)
-            rowWidth += glyph.width
+            // A row that no longer fits is cut where a break fits; what is left may still be
+            // wider than the next row, which is narrower by the indent.
+            while Paragraph.width(of: row) > (rows.isEmpty ? width : width - indent), row.count > 1 {
+                let (head, rest) = Paragraph.split(row, room: rows.isEmpty ? width : width - indent)
+                rows.append(head)
+                row = rest
+            }
         }
         rows.append(row)
-        return rows
+        let pad = Array(repeating: Glyph(character: " ", width: 1, style: .plain), count: indent)
+        return rows.enumerated().map { $0.offset == 0 || indent == 0 ? $0.element : pad + $0.element }
+    }
+
+    private static func width(of glyphs: some Collection<Glyph>) -> Int { glyphs.reduce(0) { $0 + $1.width } }
+
+    /// `row` cut in two where the head fits `room`: at the last space that allows it (the
+    /// space dropped), else after the last token end, else after as many glyphs as fit.
+    private static func split(_ row: [Glyph], room: Int) -> (head: [Glyph], rest: [Glyph]) {
+        if let space = row.indices.last(where: { $0 > 0 && row[$0].isSpace && width(of: row[..<$0]) <= room }) {
+            return (Array(row[..<space]), Array(row[(space + 1)...]))
+        }
+        if let token = row.indices.last(where: { $0 < row.count - 1 && tokenEnds.contains(row[$0].character) && width(of: row[...$0]) <= room }) {
+            return (Array(row[...token]), Array(row[(token + 1)...]))
+        }
+        var count = 0
+        while count < row.count - 1, width(of: row[...count]) <= room { count += 1 }
+        return (Array(row[..<max(1, count)]), Array(row[max(1, count)...]))
     }
 }

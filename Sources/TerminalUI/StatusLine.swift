@@ -11,10 +11,14 @@ public struct StatusLine: Widget, Hashable, Sendable {
         public var key: String
         public var action: String
 
+        /// A hint with no action, such as `…` for the hints left out, is its key alone.
         public init(_ key: String, _ action: String) {
             self.key = key
             self.action = action
         }
+
+        /// The columns the hint takes: its key, a space and its action.
+        public var width: Int { TextWidth.of(key) + (action.isEmpty ? 0 : 1 + TextWidth.of(action)) }
     }
 
     public var hints: [Hint]
@@ -31,6 +35,12 @@ public struct StatusLine: Widget, Hashable, Sendable {
 
     private static let separator = 2
 
+    /// The columns `hints` take on one line, two spaces apart: what an app needs to decide
+    /// which hints to offer before drawing them.
+    public static func width(of hints: [Hint]) -> Int {
+        hints.reduce(0) { $0 + $1.width } + max(0, hints.count - 1) * separator
+    }
+
     /// Where each hint that fits is drawn in `area`, in order; hints that do not fit have none.
     public func hintAreas(in area: Rect) -> [Rect] {
         guard !area.isEmpty else { return [] }
@@ -38,7 +48,7 @@ public struct StatusLine: Widget, Hashable, Sendable {
         var areas: [Rect] = []
         for (index, hint) in hints.enumerated() {
             let gap = index == 0 ? 0 : StatusLine.separator
-            let hintWidth = TextWidth.of(hint.key) + 1 + TextWidth.of(hint.action)
+            let hintWidth = hint.width
             guard index == 0 || used + gap + hintWidth <= area.width else { break }
             let x = area.x + used + gap
             let width = min(hintWidth, area.maxX - x)
@@ -54,8 +64,10 @@ public struct StatusLine: Widget, Hashable, Sendable {
         var used = 0
         for (hint, place) in zip(hints, hintAreas(in: area)) {
             var x = buffer.set(string: hint.key, at: place.origin, style: keyStyle, clip: row)
-            x = buffer.set(string: " ", at: Position(x: x, y: area.y), style: actionStyle, clip: row)
-            x = buffer.set(string: hint.action, at: Position(x: x, y: area.y), style: actionStyle, clip: row)
+            if !hint.action.isEmpty {
+                x = buffer.set(string: " ", at: Position(x: x, y: area.y), style: actionStyle, clip: row)
+                x = buffer.set(string: hint.action, at: Position(x: x, y: area.y), style: actionStyle, clip: row)
+            }
             used = min(x - area.x, area.width)
         }
         if let trailing {

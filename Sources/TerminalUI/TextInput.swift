@@ -2,8 +2,8 @@
 ///
 /// It only holds and edits text; deciding whether the text is valid is the app's job.
 /// Feed it keys with `handle(_:)`; the cursor is drawn as a highlighted cell (the terminal
-/// cursor stays hidden) and the view scrolls sideways to keep it visible. Control
-/// characters in the text are shown as visible escapes.
+/// cursor stays hidden) and the view scrolls sideways to keep it visible, with `…` where
+/// text goes on out of view. Control characters in the text are shown as visible escapes.
 ///
 /// ```swift
 /// var field = TextInput(text: "Authorization")
@@ -122,9 +122,16 @@ public struct TextInput: Widget, Hashable, Sendable {
             column += TextWidth.of(text)
             index += 1
         }
+        // Text scrolled out of view on either side is marked with `…`, never cut silently;
+        // the cursor's own cell keeps its character.
+        let cursorWidth = cursor < characters.count ? max(1, TextWidth.of(String(characters[cursor]))) : 1
+        let cursorCells = Rect(x: area.x + start + beforeCursor, y: area.y, width: cursorWidth, height: 1)
+        let marker = style.patched(with: .dim)
+        if first > 0, area.width > 1 { buffer.set(string: "…", at: area.origin, style: marker, clip: row) }
+        if index < characters.count || column > area.width, area.width > 1, !cursorCells.contains(Position(x: area.maxX - 1, y: area.y)) {
+            buffer.set(string: "…", at: Position(x: area.maxX - 1, y: area.y), style: marker, clip: row)
+        }
         if isFocused {
-            let cursorWidth = cursor < characters.count ? max(1, TextWidth.of(String(characters[cursor]))) : 1
-            let cursorCells = Rect(x: area.x + start + beforeCursor, y: area.y, width: cursorWidth, height: 1)
             buffer.setStyle(cursorStyle, in: cursorCells.intersection(row))
         }
     }

@@ -134,6 +134,6 @@ struct DetailBodyTests {
         #expect(screen.contains { $0.contains("⚠ secrets revealed · Ctrl-R masks") })
         await driver.press(.escape, .char("v"), .char("e"))
         #expect(driver.screen().contains { $0.contains("Bearer at-1-1") }, "v before opening reveals them in the editor too")
-        #expect(driver.screen().last?.hasPrefix("⚠ secrets revealed  n new") == true, "the status line says so")
+        #expect(driver.screen().last?.hasPrefix("⚠ secrets revealed  Enter apply  Esc cancel") == true, "the status line says so, then offers the editor's keys")
     }
 }

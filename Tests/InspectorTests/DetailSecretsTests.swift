@@ -32,11 +32,11 @@ struct DetailSecretsTests {
         #expect(!revealed.contains { $0.contains("secrets masked · v to reveal") })
         #expect(Self.leaked(revealed) == ["at-1-1"])
         // The status line warns at once and keeps its key hints.
-        #expect(revealed.last?.hasPrefix("⚠ secrets revealed  n new  s step") == true)
+        #expect(revealed.last?.hasPrefix("⚠ secrets revealed  s step  c continue") == true)
 
         await driver.press(.char("v"))
         #expect(Self.leaked(driver.screen()) == [])
-        #expect(driver.screen().last?.hasPrefix("n new  s step") == true)
+        #expect(driver.screen().last?.hasPrefix("s step  c continue") == true)
         #expect(driver.screen().contains { $0.replacing(/\ {2,}/, with: " ").contains(" Authorization Bearer ••••-1-1") })
     }
 

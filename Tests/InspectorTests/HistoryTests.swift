@@ -86,6 +86,10 @@ struct HistoryTests {
         await driver.press(.char("]"))
         #expect(driver.state.notice?.text == "request #1 made 2 attempts; this is attempt 2")
         await driver.press(.char("["), .char("j"))
+        #expect(driver.state.notice?.text == "the last request is selected", "j has no other request to go to")
+        #expect(driver.state.selectedAttempt == 1)
+        await driver.press(.char("n"), .char("k"))
+        #expect(driver.state.selectedRequest == 1)
         #expect(driver.state.selectedAttempt == nil, "selecting another request follows its latest attempt")
     }
 

@@ -22,9 +22,10 @@ extension Driver {
     }
 
     /// The SGR report of a left press at the first place `text` is on the screen.
-    func click(on text: String, offset: Int = 0, release: Bool = false) -> String {
+    /// A click on the first place `text` shows on the screen (with `last`, the last place).
+    func click(on text: String, offset: Int = 0, release: Bool = false, last: Bool = false) -> String {
         let lines = screen()
-        for (y, line) in lines.enumerated() {
+        for (y, line) in last ? Array(lines.enumerated().reversed()) : Array(lines.enumerated()) {
             if let range = line.range(of: text) {
                 let x = line.distance(from: line.startIndex, to: range.lowerBound) + offset
                 return "\u{1B}[<0;\(x + 1);\(y + 1)\(release ? "m" : "M")"
@@ -96,7 +97,8 @@ struct MouseTests {
 
     @Test("the wheel moves through the pane under the pointer and leaves the focus where it was")
     func wheel() async {
-        let driver = Driver()
+        // 24 rows leave Detail fewer rows than its content, so it has something to scroll.
+        let driver = Driver(size: Size(width: 120, height: 24))
         await driver.press(.char("n"), .char("n"), .char("n"))
         #expect(driver.state.focus == .requests)
         let chainRow = driver.screen().firstIndex { $0.contains("MaxRetryInterceptor") }!
@@ -112,7 +114,9 @@ struct MouseTests {
         #expect(driver.state.selectedRequest == 2)
         let detail = driver.screen().firstIndex { $0.hasPrefix("┌ Hop") }! + 2
         await driver.mouse("\u{1B}[<65;10;\(detail + 1)M")
-        #expect(driver.state.detailScroll == 3)
+        #expect(driver.state.detailScroll == 1, "three rows down, stopping where Detail's last line shows")
+        await driver.mouse("\u{1B}[<65;10;\(detail + 1)M")
+        #expect(driver.state.detailScroll == 1)
         #expect(driver.state.focus == .requests)
     }
 

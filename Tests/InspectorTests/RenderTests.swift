@@ -79,7 +79,8 @@ struct RenderTests {
         let driver = Driver(size: Size(width: 80, height: 24))
         await driver.press(.char("?"))
         expectSnapshot(driver.screen(), named: "help-80x24")
-        for _ in 0..<20 { await driver.press(.pageDown) }
+        for _ in 0..<40 { await driver.press(.pageDown) }
+        #expect(driver.state.notice == InspectorState.Notice(text: "already at the end", isError: false), "the help stops at its last line, and says so")
         let screen = driver.screen()
         #expect(screen[19] == "└│About (i) and curl (y)                                                      │┘")
         #expect(screen[20] == "┌│other keys  close                                                           │┐")

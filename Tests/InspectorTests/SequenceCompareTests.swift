@@ -84,9 +84,9 @@ struct SequenceCompareTests {
         #expect(driver.state.selectedHop == driver.state.hops.count, "the refresh row follows the last hop")
         let answer = driver.state.sequenceSeq
         #expect(answer != nil)
-        // The diagram keeps the refresh in view, so the AuthInterceptor pre-flight on screen is
-        // the one after it: hop 2, going down, in attempt 2 (the latest, shown by default).
-        await driver.mouse(driver.click(on: "↓ Auth"))
+        // The last AuthInterceptor pre-flight in the diagram is the one after the refresh: hop 2,
+        // going down, in attempt 2 (the latest, shown by default).
+        await driver.mouse(driver.click(on: "↓ Auth", last: true))
         #expect(driver.state.selectedHop == 1 && driver.state.selectedSide == .pre)
         #expect(driver.state.selectedAttempt == nil && driver.state.shownAttempt == 2)
         #expect(driver.state.sequenceSeq.map { $0 > answer! } == true)

@@ -93,5 +93,8 @@ struct ThemeTests {
         #expect(screens[0].contains { $0.contains("x #2 HeroQuery") })
         #expect(screens[0].contains { $0.contains("= #3 HeroQuery") })
         #expect(screens[0][0].hasPrefix("+ Requests ---"))
+        // In the waterfall, #1's time on the transport and its refresh look different.
+        let row = screens[0].first { $0.hasPrefix("|#1 |") }.map { String($0.dropFirst(5)) }
+        #expect(row?.contains("#") == true && row?.contains("%") == true, "\(row ?? "no row for #1")")
     }
 }

@@ -362,19 +362,25 @@ struct UpdateTests {
         #expect(driver.screen()[0].hasPrefix("┌ Requests"))
     }
 
-    @Test("the status line keeps navigation, help and quit at every width, dropping other hints first")
+    @Test("the status line offers the keys that act, most useful first; at any width what does not fit is behind … and ? ends it")
     func statusLine() async {
         let driver = Driver(size: Size(width: 80, height: 24))
         await driver.press(.char("n"))
         let keys = { (width: Int) in Inspector.statusHints(driver.state, width: width).map(\.key) }
-        #expect(keys(200) == ["n", "s", "c", "C", "b", "e", "r", "x", "Tab", "j/k", "Enter", "?", "q"])
-        #expect(keys(80) == ["n", "s", "c", "Tab", "j/k", "Enter", "?", "q"])
-        #expect(keys(40) == ["Tab", "j/k", "Enter", "?", "q"])
-        #expect(driver.screen()[23] == "n new  s step  c continue  Tab pane  j/k move  Enter open  ? help  q quit       ")
+        #expect(keys(1000) == ["s", "c", "n", "C", "b", "e", "r", "x", "Tab", "Enter", "q", "/", "N", "B", "Ctrl-B", "t", "T", "o", "w", "v", "L", "F", "i", "+", "Shift-Tab", "y", "l", "Ctrl-F", "z", "S", "A", "m", "d", "#", "?"], "held, Requests focused: the stop keys, acting, moving, the pane's own, the rest, other panes' keys; no j/k with one request, no f without JSON")
+        #expect(keys(80) == ["s", "c", "n", "C", "b", "…", "?"])
+        #expect(keys(40) == ["s", "c", "n", "…", "?"])
+        #expect(keys(10) == ["…", "?"])
+        #expect(driver.screen()[23] == "s step  c continue  n new  C continue all  b breakpoint  …  ? help        basics")
+        driver.state.size = Size(width: 40, height: 24)
+        #expect(driver.screen()[23] == "s step  c continue  n new  …  ? help    ", "below 60 columns the keys come before the scenario's name")
+        driver.state.size = Size(width: 80, height: 24)
+        driver.state.focus = .chain
+        #expect(keys(1000).prefix(14) == ["s", "c", "n", "C", "b", "e", "r", "x", "Tab", "j", "Enter", "Esc", "q", "y"], "in the Chain pane, its own keys come before other panes'; at the first hop only j moves")
+        driver.state.focus = .requests
         await driver.press(.char("]"))
-        #expect(driver.screen()[23] == " request #1 made 1 attempt; this is attempt 1".padding(toLength: 80, withPad: " ", startingAt: 0), "a notice too long to share the line takes it")
-        driver.state.size = Size(width: 120, height: 40)
-        let notice = " request #1 made 1 attempt; this is attempt 1", hints = "Tab pane  j/k move  Enter open  ? help  q quit"
-        #expect(driver.screen()[39] == notice + String(repeating: " ", count: 120 - notice.count - hints.count) + hints)
+        #expect(driver.screen()[23] == " request #1 made 1 attempt; this is attempt 1" + String(repeating: " ", count: 80 - 45 - 6) + "? help", "a notice keeps ? help at the right")
+        driver.state.size = Size(width: 44, height: 24)
+        #expect(driver.screen()[23] == " request #1 made 1 attempt; this is attempt…", "a notice too long to share the line takes it, cut with …")
     }
 }

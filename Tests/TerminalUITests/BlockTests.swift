@@ -36,7 +36,7 @@ import TerminalUI
         }
         expectLines(lines, [
             "┌ A ────┐",
-            "│inside │",
+            "│inside…│",
             "└───────┘",
         ])
     }

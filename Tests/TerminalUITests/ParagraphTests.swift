@@ -28,14 +28,45 @@ import TerminalUI
         ])
     }
 
-    @Test func withoutWrapLinesAreClipped() {
-        let paragraph = Paragraph(["abcdefghijkl", Line([Span("GET ", style: .bold), Span("/graphql")]), "x"])
-        #expect(paragraph.rowCount(width: 5) == 3)
-        var buffer = Buffer(width: 5, height: 2)
+    @Test func withoutWrapLinesAreCutWithAnEllipsis() {
+        let paragraph = Paragraph(["abcdefghijkl", Line([Span("GET ", style: .bold), Span("/graphql")]), "abcde", "x"])
+        #expect(paragraph.rowCount(width: 5) == 4)
+        var buffer = Buffer(width: 5, height: 3)
         paragraph.render(in: buffer.area, into: &buffer)
-        expectLines(buffer.lines, ["abcde", "GET /"])
+        expectLines(buffer.lines, ["abcd…", "GET …", "abcde"])
         #expect(buffer[0, 1].style == .bold)
         #expect(buffer[4, 1].style == .plain)
+    }
+
+    @Test func aWordWiderThanTheRowBreaksAfterItsLastTokenEnd() {
+        expectLines(TextSnapshot.render(Paragraph(["Content-Type: application/json;charset=utf-8"], wrap: true), width: 14, height: 4), [
+            "Content-Type: ",
+            "application/  ",
+            "json;charset= ",
+            "utf-8         ",
+        ])
+    }
+
+    @Test func rowsAfterTheFirstStartAtTheHangingIndent() {
+        let line = Line([Span("key   ", style: .bold), Span("what it does, in a few words")], hangingIndent: 6)
+        expectLines(TextSnapshot.render(Paragraph([line], wrap: true), width: 20, height: 3), [
+            "key   what it does, ",
+            "      in a few words",
+            "                    ",
+        ])
+        // An indent of half the row or more would leave too little room: rows start at the edge.
+        expectLines(TextSnapshot.render(Paragraph([Line("abcdef ghij", style: .plain).indented(5)], wrap: true), width: 8, height: 2), [
+            "abcdef  ",
+            "ghij    ",
+        ])
+    }
+
+    @Test func cutEndsInAnEllipsisAndKeepsStyles() {
+        let line = Line([Span("ab", style: .bold), Span("日本語")])
+        #expect(line.cut(to: 10) == line)
+        #expect(line.cut(to: 5) == Line([Span("ab", style: .bold), Span("日")]).appending("…"))
+        #expect(line.cut(to: 4) == Line([Span("ab", style: .bold), Span("")]).appending("…"))
+        #expect(line.cut(to: 0) == Line([]))
     }
 
     @Test func wrappedSpansKeepTheirStylesAndWideCharactersMoveWhole() {
@@ -51,4 +82,9 @@ import TerminalUI
         #expect(Paragraph(Line.lines(of: "")).rowCount(width: 4) == 1)
         #expect(Paragraph(["abc"]).rowCount(width: 0) == 0)
     }
+}
+
+private extension Line {
+    func indented(_ columns: Int) -> Line { Line(spans, hangingIndent: columns) }
+    func appending(_ text: String) -> Line { Line(spans + [Span(text)]) }
 }

@@ -24,6 +24,14 @@ import TerminalUI
         #expect(buffer[2, 0].style == .plain)
     }
 
+    @Test func aHintWithoutAnActionIsItsKeyAlone() {
+        let hints: [StatusLine.Hint] = [.init("s", "step"), .init("…", ""), .init("?", "help")]
+        #expect(hints.map(\.width) == [6, 1, 6])
+        #expect(StatusLine.width(of: hints) == 17)
+        #expect(StatusLine.width(of: []) == 0)
+        expectLines(TextSnapshot.render(StatusLine(hints), width: 18, height: 1), ["s step  …  ? help "])
+    }
+
     @Test func trailingTextAloneIsRightAligned() {
         expectLines(TextSnapshot.render(StatusLine([], trailing: "basics"), width: 8, height: 1), ["  basics"])
     }

@@ -47,12 +47,14 @@ import TerminalUI
         var field = TextInput(text: "abcdefghij")
         var buffer = Buffer(width: 5, height: 1)
         field.render(in: buffer.area, into: &buffer)
-        expectLines(buffer.lines, ["ghij "])
+        // Text out of view on the left is marked, and so is text out of view on the right.
+        expectLines(buffer.lines, ["…hij "])
+        #expect(buffer[0, 0].style == .dim)
         #expect(buffer[4, 0].style == .reverse)
         field.handle(.home)
         buffer = Buffer(width: 5, height: 1)
         field.render(in: buffer.area, into: &buffer)
-        expectLines(buffer.lines, ["abcde"])
+        expectLines(buffer.lines, ["abcd…"])
         #expect(buffer[0, 0].style == .reverse)
     }
 
@@ -78,17 +80,17 @@ import TerminalUI
     @Test func aLongFieldDrawsTheCharactersBeforeTheCursor() {
         var field = TextInput(text: String((0..<TextInput.maximumLength).map { Character(String($0 % 10)) }))
         let atEnd = drawn(field, width: 10)
-        expectLines(atEnd.lines, ["789012345 "])
+        expectLines(atEnd.lines, ["…89012345 "])
         #expect(atEnd[9, 0].style == .reverse)
         field.handle(.left)
         let onLast = drawn(field, width: 10)
-        expectLines(onLast.lines, ["6789012345"])
+        expectLines(onLast.lines, ["…789012345"])
         #expect(onLast[9, 0].style == .reverse)
     }
 
     @Test func wideCharactersScrollByWholeCharacters() {
         let buffer = drawn(TextInput(text: "日本語"), width: 4)
-        expectLines(buffer.lines, [" 語 "])
+        expectLines(buffer.lines, ["…語 "])
         #expect(buffer[3, 0].style == .reverse)
         #expect(buffer[2, 0].style == .plain)
     }
