@@ -21,8 +21,9 @@ struct EndpointOptions {
           --mask-header NAME  mask the header NAME's values like Authorization (repeatable)
           --token TOKEN       the access token Auth sends as Bearer (also --token-env VAR)
           --auth-failure F    what says the server refused the token (repeatable): a status
-                              (401, 403) or a GraphQL error code at any status (UNAUTHENTICATED);
-                              default 401 and UNAUTHENTICATED
+                              (401, 403; AuthenticationMiddleware reads only these) or a GraphQL
+                              error code at any status (UNAUTHENTICATED); default 401 and
+                              UNAUTHENTICATED
           --token-file FILE   read the tokens from FILE ({"access_token": …, "refresh_token": …})
                               and write the pair the run ends with back to it (mode 0600)
           --oauth-token-url URL  refresh at this RFC 6749 token endpoint: refresh_token grant

@@ -123,11 +123,14 @@ public enum LayerRegistry {
             }
             let tokens = environment.tokens
             let log = environment.log
+            // The statuses of --auth-failure; its GraphQL error codes say nothing of a REST answer.
+            let rejected = environment.authFailure.statuses
             return TokenlessAwareAuthentication(
                 base: AuthenticationMiddleware(
                     token: { await tokens.accessToken },
-                    refresh: { rejected in try await tokens.renew(afterRejectionOf: rejected) }),
-                tokens: tokens, note: { log("AuthenticationMiddleware", $0) })
+                    refresh: { rejected in try await tokens.renew(afterRejectionOf: rejected) },
+                    rejectedStatuses: rejected),
+                tokens: tokens, rejectedStatuses: rejected, note: { log("AuthenticationMiddleware", $0) })
         case "LoggingMiddleware":
             let log = environment.log
             return LoggingMiddleware { log("LoggingMiddleware", $0) }
@@ -231,10 +234,12 @@ extension Scenario.Layer {
 
 /// `AuthenticationMiddleware` as the lab runs it: with no access token at all it attaches
 /// nothing and says so, instead of sending `Authorization: Bearer ` with an empty token; a
-/// 401 then gets a token (a `client_credentials` grant where configured) and one more try.
+/// refusal (`rejectedStatuses`, 401 by default) then gets a token (a `client_credentials`
+/// grant where configured) and one more try.
 struct TokenlessAwareAuthentication: ClientMiddleware, WrappingMiddleware {
     let base: AuthenticationMiddleware
     let tokens: TokenManager
+    let rejectedStatuses: Set<Int>
     let note: @Sendable (String) -> Void
 
     var wrappedMiddlewareName: String { base.layerName }
@@ -247,7 +252,7 @@ struct TokenlessAwareAuthentication: ClientMiddleware, WrappingMiddleware {
         }
         note("no access token: Authorization not attached")
         let (response, responseBody) = try await next(request, body, baseURL)
-        guard response.status == 401 else { return (response, responseBody) }
+        guard rejectedStatuses.contains(response.status.code) else { return (response, responseBody) }
         try await tokens.renew(afterRejectionOf: "")
         return try await base.intercept(request, body: body, baseURL: baseURL, operationID: operationID, next: next)
     }

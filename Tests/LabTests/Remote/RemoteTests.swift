@@ -430,6 +430,38 @@ struct TruthfulOnARealServerTests {
         #expect(result.requests.map(\.attempts) == [attempts])
     }
 
+    @Test("--auth-failure's statuses tell AuthenticationMiddleware too: a REST 403 refreshes and sends again only when 403 is given", arguments: [
+        (AuthFailure(), RequestSummary.Outcome.failure, ["server 403"], 0),
+        (AuthFailure(statuses: [403], errorCodes: []), .success, ["server 200"], 1),
+        (AuthFailure(statuses: [403], errorCodes: ["UNAUTHENTICATED"]), .success, ["server 200"], 1),
+        (AuthFailure(statuses: [], errorCodes: ["UNAUTHENTICATED"]), .failure, ["server 403"], 0),
+    ])
+    func authenticationMiddlewareReadsTheStatuses(failure: AuthFailure, outcome: RequestSummary.Outcome, results: [String], grants: Int) async throws {
+        let granted = Locked(0)
+        let server = HTTPServer { request in
+            if request.target == "/token" {
+                granted.withLock { $0 += 1 }
+                return Self.json(#"{"access_token":"new","refresh_token":"r2"}"#)
+            }
+            guard request.target == "/heroes/2001" else { return .text("not here", status: 404) }
+            let authorized = request.headers.contains { $0.name.lowercased() == "authorization" && $0.value == "Bearer new" }
+            return authorized ? Self.json(#"{"id":"2001"}"#) : Self.json(#"{"error":"token refused"}"#, status: 403)
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(port)"
+        var options = RemoteOptions(
+            endpoint: URL(string: base)!, token: "old", refreshToken: "r1",
+            tokenEndpoint: OAuthTokenEndpoint(url: URL(string: "\(base)/token")!, clientID: "app"))
+        options.authFailure = failure
+        let session = try await LabSession.connect(scenario: try #require(Catalog.scenario(named: "openapi-middleware")), remote: options)
+        let result = await session.runHeadless()
+        await session.shutDown()
+        #expect(result.requests.map(\.outcome) == [outcome])
+        #expect(result.requests.first?.results == results)
+        #expect(granted.value == grants)
+    }
+
     @Test("AuthFailure reads a status or a GraphQL error code in a non-2xx body")
     func authFailureRules() {
         let url = URL(string: "https://api.example.test/graphql")!
