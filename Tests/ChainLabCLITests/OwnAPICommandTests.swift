@@ -116,6 +116,23 @@ struct OwnAPICommandTests {
         #expect(Self.lines(replayed.stdout).suffix(3).first == "#1 Me: success after 1 attempt, results from server")
     }
 
+    @Test("a subscription from --operation follows upstream's default, cache-then-network, not its CacheFirst slot's")
+    func subscriptionIsCacheThenNetwork() async throws {
+        // apollo-ios 2.4.0, Sources/Apollo/ApolloClient.swift: `subscribe` defaults its
+        // `cachePolicy` to `.cacheThenNetwork`, which Sources/Apollo/Caching/CachePolicy.swift
+        // turns into `FetchBehavior.CacheAndNetwork`.
+        let servers = try PlainServers()
+        let operation = try Self.file("subscription.graphql", "subscription OnMe { me { id name } }")
+        // cache-records launches its slots five times, one after another: CacheFirst slots.
+        let result = try await Self.chainlab([
+            "trace", "cache-records", "--endpoint", servers.graphQLURL, "--operation", operation, "--token", "valid-token", "--format", "json",
+        ])
+        #expect(result.status == 0)
+        #expect(servers.graphQLExchanges.count == 5)
+        let requests = try #require(JSONValue(parsing: Data(result.stdout.utf8))["requests"]?.arrayValue)
+        #expect(requests.map { $0["results"] } == [["server"], ["cache", "server"], ["cache", "server"], ["cache", "server"], ["cache", "server"]])
+    }
+
     @Test("--token-file reads the pair and writes the rotated one back, owner-only: the next run presents the new refresh token")
     func tokenFileKeepsTheRotatedPair() async throws {
         let servers = try PlainServers()

@@ -367,6 +367,10 @@ struct TruthfulOnARealServerTests {
 
     @Test("upstream's defaults by kind: mutations never read the cache, subscriptions cache-then-network, queries as given")
     func fetchBehaviorByKind() {
+        // apollo-ios 2.4.0: `ApolloClient.subscribe(subscription:cachePolicy:requestConfiguration:)`
+        // defaults `cachePolicy` to `.cacheThenNetwork` (Sources/Apollo/ApolloClient.swift), and
+        // `CachePolicy.Subscription.toFetchBehavior()` makes that `FetchBehavior.CacheAndNetwork`
+        // (Sources/Apollo/Caching/CachePolicy.swift); `perform(mutation:)` takes no cache policy.
         #expect(LabSession.fetchBehavior(.CacheFirst, of: .mutation) == .NetworkOnly)
         #expect(LabSession.fetchBehavior(nil, of: .subscription) == .CacheAndNetwork)
         #expect(LabSession.fetchBehavior(.NetworkOnly, of: .subscription) == .NetworkOnly)
