@@ -277,6 +277,18 @@ struct EndpointOptions {
         return scenario
     }
 
+    /// The recording of a run of `scenario` (as ``apply(to:)`` made it) with these options:
+    /// its commands and, on a real server, the endpoint, the headers (masked) and the
+    /// operations it sent when they are not the scenario's own (`--operation`, or a replay's),
+    /// so a replay sends them to that server again. `trace --record` and the inspector's
+    /// `--record` both save this.
+    func recording(of scenario: Scenario, commands: [RecordedCommand], remote: RemoteOptions?, replayedOperations: Bool = false) -> Recording {
+        Recording(
+            scenario: scenario.name, commands: commands, endpoint: remote?.endpoint.absoluteString,
+            headers: remote.map { SecretMasking.masked.headers($0.headers).map { "\($0.name): \($0.value)" } },
+            operations: operationFile != nil || replayedOperations ? scenario.operations : nil)
+    }
+
     /// The files these options read: the operation file and a `--variables @FILE`.
     var inputFiles: [(option: String, path: String?)] {
         [("--operation", operationFile), ("--variables", variables.flatMap { $0.hasPrefix("@") ? String($0.dropFirst()) : nil })]

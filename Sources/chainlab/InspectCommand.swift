@@ -111,7 +111,8 @@ struct InspectCommand {
             throw CommandLineError("\(error)")
         }
         let liveExport = sender.map { OTLPLiveExport(session: session, sender: $0, serviceName: otlp.serviceName) }
-        let keeper = recordPath.map { path in Task { await Self.keepRecording(of: session, scenario: scenario.name, at: path) } }
+        let recording: @Sendable ([RecordedCommand]) -> Recording = { [endpoint] commands in endpoint.recording(of: scenario, commands: commands, remote: remote) }
+        let keeper = recordPath.map { path in Task { await Self.keepRecording(of: session, at: path, as: recording) } }
         let outcome = await InspectorApp.run(session: session, terminal: terminal, liveExport: liveExport, config: config)
         keeper?.cancel()
         await keeper?.value
@@ -125,7 +126,7 @@ struct InspectCommand {
             }
         }
         if let recordPath {
-            return max(status, saveRecording(Recording(scenario: scenario.name, commands: outcome.log).json, to: recordPath))
+            return max(status, saveRecording(recording(outcome.log).json, to: recordPath))
         }
         // The last operations' traces get a few seconds to leave once the screen is gone.
         if let liveExport, await liveExport.finish(waitingUpTo: .seconds(5)) > 0 {
@@ -139,13 +140,14 @@ struct InspectCommand {
     /// signal (Ctrl-C, SIGTERM, SIGHUP) ends the process from its handler, where nothing
     /// may be written, so the file must already hold the session by then. Only a regular
     /// file (or a new path) is kept so; a device or pipe gets the one recording at quit.
-    static func keepRecording(of session: LabSession, scenario: String, at path: String) async {
+    /// `recording` makes the file's content from the commands so far.
+    static func keepRecording(of session: LabSession, at path: String, as recording: @Sendable ([RecordedCommand]) -> Recording) async {
         var attributes = stat()
         guard path != "-", stat(path, &attributes) != 0 || attributes.st_mode & S_IFMT == S_IFREG else { return }
         var written = -1
         while !Task.isCancelled {
             let log = session.commandLog
-            if log.count != written, (try? writeOutput(Recording(scenario: scenario, commands: log).json, to: path, option: "--record")) != nil {
+            if log.count != written, (try? writeOutput(recording(log).json, to: path, option: "--record")) != nil {
                 written = log.count
             }
             try? await Task.sleep(for: .milliseconds(250))

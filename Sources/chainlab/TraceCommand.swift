@@ -153,10 +153,7 @@ struct TraceCommand {
             exported = await export(otlpDocument(result, anchor: anchor), with: sender)
         }
         if let recordPath {
-            let recording = Recording(
-                scenario: scenario.name, commands: session.commandLog, endpoint: remote?.endpoint.absoluteString,
-                headers: remote.map { SecretMasking.masked.headers($0.headers).map { "\($0.name): \($0.value)" } },
-                operations: endpoint.operationFile == nil && replay?.operations == nil ? nil : scenario.operations)
+            let recording = endpoint.recording(of: scenario, commands: session.commandLog, remote: remote, replayedOperations: replay?.operations != nil)
             try writeOutput(recording.json, to: recordPath, option: "--record")
         }
         await session.shutDown()

@@ -133,6 +133,30 @@ struct OwnAPICommandTests {
         #expect(requests.map { $0["results"] } == [["server"], ["cache", "server"], ["cache", "server"], ["cache", "server"], ["cache", "server"]])
     }
 
+    @Test("the inspector's --record keeps the endpoint, the headers (masked) and the operation, as trace's does")
+    func inspectorRecordingKeepsWhatTheRunSent() async throws {
+        let servers = try PlainServers()
+        let operation = try Self.file("ops-inspector.graphql", Self.operations)
+        let recording = Self.folder.appendingPathComponent("inspector-recording.json").path
+        let tmux = try TmuxSession(
+            "\(try builtChainlab().path) basics --no-step --endpoint \(servers.graphQLURL) --operation \(operation) --operation-name Me"
+                + " --variables '{\"id\": \"7\"}' --header 'X-Api-Key: key-123456' --token valid-token --record \(recording)")
+        try await tmux.waitFor("Requests")
+        try tmux.send("n")
+        try await tmux.waitFor("✓ #1 Me")
+        try tmux.send("q")
+        try await tmux.waitFor("the inspector to quit") { !$0.contains("Requests") }
+        let saved = try String(contentsOfFile: recording, encoding: .utf8)
+        #expect(saved.contains(#""endpoint": "\#(servers.graphQLURL)""#))
+        #expect(saved.contains(#""headers": ["X-Api-Key: ••••3456"]"#))
+        #expect(saved.contains(#""operations": [{"document":"query Me($id: ID!) { me(id: $id) { ...Who } }\n\nfragment Who on User { id name }","fetchBehavior":"CacheFirst","name":"Me","variables":{"id":"7"}}]"#))
+        #expect(!saved.contains("key-123456") && !saved.contains("valid-token"))
+
+        let replayed = try await Self.chainlab(["trace", "--replay", recording, "--token", "valid-token"])
+        #expect(replayed.status == 0)
+        #expect(servers.graphQLExchanges.map { $0.json?["operationName"] } == ["Me", "Me"])
+    }
+
     @Test("--token-file reads the pair and writes the rotated one back, owner-only: the next run presents the new refresh token")
     func tokenFileKeepsTheRotatedPair() async throws {
         let servers = try PlainServers()
