@@ -29,8 +29,11 @@ extension LabSession {
     ///
     /// The hooks and the grant run on the task of whichever operation needs the token;
     /// ``LabContext/operation`` says which, so the stops and events are that operation's.
+    /// At a real token endpoint a grant carries `traceparent` (the attempt that needed it)
+    /// unless it is nil.
     static func tokenManager(
-        scenario: Scenario, initial: TokenPair, source: TokenSource, baseURL: URL, target: LabTarget, clock: VirtualClock
+        scenario: Scenario, initial: TokenPair, source: TokenSource, baseURL: URL, target: LabTarget, clock: VirtualClock,
+        traceparent: Traceparent? = nil
     ) -> TokenManager {
         let tokenURL = baseURL.appendingPathComponent("oauth/token").absoluteString
         let presented = RefreshTokenNumbers()
@@ -67,7 +70,8 @@ extension LabSession {
                     form: form, headers: try endpoint.headers(),
                     url: RemoteFailure.displayURL(endpoint.url), refreshToken: refreshToken
                 ) { headers in
-                    try await clock.advancing {
+                    let headers = traceparent?.adding(to: headers) ?? headers
+                    return try await clock.advancing {
                         try await client.exchange(url: endpoint.url, method: "POST", headers: headers, body: Data(form.utf8), limit: RemoteLab.controlAnswerLimit)
                     }
                 }

@@ -164,13 +164,16 @@ public final class LabSession: Sendable {
         }
         let transport = RemoteTransport(client: client, maxBodyBytes: options.maxBodyBytes, clock: clock)
         let source: TokenSource = options.tokenEndpoint.map { .oauth($0, client, keepsTokens: options.keepsTokens) } ?? .lab
+        let anchor = OTLPExport.Anchor.wallClock()
+        let traceparent = options.sendsTraceparent ? Traceparent(anchor: anchor) : nil
+        let sending: any GraphQLTransport & ClientTransport = traceparent.map { TraceparentTransport(base: transport, traceparent: $0) } ?? transport
         return LabSession(
             scenario: scenario, store: store, clock: clock, backend: LabBackend(settings: scenario.backend, now: { clock.seconds }),
-            target: .remote(remote), transports: (transport, transport), baseURL: remote.restBaseURL, tokens: initial,
+            target: .remote(remote), transports: (sending, sending), baseURL: remote.restBaseURL, tokens: initial,
             defaultMode: defaultMode, replay: replay, recordsLog: true, onChange: onChange,
             remote: RemoteSetup(
                 graphQLEndpoint: remote.graphQLEndpoint, headers: options.headers, tokenSource: source, transport: transport,
-                authFailure: options.authFailure))
+                authFailure: options.authFailure, otlpAnchor: anchor, traceparent: traceparent))
     }
 
     init(
@@ -192,7 +195,7 @@ public final class LabSession: Sendable {
         self.clock = clock
         self.backend = backend
         self.target = target
-        self.otlpAnchor = target.isRemote ? .wallClock() : .lab(scenario: scenario.name)
+        self.otlpAnchor = remote?.otlpAnchor ?? .lab(scenario: scenario.name)
         self.cache = CacheStore(schema: LabOperations.cacheSchema)
         self.baseURL = baseURL
         self.endpoint = remote?.graphQLEndpoint ?? baseURL.appendingPathComponent("graphql")
@@ -220,7 +223,8 @@ public final class LabSession: Sendable {
         self.scheduler = scheduler
         self.operationShared = OperationContext.Shared(scheduler: scheduler, store: store, clock: EventClock(clock))
         self.tokens = Self.tokenManager(
-            scenario: scenario, initial: initial, source: remote?.tokenSource ?? .lab, baseURL: self.baseURL, target: target, clock: clock)
+            scenario: scenario, initial: initial, source: remote?.tokenSource ?? .lab, baseURL: self.baseURL, target: target, clock: clock,
+            traceparent: remote?.traceparent)
         if scenario.prefillCache, let first = scenario.operations.first {
             _ = try? cache.write(data: ["hero": ["id": "2001", "name": "R2-D2 (cached)"]], for: Self.graphQLOperation(first))
         }

@@ -35,6 +35,8 @@ struct EndpointOptions {
           --max-body BYTES    read at most BYTES of a response body after decompression,
                               of each part of a multipart one and of all (default 1048576)
           --timeout SECONDS   give up on an exchange after SECONDS in all (default 30)
+          --no-traceparent    send no W3C traceparent (by default each attempt and refresh
+                              carries one with the ids of its span in the OTLP export)
         """
 
     /// The largest `--max-body`: 1 GiB.
@@ -57,6 +59,7 @@ struct EndpointOptions {
     var refreshTokenEnv: String?
     var maxBody = 1 << 20
     var timeout = 30.0
+    var sendsTraceparent = true
     /// Options given, in order, for "needs --endpoint" messages.
     private var given: [String] = []
 
@@ -110,6 +113,10 @@ struct EndpointOptions {
                     throw CommandLineError("--timeout needs seconds above 0 and at most 3600, got '\(VisibleEscapes.escape(value))'")
                 }
                 settings.timeout = seconds
+            },
+            .flag("--no-traceparent") { settings in
+                settings.given.append("--no-traceparent")
+                settings.sendsTraceparent = false
             },
         ]
     }
@@ -194,6 +201,7 @@ struct EndpointOptions {
             options.refreshToken = try refreshTokenEnv.map { try Self.variable($0, environment, option: "--refresh-token-env") }
         }
         options.asksForLab = lab
+        options.sendsTraceparent = sendsTraceparent
         if !authFailures.isEmpty {
             options.authFailure = AuthFailure(statuses: Set(authFailures.compactMap { Int($0) }), errorCodes: Set(authFailures.filter { Int($0) == nil }))
         }

@@ -86,7 +86,8 @@ struct InspectCommand {
         let config = try ConfigFile.load(path: configPath, environment: environment)
         for name in config.maskHeaders { SecretMasking.maskHeader(named: name) }
         let stepMode = self.stepMode ?? config.stepMode ?? true
-        let remote = try endpoint.remoteOptions(environment: environment)
+        var remote = try endpoint.remoteOptions(environment: environment)
+        if config.traceparent == false { remote?.sendsTraceparent = false }
         let scenario = try endpoint.apply(to: ScenarioSource.resolve(name: scenarioFile == nil ? (scenarioName ?? "basics") : scenarioName, file: scenarioFile))
         if let recordPath { try checkOutput(recordPath, option: "--record") }
         try checkSeparate(
@@ -111,7 +112,7 @@ struct InspectCommand {
             throw CommandLineError("\(error)")
         }
         let liveExport = sender.map { OTLPLiveExport(session: session, sender: $0, serviceName: otlp.serviceName) }
-        let recording: @Sendable ([RecordedCommand]) -> Recording = { [endpoint] commands in endpoint.recording(of: scenario, commands: commands, remote: remote) }
+        let recording: @Sendable ([RecordedCommand]) -> Recording = { [endpoint, remote] commands in endpoint.recording(of: scenario, commands: commands, remote: remote) }
         let keeper = recordPath.map { path in Task { await Self.keepRecording(of: session, at: path, as: recording) } }
         let outcome = await InspectorApp.run(session: session, terminal: terminal, liveExport: liveExport, config: config)
         keeper?.cancel()

@@ -157,6 +157,37 @@ struct OwnAPICommandTests {
         #expect(servers.graphQLExchanges.map { $0.json?["operationName"] } == ["Me", "Me"])
     }
 
+    @Test("each attempt and the refresh carry a W3C traceparent with the ids of the attempt's span in the OTLP export; --no-traceparent sends none")
+    func traceparentMatchesTheOTLPSpans() async throws {
+        let servers = try PlainServers()
+        let arguments = [
+            "trace", "token-expiry", "--endpoint", servers.graphQLURL, "--token", "expired", "--oauth-token-url", servers.tokenURL,
+            "--client-id", "app", "--client-secret-env", "SECRET", "--refresh-token-env", "REFRESH", "--format", "otlp",
+        ]
+        let environment = ["SECRET": "s3cret", "REFRESH": "refresh-0"]
+        let result = try await Self.chainlab(arguments, environment: environment)
+        #expect(result.status == 0)
+        let document = try JSONValue(parsing: Data(result.stdout.utf8))
+        let spans = try #require(document["resourceSpans"]?[0]?["scopeSpans"]?[0]?["spans"]?.arrayValue)
+        func traceparent(ofSpan name: String) throws -> String {
+            let span = try #require(spans.first { $0["name"]?.stringValue == name })
+            return "00-\(try #require(span["traceId"]?.stringValue))-\(try #require(span["spanId"]?.stringValue))-01"
+        }
+        let sent = servers.graphQLExchanges.map { $0.header("traceparent") }
+        #expect(sent == [try traceparent(ofSpan: "attempt 1"), try traceparent(ofSpan: "attempt 2")])
+        // The refresh was needed by attempt 1: its grant carries that attempt's ids.
+        #expect(servers.grants.map { $0.header("traceparent") } == [try traceparent(ofSpan: "attempt 1")])
+        let format = try Regex("00-[0-9a-f]{32}-[0-9a-f]{16}-01")
+        #expect(sent.allSatisfy { $0?.wholeMatch(of: format) != nil })
+
+        // The first refresh rotated refresh-0 into refresh-1.
+        let off = try await Self.chainlab(arguments + ["--no-traceparent"], environment: ["SECRET": "s3cret", "REFRESH": "refresh-1"])
+        #expect(off.status == 0)
+        #expect(servers.graphQLExchanges.count == 4)
+        #expect(servers.graphQLExchanges.suffix(2).map { $0.header("traceparent") } == [nil, nil])
+        #expect(servers.grants.count == 2 && servers.grants[1].header("traceparent") == nil)
+    }
+
     @Test("--token-file reads the pair and writes the rotated one back, owner-only: the next run presents the new refresh token")
     func tokenFileKeepsTheRotatedPair() async throws {
         let servers = try PlainServers()
@@ -456,7 +487,7 @@ struct OwnAPICommandTests {
     @Test func helpListsEveryNewOption() async throws {
         let help = try await Self.chainlab(["trace", "--help"])
         for option in ["--endpoint", "--operation", "--operation-name", "--variables", "--header", "--token", "--token-env", "--oauth-token-url",
-                       "--client-id", "--client-secret-env", "--client-auth", "--refresh-token-env", "--max-body", "--timeout"] {
+                       "--client-id", "--client-secret-env", "--client-auth", "--refresh-token-env", "--max-body", "--timeout", "--no-traceparent"] {
             #expect(help.stdout.contains(option), "\(option)")
         }
     }
