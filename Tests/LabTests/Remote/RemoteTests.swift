@@ -422,16 +422,24 @@ struct TruthfulOnARealServerTests {
         }
         let port = try server.start()
         defer { server.stop() }
-        let base = "http://127.0.0.1:\(port)"
-        var options = RemoteOptions(
-            endpoint: URL(string: "\(base)/graphql")!, token: "old", refreshToken: "r1",
-            tokenEndpoint: OAuthTokenEndpoint(url: URL(string: "\(base)/token")!, clientID: "app"))
-        options.authFailure = failure
-        let session = try await LabSession.connect(scenario: try #require(Catalog.scenario(named: "token-expiry")), remote: options)
-        let result = await session.runHeadless()
-        await session.shutDown()
+        let result = try await Self.runWithRefreshes("token-expiry", port: port, endpointPath: "/graphql", failure: failure)
         #expect(result.requests.map(\.outcome) == [outcome])
         #expect(result.requests.map(\.attempts) == [attempts])
+    }
+
+    /// Runs `scenario` headless against the server on `port` (its endpoint at `endpointPath`)
+    /// with access token `old`, refresh token `r1` and the server's `/token` as the token
+    /// endpoint, under `failure`.
+    static func runWithRefreshes(_ scenario: String, port: UInt16, endpointPath: String, failure: AuthFailure) async throws -> LabSession.RunResult {
+        let base = "http://127.0.0.1:\(port)"
+        var options = RemoteOptions(
+            endpoint: URL(string: base + endpointPath)!, token: "old", refreshToken: "r1",
+            tokenEndpoint: OAuthTokenEndpoint(url: URL(string: "\(base)/token")!, clientID: "app"))
+        options.authFailure = failure
+        let session = try await LabSession.connect(scenario: try #require(Catalog.scenario(named: scenario)), remote: options)
+        let result = await session.runHeadless()
+        await session.shutDown()
+        return result
     }
 
     @Test("--auth-failure's statuses tell AuthenticationMiddleware too: a REST 403 refreshes and sends again only when 403 is given", arguments: [
@@ -453,14 +461,7 @@ struct TruthfulOnARealServerTests {
         }
         let port = try server.start()
         defer { server.stop() }
-        let base = "http://127.0.0.1:\(port)"
-        var options = RemoteOptions(
-            endpoint: URL(string: base)!, token: "old", refreshToken: "r1",
-            tokenEndpoint: OAuthTokenEndpoint(url: URL(string: "\(base)/token")!, clientID: "app"))
-        options.authFailure = failure
-        let session = try await LabSession.connect(scenario: try #require(Catalog.scenario(named: "openapi-middleware")), remote: options)
-        let result = await session.runHeadless()
-        await session.shutDown()
+        let result = try await Self.runWithRefreshes("openapi-middleware", port: port, endpointPath: "", failure: failure)
         #expect(result.requests.map(\.outcome) == [outcome])
         #expect(result.requests.first?.results == results)
         #expect(granted.value == grants)
