@@ -33,13 +33,18 @@ public final class LabSession: Sendable {
 
         /// Why the server failed, in order, when a real one did (unreachable, too large…).
         public var networkFailures: [RemoteFailure] = []
+        /// Whether `https://` certificates went unchecked during the run (`--insecure`,
+        /// ``HTTPSTrust/unverified``): every export says so.
+        public var tlsUnverified = false
 
         /// What the run proves, from its events and outcomes (``RunFindings``).
         public var findings: [Finding] { keptFindings ?? RunFindings.detect(events: events, requests: requests) }
         /// The whole run's findings, kept when the result was filtered down to some requests.
         var keptFindings: [Finding]?
 
-        public var document: TraceDocument { TraceDocument(scenario: "", requests: requests, events: events, backend: backendCounters, findings: findings) }
+        public var document: TraceDocument {
+            TraceDocument(scenario: "", requests: requests, events: events, backend: backendCounters, findings: findings, tlsUnverified: tlsUnverified)
+        }
     }
 
     public let scenario: Scenario

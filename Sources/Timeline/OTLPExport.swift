@@ -70,6 +70,9 @@ public enum OTLPExport {
         public var version: String
         public var anchor: Anchor
         public var masking: SecretMasking
+        /// Whether `https://` certificates went unchecked (`--insecure`): the resource then
+        /// says `chainlab.tls.insecure = true`.
+        public var tlsUnverified = false
 
         public init(serviceName: String = "chainlab", version: String = ChainLabVersion.current, anchor: Anchor, masking: SecretMasking) {
             self.serviceName = serviceName
@@ -106,7 +109,7 @@ public enum OTLPExport {
             ("telemetry.sdk.name", .string("chainlab")),
             ("telemetry.sdk.language", .string("swift")),
             ("telemetry.sdk.version", .string(options.version)),
-        ])
+        ] + (options.tlsUnverified ? [("chainlab.tls.insecure", .bool(true))] : []))
         writer.endObject()
         writer.key("scopeSpans")
         writer.beginArray()

@@ -34,6 +34,9 @@ struct InspectCommand {
         Real servers (on one that is not a ChainLab lab, T says it has no lab controls):
         \(EndpointOptions.usage)
 
+        HTTPS (operations, refreshes, the OTLP export; the whole process):
+        \(TLSOptions.usage)
+
         Scenarios: \(ScenarioSource.builtInList)
         """
 
@@ -47,6 +50,7 @@ struct InspectCommand {
     var mouse: Bool?
     var configPath: String?
     var otlp = OTLPOptions()
+    var tls = TLSOptions()
 
     init(arguments: [String]) throws {
         try Self.parser.parse(arguments, into: &self)
@@ -67,7 +71,7 @@ struct InspectCommand {
             .flag("--ascii") { $0.ascii = true },
             .flag("--no-mouse") { $0.mouse = false },
             .value("--config") { $0.configPath = $1 },
-        ] + EndpointOptions.options.map { $0.on(\.endpoint) } + OTLPOptions.options.map { $0.on(\.otlp) }
+        ] + EndpointOptions.options.map { $0.on(\.endpoint) } + OTLPOptions.options.map { $0.on(\.otlp) } + TLSOptions.options.map { $0.on(\.tls) }
         let valid = options.map(\.names[0]).joined(separator: ", ")
         return CommandLineParser(
             command: "", options: options, usage: usage,
@@ -83,6 +87,7 @@ struct InspectCommand {
     private var sender: OTLPSender?
 
     func run(environment: [String: String]) async throws -> Int32 {
+        HTTPSTrust.install(try tls.trust(environment: environment))
         let config = try ConfigFile.load(path: configPath, environment: environment)
         for name in config.maskHeaders { SecretMasking.maskHeader(named: name) }
         let stepMode = self.stepMode ?? config.stepMode ?? true

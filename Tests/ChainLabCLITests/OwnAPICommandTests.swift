@@ -487,7 +487,7 @@ struct OwnAPICommandTests {
     @Test func helpListsEveryNewOption() async throws {
         let help = try await Self.chainlab(["trace", "--help"])
         for option in ["--endpoint", "--operation", "--operation-name", "--variables", "--header", "--token", "--token-env", "--oauth-token-url",
-                       "--client-id", "--client-secret-env", "--client-auth", "--refresh-token-env", "--max-body", "--timeout", "--no-traceparent"] {
+                       "--client-id", "--client-secret-env", "--client-auth", "--refresh-token-env", "--max-body", "--timeout", "--no-traceparent", "--cacert", "--insecure"] {
             #expect(help.stdout.contains(option), "\(option)")
         }
     }

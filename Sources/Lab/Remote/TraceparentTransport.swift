@@ -1,5 +1,5 @@
-public import ChainKit
-public import Foundation
+import ChainKit
+import Foundation
 import Timeline
 
 /// The W3C `traceparent` a session on a real server sends: for the attempt running on the
