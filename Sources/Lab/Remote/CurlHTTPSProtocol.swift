@@ -1,4 +1,4 @@
-#if canImport(FoundationNetworking)
+#if canImport(CCurl)
 import CCurl
 import Foundation
 import FoundationNetworking

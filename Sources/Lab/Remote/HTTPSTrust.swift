@@ -12,10 +12,10 @@ import Synchronization
 /// HTTPSTrust.install(.certificates(pem: try HTTPSTrust.systemCertificates() + Data(contentsOf: caFile)))
 /// ```
 ///
-/// Install it before the first session or sender is made; it applies process-wide. On
-/// Linux a trust other than ``system`` sends `https://` exchanges through libcurl itself
-/// (``CurlHTTPSProtocol``), because FoundationNetworking offers no way to change it. On
-/// other platforms only ``system`` is available for now.
+/// Install it before the first exchange; it applies process-wide. On Linux a trust other
+/// than ``system`` sends `https://` exchanges through libcurl itself (``CurlHTTPSProtocol``),
+/// because FoundationNetworking offers no way to change it. On other platforms only
+/// ``system`` is available for now.
 public enum HTTPSTrust: Sendable, Hashable {
     /// The platform's certificate store (URLSession's own handling).
     case system
@@ -32,7 +32,7 @@ public enum HTTPSTrust: Sendable, Hashable {
 
     /// Whether trusts other than ``system`` can be installed on this platform.
     public static var isConfigurable: Bool {
-        #if canImport(FoundationNetworking)
+        #if canImport(CCurl)
         true
         #else
         false
@@ -48,7 +48,7 @@ public enum HTTPSTrust: Sendable, Hashable {
     /// trust other than ``system`` goes through ``CurlHTTPSProtocol``. Every URLSession that
     /// ChainLab makes for a server is configured through this.
     static func prepare(_ configuration: URLSessionConfiguration) {
-        #if canImport(FoundationNetworking)
+        #if canImport(CCurl)
         configuration.protocolClasses = [CurlHTTPSProtocol.self] + (configuration.protocolClasses ?? [])
         #endif
     }
@@ -56,7 +56,7 @@ public enum HTTPSTrust: Sendable, Hashable {
     /// The certificates the system trusts, as PEM: the bundle libcurl verifies with by
     /// default. Empty where there is none to read (Darwin keeps its store elsewhere).
     public static func systemCertificates() -> Data {
-        #if canImport(FoundationNetworking)
+        #if canImport(CCurl)
         guard let path = CurlHTTPSProtocol.defaultCAFile else { return Data() }
         return (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
         #else
