@@ -68,14 +68,16 @@ private final class DevelopmentHTTPSServer: Sendable {
         self.process = process
         let line = try await firstLine(of: output)
         guard let port = UInt16(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             throw CLITestError(message: "the HTTPS server announced no port: \(line.debugDescription)")
         }
         self.port = port
     }
 
     deinit {
-        process.terminate()
+        // SIGKILL: the child inherits the spawning thread's signal mask, where SIGTERM may be
+        // blocked, and Python's server would then outlive the test.
+        kill(process.processIdentifier, SIGKILL)
         try? FileManager.default.removeItem(at: folder)
     }
 }
