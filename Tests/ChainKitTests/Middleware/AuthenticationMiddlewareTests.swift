@@ -5,13 +5,13 @@ import Testing
 @Suite struct AuthenticationMiddlewareTests {
     /// A server that accepts only `Authorization: <accepted>` and logs every Authorization
     /// value it receives.
-    private func server(accepting accepted: String, log: StackTestLog) -> ClosureTransport {
+    private func server(accepting accepted: String, refusingWith refusal: Int = 401, log: StackTestLog) -> ClosureTransport {
         ClosureTransport { request, _, _, _ in
             let authorization = request.headerFields["Authorization"] ?? "<none>"
             log.append("transport \(authorization)")
             return authorization == accepted
                 ? (HTTPResponse(status: 200), HTTPBody("welcome"))
-                : (HTTPResponse(status: 401), HTTPBody("who are you"))
+                : (HTTPResponse(status: .init(code: refusal)), HTTPBody("who are you"))
         }
     }
 
@@ -89,6 +89,28 @@ import Testing
         #expect(response.status == 200)
         #expect(try await StackFixture.text(of: body) == "welcome")
         #expect(log.all == ["transport Bearer old", "refresh old", "transport Bearer new"])
+    }
+
+    @Test("rejectedStatuses says which statuses refuse the token: 403 refreshes when listed, 401 then does not", arguments: [
+        (403, ["transport Bearer old", "refresh old", "transport Bearer new"], 200),
+        (401, ["transport Bearer old"], 401),
+    ])
+    func refreshingOnTheStatusesGiven(refusal: Int, log expected: [String], status: Int) async throws {
+        let log = StackTestLog()
+        let auth = AuthenticationMiddleware(
+            token: { "old" },
+            refresh: { rejected in
+                log.append("refresh \(rejected)")
+                return "new"
+            },
+            rejectedStatuses: [403]
+        )
+        let stack = MiddlewareStack(middlewares: [auth], transport: server(accepting: "Bearer new", refusingWith: refusal, log: log))
+
+        let (response, _) = try await send(stack)
+
+        #expect(response.status.code == status)
+        #expect(log.all == expected)
     }
 
     @Test func refreshingRetriesOnlyOnceWhenNewTokenIsAlsoRejected() async throws {
