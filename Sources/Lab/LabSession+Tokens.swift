@@ -67,11 +67,10 @@ extension LabSession {
                 let stored = !keepsTokens && refreshToken != nil && refreshToken == initial.refreshToken
                 return try await LabSession.refresh(
                     note: refreshToken.map { RefreshNote.grant(refreshToken: presented.number(of: $0), stored: stored) } ?? "client_credentials grant",
-                    form: form, headers: try endpoint.headers(),
+                    form: form, headers: try traceparent.map { $0.addingForCurrentAttempt(to: try endpoint.headers()) } ?? endpoint.headers(),
                     url: RemoteFailure.displayURL(endpoint.url), refreshToken: refreshToken
                 ) { headers in
-                    let headers = traceparent?.adding(to: headers) ?? headers
-                    return try await clock.advancing {
+                    try await clock.advancing {
                         try await client.exchange(url: endpoint.url, method: "POST", headers: headers, body: Data(form.utf8), limit: RemoteLab.controlAnswerLimit)
                     }
                 }

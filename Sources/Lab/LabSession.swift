@@ -170,15 +170,13 @@ public final class LabSession: Sendable {
         let transport = RemoteTransport(client: client, maxBodyBytes: options.maxBodyBytes, clock: clock)
         let source: TokenSource = options.tokenEndpoint.map { .oauth($0, client, keepsTokens: options.keepsTokens) } ?? .lab
         let anchor = OTLPExport.Anchor.wallClock()
-        let traceparent = options.sendsTraceparent ? Traceparent(anchor: anchor) : nil
-        let sending: any GraphQLTransport & ClientTransport = traceparent.map { TraceparentTransport(base: transport, traceparent: $0) } ?? transport
         return LabSession(
             scenario: scenario, store: store, clock: clock, backend: LabBackend(settings: scenario.backend, now: { clock.seconds }),
-            target: .remote(remote), transports: (sending, sending), baseURL: remote.restBaseURL, tokens: initial,
+            target: .remote(remote), transports: (transport, transport), baseURL: remote.restBaseURL, tokens: initial,
             defaultMode: defaultMode, replay: replay, recordsLog: true, onChange: onChange,
             remote: RemoteSetup(
                 graphQLEndpoint: remote.graphQLEndpoint, headers: options.headers, tokenSource: source, transport: transport,
-                authFailure: options.authFailure, otlpAnchor: anchor, traceparent: traceparent))
+                authFailure: options.authFailure, otlpAnchor: anchor, traceparent: options.sendsTraceparent ? Traceparent(anchor: anchor) : nil))
     }
 
     init(

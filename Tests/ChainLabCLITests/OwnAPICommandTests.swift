@@ -179,11 +179,15 @@ struct OwnAPICommandTests {
         #expect(servers.grants.map { $0.header("traceparent") } == [try traceparent(ofSpan: "attempt 1")])
         let format = try Regex("00-[0-9a-f]{32}-[0-9a-f]{16}-01")
         #expect(sent.allSatisfy { $0?.wholeMatch(of: format) != nil })
+        // The timeline shows it where it was sent: the HAR's requests carry it.
+        let har = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token", "--format", "har"])
+        let harValue = try #require(servers.graphQLExchanges.last?.header("traceparent"))
+        #expect(har.stdout.contains(#"{"name":"traceparent","value":"\#(harValue)"}"#))
 
         // The first refresh rotated refresh-0 into refresh-1.
         let off = try await Self.chainlab(arguments + ["--no-traceparent"], environment: ["SECRET": "s3cret", "REFRESH": "refresh-1"])
         #expect(off.status == 0)
-        #expect(servers.graphQLExchanges.count == 4)
+        #expect(servers.graphQLExchanges.count == 5)
         #expect(servers.graphQLExchanges.suffix(2).map { $0.header("traceparent") } == [nil, nil])
         #expect(servers.grants.count == 2 && servers.grants[1].header("traceparent") == nil)
     }

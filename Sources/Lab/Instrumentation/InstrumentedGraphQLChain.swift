@@ -457,6 +457,11 @@ public struct InstrumentedGraphQLChain: Sendable {
     public let chain: RequestChain
 
     public init(interceptors: consuming RequestChain.Interceptors, transport: any GraphQLTransport, context: OperationContext) {
+        self.init(interceptors: interceptors, transport: transport, context: context, traceparent: nil)
+    }
+
+    /// With `traceparent`, the transport hop receives each request with its attempt's header.
+    init(interceptors: consuming RequestChain.Interceptors, transport: any GraphQLTransport, context: OperationContext, traceparent: Traceparent?) {
         let hops = context.layouts.hops(of: interceptors)
         let graphQL = interceptors.graphQL, graphQLCount = graphQL.count, httpCount = interceptors.http.count
         // The interceptors' last use: moved into the instrumentation, not copied (a copy is a
@@ -474,7 +479,9 @@ public struct InstrumentedGraphQLChain: Sendable {
             interceptors: .init(
                 graphQL: graphQL, cache: InstrumentedCacheInterceptor(instrumentation: instrumentation), http: http,
                 parser: InstrumentedResponseParser(instrumentation: instrumentation)),
-            transport: InstrumentedGraphQLTransport(instrumentation: instrumentation), overlapsNetworkFetch: graphQLCount > 0,
+            transport: traceparent.map { TraceparentStampedTransport(base: InstrumentedGraphQLTransport(instrumentation: instrumentation), traceparent: $0) }
+                ?? InstrumentedGraphQLTransport(instrumentation: instrumentation),
+            overlapsNetworkFetch: graphQLCount > 0,
             overlapObserver: instrumentation, hopObserver: instrumentation)
     }
 }
