@@ -15,6 +15,19 @@ import Testing
         }
     }
 
+    /// A refreshing middleware whose token is `token` and whose refresh logs the token it was
+    /// handed and answers `renewed`.
+    private func refreshing(_ token: String, renewed: String, rejectedStatuses: Set<Int> = [401], log: StackTestLog) -> AuthenticationMiddleware {
+        AuthenticationMiddleware(
+            token: { token },
+            refresh: { rejected in
+                log.append("refresh \(rejected)")
+                return renewed
+            },
+            rejectedStatuses: rejectedStatuses
+        )
+    }
+
     private func send(_ stack: MiddlewareStack, request: HTTPRequest = StackFixture.request, body: HTTPBody? = nil) async throws -> (HTTPResponse, HTTPBody?) {
         try await stack.send(request, body: body, baseURL: StackFixture.baseURL, operationID: StackFixture.operationID)
     }
@@ -58,13 +71,7 @@ import Testing
 
     @Test func refreshingSendsBearerTokenWithoutRefreshingWhenAccepted() async throws {
         let log = StackTestLog()
-        let auth = AuthenticationMiddleware(
-            token: { "good" },
-            refresh: { rejected in
-                log.append("refresh \(rejected)")
-                return "unused"
-            }
-        )
+        let auth = refreshing("good", renewed: "unused", log: log)
         let stack = MiddlewareStack(middlewares: [auth], transport: server(accepting: "Bearer good", log: log))
 
         let (response, _) = try await send(stack)
@@ -75,13 +82,7 @@ import Testing
 
     @Test func refreshingOn401RefreshesOnceWithRejectedTokenAndRetriesWithNewToken() async throws {
         let log = StackTestLog()
-        let auth = AuthenticationMiddleware(
-            token: { "old" },
-            refresh: { rejected in
-                log.append("refresh \(rejected)")
-                return "new"
-            }
-        )
+        let auth = refreshing("old", renewed: "new", log: log)
         let stack = MiddlewareStack(middlewares: [auth], transport: server(accepting: "Bearer new", log: log))
 
         let (response, body) = try await send(stack)
@@ -97,14 +98,7 @@ import Testing
     ])
     func refreshingOnTheStatusesGiven(refusal: Int, log expected: [String], status: Int) async throws {
         let log = StackTestLog()
-        let auth = AuthenticationMiddleware(
-            token: { "old" },
-            refresh: { rejected in
-                log.append("refresh \(rejected)")
-                return "new"
-            },
-            rejectedStatuses: [403]
-        )
+        let auth = refreshing("old", renewed: "new", rejectedStatuses: [403], log: log)
         let stack = MiddlewareStack(middlewares: [auth], transport: server(accepting: "Bearer new", refusingWith: refusal, log: log))
 
         let (response, _) = try await send(stack)
@@ -115,13 +109,7 @@ import Testing
 
     @Test func refreshingRetriesOnlyOnceWhenNewTokenIsAlsoRejected() async throws {
         let log = StackTestLog()
-        let auth = AuthenticationMiddleware(
-            token: { "old" },
-            refresh: { rejected in
-                log.append("refresh \(rejected)")
-                return "also-bad"
-            }
-        )
+        let auth = refreshing("old", renewed: "also-bad", log: log)
         let stack = MiddlewareStack(middlewares: [auth], transport: server(accepting: "Bearer never", log: log))
 
         let (response, body) = try await send(stack)
@@ -133,13 +121,7 @@ import Testing
 
     @Test func refreshingReturns401AsIsForSinglePassBody() async throws {
         let log = StackTestLog()
-        let auth = AuthenticationMiddleware(
-            token: { "old" },
-            refresh: { rejected in
-                log.append("refresh \(rejected)")
-                return "new"
-            }
-        )
+        let auth = refreshing("old", renewed: "new", log: log)
         let stack = MiddlewareStack(middlewares: [auth], transport: server(accepting: "Bearer new", log: log))
 
         let (response, _) = try await send(stack, body: StackFixture.singlePassBody("upload"))
