@@ -471,6 +471,11 @@ public struct InstrumentedGraphQLChain: Sendable {
         // chain's `next` below the last of them.
         let http: [any HTTPInterceptor] = httpCount == 0 ? [] : [InstrumentedHTTPInterceptors(instrumentation: instrumentation)]
         self.hops = hops
+        let sending: any GraphQLTransport = if let traceparent {
+            TraceparentStampedTransport(base: InstrumentedGraphQLTransport(instrumentation: instrumentation), traceparent: traceparent)
+        } else {
+            InstrumentedGraphQLTransport(instrumentation: instrumentation)
+        }
         // Under CacheAndNetwork the network step overlaps the cached result's way up, as
         // upstream's does, in a second lane the scheduler orders and steps (the instrumentation's
         // ``NetworkOverlapObserver`` conformance).
@@ -479,9 +484,7 @@ public struct InstrumentedGraphQLChain: Sendable {
             interceptors: .init(
                 graphQL: graphQL, cache: InstrumentedCacheInterceptor(instrumentation: instrumentation), http: http,
                 parser: InstrumentedResponseParser(instrumentation: instrumentation)),
-            transport: traceparent.map { TraceparentStampedTransport(base: InstrumentedGraphQLTransport(instrumentation: instrumentation), traceparent: $0) }
-                ?? InstrumentedGraphQLTransport(instrumentation: instrumentation),
-            overlapsNetworkFetch: graphQLCount > 0,
+            transport: sending, overlapsNetworkFetch: graphQLCount > 0,
             overlapObserver: instrumentation, hopObserver: instrumentation)
     }
 }
