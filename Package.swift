@@ -29,6 +29,9 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto"),
+        // libcurl, which FoundationNetworking runs on: https:// under another trust than the
+        // system's (`HTTPSTrust`). Linux only, as FoundationNetworking is.
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl"),
         .target(
             name: "Vocabulary",
             swiftSettings: strictSettings
@@ -104,7 +107,10 @@ let package = Package(
         ),
         .target(
             name: "Lab",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline", "HTTPServer"],
+            dependencies: [
+                "Vocabulary", "ChainKit", "Timeline", "HTTPServer",
+                .target(name: "CCurl", condition: .when(platforms: [.linux])),
+            ],
             swiftSettings: strictSettings
         ),
         .target(

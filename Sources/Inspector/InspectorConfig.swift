@@ -22,13 +22,16 @@ public struct InspectorConfig: Sendable, Hashable {
     /// Headers masked like `Authorization` (`"maskHeaders": ["X-Tenant-Signature"]`), as
     /// `--mask-header` names them.
     public var maskHeaders: [String] = []
+    /// Whether operations on a real server carry a W3C `traceparent` (`"traceparent": false`
+    /// is `--no-traceparent`); nil: the default, on.
+    public var traceparent: Bool?
 
     public init() {}
 
     /// The largest config file read, in bytes (1 MiB); a larger one is refused unread.
     public static let maximumBytes = 1 << 20
 
-    static let fields = ["theme", "mouse", "ascii", "stepMode", "exportFormat", "keys", "maskHeaders"]
+    static let fields = ["theme", "mouse", "ascii", "stepMode", "exportFormat", "keys", "maskHeaders", "traceparent"]
 
     /// Where the config file is, from the environment; nil when neither `XDG_CONFIG_HOME`
     /// nor `HOME` is set.
@@ -65,6 +68,7 @@ public struct InspectorConfig: Sendable, Hashable {
         config.mouse = try flag("mouse")
         config.ascii = try flag("ascii")
         config.stepMode = try flag("stepMode")
+        config.traceparent = try flag("traceparent")
         if let keys = members["keys"] { config.keys = try bindings(keys) }
         if let names = members["maskHeaders"] { config.maskHeaders = try headerNames(names) }
         return config

@@ -112,6 +112,8 @@ public struct LabView: Sendable {
     public var timeline: TimelineView
     /// Whether the server has the lab's controls (expiring tokens); false on a plain server.
     public var hasLabControls = true
+    /// Whether `https://` certificates go unchecked (`--insecure`): the status line says so.
+    public var tlsUnverified = false
     /// How the finished requests ended, by id.
     public var summaries: [RequestSummary] = []
     /// What the recorded events prove (``RunFindings``); nil when the store is too large to
@@ -227,6 +229,7 @@ public final class LabViewBuilder {
         view.rules = snapshot.rules
         view.clock = session.clock.seconds
         view.hasLabControls = session.hasLabControls
+        view.tlsUnverified = session.tlsUnverified
         view.newRefusals = snapshot.refusals.dropFirst(refusalsSeen).map(\.reason)
         view.backend = session.labCounters ?? [:]
         refusalsSeen = snapshot.refusals.count

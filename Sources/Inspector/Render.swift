@@ -255,12 +255,12 @@ extension Inspector {
             return
         }
         var line = area
-        if state.revealSecrets {
-            // Whenever secrets are on screen unmasked, the line says so first.
-            let warning = "⚠ secrets revealed  "
-            _ = buffer.set(string: warning, at: area.origin, style: bad, clip: area)
+        // Whenever secrets are on screen unmasked, or certificates go unchecked, the line
+        // says so first.
+        for (shown, warning) in [(state.lab.tlsUnverified, "⚠ TLS not verified  "), (state.revealSecrets, "⚠ secrets revealed  ")] where shown {
+            _ = buffer.set(string: warning, at: line.origin, style: bad, clip: line)
             let used = TextWidth.of(warning)
-            line = Rect(x: area.x + used, y: area.y, width: max(0, area.width - used), height: 1)
+            line = Rect(x: line.x + used, y: line.y, width: max(0, line.width - used), height: 1)
         }
         if let modal = state.modal {
             // The main keys do not act while an overlay is open: the line offers the overlay's.

@@ -142,6 +142,7 @@ extension LabSession {
             unfinished: snapshot.launched.ids.filter { summaries[$0] == nil },
             refusals: snapshot.refusals)
         result.hasLabControls = labCounters != nil
+        result.tlsUnverified = tlsUnverified
         return result
     }
 
@@ -164,6 +165,10 @@ extension LabSession {
     /// Whether the server has the lab's controls (expiring tokens, counters): false on a
     /// plain server reached with `--endpoint`.
     public var hasLabControls: Bool { target.hasLabControls }
+
+    /// Whether `https://` certificates go unchecked (`--insecure`): the process's
+    /// ``HTTPSTrust``, which every screen and export of the session shows.
+    public var tlsUnverified: Bool { HTTPSTrust.current == .unverified }
 
     /// The summaries of every finished request, by id.
     public var summaries: [Int: RequestSummary] { summariesByRequest.value }

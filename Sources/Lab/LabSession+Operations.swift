@@ -125,13 +125,18 @@ extension LabSession {
                 cache: DefaultCacheInterceptor(store: cache),
                 http: http.map { LayerRegistry.httpInterceptor($0) },
                 parser: JSONResponseParsingInterceptor(cacheSchema: cache.schema))
-            return .graphQL(InstrumentedGraphQLChain(interceptors: interceptors, transport: graphQLTransport, context: context), graphQLRequest(spec))
+            let instrumented = InstrumentedGraphQLChain(interceptors: interceptors, transport: graphQLTransport, context: context, traceparent: remoteSetup?.traceparent)
+            return .graphQL(instrumented, graphQLRequest(spec))
         case .middleware(let layers):
             let instrumented = InstrumentedMiddlewareStack(
                 middlewares: layers.map { LayerRegistry.middleware($0, environment) }, transport: clientTransport, context: context)
             // The scenario codec refuses a method that is not a token.
             var request = HTTPRequest(method: HTTPRequest.Method(spec.method ?? "GET") ?? .get, path: spec.path ?? "/heroes/2001")
             for field in remoteSetup?.headers ?? HTTPFields() { request.headerFields.append(field) }
+            // A middleware chain's one pass is its attempt 1.
+            if let traceparent = remoteSetup?.traceparent {
+                request.headerFields = traceparent.adding(to: request.headerFields, request: context.request, attempt: 1)
+            }
             var body: HTTPBody?
             if let json = spec.body {
                 try? request.headerFields.set("Content-Type", "application/json")

@@ -29,8 +29,11 @@ extension LabSession {
     ///
     /// The hooks and the grant run on the task of whichever operation needs the token;
     /// ``LabContext/operation`` says which, so the stops and events are that operation's.
+    /// At a real token endpoint a grant carries `traceparent` (the attempt that needed it)
+    /// unless it is nil.
     static func tokenManager(
-        scenario: Scenario, initial: TokenPair, source: TokenSource, baseURL: URL, target: LabTarget, clock: VirtualClock
+        scenario: Scenario, initial: TokenPair, source: TokenSource, baseURL: URL, target: LabTarget, clock: VirtualClock,
+        traceparent: Traceparent? = nil
     ) -> TokenManager {
         let tokenURL = baseURL.appendingPathComponent("oauth/token").absoluteString
         let presented = RefreshTokenNumbers()
@@ -64,7 +67,7 @@ extension LabSession {
                 let stored = !keepsTokens && refreshToken != nil && refreshToken == initial.refreshToken
                 return try await LabSession.refresh(
                     note: refreshToken.map { RefreshNote.grant(refreshToken: presented.number(of: $0), stored: stored) } ?? "client_credentials grant",
-                    form: form, headers: try endpoint.headers(),
+                    form: form, headers: try traceparent.map { $0.addingForCurrentAttempt(to: try endpoint.headers()) } ?? endpoint.headers(),
                     url: RemoteFailure.displayURL(endpoint.url), refreshToken: refreshToken
                 ) { headers in
                     try await clock.advancing {

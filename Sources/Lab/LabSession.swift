@@ -33,13 +33,18 @@ public final class LabSession: Sendable {
 
         /// Why the server failed, in order, when a real one did (unreachable, too large…).
         public var networkFailures: [RemoteFailure] = []
+        /// Whether `https://` certificates went unchecked during the run (`--insecure`,
+        /// ``HTTPSTrust/unverified``): every export says so.
+        public var tlsUnverified = false
 
         /// What the run proves, from its events and outcomes (``RunFindings``).
         public var findings: [Finding] { keptFindings ?? RunFindings.detect(events: events, requests: requests) }
         /// The whole run's findings, kept when the result was filtered down to some requests.
         var keptFindings: [Finding]?
 
-        public var document: TraceDocument { TraceDocument(scenario: "", requests: requests, events: events, backend: backendCounters, findings: findings) }
+        public var document: TraceDocument {
+            TraceDocument(scenario: "", requests: requests, events: events, backend: backendCounters, findings: findings, tlsUnverified: tlsUnverified)
+        }
     }
 
     public let scenario: Scenario
@@ -164,13 +169,14 @@ public final class LabSession: Sendable {
         }
         let transport = RemoteTransport(client: client, maxBodyBytes: options.maxBodyBytes, clock: clock)
         let source: TokenSource = options.tokenEndpoint.map { .oauth($0, client, keepsTokens: options.keepsTokens) } ?? .lab
+        let anchor = OTLPExport.Anchor.wallClock()
         return LabSession(
             scenario: scenario, store: store, clock: clock, backend: LabBackend(settings: scenario.backend, now: { clock.seconds }),
             target: .remote(remote), transports: (transport, transport), baseURL: remote.restBaseURL, tokens: initial,
             defaultMode: defaultMode, replay: replay, recordsLog: true, onChange: onChange,
             remote: RemoteSetup(
                 graphQLEndpoint: remote.graphQLEndpoint, headers: options.headers, tokenSource: source, transport: transport,
-                authFailure: options.authFailure))
+                authFailure: options.authFailure, otlpAnchor: anchor, traceparent: options.sendsTraceparent ? Traceparent(anchor: anchor) : nil))
     }
 
     init(
@@ -192,7 +198,7 @@ public final class LabSession: Sendable {
         self.clock = clock
         self.backend = backend
         self.target = target
-        self.otlpAnchor = target.isRemote ? .wallClock() : .lab(scenario: scenario.name)
+        self.otlpAnchor = remote?.otlpAnchor ?? .lab(scenario: scenario.name)
         // What the lab's schema says is non-null holds for a lab; of another server's schema
         // ChainLab knows only what the operation asks for.
         let servesLabSchema = if case .remote(let remote) = target { remote.isLab } else { true }
@@ -223,7 +229,8 @@ public final class LabSession: Sendable {
         self.scheduler = scheduler
         self.operationShared = OperationContext.Shared(scheduler: scheduler, store: store, clock: EventClock(clock))
         self.tokens = Self.tokenManager(
-            scenario: scenario, initial: initial, source: remote?.tokenSource ?? .lab, baseURL: self.baseURL, target: target, clock: clock)
+            scenario: scenario, initial: initial, source: remote?.tokenSource ?? .lab, baseURL: self.baseURL, target: target, clock: clock,
+            traceparent: remote?.traceparent)
         if scenario.prefillCache, let first = scenario.operations.first {
             _ = try? cache.write(data: ["hero": ["id": "2001", "name": "R2-D2 (cached)"]], for: Self.graphQLOperation(first))
         }

@@ -1,5 +1,6 @@
 public import ChainKit
 public import Foundation
+import Timeline
 
 /// How a session reaches a real server: what `--endpoint` and its companions set.
 ///
@@ -32,6 +33,9 @@ public struct RemoteOptions: Sendable {
     /// Whether to ask the server if it is a ChainLab lab (`GET /_lab/state`, `--lab`);
     /// otherwise it is a plain server and nothing but the operations is sent to it.
     public var asksForLab = false
+    /// Whether each attempt and token refresh carries a W3C `traceparent` with the ids the
+    /// session's OTLP export gives that attempt (`--no-traceparent` turns it off).
+    public var sendsTraceparent = true
 
     public init(
         endpoint: URL, headers: HTTPFields = HTTPFields(), token: String? = nil, refreshToken: String? = nil,
@@ -63,4 +67,8 @@ struct RemoteSetup: Sendable {
     var tokenSource: TokenSource
     var transport: RemoteTransport
     var authFailure = AuthFailure()
+    /// Where the session's trace and span ids come from (random per session).
+    var otlpAnchor: OTLPExport.Anchor
+    /// What stamps `traceparent` on operations and refreshes; nil with `--no-traceparent`.
+    var traceparent: Traceparent?
 }

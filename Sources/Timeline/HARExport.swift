@@ -30,9 +30,14 @@ public enum HARExport {
     /// Lab time zero as a date: 2025-01-01T00:00:00Z.
     public static let epoch = Date(timeIntervalSince1970: 1_735_689_600)
 
-    /// The archive as JSON text ending in a newline.
+    /// What the log's `comment` says when `https://` certificates went unchecked.
+    public static let tlsUnverifiedComment = "TLS certificates were not verified (--insecure): any server could have answered"
+
+    /// The archive as JSON text ending in a newline. `tlsUnverified` (`--insecure`) puts
+    /// ``tlsUnverifiedComment`` in the log's `comment`.
     public static func archive(
-        events: [TimelineEvent], masking: SecretMasking, anchor: OTLPExport.Anchor, creatorVersion: String = ChainLabVersion.current
+        events: [TimelineEvent], masking: SecretMasking, anchor: OTLPExport.Anchor, creatorVersion: String = ChainLabVersion.current,
+        tlsUnverified: Bool = false
     ) -> String {
         let masking = masking.knowing(secretsIn: events)
         var writer = JSONWriter()
@@ -48,6 +53,10 @@ public enum HARExport {
         writer.key("version")
         writer.string(creatorVersion)
         writer.endObject()
+        if tlsUnverified {
+            writer.key("comment")
+            writer.string(tlsUnverifiedComment)
+        }
         writer.key("entries")
         writer.beginArray()
         let exchanges = self.exchanges(in: events)

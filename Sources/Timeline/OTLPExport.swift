@@ -47,6 +47,20 @@ public enum OTLPExport {
         public static func wallClock(start: Date = Date()) -> Anchor {
             Anchor(epoch: start, idSeed: UUID().uuidString)
         }
+
+        /// The W3C Trace Context `traceparent` for attempt `attempt` of request `request`:
+        /// version `00`, the request's trace id and the attempt's span id as the export
+        /// gives them, flags `01` (sampled). Both ids depend on nothing recorded later, so the
+        /// header can go out with the attempt. A middleware chain's one pass (attempt 0) is
+        /// attempt 1 in the export, and here.
+        ///
+        /// ```swift
+        /// anchor.traceparent(request: 1, attempt: 2) // "00-<32 hex>-<16 hex>-01"
+        /// ```
+        public func traceparent(request: Int, attempt: Int) -> String {
+            let span = OTLPTraceBuilder.spanID(self, request, OTLPTraceBuilder.attemptPlace(max(attempt, 1)))
+            return "00-\(OTLPTraceBuilder.traceID(self, request))-\(span)-01"
+        }
     }
 
     public struct Options: Sendable, Hashable {
@@ -56,6 +70,9 @@ public enum OTLPExport {
         public var version: String
         public var anchor: Anchor
         public var masking: SecretMasking
+        /// Whether `https://` certificates went unchecked (`--insecure`): the resource then
+        /// says `chainlab.tls.insecure = true`.
+        public var tlsUnverified = false
 
         public init(serviceName: String = "chainlab", version: String = ChainLabVersion.current, anchor: Anchor, masking: SecretMasking) {
             self.serviceName = serviceName
@@ -92,7 +109,7 @@ public enum OTLPExport {
             ("telemetry.sdk.name", .string("chainlab")),
             ("telemetry.sdk.language", .string("swift")),
             ("telemetry.sdk.version", .string(options.version)),
-        ])
+        ] + (options.tlsUnverified ? [("chainlab.tls.insecure", .bool(true))] : []))
         writer.endObject()
         writer.key("scopeSpans")
         writer.beginArray()

@@ -51,6 +51,11 @@ struct OTLPTraceBuilder {
         String(SHA256Digest.hex(of: "\(anchor.idSeed) span \(request) \(place)").prefix(16))
     }
 
+    /// Where an attempt's span is, in its span id's derivation.
+    static func attemptPlace(_ attempt: Int) -> String {
+        "attempt \(attempt)"
+    }
+
     /// The CLIENT span of the transport exchange that `send` (or, without a send, the first
     /// event of the transport's pass) began.
     static func exchangeSpanID(_ anchor: OTLPExport.Anchor, _ send: TimelineEvent) -> String {
@@ -119,7 +124,7 @@ struct OTLPTraceBuilder {
         var exchangesSoFar = 0
         for attempt in attempts.keys.sorted() {
             var span = OTLPSpan(
-                traceID: traceID, spanID: Self.spanID(anchor, request.id, "attempt \(attempt)"),
+                traceID: traceID, spanID: Self.spanID(anchor, request.id, Self.attemptPlace(attempt)),
                 parentSpanID: operation.spanID, name: "attempt \(attempt)", kind: .internal,
                 start: attempts[attempt]!.map(\.time).min()!, end: attempts[attempt]!.map(\.time).max()!,
                 attributes: [("chainlab.attempt", .int(attempt))])

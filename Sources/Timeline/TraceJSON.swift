@@ -13,12 +13,20 @@ public struct TraceDocument: Sendable, Hashable {
     /// What the run proves (refresh storms, stale-token retries…), each citing event seqs.
     public var findings: [Finding]
 
-    public init(scenario: String, requests: [RequestSummary], events: [TimelineEvent], backend: [String: Int]? = [:], findings: [Finding] = []) {
+    /// Whether `https://` certificates went unchecked (`--insecure`): written as
+    /// `"tlsVerified": false` after the scenario, and only then.
+    public var tlsUnverified: Bool
+
+    public init(
+        scenario: String, requests: [RequestSummary], events: [TimelineEvent], backend: [String: Int]? = [:], findings: [Finding] = [],
+        tlsUnverified: Bool = false
+    ) {
         self.scenario = scenario
         self.requests = requests
         self.events = events
         self.backend = backend
         self.findings = findings
+        self.tlsUnverified = tlsUnverified
     }
 }
 
@@ -63,6 +71,10 @@ public enum TraceJSON {
         writer.beginObject()
         writer.key("scenario")
         writer.string(document.scenario)
+        if document.tlsUnverified {
+            writer.key("tlsVerified")
+            writer.bool(false)
+        }
         writer.key("requests")
         writer.beginArray()
         for request in document.requests {
@@ -169,7 +181,8 @@ public enum TraceJSON {
                 return event
             },
             backend: backend,
-            findings: try document["findings"].value == nil ? [] : document["findings"].array().map(decodeFinding))
+            findings: try document["findings"].value == nil ? [] : document["findings"].array().map(decodeFinding),
+            tlsUnverified: document.value?["tlsVerified"] == .bool(false))
     }
 
     /// A finding; traces written before findings existed have none.

@@ -21,8 +21,9 @@ struct EndpointOptions {
           --mask-header NAME  mask the header NAME's values like Authorization (repeatable)
           --token TOKEN       the access token Auth sends as Bearer (also --token-env VAR)
           --auth-failure F    what says the server refused the token (repeatable): a status
-                              (401, 403) or a GraphQL error code at any status (UNAUTHENTICATED);
-                              default 401 and UNAUTHENTICATED
+                              (401, 403; AuthenticationMiddleware reads only these) or a GraphQL
+                              error code at any status (UNAUTHENTICATED); default 401 and
+                              UNAUTHENTICATED
           --token-file FILE   read the tokens from FILE ({"access_token": …, "refresh_token": …})
                               and write the pair the run ends with back to it (mode 0600)
           --oauth-token-url URL  refresh at this RFC 6749 token endpoint: refresh_token grant
@@ -38,6 +39,8 @@ struct EndpointOptions {
           --max-body BYTES    read at most BYTES of a response body after decompression,
                               of each part of a multipart one and of all (default 1048576)
           --timeout SECONDS   give up on an exchange after SECONDS in all (default 30)
+          --no-traceparent    send no W3C traceparent (by default each attempt and refresh
+                              carries one with the ids of its span in the OTLP export)
         """
 
     /// The largest `--max-body`: 1 GiB.
@@ -63,6 +66,7 @@ struct EndpointOptions {
     var clientName: String?
     var clientVersion: String?
     var clientLibrary = true
+    var sendsTraceparent = true
     /// Options given, in order, for "needs --endpoint" messages.
     private var given: [String] = []
 
@@ -119,6 +123,10 @@ struct EndpointOptions {
                     throw CommandLineError("--timeout needs seconds above 0 and at most 3600, got '\(VisibleEscapes.escape(value))'")
                 }
                 settings.timeout = seconds
+            },
+            .flag("--no-traceparent") { settings in
+                settings.given.append("--no-traceparent")
+                settings.sendsTraceparent = false
             },
         ]
     }
@@ -203,6 +211,7 @@ struct EndpointOptions {
             options.refreshToken = try refreshTokenEnv.map { try Self.variable($0, environment, option: "--refresh-token-env") }
         }
         options.asksForLab = lab
+        options.sendsTraceparent = sendsTraceparent
         if !authFailures.isEmpty {
             options.authFailure = AuthFailure(statuses: Set(authFailures.compactMap { Int($0) }), errorCodes: Set(authFailures.filter { Int($0) == nil }))
         }
@@ -299,6 +308,18 @@ struct EndpointOptions {
         }
         scenario.prefillCache = false
         return scenario
+    }
+
+    /// The recording of a run of `scenario` (as ``apply(to:)`` made it) with these options:
+    /// its commands and, on a real server, the endpoint, the headers (masked) and the
+    /// operations it sent when they are not the scenario's own (`--operation`, or a replay's),
+    /// so a replay sends them to that server again. `trace --record` and the inspector's
+    /// `--record` both save this.
+    func recording(of scenario: Scenario, commands: [RecordedCommand], remote: RemoteOptions?, replayedOperations: Bool = false) -> Recording {
+        Recording(
+            scenario: scenario.name, commands: commands, endpoint: remote?.endpoint.absoluteString,
+            headers: remote.map { SecretMasking.masked.headers($0.headers).map { "\($0.name): \($0.value)" } },
+            operations: operationFile != nil || replayedOperations ? scenario.operations : nil)
     }
 
     /// The files these options read: the operation file and a `--variables @FILE`.

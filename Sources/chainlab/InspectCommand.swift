@@ -34,6 +34,9 @@ struct InspectCommand {
         Real servers (on one that is not a ChainLab lab, T says it has no lab controls):
         \(EndpointOptions.usage)
 
+        HTTPS (operations, refreshes, the OTLP export; the whole process):
+        \(TLSOptions.usage)
+
         Scenarios: \(ScenarioSource.builtInList)
         """
 
@@ -47,6 +50,7 @@ struct InspectCommand {
     var mouse: Bool?
     var configPath: String?
     var otlp = OTLPOptions()
+    var tls = TLSOptions()
 
     init(arguments: [String]) throws {
         try Self.parser.parse(arguments, into: &self)
@@ -67,7 +71,7 @@ struct InspectCommand {
             .flag("--ascii") { $0.ascii = true },
             .flag("--no-mouse") { $0.mouse = false },
             .value("--config") { $0.configPath = $1 },
-        ] + EndpointOptions.options.map { $0.on(\.endpoint) } + OTLPOptions.options.map { $0.on(\.otlp) }
+        ] + EndpointOptions.options.map { $0.on(\.endpoint) } + OTLPOptions.options.map { $0.on(\.otlp) } + TLSOptions.options.map { $0.on(\.tls) }
         let valid = options.map(\.names[0]).joined(separator: ", ")
         return CommandLineParser(
             command: "", options: options, usage: usage,
@@ -83,10 +87,12 @@ struct InspectCommand {
     private var sender: OTLPSender?
 
     func run(environment: [String: String]) async throws -> Int32 {
+        HTTPSTrust.install(try tls.trust(environment: environment))
         let config = try ConfigFile.load(path: configPath, environment: environment)
         for name in config.maskHeaders { SecretMasking.maskHeader(named: name) }
         let stepMode = self.stepMode ?? config.stepMode ?? true
-        let remote = try endpoint.remoteOptions(environment: environment)
+        var remote = try endpoint.remoteOptions(environment: environment)
+        if config.traceparent == false { remote?.sendsTraceparent = false }
         let scenario = try endpoint.apply(to: ScenarioSource.resolve(name: scenarioFile == nil ? (scenarioName ?? "basics") : scenarioName, file: scenarioFile))
         if let recordPath { try checkOutput(recordPath, option: "--record") }
         try checkSeparate(
@@ -111,7 +117,8 @@ struct InspectCommand {
             throw CommandLineError("\(error)")
         }
         let liveExport = sender.map { OTLPLiveExport(session: session, sender: $0, serviceName: otlp.serviceName) }
-        let keeper = recordPath.map { path in Task { await Self.keepRecording(of: session, scenario: scenario.name, at: path) } }
+        let recording: @Sendable ([RecordedCommand]) -> Recording = { [endpoint, remote] commands in endpoint.recording(of: scenario, commands: commands, remote: remote) }
+        let keeper = recordPath.map { path in Task { await Self.keepRecording(of: session, at: path, as: recording) } }
         let outcome = await InspectorApp.run(session: session, terminal: terminal, liveExport: liveExport, config: config)
         keeper?.cancel()
         await keeper?.value
@@ -125,7 +132,7 @@ struct InspectCommand {
             }
         }
         if let recordPath {
-            return max(status, saveRecording(Recording(scenario: scenario.name, commands: outcome.log).json, to: recordPath))
+            return max(status, saveRecording(recording(outcome.log).json, to: recordPath))
         }
         // The last operations' traces get a few seconds to leave once the screen is gone.
         if let liveExport, await liveExport.finish(waitingUpTo: .seconds(5)) > 0 {
@@ -139,13 +146,14 @@ struct InspectCommand {
     /// signal (Ctrl-C, SIGTERM, SIGHUP) ends the process from its handler, where nothing
     /// may be written, so the file must already hold the session by then. Only a regular
     /// file (or a new path) is kept so; a device or pipe gets the one recording at quit.
-    static func keepRecording(of session: LabSession, scenario: String, at path: String) async {
+    /// `recording` makes the file's content from the commands so far.
+    static func keepRecording(of session: LabSession, at path: String, as recording: @Sendable ([RecordedCommand]) -> Recording) async {
         var attributes = stat()
         guard path != "-", stat(path, &attributes) != 0 || attributes.st_mode & S_IFMT == S_IFREG else { return }
         var written = -1
         while !Task.isCancelled {
             let log = session.commandLog
-            if log.count != written, (try? writeOutput(Recording(scenario: scenario, commands: log).json, to: path, option: "--record")) != nil {
+            if log.count != written, (try? writeOutput(recording(log).json, to: path, option: "--record")) != nil {
                 written = log.count
             }
             try? await Task.sleep(for: .milliseconds(250))

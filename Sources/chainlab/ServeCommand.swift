@@ -29,6 +29,7 @@ struct ServeCommand {
         chainlab serve --upstream URL [--port N] [--host ADDR] [--har-max-body BYTES]
                        [--har-max-total BYTES] [--max-connections N]
                        [--otlp-endpoint URL [--otlp-header H]...] [--service-name NAME]
+                       [--cacert FILE | --insecure]
         A fault-injecting reverse proxy in front of a real server: every request is forwarded
         to URL (method, target under URL's path, headers but hop-by-hop ones, body; Host
         rewritten; nothing added) and the answer streamed back as it arrives, read from URL
@@ -51,6 +52,7 @@ struct ServeCommand {
           --otlp-endpoint URL send each exchange as a span to an OTLP/HTTP receiver
           --otlp-header H     add header H ('Name: value') to those requests; may be repeated
           --service-name NAME the spans' service.name (default chainlab)
+        \(TLSOptions.usage)
         """
 
     /// The longest `--token-ttl` and `--latency`: a day.
@@ -63,6 +65,7 @@ struct ServeCommand {
     var recording = ProxyRecordingLimits()
     var maxConnections = 256
     var otlp = OTLPOptions()
+    var tls = TLSOptions()
     /// Where the proxy's spans go, from ``otlp``.
     private(set) var otlpSender: OTLPSender?
 
@@ -128,7 +131,7 @@ struct ServeCommand {
                 }
                 command.maxConnections = count
             }),
-        ] + OTLPOptions.options.map { proxyOnly($0.on(\.otlp)) }
+        ] + OTLPOptions.options.map { proxyOnly($0.on(\.otlp)) } + TLSOptions.options.map { proxyOnly($0.on(\.tls)) }
         let valid = options.map(\.names[0]).joined(separator: ", ")
         return CommandLineParser(command: "serve", options: options, usage: usage) { _, argument in
             throw CommandLineError("serve takes no arguments, got '\(VisibleEscapes.escape(argument))'; valid options: \(valid)")
@@ -169,6 +172,7 @@ struct ServeCommand {
 
     /// Serves until SIGINT or SIGTERM; returns the exit status.
     func run() async throws -> Int32 {
+        HTTPSTrust.install(try tls.trust(environment: ProcessInfo.processInfo.environment))
         if let upstream { return await proxy(to: upstream) }
         let stopSignal = StopSignal()
         if !address.isLoopback {

@@ -44,6 +44,9 @@ struct TraceCommand {
         to the failure is still written):
         \(EndpointOptions.usage)
 
+        HTTPS (operations, refreshes, the OTLP export; the whole process):
+        \(TLSOptions.usage)
+
         Scenarios: \(ScenarioSource.builtInList)
         """
 
@@ -56,6 +59,7 @@ struct TraceCommand {
     var scenarioFile: String?
     var endpoint = EndpointOptions()
     var otlp = OTLPOptions()
+    var tls = TLSOptions()
     var filter: FilterExpression?
     var breakRules: [BreakRule] = []
 
@@ -84,7 +88,7 @@ struct TraceCommand {
                 do { command.breakRules.append(try BreakRule(parsing: text)) } catch { throw CommandLineError("--break '\(VisibleEscapes.escape(text))': \(error)") }
                 guard command.breakRules.count <= BreakRule.maximumCount else { throw CommandLineError("--break: at most \(BreakRule.maximumCount) rules") }
             },
-        ] + EndpointOptions.options.map { $0.on(\.endpoint) } + OTLPOptions.options.map { $0.on(\.otlp) }
+        ] + EndpointOptions.options.map { $0.on(\.endpoint) } + OTLPOptions.options.map { $0.on(\.otlp) } + TLSOptions.options.map { $0.on(\.tls) }
         return CommandLineParser(command: "trace", options: options, usage: usage) { command, argument in
             guard command.scenarioName == nil else {
                 throw CommandLineError("trace takes one scenario, got '\(VisibleEscapes.escape(command.scenarioName!))' and '\(VisibleEscapes.escape(argument))'")
@@ -96,6 +100,7 @@ struct TraceCommand {
     private var sender: OTLPSender?
 
     func run(environment: [String: String]) async throws -> Int32 {
+        HTTPSTrust.install(try tls.trust(environment: environment))
         if let output { try checkOutput(output, option: "--output") }
         if let recordPath { try checkOutput(recordPath, option: "--record") }
         try checkSeparate(
@@ -153,10 +158,7 @@ struct TraceCommand {
             exported = await export(otlpDocument(result, anchor: anchor), with: sender)
         }
         if let recordPath {
-            let recording = Recording(
-                scenario: scenario.name, commands: session.commandLog, endpoint: remote?.endpoint.absoluteString,
-                headers: remote.map { SecretMasking.masked.headers($0.headers).map { "\($0.name): \($0.value)" } },
-                operations: endpoint.operationFile == nil && replay?.operations == nil ? nil : scenario.operations)
+            let recording = endpoint.recording(of: scenario, commands: session.commandLog, remote: remote, replayedOperations: replay?.operations != nil)
             try writeOutput(recording.json, to: recordPath, option: "--record")
         }
         await session.shutDown()

@@ -13,7 +13,19 @@ func launchServe(_ arguments: [String], announcing prefix: String) async throws 
     let process = Process()
     process.executableURL = try builtChainlab()
     process.arguments = arguments
-    let output = try spawnSerially {
+    let output = try startReadingOutput(process)
+    let line = try await firstLine(of: output)
+    guard line.hasPrefix(prefix), let port = UInt16(line.dropFirst(prefix.count).prefix { $0.isNumber }) else {
+        process.terminate()
+        throw CLITestError(message: "chainlab \(arguments.joined(separator: " ")) did not announce a port; stdout: \(line.debugDescription)")
+    }
+    return (process, output, port, line)
+}
+
+/// Starts `process` with its standard output going into a pipe (standard error and input
+/// to the null device), inside ``spawnSerially(_:)``, and returns the pipe.
+func startReadingOutput(_ process: Process) throws -> Pipe {
+    try spawnSerially {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -21,12 +33,6 @@ func launchServe(_ arguments: [String], announcing prefix: String) async throws 
         try process.run()
         return output
     }
-    let line = try await firstLine(of: output)
-    guard line.hasPrefix(prefix), let port = UInt16(line.dropFirst(prefix.count).prefix { $0.isNumber }) else {
-        process.terminate()
-        throw CLITestError(message: "chainlab \(arguments.joined(separator: " ")) did not announce a port; stdout: \(line.debugDescription)")
-    }
-    return (process, output, port, line)
 }
 
 /// The first line `output` carries, read on a thread of its own.

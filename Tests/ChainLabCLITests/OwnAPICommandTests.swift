@@ -140,6 +140,82 @@ struct OwnAPICommandTests {
         #expect(Self.lines(replayed.stdout).suffix(3).first == "#1 Me: success after 1 attempt, results from server")
     }
 
+    @Test("a subscription from --operation follows upstream's default, cache-then-network, not its CacheFirst slot's")
+    func subscriptionIsCacheThenNetwork() async throws {
+        // apollo-ios 2.4.0, Sources/Apollo/ApolloClient.swift: `subscribe` defaults its
+        // `cachePolicy` to `.cacheThenNetwork`, which Sources/Apollo/Caching/CachePolicy.swift
+        // turns into `FetchBehavior.CacheAndNetwork`.
+        let servers = try PlainServers()
+        let operation = try Self.file("subscription.graphql", "subscription OnMe { me { id name } }")
+        // cache-records launches its slots five times, one after another: CacheFirst slots.
+        let result = try await Self.chainlab([
+            "trace", "cache-records", "--endpoint", servers.graphQLURL, "--operation", operation, "--token", "valid-token", "--format", "json",
+        ])
+        #expect(result.status == 0)
+        #expect(servers.graphQLExchanges.count == 5)
+        let requests = try #require(JSONValue(parsing: Data(result.stdout.utf8))["requests"]?.arrayValue)
+        #expect(requests.map { $0["results"] } == [["server"], ["cache", "server"], ["cache", "server"], ["cache", "server"], ["cache", "server"]])
+    }
+
+    @Test("the inspector's --record keeps the endpoint, the headers (masked) and the operation, as trace's does")
+    func inspectorRecordingKeepsWhatTheRunSent() async throws {
+        let servers = try PlainServers()
+        let operation = try Self.file("ops-inspector.graphql", Self.operations)
+        let recording = Self.folder.appendingPathComponent("inspector-recording.json").path
+        let tmux = try TmuxSession(
+            "\(try builtChainlab().path) basics --no-step --endpoint \(servers.graphQLURL) --operation \(operation) --operation-name Me"
+                + " --variables '{\"id\": \"7\"}' --header 'X-Api-Key: key-123456' --token valid-token --record \(recording)")
+        try await tmux.waitFor("Requests")
+        try tmux.send("n")
+        try await tmux.waitFor("✓ #1 Me")
+        try tmux.send("q")
+        try await tmux.waitFor("the inspector to quit") { !$0.contains("Requests") }
+        let saved = try String(contentsOfFile: recording, encoding: .utf8)
+        #expect(saved.contains(#""endpoint": "\#(servers.graphQLURL)""#))
+        #expect(saved.contains(#""headers": ["X-Api-Key: ••••3456"]"#))
+        #expect(saved.contains(#""operations": [{"document":"query Me($id: ID!) { me(id: $id) { ...Who } }\n\nfragment Who on User { id name }","fetchBehavior":"CacheFirst","name":"Me","variables":{"id":"7"}}]"#))
+        #expect(!saved.contains("key-123456") && !saved.contains("valid-token"))
+
+        let replayed = try await Self.chainlab(["trace", "--replay", recording, "--token", "valid-token"])
+        #expect(replayed.status == 0)
+        #expect(servers.graphQLExchanges.map { $0.json?["operationName"] } == ["Me", "Me"])
+    }
+
+    @Test("each attempt and the refresh carry a W3C traceparent with the ids of the attempt's span in the OTLP export; --no-traceparent sends none")
+    func traceparentMatchesTheOTLPSpans() async throws {
+        let servers = try PlainServers()
+        let arguments = [
+            "trace", "token-expiry", "--endpoint", servers.graphQLURL, "--token", "expired", "--oauth-token-url", servers.tokenURL,
+            "--client-id", "app", "--client-secret-env", "SECRET", "--refresh-token-env", "REFRESH", "--format", "otlp",
+        ]
+        let environment = ["SECRET": "s3cret", "REFRESH": "refresh-0"]
+        let result = try await Self.chainlab(arguments, environment: environment)
+        #expect(result.status == 0)
+        let document = try JSONValue(parsing: Data(result.stdout.utf8))
+        let spans = try #require(document["resourceSpans"]?[0]?["scopeSpans"]?[0]?["spans"]?.arrayValue)
+        func traceparent(ofSpan name: String) throws -> String {
+            let span = try #require(spans.first { $0["name"]?.stringValue == name })
+            return "00-\(try #require(span["traceId"]?.stringValue))-\(try #require(span["spanId"]?.stringValue))-01"
+        }
+        let sent = servers.graphQLExchanges.map { $0.header("traceparent") }
+        #expect(sent == [try traceparent(ofSpan: "attempt 1"), try traceparent(ofSpan: "attempt 2")])
+        // The refresh was needed by attempt 1: its grant carries that attempt's ids.
+        #expect(servers.grants.map { $0.header("traceparent") } == [try traceparent(ofSpan: "attempt 1")])
+        let format = try Regex("00-[0-9a-f]{32}-[0-9a-f]{16}-01")
+        #expect(sent.allSatisfy { $0?.wholeMatch(of: format) != nil })
+        // The timeline shows it where it was sent: the HAR's requests carry it.
+        let har = try await Self.chainlab(["trace", "basics", "--endpoint", servers.graphQLURL, "--token", "valid-token", "--format", "har"])
+        let harValue = try #require(servers.graphQLExchanges.last?.header("traceparent"))
+        #expect(har.stdout.contains(#"{"name":"traceparent","value":"\#(harValue)"}"#))
+
+        // The first refresh rotated refresh-0 into refresh-1.
+        let off = try await Self.chainlab(arguments + ["--no-traceparent"], environment: ["SECRET": "s3cret", "REFRESH": "refresh-1"])
+        #expect(off.status == 0)
+        #expect(servers.graphQLExchanges.count == 5)
+        #expect(servers.graphQLExchanges.suffix(2).map { $0.header("traceparent") } == [nil, nil])
+        #expect(servers.grants.count == 2 && servers.grants[1].header("traceparent") == nil)
+    }
+
     @Test("--token-file reads the pair and writes the rotated one back, owner-only: the next run presents the new refresh token")
     func tokenFileKeepsTheRotatedPair() async throws {
         let servers = try PlainServers()
@@ -439,7 +515,7 @@ struct OwnAPICommandTests {
     @Test func helpListsEveryNewOption() async throws {
         let help = try await Self.chainlab(["trace", "--help"])
         for option in ["--endpoint", "--operation", "--operation-name", "--variables", "--header", "--token", "--token-env", "--oauth-token-url",
-                       "--client-id", "--client-secret-env", "--client-auth", "--refresh-token-env", "--max-body", "--timeout"] {
+                       "--client-id", "--client-secret-env", "--client-auth", "--refresh-token-env", "--max-body", "--timeout", "--no-traceparent", "--cacert", "--insecure"] {
             #expect(help.stdout.contains(option), "\(option)")
         }
     }

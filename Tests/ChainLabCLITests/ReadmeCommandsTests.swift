@@ -57,6 +57,7 @@ struct ReadmeCommandsTests {
         ("export ", "OwnAPICommandTests (through the process environment)"),
         ("swift run chainlab trace basics --endpoint https://api.example.com", "OwnAPICommandTests.operationVariablesHeadersAndTokenReachTheServerAndSecretsStayMasked (against a plain test server)"),
         ("swift run chainlab trace refresh-storm --endpoint https://api.example.com", "OwnAPICommandTests.naiveRefreshAgainstARealTokenEndpointStormsAndReusesTheRotatedToken (against a test token endpoint)"),
+        ("swift run chainlab trace basics --endpoint https://localhost:8443", "TLSCommandTests (against a Python HTTPS server with a test CA)"),
     ]
 
     /// `swift run chainlab ARGS` with ARGS that a test can run to completion here.

@@ -176,8 +176,8 @@ struct ServeCommandTests {
         (["serve", "--port", "70000"], "chainlab: --port needs a whole number in 0...65535, got '70000'\n"),
         (["serve", "--port"], "chainlab: --port needs a value; see 'chainlab serve --help'\n"),
         (["serve", "--auth-failure", "nope"], "chainlab: unknown auth failure mode 'nope'; valid: status401, graphQLError200, emptyBody401\n"),
-        (["serve", "--bogus"], "chainlab: unknown option '--bogus' for serve; valid: --port, --host, --token-ttl, --auth-failure, --latency, --hostile, --upstream, --har-max-body, --har-max-total, --max-connections, --otlp-endpoint, --otlp-header, --service-name\n"),
-        (["serve", "extra"], "chainlab: serve takes no arguments, got 'extra'; valid options: --port, --host, --token-ttl, --auth-failure, --latency, --hostile, --upstream, --har-max-body, --har-max-total, --max-connections, --otlp-endpoint, --otlp-header, --service-name\n"),
+        (["serve", "--bogus"], "chainlab: unknown option '--bogus' for serve; valid: --port, --host, --token-ttl, --auth-failure, --latency, --hostile, --upstream, --har-max-body, --har-max-total, --max-connections, --otlp-endpoint, --otlp-header, --service-name, --cacert, --insecure\n"),
+        (["serve", "extra"], "chainlab: serve takes no arguments, got 'extra'; valid options: --port, --host, --token-ttl, --auth-failure, --latency, --hostile, --upstream, --har-max-body, --har-max-total, --max-connections, --otlp-endpoint, --otlp-header, --service-name, --cacert, --insecure\n"),
         (["serve", "--host", "localhost"], "chainlab: --host needs a numeric IPv4 or IPv6 address such as 127.0.0.1 or ::1, got 'localhost'\n"),
         (["serve", "--token-ttl", "0"], "chainlab: --token-ttl needs seconds greater than 0 and at most 86400, got '0'\n"),
         (["serve", "--latency", "-1"], "chainlab: --latency needs seconds in 0...86400, got '-1'\n"),
@@ -190,7 +190,7 @@ struct ServeCommandTests {
         (["serve", "--upstream", "http://127.0.0.1:1", "--max-connections", "0"], "chainlab: --max-connections needs a whole number in 1...4096, got '0'\n"),
         (["serve", "--upstream", "http://127.0.0.1:1", "--otlp-endpoint", "collector:4318"],
          "chainlab: --otlp-endpoint needs an http:// or https:// URL such as http://127.0.0.1:4318, got 'collector:4318'\n"),
-        (["serve", "--bogus\u{1B}[2J"], "chainlab: unknown option '--bogus\\e[2J' for serve; valid: --port, --host, --token-ttl, --auth-failure, --latency, --hostile, --upstream, --har-max-body, --har-max-total, --max-connections, --otlp-endpoint, --otlp-header, --service-name\n"),
+        (["serve", "--bogus\u{1B}[2J"], "chainlab: unknown option '--bogus\\e[2J' for serve; valid: --port, --host, --token-ttl, --auth-failure, --latency, --hostile, --upstream, --har-max-body, --har-max-total, --max-connections, --otlp-endpoint, --otlp-header, --service-name, --cacert, --insecure\n"),
     ])
     func badArgumentsExit2WithTheValidChoices(arguments: [String], message: String) async throws {
         let result = try await ChainlabProcess.run(arguments)

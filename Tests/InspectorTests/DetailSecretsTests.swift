@@ -40,6 +40,17 @@ struct DetailSecretsTests {
         #expect(driver.screen().contains { $0.replacing(/\ {2,}/, with: " ").contains(" Authorization Bearer ••••-1-1") })
     }
 
+    @Test("certificates that go unchecked (--insecure) are the status line's first warning, before revealed secrets")
+    func unverifiedTLSIsOnTheStatusLine() {
+        let driver = Driver("token-expiry", size: Size(width: 140, height: 50))
+        driver.state.lab.tlsUnverified = true
+        let line = driver.screen().last ?? ""
+        #expect(line.hasPrefix("⚠ TLS not verified  n new  b breakpoint  Tab pane  j/k move  Enter open  ? help  q quit  "), "\(line)")
+        driver.state.revealSecrets = true
+        let both = driver.screen().last ?? ""
+        #expect(both.hasPrefix("⚠ TLS not verified  ⚠ secrets revealed  n new  b breakpoint  Tab pane  j/k move  Enter open  ? help  q quit  "), "\(both)")
+    }
+
     @Test func theRefreshRequestsFormBodyIsMaskedUntilRevealed() async {
         let driver = Driver("token-expiry", size: Size(width: 140, height: 50))
         await driver.press(.char("n"))

@@ -110,7 +110,7 @@ struct ConfigTests {
 
     @Test(arguments: [
         ("[1]", "", "expected a JSON object at the top"),
-        (#"{"colour": "dark"}"#, "colour", "unknown setting; valid: theme, mouse, ascii, stepMode, exportFormat, keys, maskHeaders"),
+        (#"{"colour": "dark"}"#, "colour", "unknown setting; valid: theme, mouse, ascii, stepMode, exportFormat, keys, maskHeaders, traceparent"),
         (#"{"maskHeaders": "X-Sig"}"#, "maskHeaders", #"expected an array of header names, as ["X-Tenant-Signature"]"#),
         (#"{"maskHeaders": ["X-Sig", "bad name"]}"#, "maskHeaders[1]", #"expected a header name (letters, digits and !#$%&'*+-.^_`|~), got "bad name""#),
         (#"{"theme": "blue"}"#, "theme", #"expected one of dark, light, high-contrast, got "blue""#),

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// Sets the `Authorization` header on every request, either to a fixed value or to a bearer
-/// token that is refreshed once when the server answers 401.
+/// token that is refreshed once when the server refuses it (a 401, unless told otherwise).
 ///
 /// ```swift
 /// let fixed = try AuthenticationMiddleware(authorization: "Basic dXNlcjpwYXNz")
@@ -21,7 +21,8 @@ public struct AuthenticationMiddleware: ClientMiddleware {
         case fixed(String)
         case refreshing(
             token: @Sendable () async throws -> String,
-            refresh: @Sendable (_ rejectedToken: String) async throws -> String
+            refresh: @Sendable (_ rejectedToken: String) async throws -> String,
+            rejectedStatuses: Set<Int>
         )
     }
 
@@ -36,14 +37,16 @@ public struct AuthenticationMiddleware: ClientMiddleware {
         mode = .fixed(value)
     }
 
-    /// Sets `Authorization: Bearer <token>` with the token `token` returns; on a 401 asks
-    /// `refresh` for a new token, handing it the one that was rejected, and sends the request
-    /// once more with the new token.
+    /// Sets `Authorization: Bearer <token>` with the token `token` returns; when the answer's
+    /// status is one of `rejectedStatuses` (401 by default; some servers refuse a token with
+    /// 403), asks `refresh` for a new token, handing it the one that was rejected, and sends
+    /// the request once more with the new token.
     public init(
         token: @escaping @Sendable () async throws -> String,
-        refresh: @escaping @Sendable (_ rejectedToken: String) async throws -> String
+        refresh: @escaping @Sendable (_ rejectedToken: String) async throws -> String,
+        rejectedStatuses: Set<Int> = [401]
     ) {
-        mode = .refreshing(token: token, refresh: refresh)
+        mode = .refreshing(token: token, refresh: refresh, rejectedStatuses: rejectedStatuses)
     }
 
     public func intercept(
@@ -58,11 +61,11 @@ public struct AuthenticationMiddleware: ClientMiddleware {
         case .fixed(let value):
             try request.headerFields.set("Authorization", value)
             return try await next(request, body, baseURL)
-        case .refreshing(let token, let refresh):
+        case .refreshing(let token, let refresh, let rejectedStatuses):
             let current = try await token()
             try request.headerFields.set("Authorization", "Bearer \(current)")
             let (response, responseBody) = try await next(request, body, baseURL)
-            guard response.status == 401, body?.iterationBehavior != .single else {
+            guard rejectedStatuses.contains(response.status.code), body?.iterationBehavior != .single else {
                 return (response, responseBody)
             }
             let renewed = try await refresh(current)

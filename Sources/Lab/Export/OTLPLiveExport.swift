@@ -55,9 +55,9 @@ public final class OTLPLiveExport: Sendable {
                 let events = session.store.events(request: request) + refreshes.filter { $0.request != request }
                 while !Task.isCancelled {
                     guard let summary = session.summary(of: request) else { break }
-                    let document = OTLPExport.document(
-                        requests: [summary], events: events,
-                        options: OTLPExport.Options(serviceName: serviceName, anchor: session.otlpAnchor, masking: .masked))
+                    var options = OTLPExport.Options(serviceName: serviceName, anchor: session.otlpAnchor, masking: .masked)
+                    options.tlsUnverified = HTTPSTrust.current == .unverified
+                    let document = OTLPExport.document(requests: [summary], events: events, options: options)
                     do throws(OTLPSender.Failure) {
                         let outcome = try await sender.send(document)
                         if outcome.rejectedSpans > 0 {

@@ -28,7 +28,9 @@ extension LabSession.RunResult {
         switch format {
         case .text:
             let masking = masking.knowing(secretsIn: events)
-            var lines = [VisibleEscapes.escape("scenario \(scenario)")] + TextTrace.lines(events, masking: masking)
+            var lines = [VisibleEscapes.escape("scenario \(scenario)")]
+            if tlsUnverified { lines.append(Self.tlsUnverifiedLine) }
+            lines += TextTrace.lines(events, masking: masking)
             lines += Self.findingLines(findings).map { VisibleEscapes.escape(masking.text($0)) }
             lines += requests.flatMap { [TextTrace.summaryLine(for: $0, masking: masking)] + TextTrace.resultLines(for: $0, masking: masking) }
             if let backend = backendCounters {
@@ -39,10 +41,11 @@ extension LabSession.RunResult {
             return lines.joined(separator: "\n") + "\n"
         case .json:
             return TraceJSON.encode(
-                TraceDocument(scenario: scenario, requests: requests, events: events, backend: backendCounters, findings: findings),
+                TraceDocument(
+                    scenario: scenario, requests: requests, events: events, backend: backendCounters, findings: findings, tlsUnverified: tlsUnverified),
                 masking: masking)
         case .har:
-            return HARExport.archive(events: events, masking: masking, anchor: anchor)
+            return HARExport.archive(events: events, masking: masking, anchor: anchor, tlsUnverified: tlsUnverified)
         case .curl:
             let commands = events.filter { $0.kind == .transport && $0.phase == .send }.compactMap { event in
                 CurlExport.command(for: event, masking: masking).map { "# request #\(event.request), attempt \(event.attempt)\n" + $0 }
@@ -50,10 +53,14 @@ extension LabSession.RunResult {
             return commands.joined(separator: "\n\n") + "\n"
         case .otlp:
             var options = OTLPExport.Options(anchor: anchor, masking: masking)
+            options.tlsUnverified = tlsUnverified
             if let serviceName { options.serviceName = serviceName }
             return OTLPExport.document(requests: requests, events: events, options: options)
         }
     }
+
+    /// The text trace's second line when `https://` certificates went unchecked.
+    static let tlsUnverifiedLine = "⚠ TLS not verified (--insecure): https:// certificates were not checked"
 
     /// The text trace's findings section: `findings: none`, or a heading and one line each.
     static func findingLines(_ findings: [Finding]) -> [String] {

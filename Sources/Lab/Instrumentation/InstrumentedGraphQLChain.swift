@@ -457,6 +457,11 @@ public struct InstrumentedGraphQLChain: Sendable {
     public let chain: RequestChain
 
     public init(interceptors: consuming RequestChain.Interceptors, transport: any GraphQLTransport, context: OperationContext) {
+        self.init(interceptors: interceptors, transport: transport, context: context, traceparent: nil)
+    }
+
+    /// With `traceparent`, the transport hop receives each request with its attempt's header.
+    init(interceptors: consuming RequestChain.Interceptors, transport: any GraphQLTransport, context: OperationContext, traceparent: Traceparent?) {
         let hops = context.layouts.hops(of: interceptors)
         let graphQL = interceptors.graphQL, graphQLCount = graphQL.count, httpCount = interceptors.http.count
         // The interceptors' last use: moved into the instrumentation, not copied (a copy is a
@@ -466,6 +471,11 @@ public struct InstrumentedGraphQLChain: Sendable {
         // chain's `next` below the last of them.
         let http: [any HTTPInterceptor] = httpCount == 0 ? [] : [InstrumentedHTTPInterceptors(instrumentation: instrumentation)]
         self.hops = hops
+        let sending: any GraphQLTransport = if let traceparent {
+            TraceparentStampedTransport(base: InstrumentedGraphQLTransport(instrumentation: instrumentation), traceparent: traceparent)
+        } else {
+            InstrumentedGraphQLTransport(instrumentation: instrumentation)
+        }
         // Under CacheAndNetwork the network step overlaps the cached result's way up, as
         // upstream's does, in a second lane the scheduler orders and steps (the instrumentation's
         // ``NetworkOverlapObserver`` conformance).
@@ -474,7 +484,7 @@ public struct InstrumentedGraphQLChain: Sendable {
             interceptors: .init(
                 graphQL: graphQL, cache: InstrumentedCacheInterceptor(instrumentation: instrumentation), http: http,
                 parser: InstrumentedResponseParser(instrumentation: instrumentation)),
-            transport: InstrumentedGraphQLTransport(instrumentation: instrumentation), overlapsNetworkFetch: graphQLCount > 0,
+            transport: sending, overlapsNetworkFetch: graphQLCount > 0,
             overlapObserver: instrumentation, hopObserver: instrumentation)
     }
 }

@@ -39,6 +39,7 @@ public final class RemoteHTTPClient: Sendable {
         configuration.timeoutIntervalForResource = timeout
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
+        HTTPSTrust.prepare(configuration)
         let reader = BoundedReader()
         self.reader = reader
         session = URLSession(configuration: configuration, delegate: reader, delegateQueue: nil)
@@ -46,6 +47,7 @@ public final class RemoteHTTPClient: Sendable {
         streaming.timeoutIntervalForRequest = timeout
         streaming.urlCache = nil
         streaming.httpCookieStorage = nil
+        HTTPSTrust.prepare(streaming)
         streamReader = URLSessionChunkReader(configuration: streaming, followsRedirects: false)
     }
 
@@ -199,7 +201,8 @@ public struct RemoteFailure: Error, Sendable, Hashable, CustomStringConvertible 
         case .refused: "cannot connect to \(url): connection refused (is the server running?)"
         case .hostNotFound(let host): "cannot reach \(url): the host name \(VisibleEscapes.escape(host)) does not resolve (DNS)"
         case .timedOut(let seconds): "no answer from \(url) within \(RemoteFailure.seconds(seconds)) (--timeout)"
-        case .tls(let reason): "TLS failure with \(url): \(VisibleEscapes.escape(reason))"
+        case .tls(let reason):
+            "TLS failure with \(url): \(VisibleEscapes.escape(reason)) (a development server's CA: --cacert FILE; no check: --insecure)"
         case .connectionLost: "\(url) closed the connection before answering completely"
         case .tooLarge(let limit, let announced?):
             "the answer from \(url) announces \(announced) bytes (Content-Length), more than the \(limit) bytes allowed (--max-body); it was not read"

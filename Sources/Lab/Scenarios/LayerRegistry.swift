@@ -115,18 +115,21 @@ public enum LayerRegistry {
         // so it is not listed as retrying.
         Definition(
             name: "AuthenticationMiddleware", settings: ["authorization": .string],
-            summary: "bearer token, renewed once on 401 (or a fixed authorization)", traits: [.attachesAuthorization, .refreshesTokens],
+            summary: "bearer token, renewed once on 401 or the --auth-failure statuses (or a fixed authorization)", traits: [.attachesAuthorization, .refreshesTokens],
             make: .middleware { layer, environment in
                 if let fixed = layer.string("authorization"), let middleware = try? AuthenticationMiddleware(authorization: fixed) {
                     return middleware
                 }
                 let tokens = environment.tokens
                 let log = environment.log
+                // The statuses of --auth-failure; its GraphQL error codes say nothing of a REST answer.
+                let rejected = environment.authFailure.statuses
                 return TokenlessAwareAuthentication(
                     base: AuthenticationMiddleware(
                         token: { await tokens.accessToken },
-                        refresh: { rejected in try await tokens.renew(afterRejectionOf: rejected) }),
-                    tokens: tokens, note: { log("AuthenticationMiddleware", $0) })
+                        refresh: { rejected in try await tokens.renew(afterRejectionOf: rejected) },
+                        rejectedStatuses: rejected),
+                    tokens: tokens, rejectedStatuses: rejected, note: { log("AuthenticationMiddleware", $0) })
             }),
         Definition(
             name: "LoggingMiddleware", settings: [:], summary: "writes a line per request and per response into the timeline",
@@ -300,10 +303,12 @@ extension Scenario.Layer {
 
 /// `AuthenticationMiddleware` as the lab runs it: with no access token at all it attaches
 /// nothing and says so, instead of sending `Authorization: Bearer ` with an empty token; a
-/// 401 then gets a token (a `client_credentials` grant where configured) and one more try.
+/// refusal (`rejectedStatuses`, 401 by default) then gets a token (a `client_credentials`
+/// grant where configured) and one more try.
 struct TokenlessAwareAuthentication: ClientMiddleware, WrappingMiddleware {
     let base: AuthenticationMiddleware
     let tokens: TokenManager
+    let rejectedStatuses: Set<Int>
     let note: @Sendable (String) -> Void
 
     var wrappedMiddlewareName: String { base.layerName }
@@ -316,7 +321,7 @@ struct TokenlessAwareAuthentication: ClientMiddleware, WrappingMiddleware {
         }
         note("no access token: Authorization not attached")
         let (response, responseBody) = try await next(request, body, baseURL)
-        guard response.status == 401 else { return (response, responseBody) }
+        guard rejectedStatuses.contains(response.status.code) else { return (response, responseBody) }
         try await tokens.renew(afterRejectionOf: "")
         return try await base.intercept(request, body: body, baseURL: baseURL, operationID: operationID, next: next)
     }

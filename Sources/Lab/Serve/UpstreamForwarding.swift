@@ -154,6 +154,7 @@ extension UpstreamRoute {
         // URLSession's default of 6 connections per host would leave a 7th client waiting
         // behind six long answers.
         configuration.httpMaximumConnectionsPerHost = 1024
+        HTTPSTrust.prepare(configuration)
         return .session(URLSessionChunkReader(configuration: configuration, followsRedirects: false, maxUnread: 16 << 20))
     }
 

@@ -167,7 +167,11 @@ private final class ProxyCore: Sendable {
         self.log = log
         let anchor = OTLPExport.Anchor(epoch: started, idSeed: "chainlab serve --upstream \(upstream.absoluteString) \(started.timeIntervalSince1970)")
         self.anchor = anchor
-        self.otlp = otlp.map { ProxyOTLPExport(sender: $0.sender, options: OTLPExport.Options(serviceName: $0.serviceName, anchor: anchor, masking: .masked), report: log) }
+        self.otlp = otlp.map { otlp in
+            var options = OTLPExport.Options(serviceName: otlp.serviceName, anchor: anchor, masking: .masked)
+            options.tlsUnverified = HTTPSTrust.current == .unverified
+            return ProxyOTLPExport(sender: otlp.sender, options: options, report: log)
+        }
         let host = upstream.host ?? ""
         authority = upstream.port.map { "\(host):\($0)" } ?? host
         originURL = upstream.withPath("")
@@ -175,7 +179,7 @@ private final class ProxyCore: Sendable {
     }
 
     func har(masking: SecretMasking) -> String {
-        HARExport.archive(events: ProxyLog.events(of: records.exchanges()), masking: masking, anchor: anchor)
+        HARExport.archive(events: ProxyLog.events(of: records.exchanges()), masking: masking, anchor: anchor, tlsUnverified: HTTPSTrust.current == .unverified)
     }
 
     private static func json(_ status: Int, _ value: JSONValue, headers: [HTTPServerHeader] = []) -> HTTPServerResponse {

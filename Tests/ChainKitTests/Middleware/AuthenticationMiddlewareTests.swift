@@ -5,14 +5,27 @@ import Testing
 @Suite struct AuthenticationMiddlewareTests {
     /// A server that accepts only `Authorization: <accepted>` and logs every Authorization
     /// value it receives.
-    private func server(accepting accepted: String, log: StackTestLog) -> ClosureTransport {
+    private func server(accepting accepted: String, refusingWith refusal: Int = 401, log: StackTestLog) -> ClosureTransport {
         ClosureTransport { request, _, _, _ in
             let authorization = request.headerFields["Authorization"] ?? "<none>"
             log.append("transport \(authorization)")
             return authorization == accepted
                 ? (HTTPResponse(status: 200), HTTPBody("welcome"))
-                : (HTTPResponse(status: 401), HTTPBody("who are you"))
+                : (HTTPResponse(status: .init(code: refusal)), HTTPBody("who are you"))
         }
+    }
+
+    /// A refreshing middleware whose token is `token` and whose refresh logs the token it was
+    /// handed and answers `renewed`.
+    private func refreshing(_ token: String, renewed: String, rejectedStatuses: Set<Int> = [401], log: StackTestLog) -> AuthenticationMiddleware {
+        AuthenticationMiddleware(
+            token: { token },
+            refresh: { rejected in
+                log.append("refresh \(rejected)")
+                return renewed
+            },
+            rejectedStatuses: rejectedStatuses
+        )
     }
 
     private func send(_ stack: MiddlewareStack, request: HTTPRequest = StackFixture.request, body: HTTPBody? = nil) async throws -> (HTTPResponse, HTTPBody?) {
@@ -58,13 +71,7 @@ import Testing
 
     @Test func refreshingSendsBearerTokenWithoutRefreshingWhenAccepted() async throws {
         let log = StackTestLog()
-        let auth = AuthenticationMiddleware(
-            token: { "good" },
-            refresh: { rejected in
-                log.append("refresh \(rejected)")
-                return "unused"
-            }
-        )
+        let auth = refreshing("good", renewed: "unused", log: log)
         let stack = MiddlewareStack(middlewares: [auth], transport: server(accepting: "Bearer good", log: log))
 
         let (response, _) = try await send(stack)
@@ -75,13 +82,7 @@ import Testing
 
     @Test func refreshingOn401RefreshesOnceWithRejectedTokenAndRetriesWithNewToken() async throws {
         let log = StackTestLog()
-        let auth = AuthenticationMiddleware(
-            token: { "old" },
-            refresh: { rejected in
-                log.append("refresh \(rejected)")
-                return "new"
-            }
-        )
+        let auth = refreshing("old", renewed: "new", log: log)
         let stack = MiddlewareStack(middlewares: [auth], transport: server(accepting: "Bearer new", log: log))
 
         let (response, body) = try await send(stack)
@@ -91,15 +92,24 @@ import Testing
         #expect(log.all == ["transport Bearer old", "refresh old", "transport Bearer new"])
     }
 
+    @Test("rejectedStatuses says which statuses refuse the token: 403 refreshes when listed, 401 then does not", arguments: [
+        (403, ["transport Bearer old", "refresh old", "transport Bearer new"], 200),
+        (401, ["transport Bearer old"], 401),
+    ])
+    func refreshingOnTheStatusesGiven(refusal: Int, log expected: [String], status: Int) async throws {
+        let log = StackTestLog()
+        let auth = refreshing("old", renewed: "new", rejectedStatuses: [403], log: log)
+        let stack = MiddlewareStack(middlewares: [auth], transport: server(accepting: "Bearer new", refusingWith: refusal, log: log))
+
+        let (response, _) = try await send(stack)
+
+        #expect(response.status.code == status)
+        #expect(log.all == expected)
+    }
+
     @Test func refreshingRetriesOnlyOnceWhenNewTokenIsAlsoRejected() async throws {
         let log = StackTestLog()
-        let auth = AuthenticationMiddleware(
-            token: { "old" },
-            refresh: { rejected in
-                log.append("refresh \(rejected)")
-                return "also-bad"
-            }
-        )
+        let auth = refreshing("old", renewed: "also-bad", log: log)
         let stack = MiddlewareStack(middlewares: [auth], transport: server(accepting: "Bearer never", log: log))
 
         let (response, body) = try await send(stack)
@@ -111,13 +121,7 @@ import Testing
 
     @Test func refreshingReturns401AsIsForSinglePassBody() async throws {
         let log = StackTestLog()
-        let auth = AuthenticationMiddleware(
-            token: { "old" },
-            refresh: { rejected in
-                log.append("refresh \(rejected)")
-                return "new"
-            }
-        )
+        let auth = refreshing("old", renewed: "new", log: log)
         let stack = MiddlewareStack(middlewares: [auth], transport: server(accepting: "Bearer new", log: log))
 
         let (response, _) = try await send(stack, body: StackFixture.singlePassBody("upload"))

@@ -367,6 +367,10 @@ struct TruthfulOnARealServerTests {
 
     @Test("upstream's defaults by kind: mutations never read the cache, subscriptions cache-then-network, queries as given")
     func fetchBehaviorByKind() {
+        // apollo-ios 2.4.0: `ApolloClient.subscribe(subscription:cachePolicy:requestConfiguration:)`
+        // defaults `cachePolicy` to `.cacheThenNetwork` (Sources/Apollo/ApolloClient.swift), and
+        // `CachePolicy.Subscription.toFetchBehavior()` makes that `FetchBehavior.CacheAndNetwork`
+        // (Sources/Apollo/Caching/CachePolicy.swift); `perform(mutation:)` takes no cache policy.
         #expect(LabSession.fetchBehavior(.CacheFirst, of: .mutation) == .NetworkOnly)
         #expect(LabSession.fetchBehavior(nil, of: .subscription) == .CacheAndNetwork)
         #expect(LabSession.fetchBehavior(.NetworkOnly, of: .subscription) == .NetworkOnly)
@@ -418,16 +422,49 @@ struct TruthfulOnARealServerTests {
         }
         let port = try server.start()
         defer { server.stop() }
-        let base = "http://127.0.0.1:\(port)"
-        var options = RemoteOptions(
-            endpoint: URL(string: "\(base)/graphql")!, token: "old", refreshToken: "r1",
-            tokenEndpoint: OAuthTokenEndpoint(url: URL(string: "\(base)/token")!, clientID: "app"))
-        options.authFailure = failure
-        let session = try await LabSession.connect(scenario: try #require(Catalog.scenario(named: "token-expiry")), remote: options)
-        let result = await session.runHeadless()
-        await session.shutDown()
+        let result = try await Self.runWithRefreshes("token-expiry", port: port, endpointPath: "/graphql", failure: failure)
         #expect(result.requests.map(\.outcome) == [outcome])
         #expect(result.requests.map(\.attempts) == [attempts])
+    }
+
+    /// Runs `scenario` headless against the server on `port` (its endpoint at `endpointPath`)
+    /// with access token `old`, refresh token `r1` and the server's `/token` as the token
+    /// endpoint, under `failure`.
+    static func runWithRefreshes(_ scenario: String, port: UInt16, endpointPath: String, failure: AuthFailure) async throws -> LabSession.RunResult {
+        let base = "http://127.0.0.1:\(port)"
+        var options = RemoteOptions(
+            endpoint: URL(string: base + endpointPath)!, token: "old", refreshToken: "r1",
+            tokenEndpoint: OAuthTokenEndpoint(url: URL(string: "\(base)/token")!, clientID: "app"))
+        options.authFailure = failure
+        let session = try await LabSession.connect(scenario: try #require(Catalog.scenario(named: scenario)), remote: options)
+        let result = await session.runHeadless()
+        await session.shutDown()
+        return result
+    }
+
+    @Test("--auth-failure's statuses tell AuthenticationMiddleware too: a REST 403 refreshes and sends again only when 403 is given", arguments: [
+        (AuthFailure(), RequestSummary.Outcome.failure, ["server 403"], 0),
+        (AuthFailure(statuses: [403], errorCodes: []), .success, ["server 200"], 1),
+        (AuthFailure(statuses: [403], errorCodes: ["UNAUTHENTICATED"]), .success, ["server 200"], 1),
+        (AuthFailure(statuses: [], errorCodes: ["UNAUTHENTICATED"]), .failure, ["server 403"], 0),
+    ])
+    func authenticationMiddlewareReadsTheStatuses(failure: AuthFailure, outcome: RequestSummary.Outcome, results: [String], grants: Int) async throws {
+        let granted = Locked(0)
+        let server = HTTPServer { request in
+            if request.target == "/token" {
+                granted.withLock { $0 += 1 }
+                return Self.json(#"{"access_token":"new","refresh_token":"r2"}"#)
+            }
+            guard request.target == "/heroes/2001" else { return .text("not here", status: 404) }
+            let authorized = request.headers.contains { $0.name.lowercased() == "authorization" && $0.value == "Bearer new" }
+            return authorized ? Self.json(#"{"id":"2001"}"#) : Self.json(#"{"error":"token refused"}"#, status: 403)
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let result = try await Self.runWithRefreshes("openapi-middleware", port: port, endpointPath: "", failure: failure)
+        #expect(result.requests.map(\.outcome) == [outcome])
+        #expect(result.requests.first?.results == results)
+        #expect(granted.value == grants)
     }
 
     @Test("AuthFailure reads a status or a GraphQL error code in a non-2xx body")
