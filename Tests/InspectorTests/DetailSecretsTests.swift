@@ -45,10 +45,10 @@ struct DetailSecretsTests {
         let driver = Driver("token-expiry", size: Size(width: 140, height: 50))
         driver.state.lab.tlsUnverified = true
         let line = driver.screen().last ?? ""
-        #expect(line.hasPrefix("⚠ TLS not verified  n new  b breakpoint  Tab pane  j/k move  Enter open  ? help  q quit  "), "\(line)")
+        #expect(line.hasPrefix("⚠ TLS not verified  n new  b breakpoint  Tab pane  Enter open  q quit  "), "\(line)")
         driver.state.revealSecrets = true
         let both = driver.screen().last ?? ""
-        #expect(both.hasPrefix("⚠ TLS not verified  ⚠ secrets revealed  n new  b breakpoint  Tab pane  j/k move  Enter open  ? help  q quit  "), "\(both)")
+        #expect(both.hasPrefix("⚠ TLS not verified  ⚠ secrets revealed  n new  b breakpoint  Tab pane  Enter open  q quit  "), "\(both)")
     }
 
     @Test func theRefreshRequestsFormBodyIsMaskedUntilRevealed() async {
