@@ -29,6 +29,7 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto"),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .target(
             name: "Vocabulary",
             swiftSettings: strictSettings
@@ -104,7 +105,7 @@ let package = Package(
         ),
         .target(
             name: "Lab",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline", "HTTPServer"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "HTTPServer", "CZlib"],
             swiftSettings: strictSettings
         ),
         .target(
