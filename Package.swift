@@ -126,7 +126,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LabTests",
-            dependencies: ["Vocabulary", "Lab", "TestSupport", "UpstreamStyle"],
+            dependencies: ["Vocabulary", "Lab", "TestSupport", "UpstreamStyle", "CZlib"],
             swiftSettings: strictSettings
         ),
         .testTarget(
