@@ -266,6 +266,9 @@ package enum PlainHTTPExchange {
         let target = path + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
         let method = request.httpMethod ?? "GET"
         let body = request.httpBody ?? Data()
+        guard HTTPSyntax.isToken(method.utf8) else {
+            throw RemoteFailure(url: shown, cause: .other("the method \"\(VisibleEscapes.escape(method))\" is not an HTTP token"))
+        }
 
         var fields = HTTPFields()
         do throws(HeaderValidationError) {

@@ -170,6 +170,24 @@ struct HostileServerTests {
         #expect(received.value == [])
     }
 
+    @Test("a method that is not an HTTP token is refused before anything is sent", .timeLimit(.minutes(1)))
+    func aMethodThatIsNotATokenIsRefused() async throws {
+        let received = Locked<[HTTPServerRequest]>([])
+        let server = HTTPServer { request in
+            received.withLock { $0.append(request) }
+            return .text("sent")
+        }
+        let port = try server.start()
+        defer { server.stop() }
+        let url = URL(string: "http://127.0.0.1:\(port)/graphql")!
+        var request = URLRequest(url: url)
+        request.httpMethod = "GET / HTTP/1.1\r\nX-Smuggled: 1\r\n\r\nGET"
+        await #expect(throws: RemoteFailure(url: url.absoluteString, cause: .other(#"the method "GET / HTTP/1.1\r\nX-Smuggled: 1\r\n\r\nGET" is not an HTTP token"#))) {
+            _ = try await RemoteHTTPClient(timeout: 20).fetch(request, limit: 1 << 10)
+        }
+        #expect(received.value == [])
+    }
+
     @Test("a token the server echoes in a message, a challenge, a header of its own or a Location is masked in every export",
           .timeLimit(.minutes(1)))
     func echoedTokensAreMasked() async throws {
