@@ -38,6 +38,10 @@ package final class Inflater {
     /// The compressed bytes are not valid, or stop before their end.
     package struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
         package let description: String
+
+        package init(description: String) {
+            self.description = description
+        }
     }
 
     package let coding: Coding
