@@ -1,4 +1,4 @@
-public import ChainKit
+package import ChainKit
 package import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -314,17 +314,5 @@ package enum PlainHTTPExchange {
         // A little after: the read that the close ends must find the deadline passed.
         let delay = Double(seconds) + Double(attoseconds) / 1e18 + 0.01
         deadlines.asyncAfter(deadline: .now() + max(0, delay)) { [weak connection] in connection?.close() }
-    }
-}
-
-/// The head of a real server's answer: its status and its header fields, every one as it
-/// came and in order (repeated names stay apart).
-public struct RemoteResponseHead: Sendable, Hashable {
-    public var status: Int
-    public var headerFields: HTTPFields
-
-    public init(status: Int, headerFields: HTTPFields) {
-        self.status = status
-        self.headerFields = headerFields
     }
 }

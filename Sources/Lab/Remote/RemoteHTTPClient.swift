@@ -183,7 +183,17 @@ public final class RemoteHTTPClient: Sendable {
     }
 }
 
-extension RemoteResponseHead {
+/// The head of a real server's answer: its status and its header fields, every one as it
+/// came and in order (repeated names stay apart).
+public struct RemoteResponseHead: Sendable, Hashable {
+    public var status: Int
+    public var headerFields: HTTPFields
+
+    public init(status: Int, headerFields: HTTPFields) {
+        self.status = status
+        self.headerFields = headerFields
+    }
+
     /// The head URLSession read: its fields sorted by name, repeated ones joined.
     init(_ response: HTTPURLResponse) {
         self.init(status: response.statusCode, headerFields: RemoteHTTPClient.headerFields(of: response))
