@@ -45,6 +45,9 @@ public final class HTTPClientConnection: Sendable {
         var framing = Framing.none
         var closed = false
         var mustClose = false
+        /// The body's framing broke after the bytes before it were handed on: the next read
+        /// fails with it.
+        var failure: HTTPClientError?
         /// When set, no read waits past it, and one that ends at or after it timed out.
         var deadline: ContinuousClock.Instant?
         /// What a connection made by ``replaying(_:)`` reads instead of its socket, last
@@ -126,6 +129,7 @@ public final class HTTPClientConnection: Sendable {
     /// The next piece of the body as it arrives (at most 64 KiB), or nil at its end.
     public func readBody() throws(HTTPClientError) -> Data? {
         try reading.withLock { reading throws(HTTPClientError) -> Data? in
+            if let failure = reading.failure { throw failure }
             while true {
                 switch reading.framing {
                 case .none:
@@ -154,7 +158,11 @@ public final class HTTPClientConnection: Sendable {
                     do throws(ChunkedCodingError) {
                         used = try decoder.decode(reading.buffer[...], into: &decoded)
                     } catch {
+                        // The body's bytes before the error are handed on first, so what a
+                        // reader makes of them does not depend on how the bytes arrived.
                         reading.mustClose = true
+                        reading.failure = .malformed(error.description)
+                        if !decoded.isEmpty { return Data(decoded) }
                         throw .malformed(error.description)
                     }
                     reading.buffer.removeFirst(used)

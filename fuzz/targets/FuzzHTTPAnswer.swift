@@ -1,3 +1,4 @@
+import ChainKit
 import Foundation
 import HTTPServer
 import Lab
