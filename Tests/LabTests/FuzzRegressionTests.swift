@@ -93,7 +93,7 @@ struct HTTPAnswerReaderTests {
                 on: .replaying(pieces), method: "GET", limit: limit, url: Self.url, timeout: 30)
             var bytes = Data()
             while let piece = try body.next() { bytes.append(piece) }
-            return Answer(status: head.status, fields: head.headerFields.map { "\($0.name): \($0.value)" }, body: bytes)
+            return Answer(status: head.status.code, fields: head.headerFields.map { "\($0.name): \($0.value)" }, body: bytes)
         }
     }
 

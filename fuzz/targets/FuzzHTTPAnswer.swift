@@ -54,7 +54,7 @@ func read(_ answer: [UInt8], pieceSize: Int, method: String, limit: Int) -> Outc
             on: .replaying(pieces), method: method, limit: limit, url: "http://[::1]:4000/graphql", timeout: 30)
         var body = Data()
         while let piece = try reader.next() { body.append(piece) }
-        return .success(status: head.status, fields: head.headerFields.map { "\($0.name): \($0.value)" }, body: body)
+        return .success(status: head.status.code, fields: head.headerFields.map { "\($0.name): \($0.value)" }, body: body)
     } catch {
         return .failure(error.description)
     }

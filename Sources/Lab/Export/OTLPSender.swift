@@ -190,7 +190,7 @@ public struct OTLPSender: Sendable {
             let (head, data) = try await client.fetch(request, limit: answerLimit)
             var headers: [String: String] = [:]
             for field in head.headerFields { headers[field.name] = headers[field.name].map { $0 + ", " + field.value } ?? field.value }
-            return (head.status, headers, data)
+            return (head.status.code, headers, data)
         }
     }
 }

@@ -16,7 +16,7 @@ import Vocabulary
 /// ```
 ///  fetch / stream ──▶ connect (names resolved, whole exchange bounded by a deadline)
 ///                     send: the request's fields, Accept-Encoding: gzip, deflate, Connection: close
-///                     read the head ──▶ RemoteResponseHead (every field as it came, in order)
+///                     read the head ──▶ HTTPResponse (every field as it came, in order)
 ///  each next() ─────▶ read one piece (Content-Length, chunked or to the end)
 ///                     ──▶ gzip/deflate: Inflater, at most what the limit leaves
 ///                     ──▶ counted after decoding; past the limit or the deadline: closed
@@ -43,7 +43,7 @@ package enum PlainHTTPExchange {
     /// body, the connection is closed.
     static func start(
         _ request: URLRequest, limit: Int, boundsBody: Bool, timeout: Double, inflated: Locked<Int>?
-    ) async throws -> (RemoteResponseHead, ChunkStream) {
+    ) async throws -> (HTTPResponse, ChunkStream) {
         guard let url = request.url else { throw RemoteFailure(url: "the server", cause: .other("no URL")) }
         let shown = RemoteFailure.displayURL(url)
         let (head, host, port) = try requestHead(for: request, url: url)
@@ -52,7 +52,7 @@ package enum PlainHTTPExchange {
         let deadline = ContinuousClock.now + .milliseconds(Int64((timeout * 1000).rounded()))
         let cancelled = Mutex<(cancelled: Bool, connection: HTTPClientConnection?)>((false, nil))
         let (answer, reader) = try await withTaskCancellationHandler {
-            try await blocking { () throws(RemoteFailure) -> (RemoteResponseHead, Body) in
+            try await blocking { () throws(RemoteFailure) -> (HTTPResponse, Body) in
                 let connection: HTTPClientConnection
                 do throws(HTTPClientError) {
                     connection = try HTTPClientConnection.connect(host: host, port: port, timeout: .milliseconds(Int64((timeout * 1000).rounded())), deadline: deadline)
@@ -115,7 +115,7 @@ package enum PlainHTTPExchange {
     package static func readAnswer(
         on connection: HTTPClientConnection, method: String, limit: Int, boundsBody: Bool = true, url: String, timeout: Double,
         inflated: Locked<Int>? = nil
-    ) throws(RemoteFailure) -> (RemoteResponseHead, Body) {
+    ) throws(RemoteFailure) -> (HTTPResponse, Body) {
         let head: HTTPClientResponseHead
         do throws(HTTPClientError) {
             head = try connection.readHead(method: method)
@@ -135,7 +135,7 @@ package enum PlainHTTPExchange {
         }
         let body = Body(
             connection: connection, inflater: coding.map(Inflater.init), limit: boundsBody ? limit : nil, url: url, timeout: timeout, inflated: inflated)
-        return (RemoteResponseHead(status: head.status, headerFields: fields), body)
+        return (HTTPResponse(status: .init(code: head.status), headerFields: fields), body)
     }
 
     /// An answer's body being read: each ``next()`` reads and decodes one piece.

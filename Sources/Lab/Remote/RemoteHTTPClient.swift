@@ -72,7 +72,7 @@ public final class RemoteHTTPClient: Sendable {
     /// (after decompression).
     /// - Throws: ``RemoteFailure`` when the server cannot be reached or its answer is larger
     ///   than `limit`.
-    public func fetch(_ request: URLRequest, limit: Int) async throws -> (RemoteResponseHead, Data) {
+    public func fetch(_ request: URLRequest, limit: Int) async throws -> (HTTPResponse, Data) {
         var request = request
         request.timeoutInterval = timeout
         if Self.isPlain(request) {
@@ -96,7 +96,8 @@ public final class RemoteHTTPClient: Sendable {
         } onCancel: {
             task.cancel()
         }
-        return (RemoteResponseHead(response), body)
+        guard let head = HTTPResponse(response) else { throw RemoteFailure(url: url, outcome: .notHTTP, timeout: timeout) }
+        return (head, body)
     }
 
     /// Whether `request` goes over ChainLab's own client: every `http://` URL.
@@ -121,7 +122,7 @@ public final class RemoteHTTPClient: Sendable {
     /// all, a subscription included; an announced `Content-Length` over `limit` fails at
     /// once (the caller bounds what it holds of the body itself). Failures while the body is
     /// read are ``RemoteFailure``s too.
-    public func stream(_ request: URLRequest, limit: Int) async throws -> (RemoteResponseHead, ChunkStream) {
+    public func stream(_ request: URLRequest, limit: Int) async throws -> (HTTPResponse, ChunkStream) {
         var request = request
         request.timeoutInterval = timeout
         let url = request.url
@@ -148,14 +149,15 @@ public final class RemoteHTTPClient: Sendable {
         if head.expectedContentLength > Int64(limit) {
             throw RemoteFailure(url: url, outcome: .tooLarge(limit: limit, announced: Int(exactly: head.expectedContentLength)), timeout: timeout)
         }
-        return (RemoteResponseHead(head), chunks.mapErrors { throw failure($0) })
+        guard let head = HTTPResponse(head) else { throw RemoteFailure(url: url, outcome: .notHTTP, timeout: timeout) }
+        return (head, chunks.mapErrors { throw failure($0) })
     }
 
     /// Sends `method` to `url` and returns the answer as a ``BackendResponse``, its body at
     /// most `limit` bytes.
     func exchange(url: URL, method: String, headers: HTTPFields, body: Data?, limit: Int) async throws -> BackendResponse {
         let (head, data) = try await fetch(Self.request(url: url, method: method, headers: headers, body: body), limit: limit)
-        return BackendResponse(status: head.status, headers: head.headerFields, body: data)
+        return BackendResponse(status: head.status.code, headers: head.headerFields, body: data)
     }
 
     /// A `URLRequest` for `method` at `url` with `headers` and `body`; repeated header
@@ -183,20 +185,12 @@ public final class RemoteHTTPClient: Sendable {
     }
 }
 
-/// The head of a real server's answer: its status and its header fields, every one as it
-/// came and in order (repeated names stay apart).
-public struct RemoteResponseHead: Sendable, Hashable {
-    public var status: Int
-    public var headerFields: HTTPFields
-
-    public init(status: Int, headerFields: HTTPFields) {
-        self.status = status
-        self.headerFields = headerFields
-    }
-
-    /// The head URLSession read: its fields sorted by name, repeated ones joined.
-    init(_ response: HTTPURLResponse) {
-        self.init(status: response.statusCode, headerFields: RemoteHTTPClient.headerFields(of: response))
+extension HTTPResponse {
+    /// The head URLSession read: its fields sorted by name, repeated ones joined. Nil for a
+    /// status no HTTP answer has, which `Status` would refuse with a trap.
+    init?(_ response: HTTPURLResponse) {
+        guard (100...999).contains(response.statusCode) else { return nil }
+        self.init(status: .init(code: response.statusCode), headerFields: RemoteHTTPClient.headerFields(of: response))
     }
 }
 

@@ -43,7 +43,7 @@ public struct RemoteTransport: GraphQLTransport, ClientTransport {
         let url = request.url, limit = maxBodyBytes, failureLog = self.failureLog
         let (head, chunks) = try await timed { try await recordingFailures { try await client.stream(urlRequest, limit: limit) } }
         var streamed = NetworkResponse(
-            status: head.status, headerFields: head.headerFields, url: url,
+            status: head.status.code, headerFields: head.headerFields, url: url,
             chunks: timedReads(of: chunks)
         ).splittingBodyIntoParts(limit: limit)
         streamed.chunks = Self.bounded(streamed.chunks, limit: limit)
@@ -63,10 +63,10 @@ public struct RemoteTransport: GraphQLTransport, ClientTransport {
         }
         let bytes = try await body?.collect(upTo: maxBodyBytes)
         let (head, data) = try await fetch(RemoteHTTPClient.request(url: url, method: request.method.rawValue, headers: request.headerFields, body: bytes))
-        return (HTTPResponse(status: .init(code: head.status), headerFields: head.headerFields), data.isEmpty ? nil : HTTPBody(data))
+        return (head, data.isEmpty ? nil : HTTPBody(data))
     }
 
-    private func fetch(_ request: URLRequest) async throws -> (RemoteResponseHead, Data) {
+    private func fetch(_ request: URLRequest) async throws -> (HTTPResponse, Data) {
         try await timed { try await recordingFailures { try await client.fetch(request, limit: maxBodyBytes) } }
     }
 
