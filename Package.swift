@@ -32,6 +32,7 @@ let package = Package(
         // libcurl, which FoundationNetworking runs on: https:// under another trust than the
         // system's (`HTTPSTrust`). Linux only, as FoundationNetworking is.
         .systemLibrary(name: "CCurl", path: "Sources/CCurl"),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .target(
             name: "Vocabulary",
             swiftSettings: strictSettings
@@ -108,7 +109,7 @@ let package = Package(
         .target(
             name: "Lab",
             dependencies: [
-                "Vocabulary", "ChainKit", "Timeline", "HTTPServer",
+                "Vocabulary", "ChainKit", "Timeline", "HTTPServer", "CZlib",
                 .target(name: "CCurl", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: strictSettings
@@ -131,7 +132,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LabTests",
-            dependencies: ["Vocabulary", "Lab", "TestSupport", "UpstreamStyle"],
+            dependencies: ["Vocabulary", "Lab", "TestSupport", "UpstreamStyle", "CZlib"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzScenario FuzzRecording FuzzHeaders FuzzHTTPParser FuzzMultipart FuzzJSON FuzzFilter FuzzIPv6Answer)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzScenario FuzzRecording FuzzHeaders FuzzHTTPParser FuzzMultipart FuzzJSON FuzzFilter FuzzHTTPAnswer)
 case "$seconds" in (*[!0-9]*|"") echo "fuzz/run.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2;; esac
 
 build=.build-fuzz/fuzz
@@ -28,7 +28,7 @@ flags=(-O -g -swift-version 6 -sanitize=fuzzer,address -package-name chainlab
        -enable-upcoming-feature ExistentialAny
        -enable-upcoming-feature InternalImportsByDefault
        -enable-upcoming-feature MemberImportVisibility
-       -I "$build/modules" -I Sources/CCrypto)
+       -I "$build/modules" -I Sources/CCrypto -I Sources/CZlib)
 
 # Which package modules each target links, in dependency order.
 modules_for() {
@@ -40,8 +40,8 @@ modules_for() {
         FuzzMultipart) echo Vocabulary ChainKit ;;
         FuzzJSON) echo Vocabulary ChainKit ;;
         FuzzFilter) echo Vocabulary ChainKit Timeline ;;
-        FuzzIPv6Answer) echo Vocabulary ChainKit Timeline HTTPServer Lab ;;
-        *) echo "fuzz/run.sh: unknown target '$1'; valid: FuzzScenario, FuzzRecording, FuzzHeaders, FuzzHTTPParser, FuzzMultipart, FuzzJSON, FuzzFilter, FuzzIPv6Answer" >&2; return 2 ;;
+        FuzzHTTPAnswer) echo Vocabulary ChainKit Timeline HTTPServer Lab ;;
+        *) echo "fuzz/run.sh: unknown target '$1'; valid: FuzzScenario, FuzzRecording, FuzzHeaders, FuzzHTTPParser, FuzzMultipart, FuzzJSON, FuzzFilter, FuzzHTTPAnswer" >&2; return 2 ;;
     esac
 }
 
@@ -93,7 +93,7 @@ build_target() {
     echo "== fuzz: linking $target"
     # ld.gold warns about every ASan assembly helper it cannot export; nothing else is hidden.
     swiftc "${flags[@]}" -parse-as-library -module-name "$target" \
-        "fuzz/targets/$target.swift" "${objects[@]}" -lcrypto -o "$build/bin/$target" 2>&1 \
+        "fuzz/targets/$target.swift" "${objects[@]}" -lcrypto -lz -o "$build/bin/$target" 2>&1 \
         | { grep -v "warning: Cannot export local symbol '__asan" || true; }
 }
 

@@ -167,6 +167,12 @@ enum Socket {
         _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
+    /// Makes a blocking send give up after `timeout`.
+    static func setSendTimeout(_ descriptor: Int32, _ timeout: Duration) {
+        var value = timeval(timeout)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     /// Makes a blocking receive give up after `timeout` of silence.
     static func setReceiveTimeout(_ descriptor: Int32, _ timeout: Duration) {
         var value = timeval(timeout)

@@ -103,14 +103,21 @@ extension NetworkResponse {
             var ready: [Data] = []
             var whole = Data()
             var ended = false
+            // A part past the limit fails the body only once the parts that came complete
+            // before it, in the same bytes, have been handed on.
+            var failure: BodyLimitExceeded?
             return {
                 while ready.isEmpty {
+                    if let failure { throw failure }
                     guard !ended else { return nil }
                     if let bytes = try await iterator.next() {
                         if splitter != nil {
                             ready = splitter!.append(bytes)
-                            if splitter!.bufferedByteCount > limit || ready.contains(where: { $0.count > limit }) {
-                                throw BodyLimitExceeded(limit: limit, isPart: true)
+                            if let tooLarge = ready.firstIndex(where: { $0.count > limit }) {
+                                ready.removeSubrange(tooLarge...)
+                                failure = BodyLimitExceeded(limit: limit, isPart: true)
+                            } else if splitter!.bufferedByteCount > limit {
+                                failure = BodyLimitExceeded(limit: limit, isPart: true)
                             }
                         } else {
                             whole.append(bytes)

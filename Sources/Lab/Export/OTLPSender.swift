@@ -187,10 +187,10 @@ public struct OTLPSender: Sendable {
     /// Posts through `client`, reading at most ``answerLimit`` bytes of the answer.
     public static func post(through client: RemoteHTTPClient) -> Post {
         { request in
-            let (response, data) = try await client.fetch(request, limit: answerLimit)
+            let (head, data) = try await client.fetch(request, limit: answerLimit)
             var headers: [String: String] = [:]
-            for field in RemoteHTTPClient.headerFields(of: response) { headers[field.name] = field.value }
-            return (response.statusCode, headers, data)
+            for field in head.headerFields { headers[field.name] = headers[field.name].map { $0 + ", " + field.value } ?? field.value }
+            return (head.status.code, headers, data)
         }
     }
 }

@@ -1,4 +1,5 @@
 public import ChainKit
+import HTTPServer
 import Vocabulary
 public import Foundation
 #if canImport(FoundationNetworking)
@@ -12,12 +13,15 @@ import Synchronization
 ///
 /// ```swift
 /// let client = RemoteHTTPClient(timeout: 30)
-/// let (response, body) = try await client.fetch(URLRequest(url: url), limit: 1 << 20)
+/// let (head, body) = try await client.fetch(URLRequest(url: url), limit: 1 << 20)
 /// ```
 ///
-/// `URLSession.data(for:)` reads a whole body into memory however large it is announced
-/// or turns out to be; this client reads through a data delegate and cancels the task as
-/// soon as the announced `Content-Length`, or the bytes received, pass the limit.
+/// `http://` goes over ChainLab's own client (``PlainHTTPExchange``), which inflates gzip
+/// and deflate itself, no further than the limit. `https://` goes through URLSession (the
+/// toolchain has no TLS of its own): `URLSession.data(for:)` reads a whole body into memory
+/// however large it is announced or turns out to be, so this client reads through a data
+/// delegate and cancels the task as soon as the announced `Content-Length`, or the bytes
+/// received, pass the limit.
 public final class RemoteHTTPClient: Sendable {
     /// Seconds without an answer after which an exchange fails, and the longest a whole
     /// exchange may take.
@@ -27,6 +31,12 @@ public final class RemoteHTTPClient: Sendable {
     /// Reads answers as they arrive (``stream(_:limit:)``); the whole exchange is bounded by
     /// the timeout through its time limit, as a fetch is.
     private let streamReader: URLSessionChunkReader
+    /// Bytes inflated from `http://` answers so far, all exchanges together.
+    private let inflated = Locked(0)
+
+    /// How many bytes this client has inflated from compressed `http://` answers: what
+    /// tests read to see that a decompression bomb is inflated no further than the limit.
+    package var bytesInflated: Int { inflated.value }
 
     /// Redirects are not followed: a 3xx is the answer, shown with its `Location`. Followed,
     /// URLSession sends the request's credentials and secret headers to whatever host the
@@ -60,23 +70,24 @@ public final class RemoteHTTPClient: Sendable {
         session.finishTasksAndInvalidate()
     }
 
-    /// Sends `request` and returns the response and its body, at most `limit` bytes.
+    /// Sends `request` and returns the response's head and its body, at most `limit` bytes
+    /// (after decompression).
     /// - Throws: ``RemoteFailure`` when the server cannot be reached or its answer is larger
     ///   than `limit`.
-    public func fetch(_ request: URLRequest, limit: Int) async throws -> (HTTPURLResponse, Data) {
+    public func fetch(_ request: URLRequest, limit: Int) async throws -> (HTTPResponse, Data) {
         var request = request
         request.timeoutInterval = timeout
-        #if !canImport(Darwin)
-        // FoundationNetworking fails IPv6 literals with NSURLErrorBadURL before connecting
-        // (swift-corelibs-foundation issue 5496): plain HTTP to them goes over a socket.
-        if let host = request.url?.host, host.contains(":") {
-            return try await IPv6LiteralExchange.fetch(request, limit: limit, timeout: timeout)
+        if Self.isPlain(request) {
+            let (head, chunks) = try await PlainHTTPExchange.start(request, limit: limit, boundsBody: true, timeout: timeout, inflated: inflated)
+            var body = Data()
+            for try await piece in chunks { body.append(piece) }
+            return (head, body)
         }
-        #endif
+        try Self.refuseIPv6Literal(request)
         let task = session.dataTask(with: request)
         let url = request.url
         let timeout = timeout
-        return try await withTaskCancellationHandler {
+        let (response, body) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 reader.register(task: task.taskIdentifier, limit: limit) { outcome in
                     continuation.resume(with: outcome.mapError { RemoteFailure(url: url, outcome: $0, timeout: timeout) })
@@ -87,6 +98,24 @@ public final class RemoteHTTPClient: Sendable {
         } onCancel: {
             task.cancel()
         }
+        guard let head = HTTPResponse(response) else { throw RemoteFailure(url: url, outcome: .notHTTP, timeout: timeout) }
+        return (head, body)
+    }
+
+    /// Whether `request` goes over ChainLab's own client: every `http://` URL.
+    private static func isPlain(_ request: URLRequest) -> Bool {
+        request.url?.scheme?.lowercased() == "http"
+    }
+
+    /// FoundationNetworking fails IPv6 literals with NSURLErrorBadURL before connecting
+    /// (swift-corelibs-foundation issue 5496); over `http://` they go through ChainLab's
+    /// own client, over `https://` they cannot be reached.
+    private static func refuseIPv6Literal(_ request: URLRequest) throws {
+        #if !canImport(Darwin)
+        if let url = request.url, let host = url.host, host.contains(":") {
+            throw RemoteFailure(url: RemoteFailure.displayURL(url), cause: .ipv6Literal)
+        }
+        #endif
     }
 
     /// Sends `request` and returns as soon as the response head arrives; the body follows
@@ -95,17 +124,15 @@ public final class RemoteHTTPClient: Sendable {
     /// all, a subscription included; an announced `Content-Length` over `limit` fails at
     /// once (the caller bounds what it holds of the body itself). Failures while the body is
     /// read are ``RemoteFailure``s too.
-    public func stream(_ request: URLRequest, limit: Int) async throws -> (HTTPURLResponse, ChunkStream) {
+    public func stream(_ request: URLRequest, limit: Int) async throws -> (HTTPResponse, ChunkStream) {
         var request = request
         request.timeoutInterval = timeout
         let url = request.url
         let timeout = timeout
-        #if !canImport(Darwin)
-        if let host = url?.host, host.contains(":") {
-            let (response, body) = try await IPv6LiteralExchange.fetch(request, limit: limit, timeout: timeout)
-            return (response, PullStream(body.isEmpty ? [] : [body]))
+        if Self.isPlain(request) {
+            return try await PlainHTTPExchange.start(request, limit: limit, boundsBody: false, timeout: timeout, inflated: inflated)
         }
-        #endif
+        try Self.refuseIPv6Literal(request)
         let failure: @Sendable (any Error) -> RemoteFailure = { error in
             if let failure = error as? RemoteFailure { return failure }
             if case URLSessionTransportError.notHTTP = error { return RemoteFailure(url: url, outcome: .notHTTP, timeout: timeout) }
@@ -124,14 +151,15 @@ public final class RemoteHTTPClient: Sendable {
         if head.expectedContentLength > Int64(limit) {
             throw RemoteFailure(url: url, outcome: .tooLarge(limit: limit, announced: Int(exactly: head.expectedContentLength)), timeout: timeout)
         }
+        guard let head = HTTPResponse(head) else { throw RemoteFailure(url: url, outcome: .notHTTP, timeout: timeout) }
         return (head, chunks.mapErrors { throw failure($0) })
     }
 
     /// Sends `method` to `url` and returns the answer as a ``BackendResponse``, its body at
     /// most `limit` bytes.
     func exchange(url: URL, method: String, headers: HTTPFields, body: Data?, limit: Int) async throws -> BackendResponse {
-        let (response, data) = try await fetch(Self.request(url: url, method: method, headers: headers, body: body), limit: limit)
-        return BackendResponse(status: response.statusCode, headers: Self.headerFields(of: response), body: data)
+        let (head, data) = try await fetch(Self.request(url: url, method: method, headers: headers, body: body), limit: limit)
+        return BackendResponse(status: head.status.code, headers: head.headerFields, body: data)
     }
 
     /// A `URLRequest` for `method` at `url` with `headers` and `body`; repeated header
@@ -156,6 +184,15 @@ public final class RemoteHTTPClient: Sendable {
         }
         let sorted = pairs.sorted { ($0.0.lowercased(), $0.0) < ($1.0.lowercased(), $1.0) }
         return HTTPFields(sorted.compactMap { try? HTTPField(name: $0.0, value: $0.1) })
+    }
+}
+
+extension HTTPResponse {
+    /// The head URLSession read: its fields sorted by name, repeated ones joined. Nil for a
+    /// status no HTTP answer has, which `Status` would refuse with a trap.
+    init?(_ response: HTTPURLResponse) {
+        guard (100...999).contains(response.statusCode) else { return nil }
+        self.init(status: .init(code: response.statusCode), headerFields: RemoteHTTPClient.headerFields(of: response))
     }
 }
 
@@ -194,6 +231,18 @@ public struct RemoteFailure: Error, Sendable, Hashable, CustomStringConvertible 
         case .notHTTP: cause = .notHTTP
         case .error(let error): cause = RemoteFailure.cause(of: error, url: url, timeout: timeout)
         }
+    }
+
+    /// A failure of ChainLab's own HTTP client, worded as URLSession's are.
+    init(url: String, client error: HTTPClientError, timeout: Double) {
+        let cause: Cause = switch error {
+        case .hostNotFound(let host): .hostNotFound(host)
+        case .refused: .refused
+        case .timedOut: .timedOut(seconds: timeout)
+        case .connectionLost: .connectionLost
+        case .malformed, .failed: .other(error.description)
+        }
+        self.init(url: url, cause: cause)
     }
 
     public var description: String {

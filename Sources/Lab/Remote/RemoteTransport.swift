@@ -41,9 +41,9 @@ public struct RemoteTransport: GraphQLTransport, ClientTransport {
         var urlRequest = RemoteHTTPClient.request(url: request.url, method: request.method.rawValue, headers: request.headerFields, body: request.body)
         if let timeout = request.timeoutInterval { urlRequest.timeoutInterval = min(timeout, client.timeout) }
         let url = request.url, limit = maxBodyBytes, failureLog = self.failureLog
-        let (response, chunks) = try await timed { try await recordingFailures { try await client.stream(urlRequest, limit: limit) } }
+        let (head, chunks) = try await timed { try await recordingFailures { try await client.stream(urlRequest, limit: limit) } }
         var streamed = NetworkResponse(
-            status: response.statusCode, headerFields: RemoteHTTPClient.headerFields(of: response), url: response.url ?? url,
+            status: head.status.code, headerFields: head.headerFields, url: url,
             chunks: timedReads(of: chunks)
         ).splittingBodyIntoParts(limit: limit)
         streamed.chunks = Self.bounded(streamed.chunks, limit: limit)
@@ -62,11 +62,11 @@ public struct RemoteTransport: GraphQLTransport, ClientTransport {
             throw URLSessionTransportError.invalidURL(baseURL: baseURL, path: request.path ?? "")
         }
         let bytes = try await body?.collect(upTo: maxBodyBytes)
-        let (response, data) = try await fetch(RemoteHTTPClient.request(url: url, method: request.method.rawValue, headers: request.headerFields, body: bytes))
-        return (HTTPResponse(status: .init(code: response.statusCode), headerFields: RemoteHTTPClient.headerFields(of: response)), data.isEmpty ? nil : HTTPBody(data))
+        let (head, data) = try await fetch(RemoteHTTPClient.request(url: url, method: request.method.rawValue, headers: request.headerFields, body: bytes))
+        return (head, data.isEmpty ? nil : HTTPBody(data))
     }
 
-    private func fetch(_ request: URLRequest) async throws -> (HTTPURLResponse, Data) {
+    private func fetch(_ request: URLRequest) async throws -> (HTTPResponse, Data) {
         try await timed { try await recordingFailures { try await client.fetch(request, limit: maxBodyBytes) } }
     }
 

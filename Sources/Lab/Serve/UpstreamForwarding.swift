@@ -211,17 +211,3 @@ extension UpstreamRoute {
         if case .plain(let pool) = self { pool.closeAll() }
     }
 }
-
-extension RemoteFailure {
-    /// A failure of the proxy's own upstream client, worded as the remote client words its own.
-    init(url: String, client error: HTTPClientError, timeout: Double) {
-        let cause: Cause = switch error {
-        case .hostNotFound(let host): .hostNotFound(host)
-        case .refused: .refused
-        case .timedOut: .timedOut(seconds: timeout)
-        case .connectionLost: .connectionLost
-        case .malformed, .failed: .other(error.description)
-        }
-        self.init(url: url, cause: cause)
-    }
-}
