@@ -42,3 +42,71 @@ struct ReadmeExampleTests {
         #expect(String(readme[start..<end]) == example)
     }
 }
+
+/// The codebase guide stays short and names only what exists.
+///
+/// A backticked span in `docs/codebase-guide.md` (outside fenced blocks) names a path when it
+/// has no space, `*` or `<` (those are commands and patterns such as `Render*.swift`), starts
+/// with a letter, `.` or `_`, and either contains `/` or ends in `.swift`, `.md`, `.json`,
+/// `.sh` or `.py`. Such a path must exist relative to the repository root, to `Sources/` or
+/// to `Tests/`, tried in that order: `Lab/Scenarios/` is `Sources/Lab/Scenarios/`,
+/// `LabTests/CatalogTests.swift` is `Tests/LabTests/CatalogTests.swift`.
+@Suite("Codebase guide")
+struct CodebaseGuideTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func guideLines() throws -> [Substring] {
+        let text = try String(contentsOf: root.appendingPathComponent("docs/codebase-guide.md"), encoding: .utf8)
+        return text.split(separator: "\n", omittingEmptySubsequences: false)
+    }
+
+    /// The paths the guide names, by the rule in the suite's doc comment.
+    static func namedPaths(in lines: [Substring]) -> [String] {
+        let extensions = [".swift", ".md", ".json", ".sh", ".py"]
+        var inFence = false
+        var paths: [String] = []
+        for line in lines {
+            if line.hasPrefix("```") { inFence.toggle(); continue }
+            if inFence { continue }
+            let pieces = line.split(separator: "`", omittingEmptySubsequences: false)
+            for (index, piece) in pieces.enumerated() where index % 2 == 1 && index < pieces.count - 1 {
+                guard let first = piece.first, first.isLetter || first == "." || first == "_",
+                      !piece.contains(where: { $0 == " " || $0 == "*" || $0 == "<" }),
+                      piece.contains("/") || extensions.contains(where: { piece.hasSuffix($0) })
+                else { continue }
+                paths.append(String(piece))
+            }
+        }
+        return paths
+    }
+
+    @Test("the guide is at most 250 lines")
+    func length() throws {
+        let lines = try Self.guideLines()
+        let count = lines.last == "" ? lines.count - 1 : lines.count
+        #expect(count <= 250, "docs/codebase-guide.md has \(count) lines")
+    }
+
+    @Test("every file or folder the guide names exists, under the root, Sources/ or Tests/")
+    func namedPathsExist() throws {
+        let paths = Self.namedPaths(in: try Self.guideLines())
+        #expect(paths.count > 50, "the guide names \(paths.count) paths; the rule no longer finds them")
+        let bases = [Self.root, Self.root.appendingPathComponent("Sources"), Self.root.appendingPathComponent("Tests")]
+        let missing = paths.filter { path in
+            !bases.contains { FileManager.default.fileExists(atPath: $0.appendingPathComponent(path).path) }
+        }
+        #expect(missing.isEmpty, "docs/codebase-guide.md names paths that do not exist: \(missing)")
+    }
+
+    @Test("the path rule takes paths and file names, and leaves commands, patterns and keys")
+    func pathRule() {
+        let lines: [Substring] = [
+            "See `Lab/Scenarios/`, `Package.swift`, `scripts/instructions.sh` and `.ci/run`.",
+            "Not `Render*.swift`, `Timeline/<Name>Export.swift`, `swift run chainlab keys`, `/`, `w` or `--format`.",
+            "```",
+            "`Inside/Fence.swift`",
+            "```",
+        ]
+        #expect(Self.namedPaths(in: lines) == ["Lab/Scenarios/", "Package.swift", "scripts/instructions.sh", ".ci/run"])
+    }
+}
