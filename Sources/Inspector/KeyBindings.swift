@@ -51,7 +51,7 @@ public struct KeyBindings: Sendable, Hashable {
         return result
     }
 
-    /// The README's key table, in Markdown: these keys, then each overlay's own.
+    /// The key table of docs/keys.md, in Markdown: these keys, then each overlay's own.
     public var markdownTable: String {
         func cell(_ keys: [Key]) -> String { keys.map { "`\($0.name == "|" ? "\\|" : $0.name)`" }.joined(separator: " ") }
         var lines = ["| key | action | what it does |", "| --- | --- | --- |"]

@@ -11,7 +11,7 @@ public enum Action: String, Sendable, Hashable, CaseIterable {
 }
 
 /// One row of the keymap: the keys, what they do, and the words the help overlay, the
-/// status line and the README use.
+/// status line and docs/keys.md use.
 public struct KeyBinding: Sendable, Hashable {
     /// Where the status line offers a key among the keys that act: the lower first. Keys
     /// that do not fit the width stay behind `…`, and `?` (help, which lists them) ends the line.
@@ -33,7 +33,7 @@ public struct KeyBinding: Sendable, Hashable {
     public var action: Action
     /// The action's name, short enough for the status line: "step", "force 401".
     public var name: String
-    /// One sentence for the help overlay and the README.
+    /// One sentence for the help overlay and docs/keys.md.
     public var summary: String
     public var priority: Priority
     /// The pane the key works on, when it works on one.
@@ -54,7 +54,7 @@ public struct KeyBinding: Sendable, Hashable {
 
 /// The one keymap: the standard keys. The keys in force are ``KeyBindings`` (this table
 /// with the config file's bindings over it); the help overlay, the status line and the
-/// README's key table are all generated from them. The status line offers every key that
+/// key table of docs/keys.md are all generated from them. The status line offers every key that
 /// acts, ordered by ``KeyBinding/Priority``; ``KeyBindings/disabledReason(_:in:)`` says why
 /// any other does nothing.
 public enum Keymap {

@@ -27,12 +27,12 @@ public struct OverlayBinding: Sendable, Hashable {
 }
 
 /// Each overlay's keys, as data: the overlay's update reads its action from here, and `?`,
-/// `chainlab keys` and the README's tables are generated from the same rows.
+/// `chainlab keys` and the tables of docs/keys.md are generated from the same rows.
 public enum OverlayKeymap {
     public enum Overlay: String, Sendable, Hashable, CaseIterable {
         case help, confirmQuit, failPicker, filter, breakRules, search, reorder, export, editor, findings, findingEvent, compare, text
 
-        /// The heading in the help overlay and the README.
+        /// The heading in the help overlay and docs/keys.md.
         public var title: String {
             switch self {
             case .help: "In help (?)"

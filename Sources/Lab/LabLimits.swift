@@ -3,7 +3,7 @@ public import ChainKit
 /// The largest inputs the lab accepts, chosen from what its scenarios and a person at the
 /// inspector need, so that anything accepted runs in bounded time and memory. Scenario files
 /// and recordings beyond them are refused with the JSON path of the count or size that is
-/// too large (exit status 2); the README's Security section lists them.
+/// too large (exit status 2); docs/security.md lists them.
 public enum LabLimits {
     /// Layers in a chain: GraphQL and HTTP interceptors together, or middlewares. Apollo
     /// iOS's default chain has 6 and the lab's longest built-in 5.

@@ -7,8 +7,8 @@ import Synchronization
 /// handed-up headers) and retains and releases what it records; each lock and unlock, and
 /// each retain or release, is an atomic read-modify-write. With the code around them they
 /// are about a fifth of an event's instructions, but each atomic takes tens of cycles: these
-/// figures turn an event's count of them into nanoseconds on the machine at hand (README,
-/// Per event).
+/// figures turn an event's count of them into nanoseconds on the machine at hand
+/// (docs/performance-figures.md, Per event).
 enum SyncBenchmarks {
     /// What the loops work on, made fresh for each batch.
     final class Cell: Sendable {

@@ -4,7 +4,7 @@ import TerminalUI
 import Vocabulary
 
 /// `chainlab keys`: the keys in force (the config file's bindings over the standard ones),
-/// as the help overlay lists them or, with `--markdown`, as the README's table.
+/// as the help overlay lists them or, with `--markdown`, as the table of docs/keys.md.
 struct KeysCommand {
     static let usage = """
         USAGE: chainlab keys [--markdown] [--config FILE]
@@ -12,7 +12,7 @@ struct KeysCommand {
         Prints the inspector's keys in force: the config file's bindings over the standard
         ones, then each overlay's keys.
 
-          --markdown          print them as the README's Markdown tables
+          --markdown          print them as the Markdown tables of docs/keys.md
           --config FILE       read the bindings from FILE instead of
                               $XDG_CONFIG_HOME/chainlab/config.json (~/.config/chainlab/config.json)
         """

@@ -31,7 +31,7 @@ struct TraceCommand {
           --replay FILE       run the decisions saved with --record (SCENARIO may be omitted)
           --scenario-file F   run the scenario in the JSON file F (see 'chainlab scenarios')
           --filter EXPR       print and export only the requests EXPR matches, such as
-                              '~op HeroQuery & ~c 401' (the grammar: README, Filter expressions)
+                              '~op HeroQuery & ~c 401' (the grammar: docs/filters.md)
           --break RULE        a breakpoint by rule, such as 'post@AuthInterceptor if ~c 401':
                               the stop is recorded (paused, then continue) and the run goes on;
                               may be repeated

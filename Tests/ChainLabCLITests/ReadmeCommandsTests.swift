@@ -1,14 +1,28 @@
 import Foundation
 import Testing
 
-/// Every command the README shows is run by a test or by `.ci/run`, so the README cannot rot.
+/// Every command the README and the user docs show is run by a test or by `.ci/run`, so the
+/// docs cannot rot.
 @Suite("README commands")
 struct ReadmeCommandsTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The command lines in the README's code blocks (prompts and continuation lines joined).
+    /// The README and the docs a user reads (the contributors' guide and the performance
+    /// record are not instructions to follow).
+    static let userDocs = [
+        "README.md", "docs/tour.md", "docs/scenarios.md", "docs/trace.md", "docs/filters.md", "docs/jaeger.md", "docs/findings.md",
+        "docs/real-servers.md", "docs/library.md", "docs/keys.md", "docs/security.md", "docs/performance-figures.md",
+    ]
+
+    /// The text of the README and every user doc, one after the other.
+    static func userDocsText() throws -> String {
+        try userDocs.map { try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8) }.joined(separator: "\n")
+    }
+
+    /// The command lines in the code blocks of the README and the user docs (prompts and
+    /// continuation lines joined).
     static func commands() throws -> [String] {
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try userDocsText()
         var commands: [String] = [], inBlock = false, language = "", pending: String?
         for line in readme.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
             if line.hasPrefix("```") {
@@ -21,7 +35,7 @@ struct ReadmeCommandsTests {
             if let start = pending {
                 text = start + " " + text.trimmingCharacters(in: .whitespaces)
                 pending = nil
-            } else if !(line.hasPrefix("$ ") || line.hasPrefix("swift ") || line.hasPrefix("scripts/") || line.hasPrefix("fuzz/") || line.hasPrefix("apt-get ")) {
+            } else if !(line.hasPrefix("$ ") || line.hasPrefix("swift ") || line.hasPrefix("scripts/") || line.hasPrefix("fuzz/") || line.hasPrefix("apt-get ") || line.hasPrefix("sudo ")) {
                 continue
             }
             if text.hasSuffix("\\") {
@@ -38,6 +52,8 @@ struct ReadmeCommandsTests {
         ("swift test", ".ci/run"),
         ("fuzz/run.sh", ".ci/run"),
         ("apt-get install", ".ci/run (installs what is missing)"),
+        ("sudo apt-get install", ".ci/run (installs what is missing)"),
+        ("swift build -c release --product chainlab", ".ci/run (scripts/ci/check_release_build.sh builds the release chainlab and holds it to the debug build)"),
         ("swift run chainlab serve", "ServeCommandTests and ServeOverHTTPTests"),
         ("curl ", "ServeOverHTTPTests.curlGetsExactStatusesAndBodies"),
         ("swift run chainlab trace token-expiry --endpoint", "EndpointCommandTests"),

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// The README's walkthroughs replayed in a real terminal (tmux) with the keys exactly as the
-/// README gives them, checking the screen it describes.
+/// The tour's walkthroughs (the README and docs/tour.md) replayed in a real terminal (tmux)
+/// with the keys exactly as they give them, checking the screen they describe.
 @Suite("README walkthroughs in a terminal", .serialized)
 struct ReadmeWalkthroughTests {
     func open(_ arguments: String) async throws -> TmuxSession {

@@ -4,7 +4,7 @@ import Lab
 import TerminalUI
 import Testing
 
-/// The rule the README states: the status line offers every key that acts where you are (those
+/// The rule docs/keys.md states: the status line offers every key that acts where you are (those
 /// that do not fit behind `…`, with `?` last), and a key it does not offer says why when
 /// pressed. No key does nothing silently.
 @Suite("Key-hint rule")

@@ -21,20 +21,34 @@ struct KeymapTests {
         #expect(text.contains("r          force retry — force a retry from here"))
     }
 
-    @Test("the README's key table is the one generated from the keymap")
+    @Test("the key table of docs/keys.md is the one generated from the keymap")
     func readmeTable() throws {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        #expect(text.contains(KeyBindings.standard.markdownTable), "README.md's key table differs from the keymap; paste the output of 'swift run chainlab keys --markdown'")
+        let keys = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/keys.md")
+        let text = try String(contentsOf: keys, encoding: .utf8)
+        #expect(text.contains(KeyBindings.standard.markdownTable), "docs/keys.md's key table differs from the keymap; paste the output of 'swift run chainlab keys --markdown'")
     }
 }
 
 @Suite("README")
 struct ReadmeExampleTests {
-    @Test("the library example in the README is the one Examples/InspectMyChain builds")
-    func libraryExample() throws {
+    /// The README says what ChainLab is, installs it, tours it and points to the docs;
+    /// everything else lives in `docs/`.
+    @Test("the README stays at most 400 lines, and every doc it links to exists")
+    func readmeIsShort() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.split(separator: "\n", omittingEmptySubsequences: false).count <= 400)
+        let links = readme.matches(of: /\]\((docs\/[a-z-]+\.md)(#[a-z0-9-]+)?\)/).map { String($0.output.1) }
+        #expect(Set(links).count >= 10)
+        for link in Set(links) {
+            #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent(link).path), "\(link)")
+        }
+    }
+
+    @Test("the library example in docs/library.md is the one Examples/InspectMyChain builds")
+    func libraryExample() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("docs/library.md"), encoding: .utf8)
         let example = try String(contentsOf: root.appendingPathComponent("Examples/InspectMyChain/main.swift"), encoding: .utf8)
         let marker = "<!-- example: Examples/InspectMyChain/main.swift -->\n```swift\n"
         let start = try #require(readme.range(of: marker)).upperBound
