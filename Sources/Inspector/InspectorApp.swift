@@ -28,7 +28,7 @@ public enum InspectorApp {
         case .setChain(let chain): session.setChain(chain)
         case .export(let format, let path, let requests):
             do {
-                try AtomicFile.write(session.export(format.exportFormat, masking: .masked, requests: requests), to: path)
+                try AtomicFile.write(session.export(format, masking: .masked, requests: requests), to: path)
                 _ = Inspector.update(&state, .exportFinished(path: path, error: nil, requests: requests?.count))
             } catch {
                 _ = Inspector.update(&state, .exportFinished(path: path, error: error.description))

@@ -1,4 +1,5 @@
 import ChainKit
+public import Lab
 import TerminalUI
 import Vocabulary
 
@@ -16,7 +17,7 @@ public struct InspectorConfig: Sendable, Hashable {
     public var mouse: Bool?
     public var ascii: Bool?
     public var stepMode: Bool?
-    public var exportFormat: ExportPrompt.Format?
+    public var exportFormat: ExportFormat?
     /// The standard keys with the file's `"keys"` over them.
     public var keys: KeyBindings = .standard
     /// Headers masked like `Authorization` (`"maskHeaders": ["X-Tenant-Signature"]`), as
@@ -64,7 +65,13 @@ public struct InspectorConfig: Sendable, Hashable {
             return on
         }
         config.theme = try choice("theme", Theme.self)
-        config.exportFormat = try choice("exportFormat", ExportPrompt.Format.self)
+        if let value = members["exportFormat"] {
+            let offered = ExportFormat.inInspector
+            guard case .string(let text) = value, let format = offered.first(where: { $0.id == text }) else {
+                throw ConfigError(path: "exportFormat", reason: "expected one of \(offered.map(\.id).joined(separator: ", ")), got \(value.jsonString)")
+            }
+            config.exportFormat = format
+        }
         config.mouse = try flag("mouse")
         config.ascii = try flag("ascii")
         config.stepMode = try flag("stepMode")

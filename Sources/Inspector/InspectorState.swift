@@ -71,7 +71,7 @@ public struct InspectorState: Sendable {
     /// The keys in force: the standard keymap with the config file's bindings over it.
     public var keys: KeyBindings = .standard
     /// The format the export overlay (`w`) offers first.
-    public var exportFormat: ExportPrompt.Format = .json
+    public var exportFormat: ExportFormat = .json
     /// Where the selected request was held when the lab last changed, so the selection
     /// follows a request being stepped.
     var followedPlace: StopPlace?
@@ -241,48 +241,21 @@ public enum InspectorEffect: Sendable, Hashable {
     case setStepMode(Bool)
     case setChain(Scenario.Chain)
     /// Write the timeline to `path`; with `requests`, only those requests.
-    case export(format: ExportPrompt.Format, path: String, requests: Set<Int>? = nil)
+    case export(format: ExportFormat, path: String, requests: Set<Int>? = nil)
     case quit
 }
 
 /// The export overlay: a format, a file name and, while a filter is in force, whether only
 /// the requests it shows are written.
 public struct ExportPrompt: Sendable, Hashable {
-    public enum Format: String, Sendable, Hashable, CaseIterable {
-        case json, har, otlp
-
-        /// What a file of this format ends with: OTLP documents are JSON that Jaeger's UI opens.
-        public var fileExtension: String {
-            switch self {
-            case .json: "json"
-            case .har: "har"
-            case .otlp: "otlp.json"
-            }
-        }
-
-        /// The session's export format this is.
-        public var exportFormat: ExportFormat {
-            switch self {
-            case .json: .json
-            case .har: .har
-            case .otlp: .otlp
-            }
-        }
-
-        /// The next format, as Tab cycles them.
-        public var next: Format {
-            let all = Format.allCases
-            return all[(all.firstIndex(of: self)! + 1) % all.count]
-        }
-    }
-
-    public var format: Format
+    /// One of ``ExportFormat/inInspector``.
+    public var format: ExportFormat
     public var path: TextInput
     /// Whether only the requests the filter shows are written (at first they are, as what
     /// is on screen is what a person means); nil while no filter is in force.
     public var onlyShown: Bool?
 
-    public init(format: Format = .json, path: String, onlyShown: Bool? = nil) {
+    public init(format: ExportFormat = .json, path: String, onlyShown: Bool? = nil) {
         self.format = format
         self.path = TextInput(text: path)
         self.onlyShown = onlyShown

@@ -110,7 +110,7 @@ extension Inspector {
                 ]), at: Position(x: inner.x, y: inner.y + 2), clip: inner)
                 hintRow += 1
             }
-            _ = buffer.set(line: Line([Span("format ", style: .dim), Span(ExportPrompt.Format.allCases.map { $0 == prompt.format ? "[\($0.rawValue.uppercased())]" : $0.rawValue.uppercased() }.joined(separator: " "), style: .bold), Span("   Tab switches", style: .dim)]), at: inner.origin, clip: inner)
+            _ = buffer.set(line: Line([Span("format ", style: .dim), Span(ExportFormat.inInspector.map { $0 == prompt.format ? "[\($0.id.uppercased())]" : $0.id.uppercased() }.joined(separator: " "), style: .bold), Span("   Tab switches", style: .dim)]), at: inner.origin, clip: inner)
             _ = buffer.set(string: "file   ", at: Position(x: inner.x, y: inner.y + 1), style: .dim, clip: inner)
             prompt.path.render(in: Rect(x: inner.x + 7, y: inner.y + 1, width: inner.width - 7, height: 1), into: &buffer)
             _ = buffer.set(line: Line(OverlayKeymap.hints(.export), style: .dim).cut(to: inner.width), at: Position(x: inner.x, y: hintRow), clip: inner)

@@ -549,7 +549,7 @@ public enum Inspector {
             case .cancel: state.modal = nil
             case .switchFormat:
                 let previous = prompt.format
-                prompt.format = previous.next
+                prompt.format = previous.nextInInspector
                 let path = prompt.path.text
                 if path.hasSuffix("." + previous.fileExtension) {
                     prompt.path = TextInput(text: String(path.dropLast(previous.fileExtension.count)) + prompt.format.fileExtension)

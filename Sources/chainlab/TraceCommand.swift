@@ -9,7 +9,7 @@ struct TraceCommand {
     typealias Format = ExportFormat
 
     static let usage = """
-        USAGE: chainlab trace SCENARIO [--format text|json|har|curl|otlp] [--output FILE]
+        USAGE: chainlab trace SCENARIO [--format \(ExportFormat.all.map(\.id).joined(separator: "|"))] [--output FILE]
                                        [--include-secrets] [--record FILE] [--replay FILE]
                                        [--filter EXPR] [--break RULE]...
                                        [--otlp-endpoint URL [--otlp-header 'Name: value']...]
@@ -21,10 +21,8 @@ struct TraceCommand {
         one failed or gave a partial result (data with GraphQL errors), or the run could not
         complete; 2 for a usage mistake.
 
-          --format FORMAT     text (default): one line per event; json: the whole timeline;
-                              har: HAR 1.2, one entry per transport exchange; curl: a curl
-                              command for each request the transport sent; otlp: OpenTelemetry
-                              traces as OTLP/JSON, one trace per operation
+          --format FORMAT     what to print (text by default):
+        \(ExportFormat.all.map { "                      \($0.id): \($0.summary)" }.joined(separator: "\n"))
           --output FILE       write to FILE instead of standard output ('-': standard output)
           --include-secrets   do not mask Authorization, cookies and tokens
           --record FILE       save the run's scheduling decisions for --replay
@@ -71,8 +69,8 @@ struct TraceCommand {
     static var parser: CommandLineParser<Self> {
         let options: [CommandOption<Self>] = [
             .value("--format") { command, value in
-                guard let format = Format(rawValue: value) else {
-                    throw CommandLineError("unknown format '\(VisibleEscapes.escape(value))'; valid formats: \(Format.allCases.map(\.rawValue).joined(separator: ", "))")
+                guard let format = Format.named(value) else {
+                    throw CommandLineError("unknown format '\(VisibleEscapes.escape(value))'; valid formats: \(Format.all.map(\.id).joined(separator: ", "))")
                 }
                 command.format = format
             },

@@ -29,3 +29,18 @@ struct LayerRegistryTests {
         #expect(LayerTraits.builtIn["JSONResponseParsingInterceptor"] == [.parsesResponses, .readsGraphQLErrors])
     }
 }
+
+/// Each export format is one value; the CLI, the inspector and the config file read the
+/// choices from ``ExportFormat/all``.
+@Suite("Export formats")
+struct ExportFormatTests {
+    @Test("one value per format: its name, file extension and whether the inspector offers it")
+    func formats() {
+        #expect(ExportFormat.all.map(\.id) == ["text", "json", "har", "curl", "otlp"])
+        #expect(ExportFormat.all.map(\.fileExtension) == ["txt", "json", "har", "sh", "otlp.json"])
+        #expect(ExportFormat.inInspector == [.json, .har, .otlp])
+        #expect([ExportFormat.json.nextInInspector, .har.nextInInspector, .otlp.nextInInspector] == [.har, .otlp, .json])
+        #expect(ExportFormat.named("otlp") == .otlp)
+        #expect(ExportFormat.named("xml") == nil)
+    }
+}

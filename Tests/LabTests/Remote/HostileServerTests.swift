@@ -212,7 +212,7 @@ struct HostileServerTests {
             remote: RemoteOptions(endpoint: URL(string: "http://127.0.0.1:\(port)/graphql")!, token: token, timeout: 20))
         _ = await session.runHeadless()
         await session.shutDown()
-        for format in ExportFormat.allCases {
+        for format in ExportFormat.all {
             let exported = session.export(format)
             #expect(!exported.contains(token), "\(format) shows the token")
             #expect(!exported.contains("0123456789"), "\(format) shows the token's end")
