@@ -143,28 +143,36 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `key` comes before `other` in the order `JSONSerialization`'s `.sortedKeys`
     /// writes them: a numeric, case-insensitive comparison under the root locale's collation,
-    /// with case breaking ties. Keys made of ASCII letters alone, which request bodies mostly
-    /// have, compare by their folded bytes, which is the same order for them without asking
-    /// the collator.
+    /// with case breaking ties. Where both keys are ASCII letters up to the first letter that
+    /// differs without case, which request bodies' keys mostly are, that letter decides, as it
+    /// does for the collator; anything else asks the collator.
     static func foundationOrders(_ key: String, before other: String) -> Bool {
-        @inline(__always) func isLetter(_ byte: UInt8) -> Bool { (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A }
-        if key.utf8.allSatisfy(isLetter), other.utf8.allSatisfy(isLetter) {
-            var left = key.utf8.makeIterator(), right = other.utf8.makeIterator()
-            while true {
-                switch (left.next(), right.next()) {
-                case (nil, nil): break
-                case (nil, _): return true
-                case (_, nil): return false
-                case (let a?, let b?):
-                    if a | 0x20 != b | 0x20 { return a | 0x20 < b | 0x20 }
-                    continue
-                }
-                break
-            }
-        }
+        var key = key, other = other
+        let decided = key.withUTF8 { left in other.withUTF8 { right in letterOrder(left, right) } }
+        if let decided { return decided }
         return key.compare(
             other, options: [.numeric, .caseInsensitive, .forcedOrdering], range: key.startIndex..<key.endIndex,
             locale: foundationCollation) == .orderedAscending
+    }
+
+    /// The order of two keys decided by their first letter that differs without case, when
+    /// everything up to it is ASCII letters; nil when the collator must decide.
+    private static func letterOrder(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool? {
+        @inline(__always) func folded(_ byte: UInt8) -> UInt8? {
+            let lower = byte | 0x20
+            return lower >= 0x61 && lower <= 0x7A ? lower : nil
+        }
+        var index = 0
+        while index < left.count, index < right.count {
+            guard let a = folded(left[index]), let b = folded(right[index]) else { return nil }
+            if a != b { return a < b }
+            index += 1
+        }
+        // One is a prefix of the other: the shorter comes first when the longer goes on with a
+        // letter; keys equal without case are the collator's to order.
+        if index < right.count { return folded(right[index]) != nil ? true : nil }
+        if index < left.count { return folded(left[index]) != nil ? false : nil }
+        return nil
     }
 
     private static let foundationCollation = Locale(identifier: "")
