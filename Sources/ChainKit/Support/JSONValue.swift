@@ -188,10 +188,15 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         // escaping, which covers most keys and values: append those whole.
         // Tested on the string's contiguous bytes where it has them: stepping through the UTF-8
         // view's iterator costs many times the test.
-        // Foundation also escapes `/`.
-        let slash: UInt8 = escaping == .foundation ? 0x2F : 0x22
-        @inline(__always) func isPlain(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F && byte != 0x22 && byte != 0x5C && byte != slash }
-        let plain = value.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isPlain) } ?? value.utf8.allSatisfy(isPlain)
+        @inline(__always) func isPlain(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x7F && byte != 0x22 && byte != 0x5C }
+        // Foundation also escapes `/`. Each test has constant bytes only, which keeps its loop
+        // as fast as it can be.
+        @inline(__always) func isPlainForFoundation(_ byte: UInt8) -> Bool { isPlain(byte) && byte != 0x2F }
+        let plain = if escaping == .foundation {
+            value.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isPlainForFoundation) } ?? value.utf8.allSatisfy(isPlainForFoundation)
+        } else {
+            value.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isPlain) } ?? value.utf8.allSatisfy(isPlain)
+        }
         let quote = UInt8(ascii: "\"")
         out.write(ascii: quote)
         if plain {
