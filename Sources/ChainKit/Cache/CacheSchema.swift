@@ -3,7 +3,7 @@ import Foundation
 /// What ChainKit knows of the schema: which fields identify an object of each type, so
 /// objects of that type get one record wherever they appear (`Hero:2001`), as upstream's
 /// `@typePolicy(keyFields:)` or `SchemaConfiguration.cacheKeyInfo` say; and which fields are
-/// non-null, which a result is checked against (``ResultExecutor``), as upstream's generated
+/// non-null, which a result is checked against (``ResultNormalizer/execute(_:)``), as upstream's generated
 /// selection sets know.
 ///
 /// An object's type is its `__typename` (Apollo's generated operations select it

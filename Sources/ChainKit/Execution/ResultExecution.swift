@@ -42,27 +42,15 @@ public struct GraphQLExecutionError: Error, LocalizedError, CustomStringConverti
     public var description: String { errorDescription! }
 }
 
-/// Checks a server's data against the operation's selections, as Apollo's executor does when
-/// it maps a network response to the operation's `Data` (`GraphQLExecutor`,
+/// Checking a server's data against the operation's selections, as Apollo's executor does
+/// when it maps a network response to the operation's `Data` (`GraphQLExecutor`,
 /// `ResultAccumulators/DataDictMapper.swift`): every field the operation asks for must be
 /// there (a deferred or a type-conditioned one whose type is unknown excepted), `null` only
 /// where the schema allows it, and an object where the field has selections.
 ///
 /// What ChainKit knows of nullability comes from ``CacheSchema/nonNullFields``; without it
 /// any field may be `null`, and only absent fields and wrong types are errors.
-public struct ResultExecutor: Sendable {
-    public let operation: GraphQLOperation
-    public let schema: CacheSchema
-    let selections: SelectionSet
-
-    /// Reads the operation's selections from its document.
-    /// - Throws: when the operation has no document (a persisted-only one) or it cannot be read.
-    public init(operation: GraphQLOperation, schema: CacheSchema) throws(SelectionParseError) {
-        self.operation = operation
-        self.schema = schema
-        self.selections = try ResultNormalizer.selections(of: operation)
-    }
-
+extension ResultNormalizer {
     /// Checks `data`, the `data` member of a result: the first field in document order that
     /// does not fit throws.
     public func execute(_ data: [String: JSONValue]) throws(GraphQLExecutionError) {

@@ -10,7 +10,7 @@
 /// missing boundary or unknown specification fails when the first part is read.
 ///
 /// Each result's data is checked against the operation's selections as upstream's executor
-/// checks it (``ResultExecutor``): a field asked for and absent, or `null` where
+/// checks it (``ResultNormalizer/execute(_:)``): a field asked for and absent, or `null` where
 /// ``cacheSchema`` says the field is non-null, fails the stream with a
 /// ``GraphQLExecutionError`` naming its path.
 ///
@@ -28,12 +28,14 @@ public struct JSONResponseParsingInterceptor: ResponseParsingInterceptor {
     }
 
     public func parse(response: NetworkResponse, for request: GraphQLRequest) async throws -> InterceptorResultStream {
-        // An operation whose selections cannot be read (a persisted-only one) gets no records.
-        let normalizer = request.writeResultsToCache ? try? ResultNormalizer(operation: request.operation, schema: cacheSchema) : nil
-        let executor = try? ResultExecutor(operation: request.operation, schema: cacheSchema)
+        // An operation whose selections cannot be read (a persisted-only one) is neither
+        // checked nor gets records.
+        let normalizer = try? ResultNormalizer(operation: request.operation, schema: cacheSchema)
+        let writesRecords = request.writeResultsToCache
         @Sendable func executed(_ result: GraphQLResponse) throws -> GraphQLResponse {
-            if let executor, case .object(let data)? = result.data { try executor.execute(data) }
             guard let normalizer, let data = result.data else { return result }
+            if case .object(let members) = data { try normalizer.execute(members) }
+            guard writesRecords else { return result }
             var result = result
             result.cacheRecords = normalizer.records(for: data)
             return result

@@ -12,7 +12,7 @@ struct ResultExecutionTests {
     static let schema = CacheSchema(fieldTypes: ["Query.hero": "Hero", "Hero.friends": "Hero"], nonNullFields: ["Hero.name"])
 
     func failure(_ document: String, _ data: JSONValue, schema: CacheSchema = schema, variables: [String: JSONValue]? = nil) throws -> String? {
-        let executor = try ResultExecutor(operation: GraphQLOperation(name: "Q", kind: .query, document: document, variables: variables), schema: schema)
+        let executor = try ResultNormalizer(operation: GraphQLOperation(name: "Q", kind: .query, document: document, variables: variables), schema: schema)
         do {
             try executor.execute(try #require(data.objectValue))
             return nil
