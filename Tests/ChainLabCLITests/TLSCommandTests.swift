@@ -14,12 +14,11 @@ import Testing
 /// with a certificate for `localhost` and `127.0.0.1` that a CA made for the test signed
 /// (`/usr/bin/openssl`). It answers every POST with a hero and every GET with `{"ok":true}`.
 private final class DevelopmentHTTPSServer: Sendable {
-    let folder: URL
-    let process: Process
-    let port: UInt16
+    let server: HTTPSTestServer
 
-    var caFile: String { folder.appendingPathComponent("ca.pem").path }
-    var graphQLURL: String { "https://localhost:\(port)/graphql" }
+    var caFile: String { server.caFile }
+    var port: UInt16 { server.port }
+    var graphQLURL: String { "https://localhost:\(server.port)/graphql" }
 
     static let script = #"""
         import http.server, ssl, sys
@@ -46,39 +45,7 @@ private final class DevelopmentHTTPSServer: Sendable {
         """#
 
     init() async throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("chainlab-tls-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let path = folder.path
-        try Data("subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n".utf8).write(to: folder.appendingPathComponent("extensions.cnf"))
-        for arguments in [
-            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(path)/ca.key", "-out", "\(path)/ca.pem", "-days", "2",
-             "-subj", "/CN=ChainLab Test CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign"],
-            ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "\(path)/server.key", "-out", "\(path)/server.csr", "-subj", "/CN=localhost"],
-            ["x509", "-req", "-in", "\(path)/server.csr", "-CA", "\(path)/ca.pem", "-CAkey", "\(path)/ca.key", "-CAcreateserial",
-             "-out", "\(path)/server.pem", "-days", "2", "-extfile", "\(path)/extensions.cnf"],
-        ] {
-            let made = try runProcess("/usr/bin/openssl", arguments)
-            guard made.status == 0 else { throw CLITestError(message: "openssl \(arguments[0]) failed: \(made.stderr)") }
-        }
-        try Data(Self.script.utf8).write(to: folder.appendingPathComponent("server.py"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["\(path)/server.py", "\(path)/server.pem", "\(path)/server.key"]
-        let output = try startReadingOutput(process)
-        self.process = process
-        let line = try await firstLine(of: output)
-        guard let port = UInt16(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            kill(process.processIdentifier, SIGKILL)
-            throw CLITestError(message: "the HTTPS server announced no port: \(line.debugDescription)")
-        }
-        self.port = port
-    }
-
-    deinit {
-        // SIGKILL: the child inherits the spawning thread's signal mask, where SIGTERM may be
-        // blocked, and Python's server would then outlive the test.
-        kill(process.processIdentifier, SIGKILL)
-        try? FileManager.default.removeItem(at: folder)
+        server = try await HTTPSTestServer(script: Self.script)
     }
 }
 

@@ -4,20 +4,21 @@ import Foundation
 import FoundationNetworking
 import Synchronization
 
-/// `https://` exchanges under a trust other than the system's (``HTTPSTrust``), made with
-/// libcurl, the library FoundationNetworking itself runs on, for the sessions
-/// ``HTTPSTrust/prepare(_:)`` configured.
+/// Every `https://` exchange of the sessions ``HTTPSTrust/prepare(_:)`` configured, made
+/// with libcurl, the library FoundationNetworking itself runs on, under the process's trust
+/// (``HTTPSTrust``).
 ///
 /// FoundationNetworking gives no say over certificate checks on Linux (measured with Swift
 /// 6.3.1 against a server whose certificate a private CA signed): it sends the delegate no
 /// server-trust challenge, it reads `URLSessionCertificateAuthorityInfoFile` on Android
 /// only (the Linux library does not contain the name), and the libcurl it sets the system
-/// bundle on ignores `SSL_CERT_FILE`, `CURL_CA_BUNDLE` and `SSL_CERT_DIR`. This protocol
-/// sends the request with libcurl's `CURLOPT_CAINFO_BLOB`, or without verification, and
-/// hands the answer to the task as URLSession does: the head once it is in, the body as it
-/// arrives, redirects not followed, compressed bodies decoded, the timeout counted as
-/// silence. Under the system's trust it declines every request, so URLSession's own
-/// protocol serves them.
+/// bundle on ignores `SSL_CERT_FILE`, `CURL_CA_BUNDLE` and `SSL_CERT_DIR`. Nor does it stop
+/// its handle when a task is cancelled: an endless or bomb-sized compressed answer goes on
+/// inflating. This protocol sends the request with libcurl's `CURLOPT_CAINFO_BLOB`, or
+/// without verification, or with the system's bundle, and hands the answer to the task as
+/// URLSession does: the head once it is in, the body as it arrives, redirects not followed,
+/// compressed bodies decoded, the timeout counted as silence; once the task stops, the
+/// transfer ends at libcurl's next call back.
 final class CurlHTTPSProtocol: URLProtocol {
     /// The running exchange: FoundationNetworking may stop it from another thread.
     private let transfer = Mutex<Transfer?>(nil)
@@ -29,8 +30,11 @@ final class CurlHTTPSProtocol: URLProtocol {
         return cl_default_ca_file(handle).map { String(cString: $0) }
     }()
 
+    /// Every `https://` exchange, under any trust: the transfer stops at the first write after
+    /// its reader stops, so a compressed answer is inflated no further than it was read
+    /// (FoundationNetworking's own libcurl handle goes on inflating after a cancel).
     override class func canInit(with request: URLRequest) -> Bool {
-        request.url?.scheme?.lowercased() == "https" && HTTPSTrust.current != .system
+        request.url?.scheme?.lowercased() == "https"
     }
 
     override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }

@@ -12,10 +12,10 @@ import Synchronization
 /// HTTPSTrust.install(.certificates(pem: try HTTPSTrust.systemCertificates() + Data(contentsOf: caFile)))
 /// ```
 ///
-/// Install it before the first exchange; it applies process-wide. On Linux a trust other
-/// than ``system`` sends `https://` exchanges through libcurl itself (``CurlHTTPSProtocol``),
-/// because FoundationNetworking offers no way to change it. On other platforms only
-/// ``system`` is available for now.
+/// Install it before the first exchange; it applies process-wide. On Linux every `https://`
+/// exchange goes through libcurl itself (``CurlHTTPSProtocol``), because FoundationNetworking
+/// offers no way to change the trust, nor to stop a cancelled transfer. On other platforms
+/// only ``system`` is available for now.
 public enum HTTPSTrust: Sendable, Hashable {
     /// The platform's certificate store (URLSession's own handling).
     case system
@@ -44,8 +44,8 @@ public enum HTTPSTrust: Sendable, Hashable {
         installed.withLock { $0 = trust }
     }
 
-    /// Prepares a session configuration to follow ``current``: on Linux, `https://` under a
-    /// trust other than ``system`` goes through ``CurlHTTPSProtocol``. Every URLSession that
+    /// Prepares a session configuration to follow ``current``: on Linux, `https://` goes
+    /// through ``CurlHTTPSProtocol``. Every URLSession that
     /// ChainLab makes for a server is configured through this.
     static func prepare(_ configuration: URLSessionConfiguration) {
         #if canImport(CCurl)
