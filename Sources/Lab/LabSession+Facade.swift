@@ -88,12 +88,15 @@ extension LabSession {
         store.changes()
     }
 
-    /// The in-process lab backend's counters (refreshes, rejections, requests…); nil when
-    /// the session's operations go to a real server (`--endpoint`), whose counters, if it
-    /// is a lab, only ``runHeadless()`` reads.
+    /// The lab backend's counters (refreshes, rejections, requests…): the in-process lab's
+    /// as they stand, or a remote lab's (`--endpoint` with `--lab`) as read after the last
+    /// request ended; nil without a lab, for a plain server or an app's own chain.
     public var labCounters: [String: Int]? {
-        guard case .inProcess(let backend) = target else { return nil }
-        return backend.counters
+        guard custom == nil else { return nil }
+        switch target {
+        case .inProcess(let backend): return backend.counters
+        case .remote(let remote): return remote.isLab ? remoteCounters.withLock { $0 } ?? [:] : nil
+        }
     }
 
     /// The commands that took effect, in order: what `--record` writes.
@@ -119,6 +122,7 @@ extension LabSession {
         await scheduler.waitUntilSettled()
         var result = result()
         if case .remote(let remote) = target, let counters = await remote.counters() {
+            remoteCounters.withLock { $0 = counters }
             result.backend = counters
             result.hasLabControls = true
         }
@@ -164,7 +168,7 @@ extension LabSession {
 
     /// Whether the server has the lab's controls (expiring tokens, counters): false on a
     /// plain server reached with `--endpoint`.
-    public var hasLabControls: Bool { target.hasLabControls }
+    public var hasLabControls: Bool { custom == nil && target.hasLabControls }
 
     /// Whether `https://` certificates go unchecked (`--insecure`): the process's
     /// ``HTTPSTrust``, which every screen and export of the session shows.

@@ -18,6 +18,14 @@ extension LabSession {
         }
     }
 
+    /// A remote lab's counters, read again now that a request has ended, so a screen shows
+    /// what the lab has counted (``labCounters``); nothing for any other target.
+    func readRemoteCounters() async {
+        guard custom == nil, case .remote(let remote) = target, remote.isLab, let counters = await remote.counters() else { return }
+        remoteCounters.withLock { $0 = counters }
+        changed()
+    }
+
     /// Starts request `request` for operation number `index` on its own task: it arrives at
     /// the launch stop first, and its summary is kept once it ends.
     func start(operation index: Int, request: Int) {
@@ -31,6 +39,7 @@ extension LabSession {
                 self.store.markFinished(request: request)
                 self.scheduler.finish(request: request)
             }
+            await self.readRemoteCounters()
             self.unfinishedTasks.withLock { _ = $0.remove(request) }
         }
         tasks.withLock { $0[request] = task }

@@ -21,8 +21,9 @@ public final class LabSession: Sendable {
         /// The lab backend's counters; empty when the run has none (see ``hasLabControls``).
         public var backend: [String: Int]
         /// Whether the run has a lab's counters: the in-process lab's, or a remote lab's as
-        /// ``LabSession/runHeadless()`` reads them at the end (false on a plain server, and
-        /// for a remote lab's ``LabSession/result()``, which does not ask the server).
+        /// ``LabSession/runHeadless()`` reads them at the end (``LabSession/result()`` gives
+        /// them as read after the last request ended); false on a plain server and for an
+        /// app's own chain.
         public var hasLabControls = true
         /// ``backend``, or nil when the server has no counters to report.
         public var backendCounters: [String: Int]? { hasLabControls ? backend : nil }
@@ -80,6 +81,11 @@ public final class LabSession: Sendable {
     let endpoint: URL
     let baseURL: URL
     let remoteSetup: RemoteSetup?
+    /// A remote lab's counters as last read (`GET /_lab/state` after each request ends), for
+    /// a screen; nil until read.
+    let remoteCounters = Locked<[String: Int]?>(nil)
+    /// Tells whoever shows the session that something changed.
+    let changed: @Sendable () -> Void
 
     /// - Parameters:
     ///   - defaultMode: how new operations treat stops (``RunMode/run`` headless,
@@ -186,6 +192,7 @@ public final class LabSession: Sendable {
         custom: CustomChain? = nil, remote: RemoteSetup? = nil
     ) {
         self.custom = custom
+        self.changed = onChange
         if case .graphQL(let provider, _, let requests) = custom, let first = requests.first {
             self.parserName = typeName(provider.responseParser(for: first.operation))
         } else {

@@ -220,6 +220,41 @@ struct LabDetectionTests {
         #expect(result.backendCounters?["graphqlRequests"] == 1)
         #expect(result.backendCounters?["passwordGrants"] == 1)
     }
+
+    @Test("in the inspector a remote lab's counters are read again as each request ends, for the Timeline title")
+    func aRemoteLabsCountersFollowTheRequests() async throws {
+        let lab = try ServedLab(LabBackend.Settings())
+        defer { lab.service.stop() }
+        let session = try await LabSession.connect(
+            scenario: try #require(Catalog.scenario(named: "basics")),
+            remote: RemoteOptions(endpoint: lab.baseURL.appendingPathComponent("graphql"), asksForLab: true), defaultMode: .run)
+        #expect(session.labCounters == [:], "nothing read before a request ends")
+        session.launch()
+        await session.waitUntilSettled()
+        var waited = 0
+        while session.labCounters?["graphqlRequests"] == nil, waited < 100 {
+            try await Task.sleep(for: .milliseconds(50))
+            waited += 1
+        }
+        #expect(session.labCounters?["graphqlRequests"] == 1)
+        #expect(session.labCounters?["passwordGrants"] == 1)
+        await session.shutDown()
+    }
+
+    @Test("an app's own chain has no lab backend, so no counters to show")
+    func anAppsOwnChainHasNoCounters() async throws {
+        let transport = InMemoryGraphQLTransport { request in
+            NetworkResponse(status: 200, headerFields: try HTTPFields(["Content-Type": "application/json"]), url: request.url, body: Data(#"{"data":{"hero":{"id":"1","name":"R2-D2"}}}"#.utf8))
+        }
+        let request = GraphQLRequest(operation: LabOperations.heroQuery, graphQLEndpoint: URL(string: "https://example.test/graphql")!)
+        let session = LabSession(name: "mine", chain: .graphQL(provider: DefaultInterceptorProvider(store: CacheStore()), transport: transport, requests: [request]), defaultMode: .run)
+        let result = await session.runHeadless()
+        await session.shutDown()
+        #expect(result.requests.map(\.outcome) == [.success])
+        #expect(!session.hasLabControls)
+        #expect(session.labCounters == nil)
+        #expect(result.backendCounters == nil)
+    }
 }
 
 @Suite("Credentials stay out of recordings")
@@ -275,18 +310,22 @@ struct EndpointExportTests {
         #expect(text.hasSuffix("backend: not a ChainLab lab (no counters)\n"))
     }
 
-    /// On a lab served over HTTP the export made during a session (the inspector's `w`) has
-    /// no counters to show either: they are the server's, and only a headless run reads them.
-    @Test func aRemoteLabsSessionExportHasNoInProcessCounters() async throws {
+    /// On a lab served over HTTP the export made during a session (the inspector's `w`)
+    /// carries the server's counters as read when the last request ended.
+    @Test func aRemoteLabsSessionExportCarriesTheCountersLastRead() async throws {
         let lab = try ServedLab(LabBackend.Settings())
         defer { lab.service.stop() }
         let session = try await LabSession.connect(
             scenario: try #require(Catalog.scenario(named: "basics")), remote: RemoteOptions(endpoint: lab.baseURL.appendingPathComponent("graphql"), asksForLab: true))
         session.submit(.launch(operation: 0))
         await session.waitUntilSettled()
+        var waited = 0
+        while session.labCounters?["graphqlRequests"] == nil, waited < 100 {
+            try await Task.sleep(for: .milliseconds(50))
+            waited += 1
+        }
         await session.shutDown()
-        #expect(session.labCounters == nil)
-        #expect(session.export(.json).contains(#""backend":null"#))
+        #expect(session.export(.json).contains(#""graphqlRequests":1"#))
         #expect(session.result().requests.map(\.outcome) == [.success])
     }
 
