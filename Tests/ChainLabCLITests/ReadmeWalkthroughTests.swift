@@ -11,6 +11,89 @@ struct ReadmeWalkthroughTests {
         return session
     }
 
+    /// The README's tour, step 1: `n`, `s` nine times, `c`.
+    @Test("README tour 1: n, nine s hold #1 at APQ's post-flight with the 200 below; c ends it")
+    func tourTraceARequest() async throws {
+        let tmux = try await open("")
+        try tmux.send("n")
+        try await tmux.waitFor("⏸ held")
+        try await tmux.step(times: 9)
+        try await tmux.waitFor("Hop 3 AutomaticPersistedQueryInterceptor · post-flight stop · held")
+        try tmux.send("c")
+        let screen = try await tmux.waitFor("✓ #1 HeroQuery 200")
+        #expect(screen.replacing(/\ {2,}/, with: " ").contains("✓ #1 HeroQuery 200 12ms"))
+    }
+
+    /// The README's tour, step 3: `n`, `s` four times, `e`, the header, `c`, `Tab` `G` `k` `h`.
+    @Test("README tour 3: four s hold #1 before ResponseCode; the edited header is what the transport sent")
+    func tourEditAHeader() async throws {
+        let tmux = try await open("")
+        try tmux.send("n")
+        try await tmux.waitFor("⏸ held")
+        try await tmux.step(times: 4)
+        try await tmux.waitFor("Hop 5 ResponseCodeInterceptor · pre-flight stop")
+        try tmux.send("e")
+        try await tmux.waitFor("Edit request headers")
+        try tmux.send("C-n")
+        try tmux.type("X-Demo")
+        try tmux.send("Tab")
+        try tmux.type("from-the-tour")
+        try tmux.send("Enter")
+        try await tmux.waitFor("+ X-Demo from-the-tour in Detail") { $0.replacing(/\ {2,}/, with: " ").contains("+ X-Demo from-the-tour") }
+        try tmux.send("c")
+        try await tmux.waitFor("✓ #1 HeroQuery 200")
+        try tmux.send("Tab", "G", "k", "h")
+        let screen = try await tmux.waitFor("Hop 6 transport · pre-flight · sent")
+        #expect(screen.replacing(/\ {2,}/, with: " ").contains("X-Demo from-the-tour"))
+    }
+
+    /// The README's tour, step 4: `n`, five `s`, `4`, five `s`, `c`, `[`, `]`.
+    @Test("README tour 4: a 401 forced at the transport; five s reach the held refresh; c ends it on attempt 2")
+    func tourForceA401() async throws {
+        let tmux = try await open("")
+        try tmux.send("n")
+        try await tmux.waitFor("⏸ held")
+        try await tmux.step(times: 5)
+        try await tmux.waitFor("Hop 6 transport · pre-flight stop")
+        try tmux.send("4")
+        try await tmux.waitFor("⚡401 you")
+        try await tmux.step(times: 5)
+        try await tmux.waitFor("the refresh held, not sent") { $0.replacing(/\ {2,}/, with: " ").contains("↻ TokenManager refresh ⏸ held · not sent yet") }
+        try tmux.send("c")
+        let screen = try await tmux.waitFor("✓ #1 HeroQuery 200")
+        #expect(screen.replacing(/\ {2,}/, with: " ").contains("✓ #1 HeroQuery 200 24ms ×2"))
+        try tmux.send("[")
+        try await tmux.waitFor("attempt 1 of 2")
+        try tmux.send("]")
+        try await tmux.waitFor("attempt 2 of 2")
+    }
+
+    /// The README's tour, step 6: refresh-storm-fixed with the storm's keys.
+    @Test("README tour 6: refresh-storm-fixed, n n, g eleven s, G eleven s: #2 waits for #1's refresh; both succeed")
+    func tourTheFix() async throws {
+        let tmux = try await open("refresh-storm-fixed")
+        try tmux.send("n")
+        try await tmux.waitFor("Chain · #1 HeroQuery")
+        try tmux.send("n")
+        try await tmux.waitFor("Chain · #2 HeroQuery")
+        try tmux.send("g")
+        try await tmux.waitFor("Chain · #1 HeroQuery")
+        try await tmux.step(times: 11)
+        try await tmux.waitFor("TokenManager refresh · stop · held")
+        try tmux.send("G")
+        try await tmux.waitFor("Chain · #2 HeroQuery")
+        // The tenth step takes #2 to its refresh, where it joins #1's; the eleventh has
+        // nothing to move, and says so.
+        try await tmux.step(times: 10)
+        try tmux.send("s")
+        try await tmux.waitFor("⧗ #2 HeroQuery waits: refresh")
+        try tmux.send("g", "c")
+        try await tmux.waitFor("✓ #1 HeroQuery")
+        try tmux.send("G", "c")
+        let screen = try await tmux.waitFor("✓ #2 HeroQuery")
+        #expect(screen.contains("1 refresh"))
+    }
+
     @Test("Findings: --no-step refresh-storm, N, F, Enter, Enter lands on the cited refresh answer, in its attempt")
     func findingsEnterGoesToTheEvent() async throws {
         let tmux = try await open("--no-step refresh-storm")
