@@ -114,6 +114,14 @@ enum Sampler {
         return Double(seconds) * 1e9 + Double(attoseconds) / 1e9
     }
 
+    /// The value below which `percent` of `values` lie (nearest rank).
+    static func percentile(_ percent: Double, of values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        let rank = Int((percent / 100 * Double(sorted.count)).rounded(.up))
+        return sorted[min(max(rank, 1), sorted.count) - 1]
+    }
+
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return .nan }
