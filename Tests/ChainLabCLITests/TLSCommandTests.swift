@@ -20,8 +20,7 @@ private final class DevelopmentHTTPSServer: Sendable {
     var port: UInt16 { server.port }
     var graphQLURL: String { "https://localhost:\(server.port)/graphql" }
 
-    static let script = #"""
-        import http.server, ssl, sys
+    static let handler = #"""
         class Handler(http.server.BaseHTTPRequestHandler):
             def answer(self, body):
                 self.send_response(200)
@@ -36,16 +35,10 @@ private final class DevelopmentHTTPSServer: Sendable {
                 self.answer(b'{"ok":true}')
             def log_message(self, *arguments):
                 pass
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(sys.argv[1], sys.argv[2])
-        server.socket = context.wrap_socket(server.socket, server_side=True)
-        print(server.server_address[1], flush=True)
-        server.serve_forever()
         """#
 
     init() async throws {
-        server = try await HTTPSTestServer(script: Self.script)
+        server = try await HTTPSTestServer(handler: Self.handler)
     }
 }
 

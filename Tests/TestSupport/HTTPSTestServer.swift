@@ -5,10 +5,11 @@ import Darwin
 #endif
 public import Foundation
 
-/// A development server over HTTPS, as people run one: a Python script behind `ssl`, with a
-/// certificate for `localhost` and `127.0.0.1` that a CA made for the test signed
-/// (`/usr/bin/openssl`). The script is given the certificate, its key and the server's
-/// folder as its arguments, and prints its port first.
+/// A development server over HTTPS, as people run one: Python's `http.server` behind `ssl`,
+/// with a certificate for `localhost` and `127.0.0.1` that a CA made for the test signed
+/// (`/usr/bin/openssl`). `handler` is Python defining `class Handler`, a
+/// `BaseHTTPRequestHandler` (`http.server`, `os`, `sys` and `zlib` are imported; the
+/// server's folder is `sys.argv[3]`).
 public final class HTTPSTestServer: Sendable {
     public struct StartError: Error, CustomStringConvertible {
         public let description: String
@@ -22,7 +23,18 @@ public final class HTTPSTestServer: Sendable {
     /// The CA that signed the server's certificate, as PEM.
     public var caFile: String { folder.appendingPathComponent("ca.pem").path }
 
-    public init(script: String) async throws {
+    /// What runs `Handler`: a threading server on an ephemeral port of 127.0.0.1, its socket
+    /// wrapped in TLS, the port printed first.
+    static let serving = #"""
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[1], sys.argv[2])
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        print(server.server_address[1], flush=True)
+        server.serve_forever()
+        """#
+
+    public init(handler: String) async throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("chainlab-tls-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.path
@@ -46,6 +58,7 @@ public final class HTTPSTestServer: Sendable {
             }
             if let failed { throw StartError(description: "openssl \(arguments[0]) failed: \(failed)") }
         }
+        let script = "import http.server, os, ssl, sys, zlib\n" + handler + "\n" + Self.serving + "\n"
         try Data(script.utf8).write(to: folder.appendingPathComponent("server.py"))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")

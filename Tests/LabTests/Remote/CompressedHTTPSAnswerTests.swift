@@ -16,7 +16,6 @@ struct CompressedHTTPSAnswerTests {
     /// Answers every POST with an endless gzip stream of JSON, compressed as it is sent; when
     /// a write fails (the client closed the connection) it leaves a file `closed` in its folder.
     static let endless = #"""
-        import http.server, os, ssl, sys, zlib
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self):
                 self.rfile.read(int(self.headers.get("Content-Length", "0")))
@@ -34,12 +33,6 @@ struct CompressedHTTPSAnswerTests {
                     open(os.path.join(sys.argv[3], "closed"), "w").write("closed")
             def log_message(self, *arguments):
                 pass
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(sys.argv[1], sys.argv[2])
-        server.socket = context.wrap_socket(server.socket, server_side=True)
-        print(server.server_address[1], flush=True)
-        server.serve_forever()
         """#
 
     @Test("libcurl under ChainLab's control makes every https:// exchange, under the system's trust too")
@@ -51,7 +44,7 @@ struct CompressedHTTPSAnswerTests {
 
     @Test("an endless gzip answer to an operation fails it at --max-body, and the server sees the connection closed at once")
     func anEndlessGzipAnswerIsCutAndClosed() async throws {
-        let server = try await HTTPSTestServer(script: Self.endless)
+        let server = try await HTTPSTestServer(handler: Self.endless)
         // The trust is the process's; the server's CA is trusted besides the system's.
         HTTPSTrust.install(.certificates(pem: HTTPSTrust.systemCertificates() + (try Data(contentsOf: URL(fileURLWithPath: server.caFile)))))
         defer { HTTPSTrust.install(.system) }
