@@ -525,17 +525,18 @@ package struct SchedulerCore<Waiter> {
             refusals.append(CommandRefusal(command: command, reason: reason))
             return ([], true)
         }
-        let key = command.request.map { target($0, lane: command.lane) }
-        func logged(_ place: StopPlace?, as recorded: LabCommand? = nil) {
+        /// Records the command (or `recorded`, what it is to be replayed as) for `--record`;
+        /// `key` is the stop a request's command acted at, nil for the others.
+        func logged(_ place: StopPlace?, at key: LaneKey? = nil, as recorded: LabCommand? = nil) {
             // The lane is recorded only while the request has two: a recording of a request
             // with one reads as before.
             let lane = key.flatMap { forked.contains($0.request) ? $0.lane : nil }
             if recordsLog { log.append(RecordedCommand(command: (recorded ?? command).inLane(lane), place: place)) }
         }
         /// How a refusal names the stop: `request #1` or `request #1 (network lane)`.
-        func named(_ request: Int) -> String {
-            guard let key, forked.contains(request) || key.lane == .network else { return "request #\(request)" }
-            return "request #\(request) (\(key.lane.rawValue) lane)"
+        func named(_ key: LaneKey) -> String {
+            guard forked.contains(key.request) || key.lane == .network else { return "request #\(key.request)" }
+            return "request #\(key.request) (\(key.lane.rawValue) lane)"
         }
         switch command {
         case .launch(let operation):
@@ -557,46 +558,47 @@ package struct SchedulerCore<Waiter> {
             return ([.expireTokens, .record(event)], true)
         case .resumeAll:
             logged(nil)
-            for id in parked.keys.sorted() where parked[id]!.stop.held {
+            for id in parked.keys.sorted() where parked[id]?.stop.held == true {
                 setMode(.run, of: id.request)
-                parked[id]!.stop.held = false
+                parked[id]?.stop.held = false
                 ready.append(id)
             }
             return ([], true)
         case .editRequestHeaders(let request, let edited, _):
-            let key = key!
-            guard let waiting = parked[key], waiting.stop.held else { return refuse("\(named(request)) is not held at a stop") }
+            let key = target(request, lane: command.lane)
+            guard let waiting = parked[key], waiting.stop.held else { return refuse("\(named(key)) is not held at a stop") }
             guard waiting.stop.capabilities.canEditRequest else { return refuse("request headers cannot be edited at \(waiting.stop.place) of \(waiting.stop.hopName)") }
             let headers = RecordedSecret.restored(edited, from: waiting.stop.currentHeaders)
             let diff = HeaderDiff(from: waiting.stop.currentHeaders, to: headers)
-            parked[key]!.stop.pending.requestHeaders = headers
-            logged(waiting.stop.place, as: .editRequestHeaders(request: request, headers: RecordedSecret.redacted(headers)))
+            parked[key]?.stop.pending.requestHeaders = headers
+            logged(waiting.stop.place, at: key, as: .editRequestHeaders(request: request, headers: RecordedSecret.redacted(headers)))
             let snapshot = HopSnapshot(method: waiting.stop.snapshot.method, url: waiting.stop.snapshot.url, headers: headers)
             return ([.record(waiting.stop.event(time: now, phase: .edited, snapshot: snapshot, diff: diff, detail: "request headers edited"))], true)
         case .editResponse(let request, let status, let edited, _):
-            let key = key!
-            guard let waiting = parked[key], waiting.stop.held else { return refuse("\(named(request)) is not held at a stop") }
+            let key = target(request, lane: command.lane)
+            guard let waiting = parked[key], waiting.stop.held else { return refuse("\(named(key)) is not held at a stop") }
             guard waiting.stop.capabilities.canEditResponse else { return refuse("the response cannot be edited at \(waiting.stop.place) of \(waiting.stop.hopName)") }
             let headers = edited.map { RecordedSecret.restored($0, from: waiting.stop.currentHeaders) }
             let diff = headers.map { HeaderDiff(from: waiting.stop.currentHeaders, to: $0) } ?? .none
-            if let status { parked[key]!.stop.pending.responseStatus = status }
-            if let headers { parked[key]!.stop.pending.responseHeaders = headers }
-            logged(waiting.stop.place, as: .editResponse(request: request, status: status, headers: headers.map(RecordedSecret.redacted)))
+            if let status { parked[key]?.stop.pending.responseStatus = status }
+            if let headers { parked[key]?.stop.pending.responseHeaders = headers }
+            logged(waiting.stop.place, at: key, as: .editResponse(request: request, status: status, headers: headers.map(RecordedSecret.redacted)))
             let snapshot = HopSnapshot(headers: headers ?? waiting.stop.currentHeaders, status: status ?? waiting.stop.snapshot.status)
             return ([.record(waiting.stop.event(time: now, phase: .edited, snapshot: snapshot, diff: diff, detail: "response edited"))], true)
         case .delay(let request, let seconds, _):
-            guard let waiting = parked[key!] else { return refuse("\(named(request)) is not waiting at a stop") }
-            logged(waiting.stop.place)
+            let key = target(request, lane: command.lane)
+            guard let waiting = parked[key] else { return refuse("\(named(key)) is not waiting at a stop") }
+            logged(waiting.stop.place, at: key)
             return ([.advanceClock(seconds), .record(waiting.stop.event(time: now + seconds, phase: .injected, detail: "delay \(formatSeconds(seconds))"))], true)
         case .step(let request, _), .resume(let request, _), .pass(let request, _), .force401(let request, _), .forceRetry(let request, _),
             .fail(let request, _, _):
-            let key = key!
-            guard let waiting = parked[key] else { return refuse("\(named(request)) is not waiting at a stop") }
+            let key = target(request, lane: command.lane)
+            guard let waiting = parked[key] else { return refuse("\(named(key)) is not waiting at a stop") }
             var release = waiting.stop.pending
             var effects: [Effect] = []
             if forked.contains(request), key.lane == .cache, command == .force401(request: request, lane: command.lane) || command == .forceRetry(request: request, lane: command.lane) {
                 // Either would drop the cached result's attempt, and with it the network fetch still under way.
-                return refuse("\(named(request)) cannot retry or answer 401 while its network fetch overlaps; step the network lane to its end first")
+                return refuse("\(named(key)) cannot retry or answer 401 while its network fetch overlaps; step the network lane to its end first")
             }
             switch command {
             case .force401:
@@ -622,7 +624,7 @@ package struct SchedulerCore<Waiter> {
             parked[key] = nil
             if !waiting.stop.held && !popped { removeReady(key) }
             runningLanes.insert(key)
-            logged(waiting.stop.place)
+            logged(waiting.stop.place, at: key)
             effects.append(.resume(waiting.waiter, release))
             return (effects, true)
         }
