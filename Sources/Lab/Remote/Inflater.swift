@@ -48,6 +48,8 @@ package final class Inflater {
     /// zlib's state refers to the stream by its address: it must not move.
     private let stream: UnsafeMutablePointer<z_stream>
     private var started = false
+    /// An invalid stream found after some bytes came out: thrown by the next call.
+    private var pendingFailure: Failure?
     /// The compressed bytes appended; zlib has taken those before `taken`.
     private var input: [UInt8] = []
     private var taken = 0
@@ -80,6 +82,10 @@ package final class Inflater {
     /// - Throws: ``Failure`` when the bytes are not valid.
     package func inflate(max: Int) throws(Failure) -> [UInt8]? {
         precondition(max > 0, "inflate(max:) needs room for at least one byte")
+        if let failure = pendingFailure {
+            pendingFailure = nil
+            throw failure
+        }
         var output = [UInt8](repeating: 0, count: max)
         var produced = 0
         while produced == 0, taken < input.count {
@@ -126,7 +132,14 @@ package final class Inflater {
                 guard consumed > 0 || written > 0 else { return produced == 0 ? nil : Array(output[..<produced]) }
             default:
                 let reason = stream.pointee.msg.map { String(cString: $0) } ?? "zlib error \(status)"
-                throw Failure(description: "the \(coding.rawValue)-compressed answer is not valid: \(reason)")
+                let failure = Failure(description: "the \(coding.rawValue)-compressed answer is not valid: \(reason)")
+                // What was inflated before the invalid bytes comes out first, as it would had
+                // those bytes arrived later: a reader at its limit stops there either way.
+                guard produced == 0 else {
+                    pendingFailure = failure
+                    return Array(output[..<produced])
+                }
+                throw failure
             }
         }
         return produced == 0 ? nil : Array(output[..<produced])

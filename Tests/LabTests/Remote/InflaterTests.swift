@@ -34,6 +34,31 @@ struct InflaterTests {
         #expect(largest == 100)
     }
 
+    /// fuzz/corpus/FuzzHTTPAnswer/deflate-bad-check-past-limit: whole, the bytes and the bad
+    /// check came in one call, and the error hid the bytes a reader at its limit stops on.
+    @Test("bytes before an invalid check come out first, whole or in pieces; the error follows")
+    func bytesBeforeAnErrorComeFirst() throws {
+        var compressed = Deflater.compress(Self.text, format: .zlib)
+        compressed[compressed.count - 1] ^= 0xFF
+        let failure = Inflater.Failure(description: "the deflate-compressed answer is not valid: incorrect data check")
+        for pieceSize in [compressed.count, 5] {
+            let inflater = Inflater(.deflate)
+            var output = Data()
+            var caught: Inflater.Failure?
+            for start in stride(from: 0, to: compressed.count, by: pieceSize) {
+                inflater.append(compressed[start..<min(start + pieceSize, compressed.count)])
+                do {
+                    while let piece = try inflater.inflate(max: 64 << 10) { output.append(contentsOf: piece) }
+                } catch {
+                    caught = error
+                    break
+                }
+            }
+            #expect(output == Self.text, "pieces of \(pieceSize)")
+            #expect(caught == failure, "pieces of \(pieceSize)")
+        }
+    }
+
     @Test("gzip members one after another are one body; anything after a deflate stream is refused")
     func membersFollowOneAnother() throws {
         let twice = Deflater.compress(Self.text, format: .gzip) + Deflater.compress(Self.text, format: .gzip)
