@@ -88,6 +88,9 @@ final class CurlHTTPSProtocol: URLProtocol {
                 body.withUnsafeBytes { bodyBytes in
                     Self.withTrustBlob(trust) { blob in
                         var blob = blob
+                        // libcurl's callbacks are C functions that get this transfer back only
+                        // as the opaque pointer set with them; it lives until `run` returns,
+                        // after `curl_easy_perform` has made its last call back.
                         let me = Unmanaged.passUnretained(self).toOpaque()
                         cl_set_pointer(handle, CURLOPT_URL, url)
                         cl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer.baseAddress)

@@ -17,7 +17,8 @@ import Synchronization
 /// offers no way to change the trust, nor to stop a cancelled transfer. On other platforms
 /// only ``system`` is available for now.
 public enum HTTPSTrust: Sendable, Hashable {
-    /// The platform's certificate store (URLSession's own handling).
+    /// The platform's certificate store: libcurl's default bundle on Linux, URLSession's own
+    /// handling elsewhere.
     case system
     /// Exactly these PEM certificates, one bundle: add ``systemCertificates()`` to trust
     /// them as well as the system's.

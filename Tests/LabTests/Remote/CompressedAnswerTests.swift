@@ -29,14 +29,14 @@ struct CompressedAnswerTests {
     /// A server that streams what `next` makes (chunked) until it returns nil or the client
     /// is gone; `ended` tells how its writing ended.
     static func streaming(
-        encoding: String, ended: Locked<StreamEnd?>, _ next: @escaping @Sendable () -> Data?
+        encoding: String, ended: Locked<StreamEnd?>, _ next: @escaping @Sendable () async -> Data?
     ) throws -> (HTTPServer, URL) {
         let server = HTTPServer { _ in
             HTTPServerResponse(
                 status: 200, headers: [HTTPServerHeader(name: "Content-Type", value: "application/json"), HTTPServerHeader(name: "Content-Encoding", value: encoding)],
                 stream: HTTPServerBodyStream { writer in
                     do {
-                        while let piece = next() {
+                        while let piece = await next() {
                             try writer.write(piece)
                             await Task.yield()
                         }
@@ -176,8 +176,9 @@ struct CompressedAnswerTests {
     func aSlowGzipStreamEndsAtTheTimeout() async throws {
         let ended = Locked<StreamEnd?>(nil)
         let deflater = Deflater(format: .gzip)
+        // A server that drips a byte every 0.2 s: the pace is what the test is about.
         let (server, url) = try Self.streaming(encoding: "gzip", ended: ended) {
-            Thread.sleep(forTimeInterval: 0.2)
+            try? await Task.sleep(for: .milliseconds(200))
             return deflater.compress(Data("{".utf8), flush: Z_SYNC_FLUSH)
         }
         defer { server.stop() }
