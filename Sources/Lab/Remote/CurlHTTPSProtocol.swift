@@ -18,7 +18,7 @@ import Synchronization
 /// without verification, or with the system's bundle, and hands the answer to the task as
 /// URLSession does: the head once it is in, the body as it arrives, redirects not followed,
 /// compressed bodies decoded, the timeout counted as silence; once the task stops, the
-/// transfer ends at libcurl's next call back.
+/// transfer ends at libcurl's next call back and tells the task nothing more.
 final class CurlHTTPSProtocol: URLProtocol {
     /// The running exchange: FoundationNetworking may stop it from another thread.
     private let transfer = Mutex<Transfer?>(nil)
@@ -51,12 +51,15 @@ final class CurlHTTPSProtocol: URLProtocol {
 
     /// One exchange: the easy handle's settings, and what its callbacks collect.
     private final class Transfer: @unchecked Sendable {
-        // `@unchecked`: every field but `cancelled` is touched only by the thread running
-        // `run` (libcurl calls back on it); `cancelled` is atomic.
+        // `@unchecked`: every field but `stopped` is touched only by the thread running
+        // `run` (libcurl calls back on it); `stopped` is behind its lock.
         private let owner: CurlHTTPSProtocol
         private let request: URLRequest
         private let trust: HTTPSTrust
-        private let cancelled = Atomic<Bool>(false)
+        /// Set when the task stops loading. Every call to the task's client is made holding
+        /// it: FoundationNetworking forgets a task soon after it stops, and a client call for
+        /// a forgotten task traps, so none may start after `cancel` returns.
+        private let stopped = Mutex<Bool>(false)
         private var status = 0
         private var fields: [(String, String)] = []
         private var headDelivered = false
@@ -67,7 +70,19 @@ final class CurlHTTPSProtocol: URLProtocol {
             self.trust = trust
         }
 
-        func cancel() { cancelled.store(true, ordering: .relaxed) }
+        func cancel() { stopped.withLock { $0 = true } }
+
+        private var isStopped: Bool { stopped.withLock { $0 } }
+
+        /// Hands `event` to the task's client unless the task has stopped; false when it has.
+        @discardableResult
+        private func tell(_ event: (any URLProtocolClient, URLProtocol) -> Void) -> Bool {
+            stopped.withLock { stopped in
+                guard !stopped else { return false }
+                if let client = owner.client { event(client, owner) }
+                return true
+            }
+        }
 
         func run() {
             guard let handle = curl_easy_init() else { return fail(URLError(.unknown)) }
@@ -132,24 +147,24 @@ final class CurlHTTPSProtocol: URLProtocol {
                         cl_set_pointer(handle, CURLOPT_WRITEDATA, me)
                         cl_set_long(handle, CURLOPT_NOPROGRESS, 0)
                         cl_set_progress_callback(handle) { context, _, _, _, _ in
-                            Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().cancelled.load(ordering: .relaxed) ? 1 : 0
+                            Unmanaged<Transfer>.fromOpaque(context!).takeUnretainedValue().isStopped ? 1 : 0
                         }
                         cl_set_pointer(handle, CURLOPT_XFERINFODATA, me)
                         return curl_easy_perform(handle)
                     }
                 }
             }
-            guard !cancelled.load(ordering: .relaxed) else { return }
+            guard !isStopped else { return }
             guard code == CURLE_OK else {
                 let detail = String(decoding: errorText.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 return fail(Self.error(code, detail: detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail, url: request.url))
             }
             if !headDelivered, !deliverHead() { return }
-            owner.client?.urlProtocolDidFinishLoading(owner)
+            tell { $0.urlProtocolDidFinishLoading($1) }
         }
 
         private func fail(_ error: any Error) {
-            owner.client?.urlProtocol(owner, didFailWithError: error)
+            tell { $0.urlProtocol($1, didFailWithError: error) }
         }
 
         /// One line of the head. A new status line starts a new head (after 1xx answers).
@@ -166,7 +181,7 @@ final class CurlHTTPSProtocol: URLProtocol {
                 let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
                 fields.append((name, value))
             }
-            return !cancelled.load(ordering: .relaxed)
+            return !isStopped
         }
 
         private func deliverHead() -> Bool {
@@ -181,15 +196,14 @@ final class CurlHTTPSProtocol: URLProtocol {
                 fail(URLError(.badServerResponse))
                 return false
             }
-            owner.client?.urlProtocol(owner, didReceive: response, cacheStoragePolicy: .notAllowed)
-            return !cancelled.load(ordering: .relaxed)
+            return tell { $0.urlProtocol($1, didReceive: response, cacheStoragePolicy: .notAllowed) }
         }
 
         private func body(_ bytes: UnsafeRawBufferPointer) -> Bool {
             if !headDelivered, !deliverHead() { return false }
-            guard !cancelled.load(ordering: .relaxed) else { return false }
-            if !bytes.isEmpty { owner.client?.urlProtocol(owner, didLoad: Data(bytes)) }
-            return true
+            guard !bytes.isEmpty else { return !isStopped }
+            let data = Data(bytes)
+            return tell { $0.urlProtocol($1, didLoad: data) }
         }
 
         /// Runs `body` with the CA bundle as libcurl takes it in memory (copied by libcurl).

@@ -68,5 +68,31 @@ struct CompressedHTTPSAnswerTests {
         #expect(FileManager.default.fileExists(atPath: closed.path), "the server is still sending 30 s after the exchange failed")
         await session.shutDown()
     }
+
+    /// FoundationNetworking forgets a task soon after it stops and traps on any later word
+    /// from its protocol, so a body piece arriving while the task is cancelled must not reach
+    /// it. Each round drops the body after its first piece, which cancels the task while
+    /// libcurl is still delivering.
+    @Test("a task cancelled while its body streams in hears nothing more from libcurl, 40 times over")
+    func cancelledWhileStreaming() async throws {
+        let server = try await HTTPSTestServer(handler: Self.endless)
+        HTTPSTrust.install(.certificates(pem: try Data(contentsOf: URL(fileURLWithPath: server.caFile))))
+        defer { HTTPSTrust.install(.system) }
+        let configuration = URLSessionConfiguration.ephemeral
+        HTTPSTrust.prepare(configuration)
+        let reader = URLSessionChunkReader(configuration: configuration)
+        var request = URLRequest(url: URL(string: "https://localhost:\(server.port)/graphql")!)
+        request.httpMethod = "POST"
+        request.httpBody = Data(#"{"query":"{ hero { id name } }"}"#.utf8)
+        var firstPieces: [Int] = []
+        for _ in 0..<40 {
+            let (head, chunks) = try await reader.start(request)
+            #expect(head.statusCode == 200)
+            var pieces = chunks.makeAsyncIterator()
+            firstPieces.append(try await pieces.next()?.count ?? 0)
+        }
+        #expect(firstPieces.count == 40)
+        #expect(firstPieces.allSatisfy { $0 > 0 }, "\(firstPieces)")
+    }
 }
 #endif
