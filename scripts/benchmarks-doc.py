@@ -1,18 +1,26 @@
 #!/usr/bin/env python3
-"""Writes docs/benchmarks.md from Benchmarks/instruction-budgets.json.
+"""Writes the docs' current figures from the files the tools keep.
 
-    scripts/benchmarks-doc.py           write the page
-    scripts/benchmarks-doc.py --check   exit 1 when the page is not what the budgets give
+    scripts/benchmarks-doc.py           write them
+    scripts/benchmarks-doc.py --check   exit 1 when a page is not what the files give
 
-The page is the one place the docs give instruction counts: each figure's budget, the count
-CI fails above, and the ratios the targets are read in. `scripts/instructions.sh --write`
-updates the budgets and this page together; CI runs --check, so the two cannot drift.
+- docs/benchmarks.md, whole, from Benchmarks/instruction-budgets.json: each figure's budget,
+  the count CI fails above, and the ratios the targets are read in.
+  `scripts/instructions.sh --write` updates the budgets and runs this.
+- The blocks of docs/performance-figures.md between `<!-- generated: NAME -->` and
+  `<!-- end generated: NAME -->`, from Benchmarks/last-run.json (the bench's last full run,
+  kept by `scripts/record-run.py`, which runs this): the time targets, met or missed, and
+  the whole run. The text around them is written by hand and quotes no current figure.
+
+CI runs --check, so neither page can drift from its file.
 """
-import json, os, sys
+import json, os, re, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUDGETS = os.path.join(ROOT, "Benchmarks", "instruction-budgets.json")
 PAGE = os.path.join(ROOT, "docs", "benchmarks.md")
+RUN = os.path.join(ROOT, "Benchmarks", "last-run.json")
+FIGURES_PAGE = os.path.join(ROOT, "docs", "performance-figures.md")
 
 # What one operation of each figure is. Derived figures say how they are worked out.
 MEASURES = {
@@ -78,18 +86,97 @@ def render(budgets):
     return "\n".join(lines)
 
 
+def value_text(value, unit):
+    """As the bench's table writes it: whole and grouped from 100 up, else one decimal."""
+    number = f"{value:,.0f}" if abs(value) >= 100 else f"{value:.1f}"
+    return f"{number} {unit}"
+
+
+def verdict(figure):
+    return {True: "met", False: "missed", None: ""}[figure.get("met")]
+
+
+def target_text(figure):
+    """`ratio ≤ 2` against `chain.floor.5` reads `≤ 2× chain.floor.5`."""
+    target = figure["target"]
+    if target.startswith("ratio ") and figure.get("baseline"):
+        return f"{target[len('ratio '):]}× `{figure['baseline']}`"
+    return target
+
+
+def run_line(run):
+    return (f"The bench's last full run, kept in `Benchmarks/last-run.json`: commit `{run['commit'][:7]}`, "
+            f"{run['date']}, {run['machine']}, {run['cores']} cores (load {run['load']} as it started), "
+            f"{run['swift'].split(' (')[0]}, {run['seconds']:.0f} s.")
+
+
+def render_targets(run):
+    lines = [run_line(run), "", "| figure | target | last run | |", "|---|---|---:|---|"]
+    for figure in run["figures"]:
+        if figure.get("target") is None:
+            continue
+        if figure["value"] is None:
+            shown = figure.get("reason", "not measured")
+        elif figure["target"].startswith("ratio ") and figure.get("ratio") is not None:
+            shown = f"{figure['ratio']:.2f}×"
+        else:
+            shown = value_text(figure["value"], figure["unit"])
+        lines.append(f"| `{figure['name']}` | {target_text(figure)} | {shown} | {verdict(figure)} |")
+    return lines
+
+
+def render_timings(run):
+    lines = [run_line(run), "",
+             "| figure | value | against | ratio | ×floor | target | |",
+             "|---|---:|---|---:|---:|---|---|"]
+    for figure in run["figures"]:
+        ratio = "" if figure.get("ratio") is None else f"{figure['ratio']:.2f}"
+        floor = "" if figure.get("floor_ratio") is None else f"{figure['floor_ratio']:.2f}"
+        against = f"`{figure['baseline']}`" if figure.get("baseline") else ""
+        target = "" if figure.get("target") is None else figure["target"]
+        value = figure.get("reason", "not measured") if figure["value"] is None else value_text(figure["value"], figure["unit"])
+        lines.append(f"| `{figure['name']}` | {value} | {against} | {ratio} | {floor} | {target} | {verdict(figure)} |")
+    return lines
+
+
+BLOCKS = {"targets": render_targets, "timings": render_timings}
+
+
+def fill_blocks(page, run):
+    """The page with every generated block written again from the run."""
+    def fill(match):
+        name = match.group(1)
+        if name not in BLOCKS:
+            sys.exit(f"benchmarks-doc.py: docs/performance-figures.md names an unknown block '{name}'")
+        body = "\n".join(BLOCKS[name](run))
+        return (f"<!-- generated: {name} (scripts/benchmarks-doc.py from Benchmarks/last-run.json; do not edit) -->\n"
+                f"{body}\n<!-- end generated: {name} -->")
+    pattern = re.compile(r"<!-- generated: (\w+)[^>]*-->\n.*?<!-- end generated: \1 -->", re.S)
+    filled, count = pattern.subn(fill, page)
+    if count != len(BLOCKS):
+        sys.exit(f"benchmarks-doc.py: docs/performance-figures.md has {count} generated blocks, not {len(BLOCKS)}")
+    return filled
+
+
 def main():
     with open(BUDGETS) as f:
-        page = render(json.load(f))
+        pages = {PAGE: render(json.load(f))}
+    with open(RUN) as f:
+        run = json.load(f)
+    with open(FIGURES_PAGE) as f:
+        pages[FIGURES_PAGE] = fill_blocks(f.read(), run)
     if sys.argv[1:] == ["--check"]:
-        current = open(PAGE).read() if os.path.exists(PAGE) else ""
-        if current != page:
-            sys.exit("docs/benchmarks.md is stale: run scripts/benchmarks-doc.py and commit it")
+        stale = [os.path.relpath(path, ROOT) for path, text in pages.items()
+                 if not os.path.exists(path) or open(path).read() != text]
+        if stale:
+            verb = "is" if len(stale) == 1 else "are"
+            sys.exit(f"{' and '.join(stale)} {verb} stale: run scripts/benchmarks-doc.py and commit the result")
         return
     if sys.argv[1:]:
         sys.exit("usage: scripts/benchmarks-doc.py [--check]")
-    with open(PAGE, "w") as f:
-        f.write(page)
+    for path, text in pages.items():
+        with open(path, "w") as f:
+            f.write(text)
 
 
 main()

@@ -39,12 +39,15 @@ struct Figure: Sendable {
         }
     }
 
-    /// `{"name", "value", "unit", "baseline", "ratio", "floor", "floor_ratio"}` on one line,
-    /// keys in that order.
+    /// `{"name", "value", "unit", "baseline", "ratio", "floor", "floor_ratio", "target", "met"}`
+    /// on one line, keys in that order; `target` is the table's wording (`ratio ≤ 2`), `met`
+    /// whether this run meets it.
     var jsonLine: String {
         "{\"name\":\(jsonString(name)),\"value\":\(jsonNumber(value)),\"unit\":\(jsonString(unit)),"
             + "\"baseline\":\(baseline.map(jsonString) ?? "null"),\"ratio\":\(ratio.map(jsonNumber) ?? "null"),"
-            + "\"floor\":\(floor.map(jsonString) ?? "null"),\"floor_ratio\":\(floorRatio.map(jsonNumber) ?? "null")}"
+            + "\"floor\":\(floor.map(jsonString) ?? "null"),\"floor_ratio\":\(floorRatio.map(jsonNumber) ?? "null"),"
+            + "\"target\":\(target.map { jsonString($0.description(unit: unit)) } ?? "null"),"
+            + "\"met\":\(meetsTarget.map { $0 ? "true" : "false" } ?? "null")}"
     }
 }
 
@@ -74,6 +77,13 @@ struct UnmeasuredFigure: Sendable {
     var unit: String
     var target: Target?
     var reason: String
+
+    /// `{"name", "value": null, "unit", "target", "met": null, "reason"}` on one line.
+    var jsonLine: String {
+        "{\"name\":\(jsonString(name)),\"value\":null,\"unit\":\(jsonString(unit)),"
+            + "\"target\":\(target.map { jsonString($0.description(unit: unit)) } ?? "null"),"
+            + "\"met\":null,\"reason\":\(jsonString(reason))}"
+    }
 }
 
 /// A line of the report.

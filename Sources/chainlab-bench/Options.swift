@@ -26,7 +26,9 @@ struct Options {
                           scripts/instructions.sh does that)
 
         Prints a table, then one JSON line per figure:
-          {"name", "value", "unit", "baseline", "ratio", "floor", "floor_ratio"}
+          {"name", "value", "unit", "baseline", "ratio", "floor", "floor_ratio", "target", "met"}
+        (a figure that could not be measured has "value": null and a "reason");
+        scripts/record-run.py keeps a full run's lines in Benchmarks/last-run.json
         """
 
     var sampling = Sampling.full

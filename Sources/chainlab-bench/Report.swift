@@ -1,7 +1,7 @@
 import Foundation
 
-/// The readable table, then one JSON line per measured figure (lines starting with `{`, so
-/// `grep '^{'` extracts them).
+/// The readable table, then one JSON line per figure, measured or not (lines starting with
+/// `{`, so `grep '^{'` extracts them).
 struct Report {
     var rows: [Row]
     var mode: String
@@ -44,9 +44,11 @@ struct Report {
     }
 
     var jsonLines: [String] {
-        rows.compactMap { row in
-            if case .measured(let figure) = row { return figure.jsonLine }
-            return nil
+        rows.map { row in
+            switch row {
+            case .measured(let figure): figure.jsonLine
+            case .unmeasured(let figure): figure.jsonLine
+            }
         }
     }
 }

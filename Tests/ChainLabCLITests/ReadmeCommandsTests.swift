@@ -155,4 +155,20 @@ struct ReadmeCommandsTests {
         #expect(result.status == 0)
         #expect(result.stdout.contains("store.append.single"))
     }
+
+    /// `scripts/record-run.py` keeps these lines and `scripts/benchmarks-doc.py` writes the
+    /// docs' Targets table from their `target` and `met`.
+    @Test("the bench's JSON line names the figure's target and whether the run met it")
+    func benchmarkLineCarriesTarget() throws {
+        let bench = try builtChainlab().deletingLastPathComponent().appendingPathComponent("chainlab-bench")
+        let result = try runProcess(bench.path, ["--quick", "--only", "store.append.single"])
+        let lines = result.stdout.split(separator: "\n").filter { $0.hasPrefix("{") }
+        try #require(lines.count == 1)
+        let figure = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(figure["name"] as? String == "store.append.single")
+        #expect(figure["unit"] as? String == "events/s")
+        #expect(figure["target"] as? String == "≥ 5,000,000 events/s")
+        let value = try #require(figure["value"] as? Double)
+        #expect(figure["met"] as? Bool == (value >= 5_000_000))
+    }
 }
