@@ -28,7 +28,7 @@ struct FilterPatternTests {
         ("a\\*", "a*", true), ("x|", "anything", true), ("R2-D2", "r2-d2", true),
         ("ÉCLAIR", "éclair", true), ("[à-ÿ]", "É", true),
         ("(a*)*b", "aaab", true), ("(a|)*c", "aac", true), ("a*?b", "aab", true), ("a{2}?", "aa", true),
-    ])
+    ] as [(String, String, Bool)])
     func syntax(_ pattern: String, _ text: String, _ expected: Bool) throws {
         #expect(try Self.search(pattern, text) == expected)
     }

@@ -280,14 +280,15 @@ extension RunFindings {
     /// Every transport send with its answer: the next transport event of the same request, in
     /// the order they were sent.
     static func exchanges(_ run: Run) -> [Exchange] {
-        run.byRequest.values.flatMap { events in
+        var exchanges: [Exchange] = []
+        for events in run.byRequest.values {
             let transport = events.filter { $0.kind == .transport && ($0.phase == .send || $0.phase == .receive) }
-            return transport.enumerated().compactMap { index, event -> Exchange? in
-                guard event.phase == .send else { return nil }
-                let answer = transport.indices.contains(index + 1) ? transport[index + 1] : nil
-                return Exchange(send: event, receive: answer?.phase == .receive ? answer : nil)
+            for (index, event) in transport.enumerated() where event.phase == .send {
+                let answer: TimelineEvent? = index + 1 < transport.count ? transport[index + 1] : nil
+                exchanges.append(Exchange(send: event, receive: answer?.phase == .receive ? answer : nil))
             }
-        }.sorted { $0.send.seq < $1.send.seq }
+        }
+        return exchanges.sorted { $0.send.seq < $1.send.seq }
     }
 
     /// The summaries of requests that failed with an error matching `test`, by id.

@@ -84,12 +84,19 @@ struct JSONParserTests {
         var texts = ["0", "-0", "0.1", "0.3", "1e22", "1e23", "9007199254740993", "123456789012345", "1234567890123456",
                      "4.9e-324", "2.2250738585072014e-308", "1.7976931348623157e308", "0.000001", "-12.5e-3", "5e-22", "5e-23"]
         for _ in 0..<20_000 {
-            var text = random.next() % 4 == 0 ? "-" : ""
+            var text: String = random.next() % 4 == 0 ? "-" : ""
             let integer = String(random.next() % 1_000_000_000_000)
             text += String(integer.prefix(Int(random.next() % 17) + 1))
-            if text.hasPrefix("0") || text.hasPrefix("-0"), text.count > (text.hasPrefix("-") ? 2 : 1) { continue }
-            if random.next() % 2 == 0 { text += "." + String(random.next() % 10_000_000_000).prefix(Int(random.next() % 12) + 1) }
-            if random.next() % 3 == 0 { text += (random.next() % 2 == 0 ? "e" : "E-") + String(random.next() % 40) }
+            let signLength = text.hasPrefix("-") ? 2 : 1
+            if text.hasPrefix("0") || text.hasPrefix("-0"), text.count > signLength { continue }
+            if random.next() % 2 == 0 {
+                let fraction = String(random.next() % 10_000_000_000)
+                text += "." + String(fraction.prefix(Int(random.next() % 12) + 1))
+            }
+            if random.next() % 3 == 0 {
+                let marker = random.next() % 2 == 0 ? "e" : "E-"
+                text += marker + String(random.next() % 40)
+            }
             texts.append(text)
         }
         for text in texts {
