@@ -27,7 +27,7 @@ extension KeyBindings {
         func refused(_ text: String) -> InspectorState.Notice { .init(text: text, isError: true) }
         let held = state.heldStop
         // Only the stop keys need this text: it is made when one asks.
-        func notHeld() -> InspectorState.Notice { refused("\(state.selectedRequest.map { "request #\($0) is not held at a stop" } ?? "no request is selected"); press \(keyName(.newOperation)) to start one, \(keyName(.toggleBreakpoint)) to set a breakpoint, \(keyName(.toggleStepMode)) for step mode") }
+        func notHeld() -> InspectorState.Notice { refused("\(state.selectedRequest.map { Refusal.notHeld(stop: "request #\($0)").description } ?? "no request is selected"); press \(keyName(.newOperation)) to start one, \(keyName(.toggleBreakpoint)) to set a breakpoint, \(keyName(.toggleStepMode)) for step mode") }
         switch action {
         case .step, .continueRequest:
             // A request between two stops will be held again in a moment: the command
@@ -46,10 +46,10 @@ extension KeyBindings {
             return refused("request #\(held!.request)'s cached result cannot retry or answer 401 while its network fetch overlaps; step the network lane (\(keyName(.switchLane))) to its end first")
         case .force401:
             guard let held else { return notHeld() }
-            return held.capabilities.canForce401 ? nil : refused("a 401 cannot be forced at \(held.place) of \(held.hopName): force it at the transport or at a post-flight stop")
+            return held.capabilities.canForce401 ? nil : refused(Refusal.no401(place: held.place, hop: held.hopName).description)
         case .forceRetry:
             guard let held else { return notHeld() }
-            return held.capabilities.retryRefusal.map(refused)
+            return held.capabilities.retryRefusal.map { refused($0.description) }
         case .continueAll:
             return state.lab.parked.values.contains(where: \.held) ? nil : .init(text: "no request is held", isError: false)
         case .expireTokens:

@@ -103,7 +103,7 @@ extension LabSession {
             let release = await operation.gate(
                 .refresh, name: "TokenManager", kind: .auth,
                 snapshot: HopSnapshot(method: "POST", url: url, headers: headers, body: BodyPreview(Data(form.utf8))),
-                capabilities: StopCapabilities(retryRefusal: "a refresh cannot be retried; force the retry at a GraphQL hop"))
+                capabilities: StopCapabilities(retryRefusal: .refreshCannotRetry))
             if case .fail(let fault) = release.disposition {
                 operation.emitTokenEvent(.refresh, HopSnapshot(error: fault), detail: detail)
                 throw fault

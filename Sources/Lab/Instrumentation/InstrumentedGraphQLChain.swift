@@ -127,7 +127,7 @@ struct InstrumentedCacheInterceptor: CacheInterceptor {
     // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
     @inline(__always)
     func readCacheData(request: GraphQLRequest) async throws -> GraphQLResponse? {
-        let release = await context.gate(hop, .pre, context.snapshots.snapshot(graphQL: request), StopCapabilities(retryRefusal: "the cache step cannot retry; force the retry at a GraphQL hop"))
+        let release = await context.gate(hop, .pre, context.snapshots.snapshot(graphQL: request), StopCapabilities(retryRefusal: .cacheStepCannotRetry))
         try context.reporting(at: hop) { try release.pass() }
         do {
             let cached = try await base.readCacheData(request: request)
@@ -227,7 +227,7 @@ struct InstrumentedHTTPInterceptors: HTTPInterceptor {
     @inline(never)
     private func preflightStop(at index: Int, _ incoming: NetworkRequest) async throws -> NetworkRequest {
         let context = self.context, hop = hop(index)
-        let release = await context.gate(hop, .pre, context.snapshots.snapshot(incoming), StopCapabilities(canEditRequest: true, retryRefusal: httpRetryRefusal))
+        let release = await context.gate(hop, .pre, context.snapshots.snapshot(incoming), StopCapabilities(canEditRequest: true, retryRefusal: .httpInterceptorCannotRetry))
         return try context.reporting(at: hop) { try release.applied(to: incoming) }
     }
 
@@ -235,7 +235,7 @@ struct InstrumentedHTTPInterceptors: HTTPInterceptor {
     /// outcome of its `next`; throws what a person made it fail with, or the failure that came.
     @inline(never)
     private func postflightStop(at index: Int, _ result: Result<NetworkResponse, any Error>, url: URL) async throws -> NetworkResponse {
-        let release = await context.gate(hop(index), .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: result.isSuccess, canForce401: true, retryRefusal: httpRetryRefusal))
+        let release = await context.gate(hop(index), .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: result.isSuccess, canForce401: true, retryRefusal: .httpInterceptorCannotRetry))
         return try release.applied(to: result, url: url)
     }
 
@@ -317,12 +317,12 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
 
     @inline(never)
     private func preflightStop(_ request: NetworkRequest) async -> Release {
-        await context.gate(hop, .pre, context.snapshots.snapshot(request), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: httpRetryRefusal))
+        await context.gate(hop, .pre, context.snapshots.snapshot(request), StopCapabilities(canEditRequest: true, canForce401: true, retryRefusal: .httpInterceptorCannotRetry))
     }
 
     @inline(never)
     private func postflightStop(_ answer: ReceivedAnswer<NetworkResponse>) async -> Release {
-        await context.gate(hop, .post, context.snapshots.snapshot(response: answer.head, body: answer.body), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: httpRetryRefusal))
+        await context.gate(hop, .post, context.snapshots.snapshot(response: answer.head, body: answer.body), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: .httpInterceptorCannotRetry))
     }
 
     // What `send` does between its waits, each in a frame of its own on the thread's stack:
@@ -397,7 +397,7 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
     /// next part's arrival.
     private func streaming(_ arrived: NetworkResponse, for request: NetworkRequest) async throws -> NetworkResponse {
         context.emit(hop, .receive, context.snapshots.snapshot(responseHead: arrived), detail: "multipart head; parts follow")
-        let post = await context.gate(hop, .post, context.snapshots.snapshot(responseHead: arrived), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: httpRetryRefusal))
+        let post = await context.gate(hop, .post, context.snapshots.snapshot(responseHead: arrived), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: .httpInterceptorCannotRetry))
         var response = try context.reporting(at: hop) { try post.applied(to: .success(arrived), url: request.url) }
         if case .force401 = post.disposition { return response }
         let context = self.context, hop = self.hop, head = response, parts = arrived.chunks
@@ -436,7 +436,7 @@ struct InstrumentedResponseParser: ResponseParsingInterceptor {
     @inline(__always)
     func parse(response: NetworkResponse, for request: GraphQLRequest) async throws -> InterceptorResultStream {
         let context = self.context, hop = self.hop
-        let release = await context.gate(hop, .pre, HopSnapshot(response: response), StopCapabilities(retryRefusal: "the parser cannot retry; force the retry at a GraphQL hop"))
+        let release = await context.gate(hop, .pre, HopSnapshot(response: response), StopCapabilities(retryRefusal: .parserCannotRetry))
         try context.reporting(at: hop) { try release.pass() }
         context.emit(hop, .preflight, context.snapshots.snapshot(responseHead: response))
         do {

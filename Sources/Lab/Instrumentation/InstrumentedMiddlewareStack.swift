@@ -25,7 +25,7 @@ final class InstrumentedLayers: Sendable {
     @inline(never)
     func preflightStop(at index: Int, _ incoming: HTTPRequest, baseURL: URL) async throws -> HTTPRequest {
         let context = self.context, hop = hops[index]
-        let release = await context.gate(hop, .pre, context.snapshots.snapshot(incoming, baseURL: baseURL), StopCapabilities(canEditRequest: true, retryRefusal: "a middleware retries by calling next again: force the retry at its post-flight stop"))
+        let release = await context.gate(hop, .pre, context.snapshots.snapshot(incoming, baseURL: baseURL), StopCapabilities(canEditRequest: true, retryRefusal: .middlewarePreFlightCannotRetry))
         return try context.reporting(at: hop) { try release.applied(to: incoming) }
     }
 
@@ -87,7 +87,7 @@ extension InstrumentedLayers {
 
     func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         let context = self.context, hop = hops[hops.count - 1]
-        let refusal = "the transport cannot retry; force the retry at a middleware's post-flight stop"
+        let refusal = Refusal.transportCannotRetry
         // Sends `sent`, borrowed (the request as it came, or what the pre-flight stop let
         // through), and returns the answer with its body as received when that body can be
         // read again (handed up as it is when nothing replaced it). Inlined at its calls: the
@@ -132,7 +132,7 @@ extension InstrumentedLayers {
     /// The transport's post-flight stop for `answer`, and what goes up after it. A call of its
     /// own, as ``preflightStop(at:_:baseURL:)`` is.
     @inline(never)
-    private func postflightStop(_ answer: ReceivedAnswer<HTTPResponse>, replayable: HTTPBody?, baseURL: URL, refusal: String) async throws -> (HTTPResponse, HTTPBody?) {
+    private func postflightStop(_ answer: ReceivedAnswer<HTTPResponse>, replayable: HTTPBody?, baseURL: URL, refusal: Refusal) async throws -> (HTTPResponse, HTTPBody?) {
         let context = self.context, hop = hops[hops.count - 1]
         let post = context.passesStraight ? .proceed : await context.wait(hop, .post, context.snapshots.snapshot(response: answer.head, body: answer.body), StopCapabilities(canEditResponse: true, canForce401: true, retryRefusal: refusal))
         let final = try context.reporting(at: hop) { try post.applied(to: .success(answer), url: baseURL) }

@@ -67,6 +67,3 @@ func describe(_ error: any Error) -> String {
     let message = String(describing: error)
     return message.hasPrefix(type) ? message : "\(type): \(message)"
 }
-
-/// Why HTTP-level hops cannot force a retry: the upstream rule, shown rather than hidden.
-let httpRetryRefusal = "HTTP interceptors see only the HTTP request, so they cannot throw RequestChain.Retry (Apollo iOS 2.x); force the retry at a GraphQL hop"

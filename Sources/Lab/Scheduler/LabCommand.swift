@@ -92,8 +92,15 @@ public struct RecordedCommand: Sendable, Hashable {
 /// Why a command could not take effect.
 public struct CommandRefusal: Error, Sendable, Hashable, CustomStringConvertible {
     public var command: LabCommand
-    public var reason: String
+    public var refusal: Refusal
+    /// The refusal in words.
+    public var reason: String { refusal.description }
     public var description: String { reason }
+
+    public init(command: LabCommand, refusal: Refusal) {
+        self.command = command
+        self.refusal = refusal
+    }
 }
 
 /// Credentials stay out of the scheduler's log, and so out of recordings: a header edit is

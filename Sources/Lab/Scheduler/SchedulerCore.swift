@@ -418,11 +418,11 @@ package struct SchedulerCore<Waiter> {
                 let entry = replay[replayIndex]
                 replayIndex += 1
                 if let request = entry.command.request, let place = entry.place, parked[target(request, lane: entry.command.lane)]?.stop.place != place {
-                    let found = parked[target(request, lane: entry.command.lane)].map { "at \($0.stop.place)" } ?? "not waiting at a stop"
+                    let found = parked[target(request, lane: entry.command.lane)]?.stop.place
                     let lane = entry.command.lane.map { " (\($0.rawValue) lane)" } ?? ""
                     refusals.append(CommandRefusal(
                         command: entry.command,
-                        reason: "replay diverged at step \(replayIndex): expected request #\(request)\(lane) at \(place), found it \(found)"))
+                        refusal: .replayDiverged(step: replayIndex, expected: "request #\(request)\(lane)", place: place, found: found)))
                     self.replay = nil
                     return ([], true)
                 }
@@ -521,8 +521,8 @@ package struct SchedulerCore<Waiter> {
 
     /// Carries out one command; `popped` says the request was already taken off the ready queue.
     private mutating func execute(_ command: LabCommand, now: Double, popped: Bool = false) -> (effects: [Effect], again: Bool) {
-        func refuse(_ reason: String) -> ([Effect], Bool) {
-            refusals.append(CommandRefusal(command: command, reason: reason))
+        func refuse(_ refusal: Refusal) -> ([Effect], Bool) {
+            refusals.append(CommandRefusal(command: command, refusal: refusal))
             return ([], true)
         }
         /// Records the command (or `recorded`, what it is to be replayed as) for `--record`;
@@ -566,8 +566,8 @@ package struct SchedulerCore<Waiter> {
             return ([], true)
         case .editRequestHeaders(let request, let edited, _):
             let key = target(request, lane: command.lane)
-            guard let waiting = parked[key], waiting.stop.held else { return refuse("\(named(key)) is not held at a stop") }
-            guard waiting.stop.capabilities.canEditRequest else { return refuse("request headers cannot be edited at \(waiting.stop.place) of \(waiting.stop.hopName)") }
+            guard let waiting = parked[key], waiting.stop.held else { return refuse(.notHeld(stop: named(key))) }
+            guard waiting.stop.capabilities.canEditRequest else { return refuse(.requestHeadersNotEditable(place: waiting.stop.place, hop: waiting.stop.hopName)) }
             let headers = RecordedSecret.restored(edited, from: waiting.stop.currentHeaders)
             let diff = HeaderDiff(from: waiting.stop.currentHeaders, to: headers)
             parked[key]?.stop.pending.requestHeaders = headers
@@ -576,8 +576,8 @@ package struct SchedulerCore<Waiter> {
             return ([.record(waiting.stop.event(time: now, phase: .edited, snapshot: snapshot, diff: diff, detail: "request headers edited"))], true)
         case .editResponse(let request, let status, let edited, _):
             let key = target(request, lane: command.lane)
-            guard let waiting = parked[key], waiting.stop.held else { return refuse("\(named(key)) is not held at a stop") }
-            guard waiting.stop.capabilities.canEditResponse else { return refuse("the response cannot be edited at \(waiting.stop.place) of \(waiting.stop.hopName)") }
+            guard let waiting = parked[key], waiting.stop.held else { return refuse(.notHeld(stop: named(key))) }
+            guard waiting.stop.capabilities.canEditResponse else { return refuse(.responseNotEditable(place: waiting.stop.place, hop: waiting.stop.hopName)) }
             let headers = edited.map { RecordedSecret.restored($0, from: waiting.stop.currentHeaders) }
             let diff = headers.map { HeaderDiff(from: waiting.stop.currentHeaders, to: $0) } ?? .none
             if let status { parked[key]?.stop.pending.responseStatus = status }
@@ -587,22 +587,22 @@ package struct SchedulerCore<Waiter> {
             return ([.record(waiting.stop.event(time: now, phase: .edited, snapshot: snapshot, diff: diff, detail: "response edited"))], true)
         case .delay(let request, let seconds, _):
             let key = target(request, lane: command.lane)
-            guard let waiting = parked[key] else { return refuse("\(named(key)) is not waiting at a stop") }
+            guard let waiting = parked[key] else { return refuse(.notWaiting(stop: named(key))) }
             logged(waiting.stop.place, at: key)
             return ([.advanceClock(seconds), .record(waiting.stop.event(time: now + seconds, phase: .injected, detail: "delay \(formatSeconds(seconds))"))], true)
         case .step(let request, _), .resume(let request, _), .pass(let request, _), .force401(let request, _), .forceRetry(let request, _),
             .fail(let request, _, _):
             let key = target(request, lane: command.lane)
-            guard let waiting = parked[key] else { return refuse("\(named(key)) is not waiting at a stop") }
+            guard let waiting = parked[key] else { return refuse(.notWaiting(stop: named(key))) }
             var release = waiting.stop.pending
             var effects: [Effect] = []
             if forked.contains(request), key.lane == .cache, command == .force401(request: request, lane: command.lane) || command == .forceRetry(request: request, lane: command.lane) {
                 // Either would drop the cached result's attempt, and with it the network fetch still under way.
-                return refuse("\(named(key)) cannot retry or answer 401 while its network fetch overlaps; step the network lane to its end first")
+                return refuse(.networkFetchOverlaps(stop: named(key)))
             }
             switch command {
             case .force401:
-                guard waiting.stop.capabilities.canForce401 else { return refuse("a 401 cannot be forced at \(waiting.stop.place) of \(waiting.stop.hopName)") }
+                guard waiting.stop.capabilities.canForce401 else { return refuse(.no401(place: waiting.stop.place, hop: waiting.stop.hopName)) }
                 release.disposition = .force401
                 effects.append(.record(waiting.stop.event(time: now, phase: .injected, detail: "force 401")))
             case .forceRetry:
@@ -610,7 +610,7 @@ package struct SchedulerCore<Waiter> {
                 release.disposition = .forceRetry
                 effects.append(.record(waiting.stop.event(time: now, phase: .injected, detail: "force retry")))
             case .fail(_, let fault, _):
-                guard waiting.stop.place.isHoldable else { return refuse("request #\(request) cannot fail at \(waiting.stop.place)") }
+                guard waiting.stop.place.isHoldable else { return refuse(.cannotFail(request: request, place: waiting.stop.place)) }
                 release.disposition = .fail(fault)
                 effects.append(.record(waiting.stop.event(time: now, phase: .injected, detail: "fail: \(fault.rawValue)")))
             case .step: setMode(.step, of: request)

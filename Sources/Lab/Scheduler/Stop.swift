@@ -96,16 +96,16 @@ public struct StopCapabilities: Sendable, Hashable {
     public var canEditResponse: Bool
     public var canForce401: Bool
     /// nil when a retry can be forced here; otherwise why not.
-    public var retryRefusal: String?
+    public var retryRefusal: Refusal?
 
-    public init(canEditRequest: Bool = false, canEditResponse: Bool = false, canForce401: Bool = false, retryRefusal: String? = nil) {
+    public init(canEditRequest: Bool = false, canEditResponse: Bool = false, canForce401: Bool = false, retryRefusal: Refusal? = nil) {
         self.canEditRequest = canEditRequest
         self.canEditResponse = canEditResponse
         self.canForce401 = canForce401
         self.retryRefusal = retryRefusal
     }
 
-    package static let none = StopCapabilities(retryRefusal: "nothing can be retried here")
+    package static let none = StopCapabilities(retryRefusal: .nothingToRetry)
 }
 
 /// One lane of one request: what holds a stop and takes turns (see ``Lane``).

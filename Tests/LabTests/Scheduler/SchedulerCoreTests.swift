@@ -190,7 +190,7 @@ struct SchedulerCoreTests {
         core.park(ParkedStop(request: 1, place: Self.pre(4), hopName: "transport", hopKind: .transport, held: true), waiter: "w")
         core.submit(.force401(request: 1))
         #expect(core.dispatch(now: 0) == ([], true))
-        #expect(core.refusals.map(\.reason) == ["a 401 cannot be forced at hop 5 pre of transport"])
+        #expect(core.refusals.map(\.reason) == ["a 401 cannot be forced at hop 5 pre of transport: force it at the transport or at a post-flight stop"])
 
         var able = Self.running(defaultMode: .step)
         able.park(
