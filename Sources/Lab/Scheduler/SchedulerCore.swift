@@ -519,115 +519,143 @@ package struct SchedulerCore<Waiter> {
         }
     }
 
-    /// Carries out one command; `popped` says the request was already taken off the ready queue.
+    /// Carries out one command, by family; `popped` says the request was already taken off the
+    /// ready queue.
     private mutating func execute(_ command: LabCommand, now: Double, popped: Bool = false) -> (effects: [Effect], again: Bool) {
-        func refuse(_ refusal: Refusal) -> ([Effect], Bool) {
-            refusals.append(CommandRefusal(command: command, refusal: refusal))
-            return ([], true)
+        switch command {
+        case .launch, .advanceClock, .setBreakRules, .expireTokens, .resumeAll:
+            executeSessionCommand(command, now: now)
+        case .editRequestHeaders(let request, _, _), .editResponse(let request, _, _, _):
+            executeEdit(command, at: target(request, lane: command.lane), now: now)
+        case .delay(let request, _, _), .step(let request, _), .resume(let request, _), .pass(let request, _), .force401(let request, _),
+            .forceRetry(let request, _), .fail(let request, _, _):
+            executeRelease(command, at: target(request, lane: command.lane), now: now, popped: popped)
         }
-        /// Records the command (or `recorded`, what it is to be replayed as) for `--record`;
-        /// `key` is the stop a request's command acted at, nil for the others.
-        func logged(_ place: StopPlace?, at key: LaneKey? = nil, as recorded: LabCommand? = nil) {
-            // The lane is recorded only while the request has two: a recording of a request
-            // with one reads as before.
-            let lane = key.flatMap { forked.contains($0.request) ? $0.lane : nil }
-            if recordsLog { log.append(RecordedCommand(command: (recorded ?? command).inLane(lane), place: place)) }
-        }
-        /// How a refusal names the stop: `request #1` or `request #1 (network lane)`.
-        func named(_ key: LaneKey) -> String {
-            guard forked.contains(key.request) || key.lane == .network else { return "request #\(key.request)" }
-            return "request #\(key.request) (\(key.lane.rawValue) lane)"
-        }
+    }
+
+    /// Records that `command` could not take effect, and why.
+    private mutating func refuse(_ command: LabCommand, _ refusal: Refusal) -> ([Effect], Bool) {
+        refusals.append(CommandRefusal(command: command, refusal: refusal))
+        return ([], true)
+    }
+
+    /// Records `command` (or `recorded`, what it is to be replayed as) for `--record`; `key`
+    /// is the stop a request's command acted at, nil for the others.
+    private mutating func logged(_ command: LabCommand, _ place: StopPlace?, at key: LaneKey? = nil, as recorded: LabCommand? = nil) {
+        // The lane is recorded only while the request has two: a recording of a request
+        // with one reads as before.
+        let lane = key.flatMap { forked.contains($0.request) ? $0.lane : nil }
+        if recordsLog { log.append(RecordedCommand(command: (recorded ?? command).inLane(lane), place: place)) }
+    }
+
+    /// How a refusal names the stop: `request #1` or `request #1 (network lane)`.
+    private func named(_ key: LaneKey) -> String {
+        guard forked.contains(key.request) || key.lane == .network else { return "request #\(key.request)" }
+        return "request #\(key.request) (\(key.lane.rawValue) lane)"
+    }
+
+    /// Commands about the session rather than a stop: launch, the clock, rules, tokens,
+    /// releasing everyone.
+    private mutating func executeSessionCommand(_ command: LabCommand, now: Double) -> (effects: [Effect], again: Bool) {
         switch command {
         case .launch(let operation):
             // Nothing more to dispatch until the new operation stops: the scheduler is not
             // quiescent while it runs.
             return ([.launch(operation: operation, request: launch(operation))], false)
         case .advanceClock(let seconds):
-            logged(nil)
+            logged(command, nil)
             return ([.advanceClock(seconds)], true)
         case .setBreakRules(let rules):
             self.rules = rules
             hasActiveRules = rules.contains(where: \.isEnabled)
             version += 1
-            logged(nil)
+            logged(command, nil)
             return ([], true)
         case .expireTokens:
-            logged(nil)
+            logged(command, nil)
             let event = TimelineEvent(time: now, request: 0, attempt: 0, hop: TimelineEvent.noHop, name: "LabBackend", kind: .auth, phase: .injected, detail: "expire all access tokens")
             return ([.expireTokens, .record(event)], true)
         case .resumeAll:
-            logged(nil)
+            logged(command, nil)
             for id in parked.keys.sorted() where parked[id]?.stop.held == true {
                 setMode(.run, of: id.request)
                 parked[id]?.stop.held = false
                 ready.append(id)
             }
             return ([], true)
+        default:
+            preconditionFailure("\(command) is not a session command")
+        }
+    }
+
+    /// Edits at a held stop: the request's headers, or the response's status and headers.
+    private mutating func executeEdit(_ command: LabCommand, at key: LaneKey, now: Double) -> (effects: [Effect], again: Bool) {
+        guard let waiting = parked[key], waiting.stop.held else { return refuse(command, .notHeld(stop: named(key))) }
+        switch command {
         case .editRequestHeaders(let request, let edited, _):
-            let key = target(request, lane: command.lane)
-            guard let waiting = parked[key], waiting.stop.held else { return refuse(.notHeld(stop: named(key))) }
-            guard waiting.stop.capabilities.canEditRequest else { return refuse(.requestHeadersNotEditable(place: waiting.stop.place, hop: waiting.stop.hopName)) }
+            guard waiting.stop.capabilities.canEditRequest else { return refuse(command, .requestHeadersNotEditable(place: waiting.stop.place, hop: waiting.stop.hopName)) }
             let headers = RecordedSecret.restored(edited, from: waiting.stop.currentHeaders)
             let diff = HeaderDiff(from: waiting.stop.currentHeaders, to: headers)
             parked[key]?.stop.pending.requestHeaders = headers
-            logged(waiting.stop.place, at: key, as: .editRequestHeaders(request: request, headers: RecordedSecret.redacted(headers)))
+            logged(command, waiting.stop.place, at: key, as: .editRequestHeaders(request: request, headers: RecordedSecret.redacted(headers)))
             let snapshot = HopSnapshot(method: waiting.stop.snapshot.method, url: waiting.stop.snapshot.url, headers: headers)
             return ([.record(waiting.stop.event(time: now, phase: .edited, snapshot: snapshot, diff: diff, detail: "request headers edited"))], true)
         case .editResponse(let request, let status, let edited, _):
-            let key = target(request, lane: command.lane)
-            guard let waiting = parked[key], waiting.stop.held else { return refuse(.notHeld(stop: named(key))) }
-            guard waiting.stop.capabilities.canEditResponse else { return refuse(.responseNotEditable(place: waiting.stop.place, hop: waiting.stop.hopName)) }
+            guard waiting.stop.capabilities.canEditResponse else { return refuse(command, .responseNotEditable(place: waiting.stop.place, hop: waiting.stop.hopName)) }
             let headers = edited.map { RecordedSecret.restored($0, from: waiting.stop.currentHeaders) }
             let diff = headers.map { HeaderDiff(from: waiting.stop.currentHeaders, to: $0) } ?? .none
             if let status { parked[key]?.stop.pending.responseStatus = status }
             if let headers { parked[key]?.stop.pending.responseHeaders = headers }
-            logged(waiting.stop.place, at: key, as: .editResponse(request: request, status: status, headers: headers.map(RecordedSecret.redacted)))
+            logged(command, waiting.stop.place, at: key, as: .editResponse(request: request, status: status, headers: headers.map(RecordedSecret.redacted)))
             let snapshot = HopSnapshot(headers: headers ?? waiting.stop.currentHeaders, status: status ?? waiting.stop.snapshot.status)
             return ([.record(waiting.stop.event(time: now, phase: .edited, snapshot: snapshot, diff: diff, detail: "response edited"))], true)
-        case .delay(let request, let seconds, _):
-            let key = target(request, lane: command.lane)
-            guard let waiting = parked[key] else { return refuse(.notWaiting(stop: named(key))) }
-            logged(waiting.stop.place, at: key)
-            return ([.advanceClock(seconds), .record(waiting.stop.event(time: now + seconds, phase: .injected, detail: "delay \(formatSeconds(seconds))"))], true)
-        case .step(let request, _), .resume(let request, _), .pass(let request, _), .force401(let request, _), .forceRetry(let request, _),
-            .fail(let request, _, _):
-            let key = target(request, lane: command.lane)
-            guard let waiting = parked[key] else { return refuse(.notWaiting(stop: named(key))) }
-            var release = waiting.stop.pending
-            var effects: [Effect] = []
-            if forked.contains(request), key.lane == .cache, command == .force401(request: request, lane: command.lane) || command == .forceRetry(request: request, lane: command.lane) {
-                // Either would drop the cached result's attempt, and with it the network fetch still under way.
-                return refuse(.networkFetchOverlaps(stop: named(key)))
-            }
-            switch command {
-            case .force401:
-                guard waiting.stop.capabilities.canForce401 else { return refuse(.no401(place: waiting.stop.place, hop: waiting.stop.hopName)) }
-                release.disposition = .force401
-                effects.append(.record(waiting.stop.event(time: now, phase: .injected, detail: "force 401")))
-            case .forceRetry:
-                if let refusal = waiting.stop.capabilities.retryRefusal { return refuse(refusal) }
-                release.disposition = .forceRetry
-                effects.append(.record(waiting.stop.event(time: now, phase: .injected, detail: "force retry")))
-            case .fail(_, let fault, _):
-                guard waiting.stop.place.isHoldable else { return refuse(.cannotFail(request: request, place: waiting.stop.place)) }
-                release.disposition = .fail(fault)
-                effects.append(.record(waiting.stop.event(time: now, phase: .injected, detail: "fail: \(fault.rawValue)")))
-            case .step: setMode(.step, of: request)
-            case .resume: setMode(.run, of: request)
-            default: break
-            }
-            if waiting.stop.held || (!releasedByRule.isEmpty && releasedByRule.remove(key) != nil) {
-                let how = isStepping(request) ? "step" : "continue"
-                effects.insert(.record(waiting.stop.event(time: now, phase: .resumed, detail: how)), at: 0)
-            }
-            parked[key] = nil
-            if !waiting.stop.held && !popped { removeReady(key) }
-            runningLanes.insert(key)
-            logged(waiting.stop.place, at: key)
-            effects.append(.resume(waiting.waiter, release))
-            return (effects, true)
+        default:
+            preconditionFailure("\(command) is not an edit")
         }
+    }
+
+    /// Commands that let a waiting lane go: step, continue, pass, a delay, or a forced 401,
+    /// retry or failure.
+    private mutating func executeRelease(_ command: LabCommand, at key: LaneKey, now: Double, popped: Bool) -> (effects: [Effect], again: Bool) {
+        guard let waiting = parked[key] else { return refuse(command, .notWaiting(stop: named(key))) }
+        let request = key.request
+        if case .delay(_, let seconds, _) = command {
+            logged(command, waiting.stop.place, at: key)
+            return ([.advanceClock(seconds), .record(waiting.stop.event(time: now + seconds, phase: .injected, detail: "delay \(formatSeconds(seconds))"))], true)
+        }
+        var release = waiting.stop.pending
+        var effects: [Effect] = []
+        if forked.contains(request), key.lane == .cache, command == .force401(request: request, lane: command.lane) || command == .forceRetry(request: request, lane: command.lane) {
+            // Either would drop the cached result's attempt, and with it the network fetch still under way.
+            return refuse(command, .networkFetchOverlaps(stop: named(key)))
+        }
+        switch command {
+        case .force401:
+            guard waiting.stop.capabilities.canForce401 else { return refuse(command, .no401(place: waiting.stop.place, hop: waiting.stop.hopName)) }
+            release.disposition = .force401
+            effects.append(.record(waiting.stop.event(time: now, phase: .injected, detail: "force 401")))
+        case .forceRetry:
+            if let refusal = waiting.stop.capabilities.retryRefusal { return refuse(command, refusal) }
+            release.disposition = .forceRetry
+            effects.append(.record(waiting.stop.event(time: now, phase: .injected, detail: "force retry")))
+        case .fail(_, let fault, _):
+            guard waiting.stop.place.isHoldable else { return refuse(command, .cannotFail(request: request, place: waiting.stop.place)) }
+            release.disposition = .fail(fault)
+            effects.append(.record(waiting.stop.event(time: now, phase: .injected, detail: "fail: \(fault.rawValue)")))
+        case .step: setMode(.step, of: request)
+        case .resume: setMode(.run, of: request)
+        default: break
+        }
+        if waiting.stop.held || (!releasedByRule.isEmpty && releasedByRule.remove(key) != nil) {
+            let how = isStepping(request) ? "step" : "continue"
+            effects.insert(.record(waiting.stop.event(time: now, phase: .resumed, detail: how)), at: 0)
+        }
+        parked[key] = nil
+        if !waiting.stop.held && !popped { removeReady(key) }
+        runningLanes.insert(key)
+        logged(command, waiting.stop.place, at: key)
+        effects.append(.resume(waiting.waiter, release))
+        return (effects, true)
     }
 }
 
