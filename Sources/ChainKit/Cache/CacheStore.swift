@@ -18,6 +18,9 @@ public final class CacheStore: Sendable {
     /// the types of objects read back. Parsers that feed the store normalize with the same one.
     public let schema: CacheSchema
     private let stored: Mutex<RecordSet>
+    private let subscribers = Mutex<[ObjectIdentifier: any CacheStoreSubscriber]>([:])
+    /// How many subscribers there are: a publish with none takes no second lock.
+    private let subscriberCount = Atomic<Int>(0)
 
     public init(schema: CacheSchema = CacheSchema(), records: RecordSet = RecordSet()) {
         self.schema = schema
@@ -32,10 +35,51 @@ public final class CacheStore: Sendable {
         return data.map { GraphQLResponse(source: .cache, data: $0) }
     }
 
-    /// Merges `records` into the store; returns the `key.field` pairs that changed.
+    /// Merges `records` into the store; returns the `key.field` pairs that changed, which every
+    /// subscriber is told of (upstream's `ApolloStore.publish(records:)`), unless none did.
     @discardableResult
     public func publish(records: RecordSet) -> Set<String> {
-        stored.withLock { $0.merge(records: records) }
+        let changed = stored.withLock { $0.merge(records: records) }
+        if !changed.isEmpty, subscriberCount.load(ordering: .acquiring) > 0 {
+            for subscriber in subscribers.withLock({ Array($0.values) }) {
+                subscriber.store(self, didChangeKeys: changed)
+            }
+        }
+        return changed
+    }
+
+    /// What ``subscribe(_:)`` returns, to ``unsubscribe(_:)`` with.
+    public struct SubscriptionToken: Sendable, Hashable {
+        let id: ObjectIdentifier
+    }
+
+    /// Tells `subscriber` of every change from now on (upstream's `ApolloStore.subscribe(_:)`).
+    /// The store holds the subscriber until ``unsubscribe(_:)``.
+    public func subscribe(_ subscriber: any CacheStoreSubscriber) -> SubscriptionToken {
+        let token = SubscriptionToken(id: ObjectIdentifier(subscriber))
+        subscribers.withLock { subscribers in
+            if subscribers.updateValue(subscriber, forKey: token.id) == nil { subscriberCount.add(1, ordering: .releasing) }
+        }
+        return token
+    }
+
+    public func unsubscribe(_ token: SubscriptionToken) {
+        subscribers.withLock { subscribers in
+            if subscribers.removeValue(forKey: token.id) != nil { subscriberCount.subtract(1, ordering: .releasing) }
+        }
+    }
+
+    /// The `key.field` pairs a result of `operation` reads: what a change must touch to
+    /// change it (upstream's `GraphQLResponse.dependentKeys`). Nil when the operation's
+    /// selections cannot be read.
+    public func dependentKeys(of operation: GraphQLOperation, data: JSONValue) -> Set<String>? {
+        guard let normalizer = try? ResultNormalizer(operation: operation, schema: schema) else { return nil }
+        let records = normalizer.records(for: data)
+        var keys: Set<String> = []
+        for key in records.sortedKeys {
+            for field in records.storage[key]!.fields.keys { keys.insert("\(key).\(field)") }
+        }
+        return keys
     }
 
     /// Normalizes `data` as a result of `operation` and merges its records (upstream's
@@ -58,4 +102,10 @@ public final class CacheStore: Sendable {
     public func clear() {
         stored.withLock { $0.removeAll() }
     }
+}
+
+/// Told of changes to a ``CacheStore``'s records (upstream's `ApolloStoreSubscriber`).
+public protocol CacheStoreSubscriber: AnyObject, Sendable {
+    /// `changedKeys` are the `key.field` pairs a publish changed (`Hero:2001.name`).
+    func store(_ store: CacheStore, didChangeKeys changedKeys: Set<String>)
 }
