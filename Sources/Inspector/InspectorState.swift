@@ -81,12 +81,21 @@ public struct InspectorState: Sendable {
     /// The highest request id when `n` or `N` was pressed: the first request above it is
     /// selected once a view shows it, so the keys that follow act on what was just started.
     var selectsLaunchAbove: Int?
+    /// How many operations `n` and `N` have started: the next is the scenario's launch list
+    /// at this position, from its start again once the list is used up.
+    var launchesStarted = 0
 
     public init(scenario: Scenario, lab: LabView, size: Size, symbols: Symbols = .unicode) {
         self.scenario = scenario
         self.lab = lab
         self.size = size
         self.symbols = symbols
+    }
+
+    /// The operation the next `n` starts, as a headless run launches them (``Scenario/launch``).
+    mutating func nextLaunchedOperation() -> Int {
+        defer { launchesStarted += 1 }
+        return scenario.launch.isEmpty ? 0 : scenario.launch[launchesStarted % scenario.launch.count]
     }
 
     /// The requests the filter lets through.

@@ -59,8 +59,8 @@ public struct KeyBinding: Sendable, Hashable {
 /// any other does nothing.
 public enum Keymap {
     public static let bindings: [KeyBinding] = [
-        KeyBinding([.char("n")], .newOperation, "new", "start an operation of the scenario and select it", .act),
-        KeyBinding([.char("N")], .newSeveral, "new ×5", "start five operations at once and select the first"),
+        KeyBinding([.char("n")], .newOperation, "new", "start the scenario's next operation and select it", .act),
+        KeyBinding([.char("N")], .newSeveral, "new ×5", "start its next five operations at once and select the first"),
         KeyBinding([.char("s")], .step, "step", "step the selected request one hop", .stop),
         KeyBinding([.char("c")], .continueRequest, "continue", "continue the selected request to the next breakpoint, or to the end", .stop),
         KeyBinding([.char("u")], .switchLane, "lane", "switch between the cache and the network lane of a request with two (a CacheAndNetwork fetch overlapping the cached result's way up): s, c and the stop keys act on the shown lane's stop", .act),

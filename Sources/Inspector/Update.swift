@@ -139,7 +139,8 @@ public enum Inspector {
         switch action {
         case .newOperation, .newSeveral:
             state.selectsLaunchAbove = state.lab.requests.map(\.id).max() ?? 0
-            return action == .newOperation ? [.command(.launch(operation: 0))] : [.commands(Array(repeating: .launch(operation: 0), count: 5))]
+            let launches = (0..<(action == .newOperation ? 1 : 5)).map { _ in LabCommand.launch(operation: state.nextLaunchedOperation()) }
+            return action == .newOperation ? [.command(launches[0])] : [.commands(launches)]
         case .step, .continueRequest:
             guard let request = state.heldStop?.request ?? inFlightRequest(state) else { return [] }
             let lane = state.commandLane

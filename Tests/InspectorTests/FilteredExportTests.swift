@@ -10,10 +10,10 @@ import Timeline
 /// the person asks for every request.
 @Suite("Export under a filter")
 struct FilteredExportTests {
-    /// cache-records with five HeroQuery operations run one after another and `~cache` in
-    /// force: #2 to #5, answered from the cache #1 filled, are shown.
+    /// basics with five HeroQuery operations run one after another and `~cache` in force:
+    /// #2 to #5, answered from the cache #1 filled, are shown.
     func filteredDriver() async -> Driver {
-        let driver = Driver("cache-records", stepMode: false)
+        let driver = Driver("basics", stepMode: false)
         for _ in 0..<5 { await driver.press(.char("n")) }
         await driver.press(.char("/"))
         for character in "~cache" { await driver.press(.char(character)) }
@@ -42,21 +42,21 @@ struct FilteredExportTests {
         await driver.press(.ctrl("t"))
         #expect(driver.screen().contains { $0.contains("requests 4 SHOWN [ALL 5]   Ctrl-T switches") })
         var state = driver.state
-        #expect(Inspector.update(&state, .key(.enter)) == [.export(format: .json, path: "chainlab-cache-records.json")])
+        #expect(Inspector.update(&state, .key(.enter)) == [.export(format: .json, path: "chainlab-basics.json")])
         await driver.press(.ctrl("t"))
         state = driver.state
-        #expect(Inspector.update(&state, .key(.enter)) == [.export(format: .json, path: "chainlab-cache-records.json", requests: [2, 3, 4, 5])])
+        #expect(Inspector.update(&state, .key(.enter)) == [.export(format: .json, path: "chainlab-basics.json", requests: [2, 3, 4, 5])])
     }
 
     @Test("without a filter the overlay has no requests line and Ctrl-T changes nothing")
     func noFilter() async {
-        let driver = Driver("cache-records", stepMode: false)
+        let driver = Driver("basics", stepMode: false)
         await driver.press(.char("n"), .char("w"), .ctrl("t"))
         guard case .export(let prompt) = driver.state.modal else { Issue.record("no export overlay"); return }
         #expect(prompt.onlyShown == nil)
         #expect(!driver.screen().contains { $0.contains("SHOWN") })
         var state = driver.state
-        #expect(Inspector.update(&state, .key(.enter)) == [.export(format: .json, path: "chainlab-cache-records.json")])
+        #expect(Inspector.update(&state, .key(.enter)) == [.export(format: .json, path: "chainlab-basics.json")])
     }
 
     @Test("the file holds only the shown requests' summaries, events and findings; the status line says how many")

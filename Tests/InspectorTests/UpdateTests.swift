@@ -25,6 +25,16 @@ struct UpdateTests {
         #expect(driver.state.lab.requests.map(\.id) == [1, 2, 3, 4, 5])
     }
 
+    @Test("n and N start the scenario's operations in its launch order, from the start again once it is used up")
+    func launchOrder() async {
+        // cache-records launches HeroQuery, HeroDetailsQuery, RenameHero, HeroQuery, HeroDetailsQuery.
+        let driver = Driver("cache-records", stepMode: false)
+        #expect(await driver.press(.char("n")) == [.command(.launch(operation: 0))])
+        #expect(await driver.press(.char("n")) == [.command(.launch(operation: 1))])
+        #expect(await driver.press(.char("n")) == [.command(.launch(operation: 2))])
+        #expect(await driver.press(.char("N")) == [.commands([0, 1, 0, 1, 2].map { .launch(operation: $0) })])
+    }
+
     @Test("s steps the selected request one hop; the Chain selection follows the stop")
     func step() async {
         let driver = Driver()
