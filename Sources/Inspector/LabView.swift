@@ -211,7 +211,7 @@ public final class LabViewBuilder {
             lastSeq = event.seq
             guard event.request > 0 else { continue }
             var row = accumulators[event.request] ?? Accumulator(start: event.time, end: event.time)
-            row.end = max(row.end, event.time)
+            if event.name != LabSession.watcherDeliveryEventName { row.end = max(row.end, event.time) }
             if event.attempt > row.attempt {
                 row.marks.append(RequestRow.Mark(time: event.time, kind: .retry))
                 row.attempt = event.attempt

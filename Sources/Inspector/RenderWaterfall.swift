@@ -61,7 +61,8 @@ extension Inspector {
         var sent: Double?, refreshSent: Double?
         var last: Double?
         var previous: TimelineEvent?
-        for event in events {
+        // A watched query's deliveries come after it ended, and draw nothing of its own.
+        for event in events where event.name != LabSession.watcherDeliveryEventName {
             // Time that passed with neither the transport nor a refresh under way.
             if let last, event.time > last, sent == nil, refreshSent == nil {
                 let gap = Segment(start: last, end: event.time, kind: gapKind(after: previous, before: event))

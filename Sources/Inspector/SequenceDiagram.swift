@@ -157,6 +157,8 @@ extension Inspector {
         case .preflight:
             let diff = diffSummary(event.diff)
             return Line([Span("↓ " + name)] + (diff.isEmpty ? [] : [Span(" " + diff, style: added)]))
+        case .cacheHit where event.name == LabSession.watcherDeliveryEventName:
+            return Line([Span("watcher ", style: changed), Span("delivered again", style: good), Span(" — the store changed what it read", style: .dim)])
         case .cacheHit: return Line([Span("cache "), Span("hit", style: good), Span(" — answered from the cache", style: .dim)])
         case .cacheMiss: return Line([Span("cache "), Span("miss", style: .dim)])
         case .send where event.kind == .auth: return Line([Span("refresh ", style: changed), Span("\(event.method ?? "POST") \(VisibleEscapes.escape(path))")])

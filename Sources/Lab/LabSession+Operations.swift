@@ -34,8 +34,10 @@ extension LabSession {
         let task = Task {
             await LabContext.$operation.withValue(context) {
                 _ = await context.gate(.launch, name: "launch", kind: .graphql)
-                let summary = await self.run(operation: index, context: context)
+                let (summary, watched) = await self.run(operation: index, context: context)
                 self.summariesByRequest.withLock { $0[request] = summary }
+                // Watched once its summary is there to count the deliveries in.
+                if let watched { self.watch(watched.operation, from: watched.result, request: request, attempt: context.attempt) }
                 self.store.markFinished(request: request)
                 self.scheduler.finish(request: request)
             }
@@ -45,13 +47,16 @@ extension LabSession {
         tasks.withLock { $0[request] = task }
     }
 
-    private func run(operation index: Int, context: OperationContext) async -> RequestSummary {
+    /// Runs the operation; returns its summary and, for a watched query that got a result,
+    /// what to watch.
+    private func run(operation index: Int, context: OperationContext) async -> (RequestSummary, watched: (operation: GraphQLOperation, result: GraphQLResponse)?) {
         guard scenario.operations.indices.contains(index) else {
             // A library caller's `launch(operation:)` out of range; files are checked before they run.
-            return RequestSummary(
+            return (RequestSummary(
                 id: context.request, operation: "#\(index)", outcome: .failure, attempts: 0,
-                error: "operation \(index) does not exist; the scenario has \(scenario.operations.count)", results: [])
+                error: "operation \(index) does not exist; the scenario has \(scenario.operations.count)", results: []), nil)
         }
+        var watched: (operation: GraphQLOperation, result: GraphQLResponse)?
         var results: [String] = []
         var last: GraphQLResponse?
         var failure: (any Error)?
@@ -87,6 +92,7 @@ extension LabSession {
                     // A CacheAndNetwork fetch that overlapped ends in its own task.
                     await context.networkLaneEnded()
                     if Task.isCancelled { throw LabFault.sessionEnded }
+                    if let last, custom == nil, scenario.operations[index].watch { watched = (request.operation, last) }
                 case .http(let instrumented, let request, let body, let baseURL, let operationID):
                     let (response, _) = try await instrumented.send(request, body: body, baseURL: baseURL, operationID: operationID)
                     results.append("server \(response.status.code)")
@@ -115,7 +121,23 @@ extension LabSession {
                 }
             }
         }
-        return summary
+        return (summary, watched)
+    }
+
+    /// Watches `operation` from now on, as its result `last` read it: each delivery is recorded
+    /// on request `request` and counted in its summary's results.
+    private func watch(_ operation: GraphQLOperation, from last: GraphQLResponse, request: Int, attempt: Int) {
+        guard let keys = LabQueryWatcher.dependentKeys(of: last, operation: operation, in: cache) else { return }
+        let shared = operationShared, store = self.store, summaries = summariesByRequest, changed = self.changed
+        let watcher = LabQueryWatcher(
+            request: request, attempt: max(attempt, 1), operation: operation, dependentKeys: keys, now: { shared.seconds },
+            snapshot: { shared.snapshots.snapshot(result: $0) }
+        ) { event, reloaded in
+            _ = store.append(event)
+            if reloaded != nil { summaries.withLock { $0[request]?.results.append("cache (watcher)") } }
+            changed()
+        }
+        _ = cache.subscribe(watcher)
     }
 
     /// The scenario's operation `index` through the session's current chain, built from the

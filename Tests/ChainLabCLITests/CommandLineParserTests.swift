@@ -25,7 +25,7 @@ struct CommandLineParserTests {
         (["serve", "--hostile", "--hostile"], "chainlab: --hostile is given twice; give it once\n"),
         (["--ascii", "--ascii"], "chainlab: --ascii is given twice; give it once\n"),
         // After `--` every argument is the command's own, even one that looks like an option.
-        (["trace", "--", "-x"], "chainlab: unknown scenario '-x'; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, cache-and-network, cache-records, graphql-errors-200, empty-401, openapi-middleware, defer, subscription, hostile-server, partial-data, or --scenario-file FILE\n"),
+        (["trace", "--", "-x"], "chainlab: unknown scenario '-x'; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, cache-and-network, cache-records, watcher, graphql-errors-200, empty-401, openapi-middleware, defer, subscription, hostile-server, partial-data, or --scenario-file FILE\n"),
         (["trace", "--", "basics", "--format"], "chainlab: trace takes one scenario, got 'basics' and '--format'\n"),
         (["lint", "basics", "--", "--", "x"], "chainlab: lint takes one scenario, got 'basics' and '--'\n"),
         (["serve", "--", "--port"], "chainlab: serve takes no arguments, got '--port'; valid options: --port, --host, --token-ttl, --auth-failure, --latency, --hostile, --upstream, --har-max-body, --har-max-total, --max-connections, --otlp-endpoint, --otlp-header, --service-name, --cacert, --insecure\n"),

@@ -81,7 +81,7 @@ struct LintCommandTests {
     }
 
     @Test("bad input exits 2 and says what was wrong", arguments: [
-        (["lint"], "chainlab: no scenario given; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, cache-and-network, cache-records, graphql-errors-200, empty-401, openapi-middleware, defer, subscription, hostile-server, partial-data, or --scenario-file FILE\n"),
+        (["lint"], "chainlab: no scenario given; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, cache-and-network, cache-records, watcher, graphql-errors-200, empty-401, openapi-middleware, defer, subscription, hostile-server, partial-data, or --scenario-file FILE\n"),
         (["lint", "basics", "--format", "xml"], "chainlab: unknown format 'xml'; valid formats: text, json, sarif\n"),
         (["lint", "basics", "--fail-on", "fatal"], "chainlab: unknown level 'fatal' for --fail-on; valid: error, warning, info\n"),
         (["lint", "basics", "--color"], "chainlab: unknown option '--color' for lint; valid: --format, --fail-on, --scenario-file\n"),

@@ -75,12 +75,12 @@ struct TraceCommandTests {
     }
 
     @Test("bad input: a clear message naming the valid choices, exit 2", arguments: [
-        (["trace", "nope"], "chainlab: unknown scenario 'nope'; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, cache-and-network, cache-records, graphql-errors-200, empty-401, openapi-middleware, defer, subscription, hostile-server, partial-data, or --scenario-file FILE\n"),
+        (["trace", "nope"], "chainlab: unknown scenario 'nope'; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, cache-and-network, cache-records, watcher, graphql-errors-200, empty-401, openapi-middleware, defer, subscription, hostile-server, partial-data, or --scenario-file FILE\n"),
         (["trace", "basics", "--format", "xml"], "chainlab: unknown format 'xml'; valid formats: text, json, har, curl, otlp\n"),
         (["trace", "basics", "--bogus"], "chainlab: unknown option '--bogus' for trace; valid: --format, --output, --include-secrets, --record, --replay, --scenario-file, --filter, --break, --endpoint, --operation, --operation-name, --variables, --header, --mask-header, --token, --token-env, --token-file, --lab, --auth-failure, --oauth-token-url, --client-id, --client-secret-env, --client-auth, --refresh-token-env, --max-body, --client-name, --client-version, --no-client-library, --timeout, --no-traceparent, --otlp-endpoint, --otlp-header, --service-name, --cacert, --insecure\n"),
         (["trace", "--scenario-file", "/nonexistent.json"], "chainlab: cannot read scenario file /nonexistent.json: No such file or directory\n"),
         (["trace", "basics", "--output", "/nonexistent-folder/out.txt"], "chainlab: cannot write /nonexistent-folder/out.txt: the folder /nonexistent-folder does not exist\n"),
-        (["scenarios", "--show", "nope"], "chainlab: unknown scenario 'nope'; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, cache-and-network, cache-records, graphql-errors-200, empty-401, openapi-middleware, defer, subscription, hostile-server, partial-data, or --scenario-file FILE\n"),
+        (["scenarios", "--show", "nope"], "chainlab: unknown scenario 'nope'; valid: basics, token-expiry, refresh-storm, refresh-storm-fixed, stale-token, retry-order, apq, cache-fallback, cache-and-network, cache-records, watcher, graphql-errors-200, empty-401, openapi-middleware, defer, subscription, hostile-server, partial-data, or --scenario-file FILE\n"),
         (["trace", "basics", "--otlp-endpoint", "localhost:4318"], "chainlab: --otlp-endpoint needs an http:// or https:// URL such as http://127.0.0.1:4318, got 'localhost:4318'\n"),
         (["trace", "basics", "--otlp-header", "X-Key: 1"], "chainlab: --otlp-header needs --otlp-endpoint\n"),
         (["trace", "basics", "--otlp-endpoint", "http://127.0.0.1:4318", "--otlp-header", "X-Key"], "chainlab: --otlp-header needs 'Name: value', got 'X-Key'\n"),
@@ -162,7 +162,7 @@ struct TraceCommandTests {
     @Test("scenarios lists every built-in; --show prints one that loads back unchanged")
     func scenarios() throws {
         let list = try chainlab("scenarios")
-        #expect(list.stdout.split(separator: "\n").count == 17)
+        #expect(list.stdout.split(separator: "\n").count == 18)
         #expect(list.stdout.split(separator: "\n").contains { $0.hasPrefix("cache-records ") })
         let shown = try chainlab("scenarios", "--show", "refresh-storm")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("storm-\(UUID().uuidString).json")

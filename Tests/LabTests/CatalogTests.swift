@@ -89,6 +89,32 @@ struct CatalogTests {
         #expect(result.events.filter { $0.phase == .cacheHit }.count == 1)
     }
 
+    // A watched query follows the store as apollo-ios 2.4's GraphQLQueryWatcher does
+    // (Sources/Apollo/GraphQLQueryWatcher.swift): each write to what it read delivers it again.
+    @Test("watcher: #2's rename and #3's, after its refresh and retry, each deliver #1 again from the cache")
+    func watcher() async throws {
+        let result = try await run("watcher")
+        #expect(result.requests.map(\.operation) == ["HeroQuery", "RenameHero", "RenameHero"])
+        #expect(result.requests.map(\.outcome) == [.success, .success, .success])
+        #expect(result.requests.map(\.attempts) == [1, 1, 2])
+        #expect(result.requests.map(\.results) == [["server", "cache (watcher)", "cache (watcher)"], ["server"], ["server"]])
+        #expect(result.backend["tokenRefreshes"] == 1)
+        #expect(result.backend["unauthorized"] == 1)
+        let deliveries = result.events.filter { $0.name == LabSession.watcherDeliveryEventName }
+        #expect(deliveries.map(\.request) == [1, 1])
+        #expect(deliveries.map(\.phase) == [.cacheHit, .cacheHit])
+        #expect(deliveries.map(\.time) == [0.024, 0.06])
+        #expect(deliveries.map(\.detail) == Array(repeating: "the store changed Hero:2001.name; HeroQuery delivered again from the cache", count: 2))
+        #expect(deliveries.map { $0.body?.text } == [
+            #"{"data":{"hero":{"id":"2001","name":"Artoo-Detoo"}}}"#,
+            #"{"data":{"hero":{"id":"2001","name":"R2-D2"}}}"#,
+        ])
+        // Each delivery comes right after the write that set it off: #2's, then #3's second attempt's.
+        let writes = result.events.filter { $0.kind == .cache && $0.phase == .postflight }
+        #expect(writes.map { "#\($0.request).\($0.attempt)" } == ["#1.1", "#2.1", "#3.2"])
+        for (write, delivery) in zip(writes.dropFirst(), deliveries) { #expect(delivery.seq == write.seq + 1) }
+    }
+
     // The records as Apollo iOS 2.4's GraphQLResultNormalizer makes them (Sources/Apollo/
     // Execution/ResultAccumulators/GraphQLResultNormalizer.swift): root fields in QUERY_ROOT or
     // MUTATION_ROOT keyed with their arguments, the hero in the one record Hero:2001.

@@ -133,6 +133,22 @@ struct ScenarioCodecTests {
         #expect(try ScenarioCodec.decode(Data(ScenarioCodec.encode(scenario).utf8)) == scenario)
     }
 
+    /// Upstream watches queries only: `GraphQLQueryWatcher<Query: GraphQLQuery>`.
+    @Test("watch is read and written for queries, and refused for a mutation and a middleware operation, saying where")
+    func watch() throws {
+        let scenario = try ScenarioCodec.decode(Data(#"{"name":"x","chain":[],"operations":[{"name":"HeroQuery","watch":true}]}"#.utf8))
+        #expect(scenario.operations[0].watch)
+        #expect(try ScenarioCodec.decode(Data(ScenarioCodec.encode(scenario).utf8)) == scenario)
+        #expect(ScenarioCodec.encode(scenario).contains(#""operations": [{"name":"HeroQuery","watch":true}]"#))
+        #expect(error(#"{"name":"x","chain":[],"operations":[{"name":"HeroQuery"},{"name":"RenameHero","watch":true}]}"#)
+            == "operations[1].watch: only a query can be watched; RenameHero is a mutation")
+        #expect(error(#"{"name":"x","chain":[],"operations":[{"name":"Bump","document":"mutation Bump { bump }","watch":true}]}"#)
+            == "operations[0].watch: only a query can be watched; Bump is a mutation")
+        #expect(error(#"{"name":"x","chain":[],"operations":[{"name":"HeroQuery","watch":"yes"}]}"#) == #"operations[0].watch: expected true or false, got "yes""#)
+        #expect(error(#"{"name":"x","chain":[{"middleware":"LoggingMiddleware"}],"operations":[{"name":"getHero","path":"/heroes/2001","watch":true}]}"#)
+            == "operations[0].watch: a middleware operation cannot be watched: a watcher follows the GraphQL cache")
+    }
+
     @Test("fetchIgnoringCacheCompletely fetches every time and leaves the cache empty; an unknown name lists both kinds")
     func ignoringTheCacheCompletely() async throws {
         func cacheEvents(_ policy: String) async throws -> [String] {

@@ -142,11 +142,12 @@ struct InstrumentedCacheInterceptor: CacheInterceptor {
         }
     }
 
-    /// Records the write with what was written: the parser's records, key → fields.
+    /// Records the write with what is written, the parser's records (key → fields), then
+    /// writes: what the write sets off (a watcher's delivery) comes after it on the timeline.
     @inline(__always)
     func writeCacheData(request: GraphQLRequest, response: GraphQLResponse) async throws {
-        try await base.writeCacheData(request: request, response: response)
         context.emit(hop, .postflight, context.snapshots.snapshot(cacheRecords: response.cacheRecords ?? RecordSet()), detail: "cache write")
+        try await base.writeCacheData(request: request, response: response)
     }
 }
 

@@ -60,6 +60,7 @@ public enum Catalog {
         "graphql-errors-200": "The transport answers 200, but the result carries UNAUTHENTICATED: AuthInterceptor's post-flight turns it into a refresh and ↻ Retry.",
         "empty-401": "The transport answers 401 with an empty body: no chunk reaches ResponseCodeInterceptor, so no error is raised and the request ends ✕ … noResults.",
         "openapi-middleware": "FaultInjectionMiddleware answers the first call with 503 before the transport; RetryingMiddleware calls next again, and the second call reaches the server.",
+        "watcher": "Run all three (N): #1 ends ✓ with its result from the server and results from cache (watcher) after it; #3 RenameHero gets a 401, refreshes and retries. Press A for every request's events: after #2's and #3's cache writes come #1's GraphQLQueryWatcher hits, whose Detail holds the hero as each rename left it.",
         "hostile-server": "Headers and the body carry terminal escapes and bidi overrides: every one is drawn as a visible escape (\\e, \\x07, \\u{202E}).",
     ]
 
@@ -153,6 +154,21 @@ public enum Catalog {
             $0.backend = LabBackend.Settings(latency: latency)
             $0.launch = [0, 1, 2, 0, 1]
             $0.script = (1...4).flatMap { [Scenario.ScriptStep(request: $0, until: .hop(0, .post)), Scenario.ScriptStep(request: $0)] }
+        },
+        Scenario(
+            name: "watcher",
+            summary: "A watched HeroQuery follows two renames: one by a mutation, one by a mutation that must refresh and retry first.",
+            teaches: "Upstream's GraphQLQueryWatcher: once #1 HeroQuery has a result, every write to the records it read (QUERY_ROOT.hero, Hero:2001.id, Hero:2001.name) delivers it again, read from the cache, without a request. #2 RenameHero names the hero Artoo-Detoo; its cache write at the top of the chain is followed by #1's GraphQLQueryWatcher event with the new name. By #3 the access token has expired: 401, a refresh, Retry, and only attempt 2's write renames the hero back to R2-D2 and reaches the watcher — how a refresh and a mutation reach an app's screen.",
+            chain: defaultChain,
+            operations: [
+                Scenario.Operation(name: "HeroQuery") { $0.fetchBehavior = .CacheFirst; $0.watch = true },
+                Scenario.Operation(name: "RenameHero") { $0.variables = ["name": "Artoo-Detoo"] },
+                Scenario.Operation(name: "RenameHero") { $0.variables = ["name": "R2-D2"] },
+            ]
+        ) {
+            $0.backend = LabBackend.Settings(tokenTTL: 0.02, latency: latency)
+            $0.launch = [0, 1, 2]
+            $0.script = (1...3).flatMap { [Scenario.ScriptStep(request: $0, until: .hop(0, .post)), Scenario.ScriptStep(request: $0)] }
         },
         Scenario(
             name: "graphql-errors-200",

@@ -64,6 +64,9 @@ public struct Scenario: Sendable, Hashable {
         /// Whether server results are written to the cache (upstream's
         /// `RequestConfiguration.writeResultsToCache`).
         public var writeResultsToCache = true
+        /// Whether the query is watched once it has a result (upstream's `GraphQLQueryWatcher`):
+        /// a later write to the records it read delivers it again, read from the cache.
+        public var watch = false
         public var autoPersistQueries = false
         public var useGETForQueries = false
         public var useGETForPersistedQueryRetry = false

@@ -42,7 +42,7 @@ public struct ScenarioError: Error, Sendable, Hashable, CustomStringConvertible 
 public enum ScenarioCodec {
     static let topLevelKeys = ["name", "summary", "teaches", "onScreen", "chain", "backend", "token", "refreshStrategy", "operations", "launch", "script", "prefillCache", "safetyCap", "breakpoints"]
     static let backendKeys = ["tokenTTL", "authFailureMode", "requireAuth", "rotateRefreshTokens", "reuseDetection", "serverErrorStatus", "failNext", "failNextStatus", "latency", "hostile", "omitsHeroName"]
-    static let operationKeys = ["name", "fetchBehavior", "autoPersistQueries", "useGETForQueries", "useGETForPersistedQueryRetry", "variables", "clientAwareness", "writeResultsToCache", "method", "path", "document", "documentFile", "body"]
+    static let operationKeys = ["name", "fetchBehavior", "watch", "autoPersistQueries", "useGETForQueries", "useGETForPersistedQueryRetry", "variables", "clientAwareness", "writeResultsToCache", "method", "path", "document", "documentFile", "body"]
     static let clientAwarenessKeys = ["name", "version", "library"]
     static let graphQLOperationNames = ["HeroQuery", "HeroDetailsQuery", "RenameHero", "HeroDeferQuery", "HeroNameChanged"]
 
@@ -96,6 +96,7 @@ public enum ScenarioCodec {
         var object: [String: JSONValue] = ["name": .string(operation.name)]
         if let behavior = operation.fetchBehavior { object["fetchBehavior"] = .string(behavior.description) }
         if !operation.writeResultsToCache { object["writeResultsToCache"] = false }
+        if operation.watch { object["watch"] = true }
         if operation.autoPersistQueries { object["autoPersistQueries"] = true }
         if operation.useGETForQueries { object["useGETForQueries"] = true }
         if operation.useGETForPersistedQueryRetry { object["useGETForPersistedQueryRetry"] = true }
@@ -327,6 +328,7 @@ public enum ScenarioCodec {
                 operation.writeResultsToCache = policy.writesToCache
             }
             if let writes = try reader.optionalBool("writeResultsToCache") { operation.writeResultsToCache = writes }
+            operation.watch = try reader.optionalBool("watch") ?? false
             operation.autoPersistQueries = try reader.optionalBool("autoPersistQueries") ?? false
             operation.useGETForQueries = try reader.optionalBool("useGETForQueries") ?? false
             operation.useGETForPersistedQueryRetry = try reader.optionalBool("useGETForPersistedQueryRetry") ?? false
@@ -351,12 +353,14 @@ public enum ScenarioCodec {
                     operation.document = document.document(of: chosen.operation)
                     operation.kind = chosen.operation.kind
                     operation.name = chosen.name
+                    try refuseWatching(operation, path: path)
                     operations.append(operation)
                     continue
                 }
                 guard graphQLOperationNames.contains(name) else {
                     throw ScenarioError(path: "\(path).name", reason: "unknown operation \"\(VisibleEscapes.escape(name))\"; the lab backend serves: \(graphQLOperationNames.joined(separator: ", "))")
                 }
+                try refuseWatching(operation, path: path)
             case .middleware:
                 operation.method = operation.method ?? "GET"
                 guard let requestPath = operation.path, requestPath.hasPrefix("/"), requestPath.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
@@ -366,6 +370,9 @@ public enum ScenarioCodec {
                     throw ScenarioError(path: "\(path).method", reason: "\"\(VisibleEscapes.escape(operation.method!))\" is not an HTTP method token")
                 }
                 operation.body = members["body"]
+                if operation.watch {
+                    throw ScenarioError(path: "\(path).watch", reason: "a middleware operation cannot be watched: a watcher follows the GraphQL cache")
+                }
                 if members["document"] != nil || members["documentFile"] != nil {
                     throw ScenarioError(path: path, reason: "a middleware operation is REST: give method, path and body, not a GraphQL document")
                 }
@@ -373,6 +380,13 @@ public enum ScenarioCodec {
             operations.append(operation)
         }
         return operations
+    }
+
+    /// A watched operation must be a query, as upstream's `GraphQLQueryWatcher<Query: GraphQLQuery>`.
+    static func refuseWatching(_ operation: Scenario.Operation, path: String) throws(ScenarioError) {
+        let kind = LabSession.graphQLOperation(operation).kind
+        guard operation.watch, kind != .query else { return }
+        throw ScenarioError(path: "\(path).watch", reason: "only a query can be watched; \(VisibleEscapes.escape(operation.name)) is a \(kind.rawValue)")
     }
 
     /// The text of an operation's `document`, or of the file its `documentFile` names

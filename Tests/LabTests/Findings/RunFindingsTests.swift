@@ -56,6 +56,7 @@ struct RunFindingsScenarioTests {
         "subscription": [],
         "hostile-server": [],
         "partial-data": [],
+        "watcher": [],
     ]
 
     @Test("every built-in scenario's run findings", arguments: Catalog.names)

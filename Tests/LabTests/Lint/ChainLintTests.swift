@@ -219,6 +219,7 @@ struct ChainLintScenarioTests {
         "subscription": [],
         "hostile-server": [],
         "partial-data": [],
+        "watcher": [],
     ]
 
     @Test("every built-in scenario's lint findings", arguments: Catalog.names)
