@@ -3,6 +3,7 @@ import Foundation
 import Lab
 import TerminalUI
 import Timeline
+import Vocabulary
 
 /// The Detail pane: what the selected hop saw on the selected side during the shown attempt —
 /// the request going down, the result, response or error coming up, the cache read, or the
@@ -37,6 +38,14 @@ extension Inspector {
         let history = state.history
         let attemptText = "attempt \(state.shownAttempt) of \(state.attemptCount)"
         let masking: SecretMasking = state.revealSecrets ? .revealed : .masked
+        // A watched query's delivery chosen in the sequence diagram: what it delivered.
+        if state.chainView != .hops, let seq = state.sequenceSeq,
+            let event = state.lab.timeline.events(request: state.selectedRequest!).first(where: { $0.seq == seq }),
+            event.name == LabSession.watcherDeliveryEventName {
+            return DetailContent(
+                title: "\(event.name) · #\(event.request) delivered again",
+                lines: [Line(VisibleEscapes.escape(event.detail ?? ""), style: .dim)] + snapshotLines(event.snapshot, diff: .none, masking: masking, state))
+        }
         if state.selectsRefresh {
             return refreshDetail(state, history: history, attemptText: attemptText, masking: masking)
         }

@@ -138,6 +138,26 @@ struct SequenceCompareTests {
         #expect(driver.state.chainView == .sequence)
     }
 
+    @Test("watcher: every request's sequence names #1's deliveries, and Detail shows what each delivered")
+    func watcherDeliveries() async {
+        let driver = Driver("watcher", size: Size(width: 160, height: 60), stepMode: false)
+        await driver.press(.char("n"), .char("n"), .char("n"))
+        #expect(driver.state.lab.requests.map(\.operation) == ["HeroQuery", "RenameHero", "RenameHero"])
+        await driver.press(.char("A"), .char("G"))
+        let rows = Self.squeezed(Self.pane(driver.screen(), "Sequence"))
+        #expect(rows.filter { $0.contains("│#1 ") && $0.contains("◆ watcher delivered again") }.count == 2)
+        func delivered() -> [String] { Self.squeezed(Self.pane(driver.screen(), "GraphQLQueryWatcher · #1 delivered again")) }
+        #expect(delivered().first?.contains("│the store changed Hero:2001.name; HeroQuery delivered") == true)
+        #expect(delivered().contains { $0.contains(#""name": "R2-D2""#) })
+        // Up the diagram to the first delivery, past #3's 28 rows.
+        var moves = 0
+        repeat {
+            await driver.press(.char("k"))
+            moves += 1
+        } while !delivered().contains(where: { $0.contains(#""name": "Artoo-Detoo""#) }) && moves < 40
+        #expect(moves == 28)
+    }
+
     @Test("refresh-storm's sequence of every request at 80x24 and 160x48")
     func stormSnapshots() async {
         for size in [Size(width: 80, height: 24), Size(width: 160, height: 48)] {

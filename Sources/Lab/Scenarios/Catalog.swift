@@ -60,7 +60,7 @@ public enum Catalog {
         "graphql-errors-200": "The transport answers 200, but the result carries UNAUTHENTICATED: AuthInterceptor's post-flight turns it into a refresh and ↻ Retry.",
         "empty-401": "The transport answers 401 with an empty body: no chunk reaches ResponseCodeInterceptor, so no error is raised and the request ends ✕ … noResults.",
         "openapi-middleware": "FaultInjectionMiddleware answers the first call with 503 before the transport; RetryingMiddleware calls next again, and the second call reaches the server.",
-        "watcher": "Run all three (N): #1 ends ✓ with its result from the server and results from cache (watcher) after it; #3 RenameHero gets a 401, refreshes and retries. Press A for every request's events: after #2's and #3's cache writes come #1's GraphQLQueryWatcher hits, whose Detail holds the hero as each rename left it.",
+        "watcher": "B turns step mode off and n n n runs #1 HeroQuery, #2 RenameHero and #3 RenameHero, which gets a 401, refreshes and retries. A shows every request's events: after #2's and #3's cache writes come #1's deliveries (◆ watcher delivered again), and Detail shows the hero as each rename left it.",
         "hostile-server": "Headers and the body carry terminal escapes and bidi overrides: every one is drawn as a visible escape (\\e, \\x07, \\u{202E}).",
     ]
 
