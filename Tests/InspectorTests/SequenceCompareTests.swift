@@ -158,6 +158,25 @@ struct SequenceCompareTests {
         #expect(moves == 28)
     }
 
+    @Test("watcher, stepped: #1's delivery comes with the step that takes #2 past its last stop, not before")
+    func watcherDeliveryIsStepped() async {
+        let driver = Driver("watcher")
+        await driver.press(.char("n"), .char("c"))
+        #expect(driver.state.lab.requests.map(\.state) == [.succeeded])
+        await driver.press(.char("n"))
+        func deliveries() -> Int { driver.session.timeline().events().filter { $0.name == LabSession.watcherDeliveryEventName }.count }
+        var steps = 0
+        while driver.state.lab.requests.last?.isFinished == false, steps < 40 {
+            #expect(deliveries() == 0)
+            await driver.press(.char("s"))
+            steps += 1
+        }
+        #expect(driver.state.lab.requests.map(\.state) == [.succeeded, .succeeded])
+        // #2, a mutation, has no cache read: eleven stops down and up again.
+        #expect(steps == 11)
+        #expect(deliveries() == 1)
+    }
+
     @Test("refresh-storm's sequence of every request at 80x24 and 160x48")
     func stormSnapshots() async {
         for size in [Size(width: 80, height: 24), Size(width: 160, height: 48)] {
