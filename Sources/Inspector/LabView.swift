@@ -85,7 +85,11 @@ public struct RequestRow: Sendable, Hashable {
 /// `render` reads. Its ``timeline`` answers queries for one request's events as they were
 /// at ``lastSeq``, so a frame drawn from it shows the same whenever it is drawn.
 public struct LabView: Sendable {
-    public var requests: [RequestRow]
+    public var requests: [RequestRow] {
+        didSet { requestsEnd = nil }
+    }
+    /// The latest ``RequestRow/end`` of ``requests`` when the builder worked it out with them.
+    var requestsEnd: Double?
     /// Where each waiting request is: its cache lane's stop when it has two lanes waiting.
     public var parked: [Int: ParkedStop]
     /// The stops of requests with two lanes (an overlapping CacheAndNetwork fetch), by lane.
@@ -154,6 +158,11 @@ public struct LabView: Sendable {
         return nil
     }
 
+    /// The latest end of any request, 0 with none: the waterfall's extent.
+    var latestRequestEnd: Double {
+        requestsEnd ?? requests.reduce(0) { max($0, $1.end) }
+    }
+
     /// Whether any request is paused or still running.
     public var hasUnfinishedRequests: Bool {
         requests.contains { !$0.isFinished }
@@ -161,7 +170,9 @@ public struct LabView: Sendable {
 }
 
 /// Builds ``LabView``s from a session, reading only the events that arrived since the last
-/// view, so a view costs the same with a thousand events or a million.
+/// view and making again only the rows of the requests that changed, so a view costs about
+/// the same with a thousand events or a million, ten requests or ten thousand
+/// (`input.latency.10k`).
 public final class LabViewBuilder {
     private struct Accumulator {
         var attempt = 1
@@ -175,7 +186,19 @@ public final class LabViewBuilder {
     private var accumulators: [Int: Accumulator] = [:]
     private var lastSeq = 0
     private var refusalsSeen = 0
-    private var hopCache: [Int: [HopInfo]] = [:]
+    /// The launched requests' rows as the last view listed them: request `id` at `id - 1`.
+    private var rows: [RequestRow] = []
+    /// The hops of each launched request that has started.
+    private var hops: [Int: [HopInfo]] = [:]
+    /// The finished requests' summaries in id order, and their ids.
+    private var summaries: [RequestSummary] = []
+    private var summarized: Set<Int> = []
+    /// Requests whose row may change with no event of theirs: those at a stop or blocked
+    /// (their place is not an event), those with no event yet (drawn at the lab clock), and
+    /// those whose hops are not known yet. Their rows are made again for every view.
+    private var watched: Set<Int> = []
+    /// The latest end of the rows made from events: their ends only grow.
+    private var latestEventEnd: Double = 0
     private var findings: (seq: Int, finished: Int, findings: [Finding]?) = (0, 0, [])
     private let synchronousFindingsLimit: Int
     private let worker = FindingsWorker()
@@ -207,9 +230,11 @@ public final class LabViewBuilder {
         // held (or finished) at a place its events have not reached yet.
         let snapshot = session.control
         let summaries = session.summaries
+        var changed: Set<Int> = []
         for event in session.events(after: lastSeq) {
             lastSeq = event.seq
             guard event.request > 0 else { continue }
+            changed.insert(event.request)
             var row = accumulators[event.request] ?? Accumulator(start: event.time, end: event.time)
             row.end = max(row.end, event.time)
             if event.attempt > row.attempt {
@@ -233,7 +258,19 @@ public final class LabViewBuilder {
         view.newRefusals = snapshot.refusals.dropFirst(refusalsSeen).map(\.reason)
         view.backend = session.labCounters ?? [:]
         refusalsSeen = snapshot.refusals.count
-        view.summaries = summaries.keys.sorted().map { summaries[$0]! }
+        if summaries.count != summarized.count {
+            // Requests finish about in the order they were launched: new summaries are added
+            // at the end unless one comes before the last listed.
+            let finished = summaries.keys.filter { !summarized.contains($0) }.sorted()
+            if let first = finished.first, first > (self.summaries.last?.id ?? Int.min) {
+                self.summaries += finished.map { summaries[$0]! }
+            } else {
+                self.summaries = summaries.keys.sorted().map { summaries[$0]! }
+            }
+            summarized.formUnion(finished)
+            changed.formUnion(finished)
+        }
+        view.summaries = self.summaries
         if let read = worker.take(), read.seq >= findings.seq {
             findings = (read.seq, read.finished, read.findings)
         }
@@ -248,36 +285,54 @@ public final class LabViewBuilder {
             }
         }
         view.findings = findings.findings
-        for (request, operation) in snapshot.launched {
-            let accumulated = accumulators[request] ?? Accumulator(start: view.clock, end: view.clock)
-            let summary = summaries[request]
-            var marks = accumulated.marks
-            let state: RequestRow.State
-            if let summary {
-                state = switch summary.outcome {
-                case .success: .succeeded
-                case .partial: .partial
-                case .failure: .failed
-                }
-                if summary.outcome == .failure { marks.append(RequestRow.Mark(time: accumulated.end, kind: .error)) }
-            } else if view.parked[request]?.held == true || view.laneStops[LaneKey(request, .network)]?.held == true {
-                state = .paused
-            } else if snapshot.blocked.contains(request) {
-                state = .blocked
-            } else {
-                state = accumulated.attempt > 1 ? .retrying : .running
-            }
-            if hopCache[request] == nil {
+        let placed = Set(snapshot.parked.map(\.request)).union(snapshot.blocked)
+        var remade = changed.union(watched).union(placed)
+        if rows.count < snapshot.launched.count { remade.formUnion((rows.count + 1)...snapshot.launched.count) }
+        watched = placed
+        // Rows with no event yet end at the clock, which may pass the time of their first
+        // event: they count for this view only.
+        var latestEnd = latestEventEnd
+        // In id order, so the rows of newly launched requests are appended in order.
+        for request in remade.sorted() {
+            guard let operation = snapshot.launched[request] else { continue }
+            let row = self.row(request, operation: operation, view: view, summary: summaries[request])
+            if request <= rows.count { rows[request - 1] = row } else { rows.append(row) }
+            latestEnd = max(latestEnd, row.end)
+            if accumulators[request] == nil { watched.insert(request) } else { latestEventEnd = max(latestEventEnd, row.end) }
+            if hops[request] == nil {
                 let hops = session.hops(of: request)
-                if !hops.isEmpty { hopCache[request] = hops }
+                if hops.isEmpty { watched.insert(request) } else { self.hops[request] = hops }
             }
-            view.hops[request] = hopCache[request]
-            view.requests.append(RequestRow(
-                id: request, operation: session.scenario.operations[operation].name,
-                attempt: accumulated.attempt, state: state, status: accumulated.status,
-                start: accumulated.start, end: accumulated.end, marks: marks, error: summary?.error, results: summary?.results ?? []))
         }
+        view.requests = rows
+        view.requestsEnd = latestEnd
+        view.hops = hops
         return view
+    }
+
+    /// Request `request`'s row in `view`: where its events, its summary and its stop put it.
+    private func row(_ request: Int, operation: Int, view: LabView, summary: RequestSummary?) -> RequestRow {
+        let accumulated = accumulators[request] ?? Accumulator(start: view.clock, end: view.clock)
+        var marks = accumulated.marks
+        let state: RequestRow.State
+        if let summary {
+            state = switch summary.outcome {
+            case .success: .succeeded
+            case .partial: .partial
+            case .failure: .failed
+            }
+            if summary.outcome == .failure { marks.append(RequestRow.Mark(time: accumulated.end, kind: .error)) }
+        } else if view.parked[request]?.held == true || view.laneStops[LaneKey(request, .network)]?.held == true {
+            state = .paused
+        } else if view.blocked.contains(request) {
+            state = .blocked
+        } else {
+            state = accumulated.attempt > 1 ? .retrying : .running
+        }
+        return RequestRow(
+            id: request, operation: session.scenario.operations[operation].name,
+            attempt: accumulated.attempt, state: state, status: accumulated.status,
+            start: accumulated.start, end: accumulated.end, marks: marks, error: summary?.error, results: summary?.results ?? [])
     }
 }
 

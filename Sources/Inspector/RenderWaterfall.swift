@@ -120,7 +120,7 @@ extension Inspector {
     /// The lab-clock window the waterfall shows: everything at zoom 0, half as much at each
     /// `z`, centred on the selected request.
     static func waterfallWindow(_ state: InspectorState) -> (start: Double, end: Double) {
-        let total = max(state.lab.clock, state.lab.requests.reduce(0) { max($0, $1.end) }, 0.001)
+        let total = max(state.lab.clock, state.lab.latestRequestEnd, 0.001)
         let span = total / pow(2, Double(state.waterfallZoom))
         guard state.waterfallZoom > 0, let row = state.selectedRow else { return (0, total) }
         let center = (row.start + row.end) / 2

@@ -1,0 +1,58 @@
+import Inspector
+import Lab
+import TerminalUI
+import Testing
+import Timeline
+
+/// What ``LabViewBuilder`` keeps from one view to the next (the rows of requests that did
+/// not change, the events frames read) gives the views a builder reading the session once
+/// gives (`input.latency.10k`, `input.type.char`).
+@Suite("Lab views built from the last one")
+struct LabViewBuilderTests {
+    /// The screen `view` gives with request `selected` selected, the Timeline focused.
+    func screen(_ view: LabView, _ session: LabSession, selected: Int?) -> [String] {
+        var state = InspectorState(scenario: session.scenario, lab: view, size: Size(width: 160, height: 48))
+        _ = Inspector.update(&state, .labChanged(view))
+        state.selectedRequest = selected
+        state.focus = .timeline
+        var buffer = Buffer(size: state.size)
+        Inspector.render(state, into: &buffer)
+        return buffer.lines
+    }
+
+    @Test("rows kept from view to view are the rows a fresh builder makes, at every step of a run")
+    func keptRowsMatchFreshOnes() async throws {
+        let session = LabSession(scenario: try #require(Catalog.scenario(named: "basics")), defaultMode: .step)
+        let builder = LabViewBuilder(session: session)
+        func compare() -> LabView {
+            let kept = builder.view(), fresh = LabViewBuilder(session: session).view()
+            #expect(kept.requests == fresh.requests)
+            #expect(kept.summaries == fresh.summaries)
+            #expect(kept.hops == fresh.hops)
+            #expect(screen(kept, session, selected: 2) == screen(fresh, session, selected: 2))
+            return kept
+        }
+        #expect(compare().requests.isEmpty)
+        for _ in 0..<3 { session.launch() }
+        await session.waitUntilSettled()
+        #expect(compare().requests.map(\.state) == [.paused, .paused, .paused])
+        for _ in 0..<4 {
+            session.submit(.step(request: 2, lane: nil))
+            await session.waitUntilSettled()
+            _ = compare()
+        }
+        session.submit(.resume(request: 2, lane: nil))
+        await session.waitUntilSettled()
+        let afterTwo = compare()
+        #expect(afterTwo.requests.map(\.state) == [.paused, .succeeded, .paused])
+        #expect(afterTwo.summaries.map(\.id) == [2])
+        session.submit(.resumeAll)
+        await session.waitUntilSettled()
+        let end = compare()
+        #expect(end.requests.map(\.state) == [.succeeded, .succeeded, .succeeded])
+        #expect(end.summaries.map(\.id) == [1, 2, 3])
+        // #2 went to the server; #1 and #3, released after it, read what it cached.
+        #expect(end.requests.map(\.status) == [nil, 200, nil])
+        #expect(end.requests.map(\.cause) == ["cache", "200", "cache"])
+    }
+}
