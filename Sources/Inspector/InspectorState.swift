@@ -136,7 +136,7 @@ public struct InspectorState: Sendable {
     /// has seen them.
     var history: RequestHistory {
         guard let request = selectedRequest else { return RequestHistory(events: []) }
-        return RequestHistory(events: lab.timeline.events(request: request))
+        return RequestHistory(events: lab.events(of: request))
     }
 
     /// How many attempts the selected request has made so far.

@@ -113,7 +113,12 @@ public struct LabView: Sendable {
     /// requests…), by counter name.
     public var backend: [String: Int] = [:]
     /// The timeline up to ``lastSeq``: the events render reads.
-    public var timeline: TimelineView
+    public var timeline: TimelineView {
+        didSet { requestEvents = RequestEventsMemo(seq: timeline.lastSeq) }
+    }
+    /// Requests' events as ``timeline`` has them, read once and kept for the frames that
+    /// follow (``events(of:)``).
+    var requestEvents: RequestEventsMemo
     /// Whether the server has the lab's controls (expiring tokens); false on a plain server.
     public var hasLabControls = true
     /// Whether `https://` certificates go unchecked (`--insecure`): the status line says so.
@@ -137,6 +142,14 @@ public struct LabView: Sendable {
         clock = 0
         newRefusals = []
         self.timeline = timeline
+        requestEvents = RequestEventsMemo(seq: timeline.lastSeq)
+    }
+
+    /// The events of `request` up to ``lastSeq``, in seq order: what
+    /// `timeline.events(request:)` answers, read from the store once for all the frames
+    /// drawn from this view and the views after it until the request has new events.
+    public func events(of request: Int) -> [TimelineEvent] {
+        requestEvents.events(of: request, in: timeline)
     }
 
     /// The hops of `request` (or of the chain new requests get).
@@ -199,6 +212,10 @@ public final class LabViewBuilder {
     private var watched: Set<Int> = []
     /// The latest end of the rows made from events: their ends only grow.
     private var latestEventEnd: Double = 0
+    /// Events the store had dropped (its cap) as of the last view.
+    private var dropped = 0
+    /// Requests' events read by frames, moved on from view to view.
+    private let requestEvents = RequestEventsMemo(seq: 0)
     private var findings: (seq: Int, finished: Int, findings: [Finding]?) = (0, 0, [])
     private let synchronousFindingsLimit: Int
     private let worker = FindingsWorker()
@@ -230,6 +247,7 @@ public final class LabViewBuilder {
         // held (or finished) at a place its events have not reached yet.
         let snapshot = session.control
         let summaries = session.summaries
+        let previousSeq = lastSeq
         var changed: Set<Int> = []
         for event in session.events(after: lastSeq) {
             lastSeq = event.seq
@@ -244,7 +262,11 @@ public final class LabViewBuilder {
             if event.kind == .transport, event.phase == .receive { row.status = event.status }
             accumulators[event.request] = row
         }
+        let dropped = session.droppedEventCount
+        requestEvents.advance(from: previousSeq, to: lastSeq, changed: changed, dropped: dropped != self.dropped)
+        self.dropped = dropped
         var view = LabView(timeline: session.timeline(upTo: lastSeq), chain: session.chain, chainHops: session.chainHops, stepMode: snapshot.defaultMode == .step)
+        view.requestEvents = requestEvents
         // Listed cache lane first: a request with two stops is placed at its cache lane's.
         view.parked = Dictionary(snapshot.parked.map { ($0.request, $0) }, uniquingKeysWith: { first, _ in first })
         view.laneStops = Dictionary(uniqueKeysWithValues: snapshot.parked.filter { $0.lane != nil }.map { ($0.laneKey, $0) })
@@ -333,6 +355,61 @@ public final class LabViewBuilder {
             id: request, operation: session.scenario.operations[operation].name,
             attempt: accumulated.attempt, state: state, status: accumulated.status,
             start: accumulated.start, end: accumulated.end, marks: marks, error: summary?.error, results: summary?.results ?? [])
+    }
+}
+
+/// Requests' events as one view of the timeline has them, read from the store once and
+/// kept while the views that follow agree. A frame reads the selected request's events
+/// several times (Chain, Detail, layout) and those of every row of the waterfall, and most
+/// keys change none of them (`input.type.char`, `input.latency.10k`).
+///
+/// The memo answers for one seq. ``LabViewBuilder`` moves it on to each new view, forgetting
+/// the requests that had events in between (it read them all); a view of any other seq reads
+/// the store as it would without the memo.
+final class RequestEventsMemo: Sendable {
+    private struct Entries {
+        var seq: Int
+        var events: [Int: [TimelineEvent]] = [:]
+    }
+
+    private let entries: Mutex<Entries>
+
+    /// At most this many requests are kept, many more than a screen shows.
+    static let limit = 1024
+
+    init(seq: Int) {
+        entries = Mutex(Entries(seq: seq))
+    }
+
+    /// `timeline.events(request: request)`.
+    func events(of request: Int, in timeline: TimelineView) -> [TimelineEvent] {
+        let seq = timeline.lastSeq
+        if let kept = entries.withLock({ $0.seq == seq ? $0.events[request] : nil }) { return kept }
+        let events = timeline.events(request: request)
+        entries.withLock { entries in
+            guard entries.seq == seq else { return }
+            if entries.events.count >= Self.limit { entries.events.removeAll(keepingCapacity: true) }
+            entries.events[request] = events
+        }
+        return events
+    }
+
+    /// Moves the memo from seq `previous` on to `seq`: `changed` are the requests that had
+    /// events in between. When the memo is not at `previous`, or events were dropped, it
+    /// starts again empty.
+    func advance(from previous: Int, to seq: Int, changed: Set<Int>, dropped: Bool) {
+        entries.withLock { entries in
+            guard entries.seq == previous, !dropped else {
+                entries = Entries(seq: seq)
+                return
+            }
+            if changed.count < entries.events.count {
+                for request in changed { entries.events[request] = nil }
+            } else {
+                entries.events = entries.events.filter { !changed.contains($0.key) }
+            }
+            entries.seq = seq
+        }
     }
 }
 

@@ -189,7 +189,7 @@ extension Inspector {
             let isSelected = request.id == state.selectedRequest
             _ = buffer.set(string: "#\(request.id)", at: Position(x: inner.x, y: y), style: isSelected ? .bold : .dim)
             _ = buffer.set(string: "▏", at: Position(x: x0 - 1, y: y), style: .dim)
-            let waterfall = waterfallRow(state.lab.timeline.events(request: request.id))
+            let waterfall = waterfallRow(state.lab.events(of: request.id))
             drawn[request.id] = (y, waterfall)
             for segment in waterfall.segments {
                 let (glyph, style) = segmentLook(segment.kind)

@@ -55,4 +55,27 @@ struct LabViewBuilderTests {
         #expect(end.requests.map(\.status) == [nil, 200, nil])
         #expect(end.requests.map(\.cause) == ["cache", "200", "cache"])
     }
+
+    @Test("a request's events read by a frame are read again once it has new ones; an older view keeps its own")
+    func eventsFollowTheView() async throws {
+        let session = LabSession(scenario: try #require(Catalog.scenario(named: "basics")), defaultMode: .step)
+        let builder = LabViewBuilder(session: session)
+        session.launch()
+        await session.waitUntilSettled()
+        let first = builder.view()
+        let before = first.events(of: 1)
+        #expect(!before.isEmpty)
+        #expect(before.map(\.seq) == first.timeline.events(request: 1).map(\.seq))
+        session.submit(.step(request: 1, lane: nil))
+        await session.waitUntilSettled()
+        let second = builder.view()
+        let after = second.events(of: 1)
+        #expect(after.map(\.seq) == second.timeline.events(request: 1).map(\.seq))
+        #expect(after.count > before.count)
+        #expect(Array(after.prefix(before.count)).map(\.seq) == before.map(\.seq))
+        // The first view still answers as of its own seq, read twice or not.
+        #expect(first.events(of: 1).map(\.seq) == before.map(\.seq))
+        #expect(second.events(of: 1).map(\.seq) == after.map(\.seq))
+        #expect(builder.view().events(of: 1).map(\.seq) == after.map(\.seq))
+    }
 }
