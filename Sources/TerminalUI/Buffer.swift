@@ -13,7 +13,8 @@
 public struct Buffer: Hashable, Sendable {
     public let width: Int
     public let height: Int
-    private var cells: [Cell]
+    /// The cells row by row: the cell at `x`, `y` is at `y * width + x`.
+    private(set) var cells: [Cell]
 
     /// A buffer of blank cells.
     public init(width: Int, height: Int) {
