@@ -98,10 +98,9 @@ public struct Buffer: Hashable, Sendable {
     /// how an overlay clears what is under it. A symbol that is not one column wide or not
     /// safe to print is drawn as a space.
     public mutating func fill(_ area: Rect, with symbol: Character = " ", style: Style = .plain) {
-        let glyph = TextWidth.glyphs(of: String(symbol))
-        let drawn = glyph.count == 1 && glyph[0].width == 1 ? String(glyph[0].character) : " "
         let target = self.area.intersection(area)
         guard !target.isEmpty else { return }
+        let drawn = TextWidth.oneColumnSymbol(symbol) ?? " "
         let cell = Cell(symbol: drawn, style: style)
         for y in target.y..<target.maxY {
             // What `put` on each cell in turn does: a wide character cut at either end of

@@ -30,6 +30,17 @@ public enum TextWidth {
     /// The cell symbol of each printable ASCII byte, by `byte - 0x20`.
     static let asciiSymbols: [String] = (0x20..<0x7F).map { String(Unicode.Scalar(UInt8($0))) }
 
+    /// The cell symbol `character` is drawn as when it is one safe glyph one column wide;
+    /// nil for anything else (an escape, a wide or a zero-width character).
+    static func oneColumnSymbol(_ character: Character) -> String? {
+        let scalars = character.unicodeScalars
+        if scalars.count == 1, let scalar = scalars.first, oneColumnRanges.contains(where: { $0.contains(scalar.value) }) {
+            return String(character)
+        }
+        let glyphs = glyphs(of: String(character))
+        return glyphs.count == 1 && glyphs[0].width == 1 ? String(glyphs[0].character) : nil
+    }
+
     /// The graphemes drawn for `text`: escaped, with zero-width graphemes left out.
     static func glyphs(of text: String) -> [(character: Character, width: Int)] {
         if isPrintableASCII(text) { return text.utf8.map { (Character(Unicode.Scalar($0)), 1) } }
