@@ -65,6 +65,16 @@ public struct InspectorState: Sendable {
     public var filter: FilterExpression?
     /// The requests ``filter`` lets through, as of the last view (``Inspector/refreshFilter(_:)``).
     var filterMatches: Set<Int> = []
+    /// What ``filterMatches`` was worked out for: the filter, the view's origin and its
+    /// findings. From there, the next view of the same builder needs only its remade rows
+    /// read again.
+    var filterBasis: FilterBasis?
+
+    struct FilterBasis: Sendable {
+        var source: String
+        var origin: LabView.Origin
+        var findings: [Finding]?
+    }
     public var modal: Overlay?
     public var notice: Notice?
     public var symbols: Symbols

@@ -86,7 +86,10 @@ public struct RequestRow: Sendable, Hashable {
 /// at ``lastSeq``, so a frame drawn from it shows the same whenever it is drawn.
 public struct LabView: Sendable {
     public var requests: [RequestRow] {
-        didSet { requestsEnd = nil }
+        didSet {
+            requestsEnd = nil
+            origin = nil
+        }
     }
     /// The latest ``RequestRow/end`` of ``requests`` when the builder worked it out with them.
     var requestsEnd: Double?
@@ -114,11 +117,27 @@ public struct LabView: Sendable {
     public var backend: [String: Int] = [:]
     /// The timeline up to ``lastSeq``: the events render reads.
     public var timeline: TimelineView {
-        didSet { requestEvents = RequestEventsMemo(seq: timeline.lastSeq) }
+        didSet {
+            requestEvents = RequestEventsMemo(seq: timeline.lastSeq)
+            origin = nil
+        }
     }
     /// Requests' events as ``timeline`` has them, read once and kept for the frames that
     /// follow (``events(of:)``).
     var requestEvents: RequestEventsMemo
+    /// Which builder made the view, and its how-manyth: with ``remade``, what a filter in
+    /// force reads again (``Inspector/refreshFilter(_:)``). Nil for a view made or changed
+    /// any other way.
+    var origin: Origin?
+    /// The requests whose rows and events may differ from those of the builder's view before
+    /// this one; every other row and its events are the same.
+    var remade: Set<Int> = []
+
+    /// A view's place in its builder's sequence of views.
+    struct Origin: Sendable, Hashable {
+        var builder: Int
+        var number: Int
+    }
     /// Whether the server has the lab's controls (expiring tokens); false on a plain server.
     public var hasLabControls = true
     /// Whether `https://` certificates go unchecked (`--insecure`): the status line says so.
@@ -214,6 +233,11 @@ public final class LabViewBuilder {
     private var latestEventEnd: Double = 0
     /// Events the store had dropped (its cap) as of the last view.
     private var dropped = 0
+    /// Tells builders apart in ``LabView/Origin``.
+    private static let builders = Atomic<Int>(0)
+    private let id = LabViewBuilder.builders.add(1, ordering: .relaxed).newValue
+    /// How many views this builder has made.
+    private var made = 0
     /// Requests' events read by frames, moved on from view to view.
     private let requestEvents = RequestEventsMemo(seq: 0)
     private var findings: (seq: Int, finished: Int, findings: [Finding]?) = (0, 0, [])
@@ -329,6 +353,9 @@ public final class LabViewBuilder {
         view.requests = rows
         view.requestsEnd = latestEnd
         view.hops = hops
+        made += 1
+        view.origin = LabView.Origin(builder: id, number: made)
+        view.remade = remade
         return view
     }
 

@@ -78,4 +78,33 @@ struct LabViewBuilderTests {
         #expect(second.events(of: 1).map(\.seq) == after.map(\.seq))
         #expect(builder.view().events(of: 1).map(\.seq) == after.map(\.seq))
     }
+
+    @Test("a filter in force reads again only the rows the builder made again, and lets through what reading every row does")
+    func filterFollowsRemadeRows() async throws {
+        let session = LabSession(scenario: try #require(Catalog.scenario(named: "basics")), defaultMode: .step)
+        let builder = LabViewBuilder(session: session)
+        func filtered(_ view: LabView) -> InspectorState {
+            var state = InspectorState(scenario: session.scenario, lab: view, size: Size(width: 120, height: 40))
+            for key in [.char("/")] + "!~c 200".map(Key.char) + [.enter] { _ = Inspector.update(&state, .key(key)) }
+            return state
+        }
+        var state = filtered(builder.view())
+        #expect(state.filter?.source == "!~c 200")
+        func check() -> [Int] {
+            _ = Inspector.update(&state, .labChanged(builder.view()))
+            let fresh = filtered(LabViewBuilder(session: session).view())
+            #expect(state.visibleRequests == fresh.visibleRequests)
+            return state.visibleRequests.map(\.id)
+        }
+        for _ in 0..<3 { session.launch() }
+        await session.waitUntilSettled()
+        #expect(check() == [1, 2, 3])
+        session.submit(.resume(request: 2, lane: nil))
+        await session.waitUntilSettled()
+        #expect(check() == [1, 3])
+        session.submit(.resumeAll)
+        await session.waitUntilSettled()
+        #expect(check() == [1, 3])
+        #expect(state.lab.requests.map(\.state) == [.succeeded, .succeeded, .succeeded])
+    }
 }
