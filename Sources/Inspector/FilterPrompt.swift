@@ -50,6 +50,7 @@ extension Inspector {
             state.filterMatches = Set(lab.requests.filter { filter.matches(filterSubject($0, lab)) }.map(\.id))
         }
         state.filterBasis = lab.origin.map { InspectorState.FilterBasis(source: filter.source, origin: $0, findings: lab.findings) }
+        if let origin = lab.origin { state.filteredRows = (origin, lab.requests.filter { state.filterMatches.contains($0.id) }) }
         let visible = state.visibleRequests
         if let first = visible.first, !visible.contains(where: { $0.id == state.selectedRequest }) {
             state.selectedRequest = first.id

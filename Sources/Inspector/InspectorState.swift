@@ -64,7 +64,12 @@ public struct InspectorState: Sendable {
     /// The filter expression of the Requests pane and the waterfall (`/`).
     public var filter: FilterExpression?
     /// The requests ``filter`` lets through, as of the last view (``Inspector/refreshFilter(_:)``).
-    var filterMatches: Set<Int> = []
+    var filterMatches: Set<Int> = [] {
+        didSet { filteredRows = nil }
+    }
+    /// ``visibleRequests`` as worked out with ``filterMatches`` for the view of that origin:
+    /// a frame asks for them many times, and with 10,000 requests each asking copied them all.
+    var filteredRows: (origin: LabView.Origin, rows: [RequestRow])?
     /// What ``filterMatches`` was worked out for: the filter, the view's origin and its
     /// findings. From there, the next view of the same builder needs only its remade rows
     /// read again.
@@ -102,6 +107,7 @@ public struct InspectorState: Sendable {
     /// The requests the filter lets through.
     public var visibleRequests: [RequestRow] {
         guard filter != nil else { return lab.requests }
+        if let filteredRows, filteredRows.origin == lab.origin { return filteredRows.rows }
         return lab.requests.filter { filterMatches.contains($0.id) }
     }
 
