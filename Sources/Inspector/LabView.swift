@@ -125,9 +125,9 @@ public struct LabView: Sendable {
     /// Requests' events as ``timeline`` has them, read once and kept for the frames that
     /// follow (``events(of:)``).
     var requestEvents: RequestEventsMemo
-    /// Which builder made the view, and its how-manyth: with ``remade``, what a filter in
-    /// force reads again (``Inspector/refreshFilter(_:)``). Nil for a view made or changed
-    /// any other way.
+    /// Which builder made the view, and how many views it had made by then: with
+    /// ``remade``, what a filter in force reads again (``Inspector/refreshFilter(_:)``). Nil
+    /// for a view made or changed any other way, or made after the store dropped events.
     var origin: Origin?
     /// The requests whose rows and events may differ from those of the builder's view before
     /// this one; every other row and its events are the same.
@@ -286,8 +286,10 @@ public final class LabViewBuilder {
             if event.kind == .transport, event.phase == .receive { row.status = event.status }
             accumulators[event.request] = row
         }
-        let dropped = session.droppedEventCount
-        requestEvents.advance(from: previousSeq, to: lastSeq, changed: changed, dropped: dropped != self.dropped)
+        // When the store's cap dropped events, which requests lost them is not known: what
+        // frames read of any request is read again.
+        let dropped = session.droppedEventCount, dropping = dropped != self.dropped
+        requestEvents.advance(from: previousSeq, to: lastSeq, changed: changed, dropped: dropping)
         self.dropped = dropped
         var view = LabView(timeline: session.timeline(upTo: lastSeq), chain: session.chain, chainHops: session.chainHops, stepMode: snapshot.defaultMode == .step)
         view.requestEvents = requestEvents
@@ -354,7 +356,7 @@ public final class LabViewBuilder {
         view.requestsEnd = latestEnd
         view.hops = hops
         made += 1
-        view.origin = LabView.Origin(builder: id, number: made)
+        view.origin = dropping ? nil : LabView.Origin(builder: id, number: made)
         view.remade = remade
         return view
     }

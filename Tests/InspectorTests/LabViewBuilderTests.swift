@@ -112,4 +112,25 @@ struct LabViewBuilderTests {
         #expect(check() == [1, 3])
         #expect(state.lab.requests.map(\.state) == [.succeeded, .succeeded, .succeeded])
     }
+
+    @Test("events the store's cap dropped are gone from the next view, even when a frame read them before")
+    func droppedEventsAreReadAgain() async throws {
+        let session = LabSession(scenario: try #require(Catalog.scenario(named: "basics")), store: try TimelineStore(cap: 20))
+        let builder = LabViewBuilder(session: session)
+        session.launch()
+        await session.waitUntilSettled()
+        let first = builder.view()
+        #expect(first.requests.map(\.state) == [.succeeded])
+        let read = first.events(of: 1)
+        #expect(read.count == first.timeline.events(request: 1).count)
+        #expect(read.count > 0 && read.count <= 20)
+        // Two more requests take the store past its cap: the finished #1 goes first.
+        session.launch()
+        session.launch()
+        await session.waitUntilSettled()
+        let second = builder.view()
+        #expect(second.timeline.events(request: 1).isEmpty)
+        #expect(second.events(of: 1).isEmpty)
+        #expect(second.events(of: 3).map(\.seq) == second.timeline.events(request: 3).map(\.seq))
+    }
 }
