@@ -30,7 +30,7 @@ extension Buffer {
         let cells = self.cells, old = previous.cells
         for index in cells.indices {
             let cell = cells[index], was = old[index]
-            if !(cell.symbol == was.symbol && cell.style == was.style), !cell.isContinuation {
+            if !(cell.styleCode == was.styleCode && cell.symbol == was.symbol), !cell.isContinuation {
                 changes.append(CellChange(x: index % width, y: index / width, cell: cell))
             }
         }
