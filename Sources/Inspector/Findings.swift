@@ -31,9 +31,9 @@ extension InspectorState {
 }
 
 extension Inspector {
-    /// `⚠` before a hop a lint rule names.
-    static func lintMark(_ hop: Int, _ state: InspectorState) -> Span {
-        state.lintFindings(naming: hop).isEmpty ? Span("") : Span("⚠ ", style: changed)
+    /// `⚠` before a hop one of `findings` (the chain's lint findings) names.
+    static func lintMark(_ hop: Int, _ findings: [LintFinding]) -> Span {
+        findings.contains { $0.hops.contains(hop) } ? Span("⚠ ", style: changed) : Span("")
     }
 
     /// Detail's lines for the rules that name the selected hop.

@@ -64,7 +64,22 @@ public struct InspectorState: Sendable {
     /// The filter expression of the Requests pane and the waterfall (`/`).
     public var filter: FilterExpression?
     /// The requests ``filter`` lets through, as of the last view (``Inspector/refreshFilter(_:)``).
-    var filterMatches: Set<Int> = []
+    var filterMatches: Set<Int> = [] {
+        didSet { filteredRows = nil }
+    }
+    /// ``visibleRequests`` as worked out with ``filterMatches`` for the view of that origin:
+    /// a frame asks for them many times, and with 10,000 requests each asking copied them all.
+    var filteredRows: (origin: LabView.Origin, rows: [RequestRow])?
+    /// What ``filterMatches`` was worked out for: the filter, the view's origin and its
+    /// findings. From there, the next view of the same builder needs only its remade rows
+    /// read again.
+    var filterBasis: FilterBasis?
+
+    struct FilterBasis: Sendable {
+        var source: String
+        var origin: LabView.Origin
+        var findings: [Finding]?
+    }
     public var modal: Overlay?
     public var notice: Notice?
     public var symbols: Symbols
@@ -101,6 +116,7 @@ public struct InspectorState: Sendable {
     /// The requests the filter lets through.
     public var visibleRequests: [RequestRow] {
         guard filter != nil else { return lab.requests }
+        if let filteredRows, filteredRows.origin == lab.origin { return filteredRows.rows }
         return lab.requests.filter { filterMatches.contains($0.id) }
     }
 
@@ -145,7 +161,7 @@ public struct InspectorState: Sendable {
     /// has seen them.
     var history: RequestHistory {
         guard let request = selectedRequest else { return RequestHistory(events: []) }
-        return RequestHistory(events: lab.timeline.events(request: request))
+        return RequestHistory(events: lab.events(of: request))
     }
 
     /// How many attempts the selected request has made so far.

@@ -85,7 +85,14 @@ public struct RequestRow: Sendable, Hashable {
 /// `render` reads. Its ``timeline`` answers queries for one request's events as they were
 /// at ``lastSeq``, so a frame drawn from it shows the same whenever it is drawn.
 public struct LabView: Sendable {
-    public var requests: [RequestRow]
+    public var requests: [RequestRow] {
+        didSet {
+            requestsEnd = nil
+            origin = nil
+        }
+    }
+    /// The latest ``RequestRow/end`` of ``requests`` when the builder worked it out with them.
+    var requestsEnd: Double?
     /// Where each waiting request is: its cache lane's stop when it has two lanes waiting.
     public var parked: [Int: ParkedStop]
     /// The stops of requests with two lanes (an overlapping CacheAndNetwork fetch), by lane.
@@ -109,7 +116,28 @@ public struct LabView: Sendable {
     /// requests…), by counter name.
     public var backend: [String: Int] = [:]
     /// The timeline up to ``lastSeq``: the events render reads.
-    public var timeline: TimelineView
+    public var timeline: TimelineView {
+        didSet {
+            requestEvents = RequestEventsMemo(seq: timeline.lastSeq)
+            origin = nil
+        }
+    }
+    /// Requests' events as ``timeline`` has them, read once and kept for the frames that
+    /// follow (``events(of:)``).
+    var requestEvents: RequestEventsMemo
+    /// Which builder made the view, and how many views it had made by then: with
+    /// ``remade``, what a filter in force reads again (``Inspector/refreshFilter(_:)``). Nil
+    /// for a view made or changed any other way, or made after the store dropped events.
+    var origin: Origin?
+    /// The requests whose rows and events may differ from those of the builder's view before
+    /// this one; every other row and its events are the same.
+    var remade: Set<Int> = []
+
+    /// A view's place in its builder's sequence of views.
+    struct Origin: Sendable, Hashable {
+        var builder: Int
+        var number: Int
+    }
     /// Whether the server has the lab's controls (expiring tokens); false on a plain server.
     public var hasLabControls = true
     /// Whether `https://` certificates go unchecked (`--insecure`): the status line says so.
@@ -133,6 +161,14 @@ public struct LabView: Sendable {
         clock = 0
         newRefusals = []
         self.timeline = timeline
+        requestEvents = RequestEventsMemo(seq: timeline.lastSeq)
+    }
+
+    /// The events of `request` up to ``lastSeq``, in seq order: what
+    /// `timeline.events(request:)` answers, read from the store once for all the frames
+    /// drawn from this view and the views after it until the request has new events.
+    public func events(of request: Int) -> [TimelineEvent] {
+        requestEvents.events(of: request, in: timeline)
     }
 
     /// The hops of `request` (or of the chain new requests get).
@@ -154,6 +190,11 @@ public struct LabView: Sendable {
         return nil
     }
 
+    /// The latest end of any request, 0 with none: the waterfall's extent.
+    var latestRequestEnd: Double {
+        requestsEnd ?? requests.reduce(0) { max($0, $1.end) }
+    }
+
     /// Whether any request is paused or still running.
     public var hasUnfinishedRequests: Bool {
         requests.contains { !$0.isFinished }
@@ -161,7 +202,9 @@ public struct LabView: Sendable {
 }
 
 /// Builds ``LabView``s from a session, reading only the events that arrived since the last
-/// view, so a view costs the same with a thousand events or a million.
+/// view and making again only the rows of the requests that changed, so a view costs about
+/// the same with a thousand events or a million, ten requests or ten thousand
+/// (`input.latency.10k`).
 public final class LabViewBuilder {
     private struct Accumulator {
         var attempt = 1
@@ -175,7 +218,28 @@ public final class LabViewBuilder {
     private var accumulators: [Int: Accumulator] = [:]
     private var lastSeq = 0
     private var refusalsSeen = 0
-    private var hopCache: [Int: [HopInfo]] = [:]
+    /// The launched requests' rows as the last view listed them: request `id` at `id - 1`.
+    private var rows: [RequestRow] = []
+    /// The hops of each launched request that has started.
+    private var hops: [Int: [HopInfo]] = [:]
+    /// The finished requests' summaries in id order, and their ids.
+    private var summaries: [RequestSummary] = []
+    private var summarized: Set<Int> = []
+    /// Requests whose row may change with no event of theirs: those at a stop or blocked
+    /// (their place is not an event), those with no event yet (drawn at the lab clock), and
+    /// those whose hops are not known yet. Their rows are made again for every view.
+    private var watched: Set<Int> = []
+    /// The latest end of the rows made from events: their ends only grow.
+    private var latestEventEnd: Double = 0
+    /// Events the store had dropped (its cap) as of the last view.
+    private var dropped = 0
+    /// Tells builders apart in ``LabView/Origin``.
+    private static let builders = Atomic<Int>(0)
+    private let id = LabViewBuilder.builders.add(1, ordering: .relaxed).newValue
+    /// How many views this builder has made.
+    private var made = 0
+    /// Requests' events read by frames, moved on from view to view.
+    private let requestEvents = RequestEventsMemo(seq: 0)
     private var findings: (seq: Int, finished: Int, findings: [Finding]?) = (0, 0, [])
     private let synchronousFindingsLimit: Int
     private let worker = FindingsWorker()
@@ -207,9 +271,12 @@ public final class LabViewBuilder {
         // held (or finished) at a place its events have not reached yet.
         let snapshot = session.control
         let summaries = session.summaries
+        let previousSeq = lastSeq
+        var changed: Set<Int> = []
         for event in session.events(after: lastSeq) {
             lastSeq = event.seq
             guard event.request > 0 else { continue }
+            changed.insert(event.request)
             var row = accumulators[event.request] ?? Accumulator(start: event.time, end: event.time)
             if event.name != LabSession.watcherDeliveryEventName { row.end = max(row.end, event.time) }
             if event.attempt > row.attempt {
@@ -219,7 +286,13 @@ public final class LabViewBuilder {
             if event.kind == .transport, event.phase == .receive { row.status = event.status }
             accumulators[event.request] = row
         }
+        // When the store's cap dropped events, which requests lost them is not known: what
+        // frames read of any request is read again.
+        let dropped = session.droppedEventCount, dropping = dropped != self.dropped
+        requestEvents.advance(from: previousSeq, to: lastSeq, changed: changed, dropped: dropping)
+        self.dropped = dropped
         var view = LabView(timeline: session.timeline(upTo: lastSeq), chain: session.chain, chainHops: session.chainHops, stepMode: snapshot.defaultMode == .step)
+        view.requestEvents = requestEvents
         // Listed cache lane first: a request with two stops is placed at its cache lane's.
         view.parked = Dictionary(snapshot.parked.map { ($0.request, $0) }, uniquingKeysWith: { first, _ in first })
         view.laneStops = Dictionary(uniqueKeysWithValues: snapshot.parked.filter { $0.lane != nil }.map { ($0.laneKey, $0) })
@@ -233,7 +306,19 @@ public final class LabViewBuilder {
         view.newRefusals = snapshot.refusals.dropFirst(refusalsSeen).map(\.reason)
         view.backend = session.labCounters ?? [:]
         refusalsSeen = snapshot.refusals.count
-        view.summaries = summaries.keys.sorted().map { summaries[$0]! }
+        if summaries.count != summarized.count {
+            // Requests finish about in the order they were launched: new summaries are added
+            // at the end unless one comes before the last listed.
+            let finished = summaries.keys.filter { !summarized.contains($0) }.sorted()
+            if let first = finished.first, first > (self.summaries.last?.id ?? Int.min) {
+                self.summaries += finished.map { summaries[$0]! }
+            } else {
+                self.summaries = summaries.keys.sorted().map { summaries[$0]! }
+            }
+            summarized.formUnion(finished)
+            changed.formUnion(finished)
+        }
+        view.summaries = self.summaries
         if let read = worker.take(), read.seq >= findings.seq {
             findings = (read.seq, read.finished, read.findings)
         }
@@ -248,36 +333,112 @@ public final class LabViewBuilder {
             }
         }
         view.findings = findings.findings
-        for (request, operation) in snapshot.launched {
-            let accumulated = accumulators[request] ?? Accumulator(start: view.clock, end: view.clock)
-            let summary = summaries[request]
-            var marks = accumulated.marks
-            let state: RequestRow.State
-            if let summary {
-                state = switch summary.outcome {
-                case .success: .succeeded
-                case .partial: .partial
-                case .failure: .failed
-                }
-                if summary.outcome == .failure { marks.append(RequestRow.Mark(time: accumulated.end, kind: .error)) }
-            } else if view.parked[request]?.held == true || view.laneStops[LaneKey(request, .network)]?.held == true {
-                state = .paused
-            } else if snapshot.blocked.contains(request) {
-                state = .blocked
-            } else {
-                state = accumulated.attempt > 1 ? .retrying : .running
-            }
-            if hopCache[request] == nil {
+        let placed = Set(snapshot.parked.map(\.request)).union(snapshot.blocked)
+        var remade = changed.union(watched).union(placed)
+        if rows.count < snapshot.launched.count { remade.formUnion((rows.count + 1)...snapshot.launched.count) }
+        watched = placed
+        // Rows with no event yet end at the clock, which may pass the time of their first
+        // event: they count for this view only.
+        var latestEnd = latestEventEnd
+        // In id order, so the rows of newly launched requests are appended in order.
+        for request in remade.sorted() {
+            guard let operation = snapshot.launched[request] else { continue }
+            let row = self.row(request, operation: operation, view: view, summary: summaries[request])
+            if request <= rows.count { rows[request - 1] = row } else { rows.append(row) }
+            latestEnd = max(latestEnd, row.end)
+            if accumulators[request] == nil { watched.insert(request) } else { latestEventEnd = max(latestEventEnd, row.end) }
+            if hops[request] == nil {
                 let hops = session.hops(of: request)
-                if !hops.isEmpty { hopCache[request] = hops }
+                if hops.isEmpty { watched.insert(request) } else { self.hops[request] = hops }
             }
-            view.hops[request] = hopCache[request]
-            view.requests.append(RequestRow(
-                id: request, operation: session.scenario.operations[operation].name,
-                attempt: accumulated.attempt, state: state, status: accumulated.status,
-                start: accumulated.start, end: accumulated.end, marks: marks, error: summary?.error, results: summary?.results ?? []))
         }
+        view.requests = rows
+        view.requestsEnd = latestEnd
+        view.hops = hops
+        made += 1
+        view.origin = dropping ? nil : LabView.Origin(builder: id, number: made)
+        view.remade = remade
         return view
+    }
+
+    /// Request `request`'s row in `view`: where its events, its summary and its stop put it.
+    private func row(_ request: Int, operation: Int, view: LabView, summary: RequestSummary?) -> RequestRow {
+        let accumulated = accumulators[request] ?? Accumulator(start: view.clock, end: view.clock)
+        var marks = accumulated.marks
+        let state: RequestRow.State
+        if let summary {
+            state = switch summary.outcome {
+            case .success: .succeeded
+            case .partial: .partial
+            case .failure: .failed
+            }
+            if summary.outcome == .failure { marks.append(RequestRow.Mark(time: accumulated.end, kind: .error)) }
+        } else if view.parked[request]?.held == true || view.laneStops[LaneKey(request, .network)]?.held == true {
+            state = .paused
+        } else if view.blocked.contains(request) {
+            state = .blocked
+        } else {
+            state = accumulated.attempt > 1 ? .retrying : .running
+        }
+        return RequestRow(
+            id: request, operation: session.scenario.operations[operation].name,
+            attempt: accumulated.attempt, state: state, status: accumulated.status,
+            start: accumulated.start, end: accumulated.end, marks: marks, error: summary?.error, results: summary?.results ?? [])
+    }
+}
+
+/// Requests' events as one view of the timeline has them, read from the store once and
+/// kept while the views that follow agree. A frame reads the selected request's events
+/// several times (Chain, Detail, layout) and those of every row of the waterfall, and most
+/// keys change none of them (`input.type.char`, `input.latency.10k`).
+///
+/// The memo answers for one seq. ``LabViewBuilder`` moves it on to each new view, forgetting
+/// the requests that had events in between (it read them all); a view of any other seq reads
+/// the store as it would without the memo.
+final class RequestEventsMemo: Sendable {
+    private struct Entries {
+        var seq: Int
+        var events: [Int: [TimelineEvent]] = [:]
+    }
+
+    private let entries: Mutex<Entries>
+
+    /// At most this many requests are kept, many more than a screen shows.
+    static let limit = 1024
+
+    init(seq: Int) {
+        entries = Mutex(Entries(seq: seq))
+    }
+
+    /// `timeline.events(request: request)`.
+    func events(of request: Int, in timeline: TimelineView) -> [TimelineEvent] {
+        let seq = timeline.lastSeq
+        if let kept = entries.withLock({ $0.seq == seq ? $0.events[request] : nil }) { return kept }
+        let events = timeline.events(request: request)
+        entries.withLock { entries in
+            guard entries.seq == seq else { return }
+            if entries.events.count >= Self.limit { entries.events.removeAll(keepingCapacity: true) }
+            entries.events[request] = events
+        }
+        return events
+    }
+
+    /// Moves the memo from seq `previous` on to `seq`: `changed` are the requests that had
+    /// events in between. When the memo is not at `previous`, or events were dropped, it
+    /// starts again empty.
+    func advance(from previous: Int, to seq: Int, changed: Set<Int>, dropped: Bool) {
+        entries.withLock { entries in
+            guard entries.seq == previous, !dropped else {
+                entries = Entries(seq: seq)
+                return
+            }
+            if changed.count < entries.events.count {
+                for request in changed { entries.events[request] = nil }
+            } else {
+                entries.events = entries.events.filter { !changed.contains($0.key) }
+            }
+            entries.seq = seq
+        }
     }
 }
 

@@ -36,9 +36,15 @@ extension Inspector {
         }
         let statusRow = Rect(x: 0, y: area.height - 1, width: area.width, height: 1)
         let body = bodyArea(area.size)
-        for (pane, rect) in layout(state, body: body) {
+        // Detail's content is worked out once a frame: the layout sizes Detail by it.
+        let detail = state.maximized && state.focus != .detail ? nil : detailContent(state)
+        for (pane, rect) in layout(state, body: body, detail: detail) {
             map.add(rect, .pane(pane))
-            render(pane, state, in: rect, into: &buffer, map: &map)
+            if pane == .detail {
+                renderDetail(state, detail, in: rect, into: &buffer)
+            } else {
+                render(pane, state, in: rect, into: &buffer, map: &map)
+            }
         }
         renderStatus(state, in: statusRow, into: &buffer, map: &map)
         if let modal = state.modal { renderModal(modal, state, in: body, into: &buffer) }
@@ -91,6 +97,11 @@ extension Inspector {
     /// wide terminals, below the Timeline otherwise), as far as the Timeline's share allows.
     /// Rows nobody needs go to the Timeline.
     static func layout(_ state: InspectorState, body: Rect) -> [(InspectorState.Pane, Rect)] {
+        layout(state, body: body, detail: state.maximized ? nil : detailContent(state))
+    }
+
+    /// ``layout(_:body:)`` with Detail's content, `detailContent(state)`, already worked out.
+    static func layout(_ state: InspectorState, body: Rect, detail: DetailContent?) -> [(InspectorState.Pane, Rect)] {
         if state.maximized { return [(state.focus, body)] }
         let chainRows = max(state.chainPaneRowCount + 3, 7)
         let requestsWidth = min(40, max(22, body.width / 3))
@@ -98,7 +109,7 @@ extension Inspector {
         if body.width >= sideBySideWidth {
             let detailWidth = body.width * 2 / 5
             let showTimeline = body.height - timelineRows >= chainRows
-            let top = showTimeline ? min(max(chainRows, detailRows(state, width: detailWidth)), body.height - timelineRows) : body.height
+            let top = showTimeline ? min(max(chainRows, detailRows(state, detail, width: detailWidth)), body.height - timelineRows) : body.height
             let rows = Layout.vertical([.length(top), .fill]).split(body)
             let columns = Layout.horizontal([.length(requestsWidth), .fill, .length(detailWidth)]).split(rows[0])
             var panes: [(InspectorState.Pane, Rect)] = [(.requests, columns[0]), (.chain, columns[1]), (.detail, columns[2])]
@@ -110,7 +121,7 @@ extension Inspector {
         let timelineHeight = showTimeline ? timelineRows : 0
         let chainHeight = min(chainRows, showDetail ? max(body.height / 2, body.height - timelineHeight - 8) : body.height)
         // Detail takes what its content needs; what it leaves goes to the Timeline.
-        let detailHeight = showDetail ? max(3, min(detailRows(state, width: body.width), body.height - chainHeight - timelineHeight)) : 0
+        let detailHeight = showDetail ? max(3, min(detailRows(state, detail, width: body.width), body.height - chainHeight - timelineHeight)) : 0
         let rows = Layout.vertical([.length(chainHeight), .fill, .length(detailHeight)]).split(body)
         let top = Layout.horizontal([.length(requestsWidth), .fill]).split(rows[0])
         var panes: [(InspectorState.Pane, Rect)] = [(.requests, top[0]), (.chain, top[1])]

@@ -162,6 +162,7 @@ extension Inspector {
         draw([Line("hop", style: .bold), Line("pre-flight ↓", style: .bold), Line("post-flight ↑", style: .bold)], y: inner.y)
         var rows: [[Line]] = []
         let cells = hopCells(state, history: history)
+        let lintFindings = state.lintFindings
         for (index, hop) in hops.enumerated() {
             let pre = state.lab.breakpoints.contains(Breakpoint(hop: hop.index, position: .pre))
             let post = state.lab.breakpoints.contains(Breakpoint(hop: hop.index, position: .post))
@@ -171,7 +172,7 @@ extension Inspector {
                 label = "cache (\(behavior))"
             }
             // The name is shortened only by what the row leaves it: the lint mark takes its share.
-            let lint = lintMark(hop.index, state)
+            let lint = lintMark(hop.index, lintFindings)
             label = Fitting.hopName(label, width: nameWidth - 5 - TextWidth.of(lint.text))
             let rulePre = hasRule(hop, .pre, state), rulePost = hasRule(hop, .post, state)
             let mark = pre || post ? Span("●", style: bad) : rulePre || rulePost ? Span("◆", style: bad) : Span(" ")

@@ -271,8 +271,8 @@ extension Inspector {
     }
 
     /// The rows Detail needs at `width` columns, borders included.
-    static func detailRows(_ state: InspectorState, width: Int) -> Int {
-        let lines = detailContent(state)?.lines ?? emptyDetailLines(state)
+    static func detailRows(_ state: InspectorState, _ content: DetailContent?, width: Int) -> Int {
+        let lines = content?.lines ?? emptyDetailLines(state)
         return Paragraph(lines, wrap: true).rowCount(width: max(1, width - 2)) + 2
     }
 
@@ -284,7 +284,12 @@ extension Inspector {
     }
 
     static func renderDetail(_ state: InspectorState, in area: Rect, into buffer: inout Buffer) {
-        guard let content = detailContent(state) else {
+        renderDetail(state, detailContent(state), in: area, into: &buffer)
+    }
+
+    /// Draws Detail with its content, `detailContent(state)`, already worked out.
+    static func renderDetail(_ state: InspectorState, _ content: DetailContent?, in area: Rect, into buffer: inout Buffer) {
+        guard let content else {
             let frame = block("Detail", focused: state.focus == .detail, state)
             frame.render(in: area, into: &buffer)
             Paragraph(emptyDetailLines(state), wrap: true).render(in: frame.inner(area), into: &buffer)

@@ -121,7 +121,7 @@ extension Inspector {
     /// The lab-clock window the waterfall shows: everything at zoom 0, half as much at each
     /// `z`, centred on the selected request.
     static func waterfallWindow(_ state: InspectorState) -> (start: Double, end: Double) {
-        let total = max(state.lab.clock, state.lab.requests.reduce(0) { max($0, $1.end) }, 0.001)
+        let total = max(state.lab.clock, state.lab.latestRequestEnd, 0.001)
         let span = total / pow(2, Double(state.waterfallZoom))
         guard state.waterfallZoom > 0, let row = state.selectedRow else { return (0, total) }
         let center = (row.start + row.end) / 2
@@ -190,7 +190,7 @@ extension Inspector {
             let isSelected = request.id == state.selectedRequest
             _ = buffer.set(string: "#\(request.id)", at: Position(x: inner.x, y: y), style: isSelected ? .bold : .dim)
             _ = buffer.set(string: "▏", at: Position(x: x0 - 1, y: y), style: .dim)
-            let waterfall = waterfallRow(state.lab.timeline.events(request: request.id))
+            let waterfall = waterfallRow(state.lab.events(of: request.id))
             drawn[request.id] = (y, waterfall)
             for segment in waterfall.segments {
                 let (glyph, style) = segmentLook(segment.kind)

@@ -45,7 +45,7 @@ extension Inspector {
             guard let request = state.selectedRequest else { return [] }
             var rows: [SequenceRow] = []
             var attempt = 1
-            for event in state.lab.timeline.events(request: request) where drawsRow(event) {
+            for event in state.lab.events(of: request) where drawsRow(event) {
                 if event.attempt > attempt {
                     attempt = event.attempt
                     rows.append(.divider(request: request, attempt: attempt))

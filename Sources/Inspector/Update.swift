@@ -60,7 +60,7 @@ public enum Inspector {
     /// Keeps a request selected, and keeps the Chain pane on the stop the selected request
     /// is held at while it is being stepped, and on where it ended once it finishes.
     static func followSelection(_ state: inout InspectorState) {
-        if state.selectedRequest == nil || !state.lab.requests.contains(where: { $0.id == state.selectedRequest }) {
+        if state.selectedRequest.flatMap({ state.lab.index(of: $0) }) == nil {
             state.selectedRequest = state.visibleRequests.first?.id
         }
         let place = state.selectedStop?.place

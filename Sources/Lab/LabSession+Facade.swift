@@ -71,6 +71,10 @@ extension LabSession {
     /// Events held now; the timeline's size, without reading it.
     public var eventCount: Int { store.count }
 
+    /// Events the store's cap has dropped so far (0 without a cap): a screen that kept
+    /// events it read knows when to read them again.
+    public var droppedEventCount: Int { store.stats.droppedEvents }
+
     /// The timeline as it is at `seq` (now when nil): later events never show through it.
     public func timeline(upTo seq: Int? = nil) -> TimelineView {
         store.view(upTo: seq ?? store.lastSeq)

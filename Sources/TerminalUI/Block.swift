@@ -60,11 +60,12 @@ public struct Block: Widget, Hashable, Sendable {
         }
         let firstSideRow = area.y + (borders.contains(.top) ? 1 : 0)
         let endSideRow = area.maxY - (borders.contains(.bottom) ? 1 : 0)
-        for y in firstSideRow..<max(firstSideRow, endSideRow) {
-            if hasLeft { buffer.fill(Rect(x: area.x, y: y, width: 1, height: 1), with: symbols.vertical, style: borderStyle) }
-            if hasRight, area.width > 1 || !hasLeft {
-                buffer.fill(Rect(x: area.maxX - 1, y: y, width: 1, height: 1), with: symbols.vertical, style: borderStyle)
-            }
+        // Each side is one fill: a fill changes only the rows it covers, so this draws what
+        // filling row by row, left side then right, draws.
+        let sides = Rect(x: area.x, y: firstSideRow, width: area.width, height: endSideRow - firstSideRow)
+        if hasLeft { buffer.fill(Rect(x: sides.x, y: sides.y, width: 1, height: sides.height), with: symbols.vertical, style: borderStyle) }
+        if hasRight, area.width > 1 || !hasLeft {
+            buffer.fill(Rect(x: sides.maxX - 1, y: sides.y, width: 1, height: sides.height), with: symbols.vertical, style: borderStyle)
         }
         if let title, borders.contains(.top) {
             let titleArea = Rect(x: area.x + (hasLeft ? 1 : 0), y: area.y, width: area.width - (hasLeft ? 1 : 0) - (hasRight ? 1 : 0), height: 1)

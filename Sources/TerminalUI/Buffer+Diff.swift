@@ -25,12 +25,13 @@ extension Buffer {
     public func diff(from previous: Buffer) -> [CellChange] {
         guard previous.width == width, previous.height == height else { return allCells }
         var changes: [CellChange] = []
-        for y in 0..<height {
-            for x in 0..<width {
-                let cell = self[x, y]
-                if !cell.isContinuation, cell != previous[x, y] {
-                    changes.append(CellChange(x: x, y: y, cell: cell))
-                }
+        // The cells are read straight from the two arrays, without the bounds checks of
+        // `subscript(x:y:)`: a frame compares every cell of the screen.
+        let cells = self.cells, old = previous.cells
+        for index in cells.indices {
+            let cell = cells[index], was = old[index]
+            if !(cell.styleCode == was.styleCode && cell.symbol == was.symbol), !cell.isContinuation {
+                changes.append(CellChange(x: index % width, y: index / width, cell: cell))
             }
         }
         return changes

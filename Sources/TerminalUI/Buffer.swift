@@ -13,7 +13,8 @@
 public struct Buffer: Hashable, Sendable {
     public let width: Int
     public let height: Int
-    private var cells: [Cell]
+    /// The cells row by row: the cell at `x`, `y` is at `y * width + x`.
+    private(set) var cells: [Cell]
 
     /// A buffer of blank cells.
     public init(width: Int, height: Int) {
@@ -53,6 +54,16 @@ public struct Buffer: Hashable, Sendable {
     public mutating func set(string: String, at position: Position, style: Style = .plain, clip: Rect? = nil) -> Int {
         let bounds = clip.map { area.intersection($0) } ?? area
         var column = position.x
+        if TextWidth.isPrintableASCII(string) {
+            // One cell per byte, with no glyph list built.
+            guard position.y >= bounds.y, position.y < bounds.maxY else { return column + string.utf8.count }
+            for byte in string.utf8 {
+                defer { column += 1 }
+                guard column >= bounds.x, column < bounds.maxX else { continue }
+                put(TextWidth.asciiSymbols[Int(byte) - 0x20], width: 1, x: column, y: position.y, style: style)
+            }
+            return column
+        }
         for glyph in TextWidth.glyphs(of: string) {
             defer { column += glyph.width }
             guard position.y >= bounds.y, position.y < bounds.maxY else { continue }
@@ -87,13 +98,17 @@ public struct Buffer: Hashable, Sendable {
     /// how an overlay clears what is under it. A symbol that is not one column wide or not
     /// safe to print is drawn as a space.
     public mutating func fill(_ area: Rect, with symbol: Character = " ", style: Style = .plain) {
-        let glyph = TextWidth.glyphs(of: String(symbol))
-        let drawn = glyph.count == 1 && glyph[0].width == 1 ? String(glyph[0].character) : " "
         let target = self.area.intersection(area)
+        guard !target.isEmpty else { return }
+        let drawn = TextWidth.oneColumnSymbol(symbol) ?? " "
+        let cell = Cell(symbol: drawn, style: style)
         for y in target.y..<target.maxY {
-            for x in target.x..<target.maxX {
-                put(drawn, width: 1, x: x, y: y, style: style)
-            }
+            // What `put` on each cell in turn does: a wide character cut at either end of
+            // the row loses its other half; every cell in between is replaced anyway.
+            let first = y * width + target.x, end = y * width + target.maxX
+            if cells[first].isContinuation, target.x > 0 { cells[first - 1] = Cell(symbol: " ", style: cells[first - 1].style) }
+            if target.maxX < width, cells[end].isContinuation { cells[end] = Cell(symbol: " ", style: cells[end].style) }
+            for index in first..<end { cells[index] = cell }
         }
     }
 

@@ -33,6 +33,12 @@ public struct Style: Hashable, Sendable {
     public static let reverse = Style(attributes: .reverse)
     public static let underline = Style(attributes: .underline)
 
+    /// The style as one number, distinct for distinct styles: the foreground's
+    /// ``Color/code`` in the low 9 bits, the background's in the next 9, the attributes above.
+    package var code: UInt32 {
+        foreground.code | background.code << 9 | UInt32(attributes.rawValue) << 18
+    }
+
     /// This style with `overlay` laid over it: the overlay's colours win unless they are
     /// `.default`, and attributes are combined. Highlighting a row this way keeps the
     /// colours of the text in it.

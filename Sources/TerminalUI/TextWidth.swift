@@ -14,12 +14,37 @@ import Vocabulary
 public enum TextWidth {
     /// The number of columns `text` occupies once escaped.
     public static func of(_ text: String) -> Int {
-        glyphs(of: text).reduce(0) { $0 + $1.width }
+        if isPrintableASCII(text) { return text.utf8.count }
+        return glyphs(of: text).reduce(0) { $0 + $1.width }
+    }
+
+    /// Whether every byte of `text` is printable ASCII, space to `~`. Each byte is then one
+    /// grapheme, one column wide, that no escape changes: most of what a screen draws, known
+    /// without splitting graphemes or reading the Unicode tables, which is most of the cost
+    /// of a frame otherwise (`input.type.char`).
+    static func isPrintableASCII(_ text: String) -> Bool {
+        let printable = { (byte: UInt8) in byte >= 0x20 && byte < 0x7F }
+        return text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(printable) } ?? text.utf8.allSatisfy(printable)
+    }
+
+    /// The cell symbol of each printable ASCII byte, by `byte - 0x20`.
+    static let asciiSymbols: [String] = (0x20..<0x7F).map { String(Unicode.Scalar(UInt8($0))) }
+
+    /// The cell symbol `character` is drawn as when it is one safe glyph one column wide;
+    /// nil for anything else (an escape, a wide or a zero-width character).
+    static func oneColumnSymbol(_ character: Character) -> String? {
+        let scalars = character.unicodeScalars
+        if scalars.count == 1, let scalar = scalars.first, oneColumnRanges.contains(where: { $0.contains(scalar.value) }) {
+            return String(character)
+        }
+        let glyphs = glyphs(of: String(character))
+        return glyphs.count == 1 && glyphs[0].width == 1 ? String(glyphs[0].character) : nil
     }
 
     /// The graphemes drawn for `text`: escaped, with zero-width graphemes left out.
     static func glyphs(of text: String) -> [(character: Character, width: Int)] {
-        VisibleEscapes.escape(text).compactMap { character in
+        if isPrintableASCII(text) { return text.utf8.map { (Character(Unicode.Scalar($0)), 1) } }
+        return VisibleEscapes.escape(text).compactMap { character in
             let width = columns(of: character)
             return width == 0 ? nil : (character, width)
         }
@@ -32,7 +57,19 @@ public enum TextWidth {
         return columns(of: first)
     }
 
-    static func columns(of scalar: Unicode.Scalar) -> Int {
+    package static func columns(of scalar: Unicode.Scalar) -> Int {
+        if oneColumnRanges.contains(where: { $0.contains(scalar.value) }) { return 1 }
+        return columnsByTables(of: scalar)
+    }
+
+    /// Scalars known to be one column wide: printable ASCII, and the box drawing, block
+    /// element and geometric shape blocks that borders, bars and marks are drawn with
+    /// (category "other symbol", neither emoji presentation nor East Asian wide). A test
+    /// checks each against ``columnsByTables(of:)``.
+    package static let oneColumnRanges: [ClosedRange<UInt32>] = [0x20...0x7E, 0x2500...0x25FC]
+
+    /// Columns of one scalar by its Unicode properties.
+    package static func columnsByTables(of scalar: Unicode.Scalar) -> Int {
         let properties = scalar.properties
         switch properties.generalCategory {
         case .nonspacingMark, .enclosingMark, .format, .control: return 0

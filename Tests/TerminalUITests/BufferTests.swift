@@ -75,6 +75,31 @@ import TerminalUI
         #expect(buffer[1, 0].style == .plain)
     }
 
+    @Test func fillBlanksTheOtherHalfOfWideCharactersItCuts() {
+        var buffer = Buffer(width: 8, height: 2)
+        buffer.set(string: "日本語x", at: Position(x: 0, y: 0), style: .bold)
+        buffer.set(string: "日本語x", at: Position(x: 0, y: 1))
+        buffer.fill(Rect(x: 1, y: 0, width: 2, height: 1), with: "-", style: .dim)
+        buffer.fill(Rect(x: 3, y: 1, width: 3, height: 1), with: "=")
+        expectLines(buffer.lines, [" -- 語x ", "日 ===x "])
+        #expect(buffer[0, 0].symbol == " " && buffer[0, 0].style == .bold)
+        #expect(buffer[3, 0].symbol == " " && buffer[3, 0].style == .bold)
+        #expect(buffer[1, 0].style == .dim)
+        #expect(!buffer[5, 1].isContinuation)
+    }
+
+    @Test func printableASCIIAndLineDrawingTakeTheWidthTheUnicodeTablesGive() {
+        for range in TextWidth.oneColumnRanges {
+            for value in range {
+                let scalar = Unicode.Scalar(value)!
+                #expect(TextWidth.columnsByTables(of: scalar) == 1, "U+\(String(value, radix: 16))")
+            }
+        }
+        #expect(TextWidth.of("~op HeroQuery & ~c 401") == 22)
+        #expect(TextWidth.of("a\tb") == 4)
+        #expect(TextWidth.columns(of: Unicode.Scalar(0x25FD)!) == 2)
+    }
+
     @Test func degenerateBuffersAreEmpty() {
         var buffer = Buffer(width: -3, height: 0)
         buffer.set(string: "x", at: Position(x: 0, y: 0))

@@ -22,6 +22,37 @@ import TerminalUI
         #expect(previous.diff(from: previous) == [])
     }
 
+    @Test func styleCodesAreEqualExactlyWhenStylesAre() {
+        let named: [Color] = [
+            .default, .black, .red, .green, .yellow, .blue, .magenta, .cyan, .white, .brightBlack, .brightRed,
+            .brightGreen, .brightYellow, .brightBlue, .brightMagenta, .brightCyan, .brightWhite,
+        ]
+        let colors = named + (0...255).map { Color.indexed(UInt8($0)) }
+        #expect(Set(colors.map(\.code)).count == 273)
+        #expect(colors.allSatisfy { $0.code < 512 })
+        var styles: [UInt32: Style] = [:]
+        var clashes = 0
+        for foreground in colors {
+            for background in colors {
+                for attributes: Attributes in [[], .bold, [.dim, .reverse, .underline]] {
+                    let style = Style(foreground: foreground, background: background, attributes: attributes)
+                    if let other = styles.updateValue(style, forKey: style.code), other != style { clashes += 1 }
+                }
+            }
+        }
+        #expect(styles.count == 273 * 273 * 3)
+        #expect(clashes == 0)
+    }
+
+    @Test func aColourChangeAloneIsAChange() {
+        var previous = frame(["ab"])
+        previous.setStyle(Style(foreground: .indexed(1)), in: Rect(x: 0, y: 0, width: 2, height: 1))
+        var next = previous
+        next.setStyle(Style(foreground: .red), in: Rect(x: 1, y: 0, width: 1, height: 1))
+        #expect(next.diff(from: previous) == [CellChange(x: 1, y: 0, cell: next[1, 0])])
+        #expect(next[1, 0].style == Style(foreground: .red))
+    }
+
     @Test func aStyleChangeIsAChange() {
         let previous = frame(["abc"])
         var next = previous
