@@ -11,16 +11,33 @@ struct ReadmeWalkthroughTests {
         return session
     }
 
-    /// The README's tour, step 1: `n`, `s` nine times, `c`.
-    @Test("README tour 1: n, nine s hold #1 at APQ's post-flight with the 200 below; c ends it")
-    func tourTraceARequest() async throws {
-        let tmux = try await open("")
+    /// Step 1's keys: `n`, `s` nine times to APQ's post-flight, `c`; returns the last screen.
+    func traceARequest(_ tmux: TmuxSession) async throws -> String {
         try tmux.send("n")
         try await tmux.waitFor("⏸ held")
         try await tmux.step(times: 9)
         try await tmux.waitFor("Hop 3 AutomaticPersistedQueryInterceptor · post-flight stop · held")
         try tmux.send("c")
-        let screen = try await tmux.waitFor("✓ #1 HeroQuery 200")
+        return try await tmux.waitFor("✓ #1 HeroQuery 200")
+    }
+
+    /// `F`, `Enter`, `Enter` on refresh-storm's finished run: the finding, its first cited
+    /// event, then that event in its request, attempt and hop.
+    func landOnTheCitedRefresh(_ tmux: TmuxSession) async throws -> String {
+        try tmux.send("F")
+        try await tmux.waitFor("Findings of the run · 1")
+        try tmux.send("Enter")
+        try await tmux.waitFor("Event seq 57 · 1 of 6 cited")
+        try tmux.send("Enter")
+        return try await tmux.waitFor("#1's refresh answer in attempt 1") {
+            $0.contains("Chain · #1 HeroQuery · attempt 1 of 2") && $0.contains("TokenManager refresh · answer · attempt 1 of 2")
+        }
+    }
+
+    /// The README's tour, step 1: `n`, `s` nine times, `c`.
+    @Test("README tour 1: n, nine s hold #1 at APQ's post-flight with the 200 below; c ends it")
+    func tourTraceARequest() async throws {
+        let screen = try await traceARequest(try await open(""))
         #expect(screen.replacing(/\ {2,}/, with: " ").contains("✓ #1 HeroQuery 200 12ms"))
     }
 
@@ -28,12 +45,7 @@ struct ReadmeWalkthroughTests {
     @Test("README tour 2: Tab, j, h show Auth's pre-flight, its header marked and masked; v reveals; ? lists keys; q quits")
     func tourLookBack() async throws {
         let tmux = try await open("")
-        try tmux.send("n")
-        try await tmux.waitFor("⏸ held")
-        try await tmux.step(times: 9)
-        try await tmux.waitFor("Hop 3 AutomaticPersistedQueryInterceptor · post-flight stop · held")
-        try tmux.send("c")
-        try await tmux.waitFor("✓ #1 HeroQuery 200")
+        _ = try await traceARequest(tmux)
         try tmux.send("Tab", "j", "h")
         let masked = try await tmux.waitFor("Hop 2 AuthInterceptor · pre-flight · attempt 1 of 1")
         #expect(masked.replacing(/\ {2,}/, with: " ").contains("+ Authorization Bearer ••••-1-1"))
@@ -124,14 +136,7 @@ struct ReadmeWalkthroughTests {
         let tmux = try await open("--no-step refresh-storm")
         try tmux.send("N")
         try await tmux.waitFor("✕ #5 HeroQuery")
-        try tmux.send("F")
-        try await tmux.waitFor("Findings of the run · 1")
-        try tmux.send("Enter")
-        try await tmux.waitFor("Event seq 57 · 1 of 6 cited")
-        try tmux.send("Enter")
-        let screen = try await tmux.waitFor("#1's refresh answer in attempt 1") {
-            $0.contains("Chain · #1 HeroQuery · attempt 1 of 2") && $0.contains("TokenManager refresh · answer · attempt 1 of 2")
-        }
+        let screen = try await landOnTheCitedRefresh(tmux)
         #expect(!screen.contains("no refresh request was sent in this attempt"))
     }
 
@@ -181,14 +186,7 @@ struct ReadmeWalkthroughTests {
         try tmux.type("post@AuthInterceptor if ~c 401")
         try tmux.send("Enter")
         try await tmux.waitFor("rule added: post@AuthInterceptor if ~c 401")
-        try tmux.send("F")
-        try await tmux.waitFor("Findings of the run · 1")
-        try tmux.send("Enter")
-        try await tmux.waitFor("Event seq 57 · 1 of 6 cited")
-        try tmux.send("Enter")
-        try await tmux.waitFor("#1's refresh answer in attempt 1") {
-            $0.contains("Chain · #1 HeroQuery · attempt 1 of 2") && $0.contains("TokenManager refresh · answer · attempt 1 of 2")
-        }
+        _ = try await landOnTheCitedRefresh(tmux)
     }
 
     /// The README's tour, step 8: `w`, `Tab` `Tab` to OTLP, `Enter` writes the file.

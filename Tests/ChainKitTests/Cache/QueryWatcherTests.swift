@@ -75,6 +75,14 @@ struct QueryWatcherTests {
         try store.write(data: ["renameHero": ["id": "2001", "name": .string(name)]], for: mutation)
     }
 
+    /// Renames the hero and returns the delivery that follows.
+    static func rename(
+        _ store: CacheStore, to name: String, delivered results: inout AsyncStream<Result<Delivered, any Error>>.Iterator
+    ) async throws -> String? {
+        try rename(store, to: name)
+        return try await next(&results)
+    }
+
     @Test("a change to the hero it read delivers the query again from the store; its own fetch's write does not")
     func redeliversOnChange() async throws {
         let store = CacheStore(schema: Self.schema)
@@ -85,11 +93,9 @@ struct QueryWatcherTests {
         let fetched = try await Self.next(&results)
         #expect(fetched == "R2-D2 (server)")
         #expect(await watcher.dependentKeys == ["QUERY_ROOT.hero", "Hero:2001.id", "Hero:2001.name"])
-        try Self.rename(store, to: "Artoo")
-        let renamed = try await Self.next(&results)
+        let renamed = try await Self.rename(store, to: "Artoo", delivered: &results)
         #expect(renamed == "Artoo (cache)")
-        try Self.rename(store, to: "Threepio")
-        let renamedAgain = try await Self.next(&results)
+        let renamedAgain = try await Self.rename(store, to: "Threepio", delivered: &results)
         #expect(renamedAgain == "Threepio (cache)")
         #expect(server.queries.withLock { $0 } == 1)
         await watcher.cancel()
@@ -106,11 +112,9 @@ struct QueryWatcherTests {
         let other = GraphQLOperation(name: "Luke", kind: .query, document: "query Luke { human { id name } }")
         try store.write(data: ["human": ["id": "1000", "name": "Luke"]], for: other)
         // Had the unrelated change delivered, its reload would come before this one.
-        try Self.rename(store, to: "Artoo")
-        let renamed = try await Self.next(&results)
+        let renamed = try await Self.rename(store, to: "Artoo", delivered: &results)
         #expect(renamed == "Artoo (cache)")
-        try Self.rename(store, to: "Threepio")
-        let renamedAgain = try await Self.next(&results)
+        let renamedAgain = try await Self.rename(store, to: "Threepio", delivered: &results)
         #expect(renamedAgain == "Threepio (cache)")
         await watcher.cancel()
     }
@@ -129,8 +133,7 @@ struct QueryWatcherTests {
         let refetched = try await Self.next(&results)
         #expect(refetched == "R2-D2 (refetched) (server)")
         #expect(server.queries.withLock { $0 } == 2)
-        try Self.rename(store, to: "Artoo")
-        let renamed = try await Self.next(&results)
+        let renamed = try await Self.rename(store, to: "Artoo", delivered: &results)
         #expect(renamed == "Artoo (cache)")
         await watcher.cancel()
     }
@@ -150,8 +153,7 @@ struct QueryWatcherTests {
         #expect(watched == "R2-D2 (cache)")
         await cancelled.cancel()
         #expect(await cancelled.cancelled)
-        try Self.rename(store, to: "Artoo")
-        let renamed = try await Self.next(&watchingResults)
+        let renamed = try await Self.rename(store, to: "Artoo", delivered: &watchingResults)
         #expect(renamed == "Artoo (cache)")
         // A fetch after cancel does nothing either.
         await cancelled.fetch(fetchBehavior: .NetworkOnly)
