@@ -192,11 +192,13 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// Whether the body is chunked: Transfer-Encoding must be exactly `chunked`, in
-    /// HTTP/1.1, without Content-Length; anything else is refused.
+    /// HTTP/1.1, without Content-Length; anything else is refused, a field with no coding
+    /// at all included (empty list elements are passed over, RFC 9110 §5.6.1).
     private func isChunked(_ headers: [HTTPServerHeader], version: HTTPServerRequest.Version) throws(HTTPRequestParseError) -> Bool {
-        let codings = headers.filter { $0.hasName("Transfer-Encoding") }.flatMap { $0.value.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-        guard !codings.isEmpty else { return false }
+        let fields = headers.filter { $0.hasName("Transfer-Encoding") }
+        guard !fields.isEmpty else { return false }
+        let codings = fields.flatMap { $0.value.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard codings.count == 1, codings[0].lowercased() == "chunked" else {
             throw .transferEncodingNotSupported(HTTPSyntax.visible(codings.joined(separator: ", ").utf8))
         }
