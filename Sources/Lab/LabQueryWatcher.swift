@@ -31,20 +31,11 @@ final class LabQueryWatcher: CacheStoreSubscriber {
         self.delivered = delivered
     }
 
-    /// The keys a result depends on: the records a server result was written as, or what a
-    /// cached one was read from.
-    static func dependentKeys(of result: GraphQLResponse, operation: GraphQLOperation, in store: CacheStore) -> Set<String>? {
-        if let records = result.cacheRecords {
-            return Set(records.sortedKeys.flatMap { key in records[key]!.fields.keys.map { "\(key).\($0)" } })
-        }
-        return result.data.flatMap { store.dependentKeys(of: operation, data: $0) }
-    }
-
     func store(_ store: CacheStore, didChangeKeys changedKeys: Set<String>) {
         let touched = dependentKeys.withLock { $0.intersection(changedKeys) }
         guard !touched.isEmpty else { return }
         let reloaded = store.load(operation)
-        if let reloaded, let keys = Self.dependentKeys(of: reloaded, operation: operation, in: store) {
+        if let reloaded, let keys = store.dependentKeys(of: reloaded, for: operation) {
             dependentKeys.withLock { $0 = keys }
         }
         let changed = touched.sorted().joined(separator: ", ")

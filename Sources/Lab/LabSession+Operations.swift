@@ -127,7 +127,7 @@ extension LabSession {
     /// Watches `operation` from now on, as its result `last` read it: each delivery is recorded
     /// on request `request` and counted in its summary's results.
     private func watch(_ operation: GraphQLOperation, from last: GraphQLResponse, request: Int, attempt: Int) {
-        guard let keys = LabQueryWatcher.dependentKeys(of: last, operation: operation, in: cache) else { return }
+        guard let keys = cache.dependentKeys(of: last, for: operation) else { return }
         let shared = operationShared, store = self.store, summaries = summariesByRequest, changed = self.changed
         let watcher = LabQueryWatcher(
             request: request, attempt: max(attempt, 1), operation: operation, dependentKeys: keys, now: { shared.seconds },

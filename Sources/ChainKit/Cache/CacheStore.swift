@@ -69,17 +69,19 @@ public final class CacheStore: Sendable {
         }
     }
 
+    /// The `key.field` pairs `result` of `operation` depends on: the records a server result
+    /// was written as, or what a cached one was read from (``dependentKeys(of:data:)``).
+    public func dependentKeys(of result: GraphQLResponse, for operation: GraphQLOperation) -> Set<String>? {
+        if let records = result.cacheRecords { return records.fieldKeys }
+        return result.data.flatMap { dependentKeys(of: operation, data: $0) }
+    }
+
     /// The `key.field` pairs a result of `operation` reads: what a change must touch to
     /// change it (upstream's `GraphQLResponse.dependentKeys`). Nil when the operation's
     /// selections cannot be read.
     public func dependentKeys(of operation: GraphQLOperation, data: JSONValue) -> Set<String>? {
         guard let normalizer = try? ResultNormalizer(operation: operation, schema: schema) else { return nil }
-        let records = normalizer.records(for: data)
-        var keys: Set<String> = []
-        for key in records.sortedKeys {
-            for field in records.storage[key]!.fields.keys { keys.insert("\(key).\(field)") }
-        }
-        return keys
+        return normalizer.records(for: data).fieldKeys
     }
 
     /// Normalizes `data` as a result of `operation` and merges its records (upstream's

@@ -80,12 +80,7 @@ public actor GraphQLQueryWatcher: CacheStoreSubscriber {
 
     private func received(_ result: GraphQLResponse) {
         guard !cancelled else { return }
-        // A server's result reads what its parser wrote; a cached one, what the store holds.
-        if let records = result.cacheRecords {
-            dependentKeys = Set(records.sortedKeys.flatMap { key in records[key]!.fields.keys.map { "\(key).\($0)" } })
-        } else if let data = result.data, let keys = store.dependentKeys(of: request.operation, data: data) {
-            dependentKeys = keys
-        }
+        if let keys = store.dependentKeys(of: result, for: request.operation) { dependentKeys = keys }
         resultHandler(.success(result))
     }
 

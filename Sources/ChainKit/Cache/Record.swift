@@ -120,6 +120,15 @@ public struct RecordSet: Sendable, Hashable, CustomStringConvertible {
         return changed
     }
 
+    /// Every stored field as a `key.field` pair (`Hero:2001.name`), as changes are reported.
+    public var fieldKeys: Set<String> {
+        var keys: Set<String> = []
+        for (key, record) in storage {
+            for field in record.fields.keys { keys.insert("\(key).\(field)") }
+        }
+        return keys
+    }
+
     /// Forgets every record.
     public mutating func removeAll() {
         storage.removeAll()
