@@ -6,8 +6,8 @@ import Inspector
 import Lab
 
 /// The app's own interceptor: adds a header to every request.
-struct TracingInterceptor: GraphQLInterceptor {
-    func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+struct TracingInterceptor: ChainInterceptor {
+    func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
         var request = request
         try request.additionalHeaders.set("X-Trace-ID", "demo-1")
         return await next(request)
@@ -15,22 +15,22 @@ struct TracingInterceptor: GraphQLInterceptor {
 }
 
 /// The app's provider: its interceptor first, then Apollo's defaults.
-struct AppInterceptorProvider: InterceptorProvider {
+struct AppInterceptorProvider: ChainInterceptorProvider {
     let store = CacheStore()
 
-    func graphQLInterceptors(for operation: GraphQLOperation) -> [any GraphQLInterceptor] {
+    func graphQLInterceptors(for operation: ChainOperation) -> [any ChainInterceptor] {
         [MaxRetryInterceptor(), TracingInterceptor(), AutomaticPersistedQueryInterceptor()]
     }
 
-    func cacheInterceptor(for operation: GraphQLOperation) -> any CacheInterceptor {
+    func cacheInterceptor(for operation: ChainOperation) -> any ChainCacheInterceptor {
         DefaultCacheInterceptor(store: store)
     }
 
-    func httpInterceptors(for operation: GraphQLOperation) -> [any HTTPInterceptor] {
+    func httpInterceptors(for operation: ChainOperation) -> [any ChainHTTPInterceptor] {
         [ResponseCodeInterceptor()]
     }
 
-    func responseParser(for operation: GraphQLOperation) -> any ResponseParsingInterceptor {
+    func responseParser(for operation: ChainOperation) -> any ChainResponseParser {
         JSONResponseParsingInterceptor()
     }
 }
@@ -40,8 +40,8 @@ struct AppInterceptorProvider: InterceptorProvider {
 let server = InMemoryGraphQLTransport { request in
     NetworkResponse(status: 200, url: request.url, body: Data(#"{"data":{"hero":{"name":"R2-D2"}}}"#.utf8))
 }
-let hero = GraphQLRequest(
-    operation: GraphQLOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { name } }"),
+let hero = ChainRequest(
+    operation: ChainOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { name } }"),
     graphQLEndpoint: URL(string: "https://api.example.com/graphql")!)
 
 do {

@@ -8,12 +8,12 @@ public import Foundation
 /// ```swift
 /// let chain = CustomChain.graphQL(
 ///     provider: MyInterceptorProvider(), transport: URLSessionTransport(),
-///     requests: [GraphQLRequest(operation: heroQuery, graphQLEndpoint: endpoint)])
+///     requests: [ChainRequest(operation: heroQuery, graphQLEndpoint: endpoint)])
 /// let session = LabSession(name: "my app", chain: chain)
 /// ```
 public enum CustomChain: Sendable {
     /// A GraphQL chain (Apollo iOS 2.x semantics) built by `provider` for each operation.
-    case graphQL(provider: any InterceptorProvider, transport: any GraphQLTransport, requests: [GraphQLRequest])
+    case graphQL(provider: any ChainInterceptorProvider, transport: any GraphQLTransport, requests: [ChainRequest])
     /// A middleware stack; `middlewares` is called once per operation for fresh instances.
     case middleware(
         middlewares: @Sendable () -> [any ClientMiddleware], transport: any ClientTransport, baseURL: URL,

@@ -12,15 +12,15 @@ final class LabQueryWatcher: CacheStoreSubscriber {
 
     let request: Int
     let attempt: Int
-    let operation: GraphQLOperation
+    let operation: ChainOperation
     private let dependentKeys: Mutex<Set<String>>
-    private let delivered: @Sendable (_ event: TimelineEvent, _ result: GraphQLResponse?) -> Void
+    private let delivered: @Sendable (_ event: TimelineEvent, _ result: ChainResponse?) -> Void
     private let now: @Sendable () -> Double
-    private let snapshot: @Sendable (GraphQLResponse) -> HopSnapshot
+    private let snapshot: @Sendable (ChainResponse) -> HopSnapshot
 
     init(
-        request: Int, attempt: Int, operation: GraphQLOperation, dependentKeys: Set<String>, now: @escaping @Sendable () -> Double,
-        snapshot: @escaping @Sendable (GraphQLResponse) -> HopSnapshot, delivered: @escaping @Sendable (TimelineEvent, GraphQLResponse?) -> Void
+        request: Int, attempt: Int, operation: ChainOperation, dependentKeys: Set<String>, now: @escaping @Sendable () -> Double,
+        snapshot: @escaping @Sendable (ChainResponse) -> HopSnapshot, delivered: @escaping @Sendable (TimelineEvent, ChainResponse?) -> Void
     ) {
         self.request = request
         self.attempt = attempt

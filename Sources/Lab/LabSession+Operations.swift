@@ -7,7 +7,7 @@ import Timeline
 extension LabSession {
     /// What one operation sends through which instrumented chain.
     private enum Exchange {
-        case graphQL(InstrumentedGraphQLChain, GraphQLRequest)
+        case graphQL(InstrumentedGraphQLChain, ChainRequest)
         case http(InstrumentedMiddlewareStack, HTTPRequest, HTTPBody?, baseURL: URL, operationID: String)
 
         var hops: [HopInfo] {
@@ -49,16 +49,16 @@ extension LabSession {
 
     /// Runs the operation; returns its summary and, for a watched query that got a result,
     /// what to watch.
-    private func run(operation index: Int, context: OperationContext) async -> (RequestSummary, watched: (operation: GraphQLOperation, result: GraphQLResponse)?) {
+    private func run(operation index: Int, context: OperationContext) async -> (RequestSummary, watched: (operation: ChainOperation, result: ChainResponse)?) {
         guard scenario.operations.indices.contains(index) else {
             // A library caller's `launch(operation:)` out of range; files are checked before they run.
             return (RequestSummary(
                 id: context.request, operation: "#\(index)", outcome: .failure, attempts: 0,
                 error: "operation \(index) does not exist; the scenario has \(scenario.operations.count)", results: []), nil)
         }
-        var watched: (operation: GraphQLOperation, result: GraphQLResponse)?
+        var watched: (operation: ChainOperation, result: ChainResponse)?
         var results: [String] = []
-        var last: GraphQLResponse?
+        var last: ChainResponse?
         var failure: (any Error)?
         var operationType: String?
         // An app's own chain without a request for this operation sends nothing.
@@ -126,7 +126,7 @@ extension LabSession {
 
     /// Watches `operation` from now on, as its result `last` read it: each delivery is recorded
     /// on request `request` and counted in its summary's results.
-    private func watch(_ operation: GraphQLOperation, from last: GraphQLResponse, request: Int, attempt: Int) {
+    private func watch(_ operation: ChainOperation, from last: ChainResponse, request: Int, attempt: Int) {
         guard let keys = cache.dependentKeys(of: last, for: operation) else { return }
         let shared = operationShared, store = self.store, summaries = summariesByRequest, changed = self.changed
         let watcher = LabQueryWatcher(
@@ -151,7 +151,7 @@ extension LabSession {
         }
         switch chain {
         case .graphQL(let graphQL, let http):
-            let interceptors = RequestChain.Interceptors(
+            let interceptors = ChainRunner.Interceptors(
                 graphQL: graphQL.map { LayerRegistry.graphQLInterceptor($0, environment) },
                 cache: DefaultCacheInterceptor(store: cache),
                 http: http.map { LayerRegistry.httpInterceptor($0) },
@@ -194,24 +194,24 @@ extension LabSession {
         }
     }
 
-    private func graphQLRequest(_ spec: Scenario.Operation) -> GraphQLRequest {
+    private func graphQLRequest(_ spec: Scenario.Operation) -> ChainRequest {
         Self.graphQLRequest(spec, endpoint: endpoint, additionalHeaders: remoteSetup?.headers ?? HTTPFields())
     }
 
     /// The request a scenario operation starts (lint reads what it asks for from it).
-    static func graphQLRequest(_ spec: Scenario.Operation, endpoint: URL, additionalHeaders: HTTPFields = HTTPFields()) -> GraphQLRequest {
+    static func graphQLRequest(_ spec: Scenario.Operation, endpoint: URL, additionalHeaders: HTTPFields = HTTPFields()) -> ChainRequest {
         let operation = Self.graphQLOperation(spec)
-        return GraphQLRequest(
+        return ChainRequest(
             operation: operation, graphQLEndpoint: endpoint, additionalHeaders: additionalHeaders,
             fetchBehavior: fetchBehavior(spec.fetchBehavior, of: operation.kind), writeResultsToCache: spec.writeResultsToCache,
-            apqConfig: AutoPersistQueryConfiguration(autoPersistQueries: spec.autoPersistQueries, useGETForPersistedQueryRetry: spec.useGETForPersistedQueryRetry),
+            apqConfig: AutoPersistedQueryConfiguration(autoPersistQueries: spec.autoPersistQueries, useGETForPersistedQueryRetry: spec.useGETForPersistedQueryRetry),
             useGETForQueries: spec.useGETForQueries, clientAwareness: spec.clientAwareness ?? ClientAwarenessMetadata())
     }
 
     /// What an operation of `kind` reads from the cache, as upstream's client decides: a
     /// mutation never (`perform` takes no cache policy), a subscription cache-then-network
     /// unless told otherwise (`subscribe`'s default), a query as the scenario says.
-    static func fetchBehavior(_ given: FetchBehavior?, of kind: GraphQLOperation.Kind) -> FetchBehavior? {
+    static func fetchBehavior(_ given: FetchBehavior?, of kind: ChainOperation.Kind) -> FetchBehavior? {
         switch kind {
         case .mutation: .NetworkOnly
         case .subscription: given ?? .CacheAndNetwork
@@ -219,9 +219,9 @@ extension LabSession {
         }
     }
 
-    static func graphQLOperation(_ spec: Scenario.Operation) -> GraphQLOperation {
+    static func graphQLOperation(_ spec: Scenario.Operation) -> ChainOperation {
         if let document = spec.document {
-            return GraphQLOperation(name: spec.name, kind: spec.kind ?? .query, document: document, variables: spec.variables)
+            return ChainOperation(name: spec.name, kind: spec.kind ?? .query, document: document, variables: spec.variables)
         }
         return switch spec.name {
         case "RenameHero": LabOperations.renameHero(name: spec.variables?["name"]?.stringValue ?? "Artoo")

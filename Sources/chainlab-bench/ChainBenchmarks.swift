@@ -14,7 +14,7 @@ import Timeline
 /// only in the chain machinery:
 /// - `chain.floor.N`: N async closures composed once, each awaiting the next, over the same
 ///   request building, transport call and chunk loop;
-/// - `chain.bare.N`: ``RequestChain`` with N interceptors that return `await next(request)`;
+/// - `chain.bare.N`: ``ChainRunner`` with N interceptors that return `await next(request)`;
 /// - `chain.instrumented.N`: ``InstrumentedGraphQLChain`` over the same interceptors for each
 ///   operation, on a free-run scheduler, every event appended to a timeline store;
 /// - `chain.handcomposed.N`: the floor with the body parsed, as earlier runs measured it;
@@ -46,15 +46,15 @@ enum ChainBenchmarks {
         }
     }
 
-    typealias Layer = @Sendable (GraphQLRequest) async throws -> GraphQLResponse
+    typealias Layer = @Sendable (ChainRequest) async throws -> ChainResponse
 
     static func handComposed(depth: Int, _ fixture: GraphQLFixture, parse: Bool) -> Subject.Operation {
         let transport = fixture.transport, parsed = fixture.parsed
         var next: Layer = { request in
             let response = try await transport.send(try request.makeNetworkRequest())
-            var result: GraphQLResponse?
+            var result: ChainResponse?
             for try await chunk in response.chunks {
-                result = parse ? try GraphQLResponse(parsing: chunk, source: .server) : parsed
+                result = parse ? try ChainResponse(parsing: chunk, source: .server) : parsed
             }
             guard let result else { throw BenchFailure("the transport sent no body") }
             return result
@@ -68,7 +68,7 @@ enum ChainBenchmarks {
     }
 
     static func bare(depth: Int, http: Int = 0, _ fixture: GraphQLFixture) -> Subject.Operation {
-        let chain = RequestChain(interceptors: fixture.interceptors(depth: depth, http: http), transport: fixture.transport)
+        let chain = ChainRunner(interceptors: fixture.interceptors(depth: depth, http: http), transport: fixture.transport)
         let request = fixture.request
         return { try await consumeSingleResult(chain.kickoff(request: request)) }
     }
@@ -85,7 +85,7 @@ enum ChainBenchmarks {
     }
 
     /// Reads the stream to its end; it must yield exactly one result with data.
-    static func consumeSingleResult(_ results: InterceptorResultStream) async throws {
+    static func consumeSingleResult(_ results: ChainResultStream) async throws {
         var count = 0
         for try await response in results {
             try expectData(response)
@@ -94,31 +94,31 @@ enum ChainBenchmarks {
         guard count == 1 else { throw BenchFailure("expected one result, got \(count)") }
     }
 
-    static func expectData(_ response: GraphQLResponse) throws {
+    static func expectData(_ response: ChainResponse) throws {
         guard response.data != nil else { throw BenchFailure("the result has no data: \(response.errors ?? [])") }
     }
 }
 
 /// Does nothing but hand the request on.
-struct PassThroughInterceptor: GraphQLInterceptor {
-    func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+struct PassThroughInterceptor: ChainInterceptor {
+    func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
         await next(request)
     }
 }
 
 /// Hands the request on and returns the response as it came.
-struct PassThroughHTTPInterceptor: HTTPInterceptor {
-    func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
+struct PassThroughHTTPInterceptor: ChainHTTPInterceptor {
+    func intercept(request: NetworkRequest, next: ChainHTTPNext) async throws -> NetworkResponse {
         try await next(request)
     }
 }
 
 /// Hands on one result per body chunk without parsing it: the result the fixture's body
 /// parses to, parsed once before the run (it keeps that body, as a parsed result does).
-struct PreparsedResponseParser: ResponseParsingInterceptor {
-    let parsed: GraphQLResponse
+struct PreparsedResponseParser: ChainResponseParser {
+    let parsed: ChainResponse
 
-    func parse(response: NetworkResponse, for request: GraphQLRequest) async throws -> InterceptorResultStream {
+    func parse(response: NetworkResponse, for request: ChainRequest) async throws -> ChainResultStream {
         let parsed = self.parsed
         return response.chunks.map { _ in parsed }
     }
@@ -128,16 +128,16 @@ struct PreparsedResponseParser: ResponseParsingInterceptor {
 struct GraphQLFixture: Sendable {
     static let body = Data(#"{"data":{"hero":{"id":"2001","name":"R2-D2","friends":[{"name":"Luke"},{"name":"Han"}]}}}"#.utf8)
 
-    let request: GraphQLRequest
+    let request: ChainRequest
     let transport: InMemoryGraphQLTransport
     let cache = DefaultCacheInterceptor(store: CacheStore())
     /// What the body parses to.
-    let parsed: GraphQLResponse
+    let parsed: ChainResponse
 
     init() throws {
-        parsed = try GraphQLResponse(parsing: GraphQLFixture.body, source: .server)
-        request = GraphQLRequest(
-            operation: GraphQLOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id name friends { name } } }"),
+        parsed = try ChainResponse(parsing: GraphQLFixture.body, source: .server)
+        request = ChainRequest(
+            operation: ChainOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id name friends { name } } }"),
             graphQLEndpoint: URL(string: "https://lab.chainlab.local/graphql")!,
             fetchBehavior: .NetworkOnly, writeResultsToCache: false)
         let headers = try HTTPFields(["Content-Type": "application/json"])
@@ -148,8 +148,8 @@ struct GraphQLFixture: Sendable {
     }
 
     /// `depth` pass-through GraphQL interceptors and `http` pass-through HTTP interceptors.
-    func interceptors(depth: Int, http: Int = 0) -> RequestChain.Interceptors {
-        RequestChain.Interceptors(
+    func interceptors(depth: Int, http: Int = 0) -> ChainRunner.Interceptors {
+        ChainRunner.Interceptors(
             graphQL: Array(repeating: PassThroughInterceptor(), count: depth), cache: cache,
             http: Array(repeating: PassThroughHTTPInterceptor(), count: http), parser: PreparsedResponseParser(parsed: parsed))
     }

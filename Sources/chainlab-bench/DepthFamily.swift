@@ -1,6 +1,6 @@
 import Timeline
 
-/// One runtime's chain (`chain`: the GraphQL `RequestChain`, `middleware`: the middleware
+/// One runtime's chain (`chain`: the GraphQL `ChainRunner`, `middleware`: the middleware
 /// stack) measured at every depth in four variants, interleaved in one run. The subject
 /// list, the figures and the subjects each derived figure needs are written here once for
 /// every runtime:

@@ -28,7 +28,7 @@ struct TypicalTraffic {
         // A per-request id makes each request's header lists its own, as in real traffic.
         let id = "req-\(request)-5f2c9e1a-7b3d-4c8e-9f0a"
         let sent = try HTTPFields([
-            "Content-Type": "application/json", "Accept": GraphQLRequest.deferAccept,
+            "Content-Type": "application/json", "Accept": ChainRequest.deferAccept,
             "Authorization": authorization, "X-Request-ID": id,
         ])
         let received = try HTTPFields([

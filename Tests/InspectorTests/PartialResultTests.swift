@@ -15,8 +15,8 @@ struct PartialResultTests {
                 status: 200, headerFields: try HTTPFields(["Content-Type": "application/json"]), url: URL(string: "https://example.test/graphql")!,
                 body: Data(body.utf8))
         }
-        let request = GraphQLRequest(operation: LabOperations.heroQuery, graphQLEndpoint: URL(string: "https://example.test/graphql")!)
-        return LabSession(name: "partial", chain: .graphQL(provider: DefaultInterceptorProvider(store: CacheStore()), transport: transport, requests: [request]), defaultMode: .run)
+        let request = ChainRequest(operation: LabOperations.heroQuery, graphQLEndpoint: URL(string: "https://example.test/graphql")!)
+        return LabSession(name: "partial", chain: .graphQL(provider: DefaultChainInterceptorProvider(store: CacheStore()), transport: transport, requests: [request]), defaultMode: .run)
     }
 
     @Test("data with errors is partial (!), data null with errors failed (✕), data alone succeeded (✓)", arguments: [

@@ -8,18 +8,18 @@ import Timeline
 @Suite("Instrumentation changes nothing")
 struct InstrumentationFidelityTests {
     static let endpoint = URL(string: "https://lab.example/graphql")!
-    static let hero = GraphQLOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id name } }")
+    static let hero = ChainOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id name } }")
     static let heroBody = #"{"data":{"hero":{"id":"1","name":"R2-D2"}}}"#
     static let notFound = #"{"errors":[{"message":"PersistedQueryNotFound"}]}"#
 
-    struct AlwaysRetry: GraphQLInterceptor {
-        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
-            throw RequestChain.Retry(request: request)
+    struct AlwaysRetry: ChainInterceptor {
+        func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
+            throw ChainRunner.Retry(request: request)
         }
     }
 
-    struct SwallowErrors: GraphQLInterceptor {
-        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+    struct SwallowErrors: ChainInterceptor {
+        func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
             await next(request).mapErrors { _ in nil }
         }
     }
@@ -31,7 +31,7 @@ struct InstrumentationFidelityTests {
     /// A chain configuration: interceptors, a fresh transport and the request to send.
     struct Case: Sendable, CustomTestStringConvertible {
         let name: String
-        let graphQL: @Sendable () -> [any GraphQLInterceptor]
+        let graphQL: @Sendable () -> [any ChainInterceptor]
         let transport: @Sendable () -> any GraphQLTransport
         let fetchBehavior: FetchBehavior
         var apq = false
@@ -68,7 +68,7 @@ struct InstrumentationFidelityTests {
     ]
 
     /// Results and the error, in a form that compares across runs.
-    static func outcome(_ stream: InterceptorResultStream) async -> [String] {
+    static func outcome(_ stream: ChainResultStream) async -> [String] {
         var lines: [String] = []
         do {
             for try await response in stream { lines.append("\(response.source.rawValue) \(response.json.jsonString)") }
@@ -78,13 +78,13 @@ struct InstrumentationFidelityTests {
         return lines
     }
 
-    func interceptors(_ testCase: Case) -> (RequestChain.Interceptors, GraphQLRequest) {
+    func interceptors(_ testCase: Case) -> (ChainRunner.Interceptors, ChainRequest) {
         let store = CacheStore()
         if testCase.prefill { _ = try? store.write(data: ["hero": "cached"], for: Self.hero) }
-        let request = GraphQLRequest(
+        let request = ChainRequest(
             operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: testCase.fetchBehavior,
-            apqConfig: AutoPersistQueryConfiguration(autoPersistQueries: testCase.apq))
-        return (RequestChain.Interceptors(graphQL: testCase.graphQL(), cache: DefaultCacheInterceptor(store: store), http: [ResponseCodeInterceptor()], parser: JSONResponseParsingInterceptor()), request)
+            apqConfig: AutoPersistedQueryConfiguration(autoPersistQueries: testCase.apq))
+        return (ChainRunner.Interceptors(graphQL: testCase.graphQL(), cache: DefaultCacheInterceptor(store: store), http: [ResponseCodeInterceptor()], parser: JSONResponseParsingInterceptor()), request)
     }
 
     /// A store, and the context of an operation that records into it on a scheduler of its
@@ -98,7 +98,7 @@ struct InstrumentationFidelityTests {
     @Test("same results and errors as the bare chain", arguments: cases)
     func sameOutcome(_ testCase: Case) async {
         let (bareInterceptors, request) = interceptors(testCase)
-        let bare = await Self.outcome(RequestChain(interceptors: bareInterceptors, transport: testCase.transport()).kickoff(request: request))
+        let bare = await Self.outcome(ChainRunner(interceptors: bareInterceptors, transport: testCase.transport()).kickoff(request: request))
 
         let store = TimelineStore()
         let scheduler = Scheduler(environment: Scheduler.Environment(
@@ -138,21 +138,21 @@ struct InstrumentationFidelityTests {
     }
 
     /// Adds `X-Stamped` to the response that comes up from below.
-    struct StampsResponse: HTTPInterceptor {
-        func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
+    struct StampsResponse: ChainHTTPInterceptor {
+        func intercept(request: NetworkRequest, next: ChainHTTPNext) async throws -> NetworkResponse {
             var response = try await next(request)
             try response.headerFields.set("X-Stamped", "1")
             return response
         }
     }
 
-    struct PassesHTTP: HTTPInterceptor {
-        func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse { try await next(request) }
+    struct PassesHTTP: ChainHTTPInterceptor {
+        func intercept(request: NetworkRequest, next: ChainHTTPNext) async throws -> NetworkResponse { try await next(request) }
     }
 
     /// Answers without calling `next`: nothing comes up from below.
-    struct AnswersItself: HTTPInterceptor {
-        func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
+    struct AnswersItself: ChainHTTPInterceptor {
+        func intercept(request: NetworkRequest, next: ChainHTTPNext) async throws -> NetworkResponse {
             NetworkResponse(status: 200, headerFields: try HTTPFields(["Content-Type": "application/json", "X-Own": "1"]), url: request.url, body: Data(heroBody.utf8))
         }
     }
@@ -165,12 +165,12 @@ struct InstrumentationFidelityTests {
             sent.withLock { $0 += 1 }
             return NetworkResponse(status: 200, headerFields: headers, url: request.url, body: Data(Self.heroBody.utf8))
         }
-        func httpPostflights(_ http: [any HTTPInterceptor]) async -> (results: [String], diffs: [Int: HeaderDiff]) {
+        func httpPostflights(_ http: [any ChainHTTPInterceptor]) async -> (results: [String], diffs: [Int: HeaderDiff]) {
             let (store, context) = Self.recording()
-            let interceptors = RequestChain.Interceptors(
+            let interceptors = ChainRunner.Interceptors(
                 graphQL: [PassThrough()], cache: DefaultCacheInterceptor(store: CacheStore()), http: http, parser: JSONResponseParsingInterceptor())
             let chain = InstrumentedGraphQLChain(interceptors: interceptors, transport: transport, context: context)
-            let results = await Self.outcome(chain.chain.kickoff(request: GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)))
+            let results = await Self.outcome(chain.chain.kickoff(request: ChainRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)))
             let postflights = store.events().filter { $0.kind == .http && $0.phase == .postflight }
             return (results, Dictionary(uniqueKeysWithValues: postflights.map { ($0.hop, $0.diff) }))
         }
@@ -187,7 +187,7 @@ struct InstrumentationFidelityTests {
 
     /// Runs `request` through `chain` (request 1 of `scheduler`), resuming it at each stop held
     /// until `count` were held; returns what it gave and the places held, in order.
-    static func stepping(_ chain: InstrumentedGraphQLChain, _ request: GraphQLRequest, on scheduler: Scheduler, holding count: Int) async -> (outcome: [String], held: [StopPlace]) {
+    static func stepping(_ chain: InstrumentedGraphQLChain, _ request: ChainRequest, on scheduler: Scheduler, holding count: Int) async -> (outcome: [String], held: [StopPlace]) {
         let run = Task { await outcome(chain.chain.kickoff(request: request)) }
         var held: [StopPlace] = []
         for _ in 0..<10_000 where held.count < count {
@@ -204,8 +204,8 @@ struct InstrumentationFidelityTests {
 
     /// Calls `next` twice, the second time with `X-Again` added, and returns what the second
     /// call brought up.
-    struct CallsNextTwice: HTTPInterceptor {
-        func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
+    struct CallsNextTwice: ChainHTTPInterceptor {
+        func intercept(request: NetworkRequest, next: ChainHTTPNext) async throws -> NetworkResponse {
             _ = try await next(request)
             var again = request
             try again.headerFields.set("X-Again", "1")
@@ -227,11 +227,11 @@ struct InstrumentationFidelityTests {
         let transport = InMemoryGraphQLTransport { request in
             NetworkResponse(status: 200, headerFields: headers, url: request.url, body: Data(Self.heroBody.utf8))
         }
-        let interceptors = RequestChain.Interceptors(
+        let interceptors = ChainRunner.Interceptors(
             graphQL: [PassThrough()], cache: DefaultCacheInterceptor(store: CacheStore()), http: [CallsNextTwice(), StampsResponse()],
             parser: JSONResponseParsingInterceptor())
         let chain = InstrumentedGraphQLChain(interceptors: interceptors, transport: transport, context: context)
-        let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
+        let request = ChainRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
         let (outcome, held) = await Self.stepping(chain, request, on: scheduler, holding: 7)
         #expect(outcome == [#"server {"data":{"hero":{"id":"1","name":"R2-D2"}}}"#])
         #expect(held == [.hop(2, .pre), .hop(3, .pre), .hop(3, .post), .hop(2, .post), .hop(3, .pre), .hop(3, .post), .hop(2, .post)])
@@ -258,19 +258,19 @@ struct InstrumentationFidelityTests {
             NetworkResponse(status: 200, headerFields: headers, url: request.url, body: Data(Self.heroBody.utf8))
         }
         /// Throws once what it sent came back.
-        struct FailsOnTheWayUp: HTTPInterceptor {
-            func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
+        struct FailsOnTheWayUp: ChainHTTPInterceptor {
+            func intercept(request: NetworkRequest, next: ChainHTTPNext) async throws -> NetworkResponse {
                 _ = try await next(request)
                 throw Offline()
             }
         }
-        func interceptors() -> RequestChain.Interceptors {
-            RequestChain.Interceptors(
+        func interceptors() -> ChainRunner.Interceptors {
+            ChainRunner.Interceptors(
                 graphQL: [PassThrough()], cache: DefaultCacheInterceptor(store: CacheStore()),
                 http: [PassesHTTP(), FailsOnTheWayUp(), StampsResponse()], parser: JSONResponseParsingInterceptor())
         }
-        let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
-        let bare = await Self.outcome(RequestChain(interceptors: interceptors(), transport: transport).kickoff(request: request))
+        let request = ChainRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
+        let bare = await Self.outcome(ChainRunner(interceptors: interceptors(), transport: transport).kickoff(request: request))
         let chain = InstrumentedGraphQLChain(interceptors: interceptors(), transport: transport, context: context)
         #expect(await Self.outcome(chain.chain.kickoff(request: request)) == bare)
         // Hops 2, 3 and 4 are the HTTP interceptors, 5 the transport.
@@ -280,22 +280,22 @@ struct InstrumentationFidelityTests {
         ])
     }
 
-    struct PassThrough: GraphQLInterceptor {
-        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+    struct PassThrough: ChainInterceptor {
+        func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
             await next(request)
         }
     }
 
-    struct MapResults: GraphQLInterceptor {
-        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+    struct MapResults: ChainInterceptor {
+        func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
             await next(request).map { $0 }
         }
     }
 
     /// Starts an iteration of its results, leaves it unread, and hands the results up as they
     /// came: the junction above cannot join the one below, whose list an iteration has fixed.
-    struct StartReadingThenPassThrough: GraphQLInterceptor {
-        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+    struct StartReadingThenPassThrough: ChainInterceptor {
+        func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
             let results = await next(request)
             _ = results.makeAsyncIterator()
             return results
@@ -307,8 +307,8 @@ struct InstrumentationFidelityTests {
         arguments: [
             [PassThrough(), PassThrough(), PassThrough()], [PassThrough(), MapResults(), PassThrough()],
             [PassThrough(), StartReadingThenPassThrough(), PassThrough()],
-        ] as [[any GraphQLInterceptor]])
-    func postFlightStopsInOrder(_ graphQL: [any GraphQLInterceptor]) async throws {
+        ] as [[any ChainInterceptor]])
+    func postFlightStopsInOrder(_ graphQL: [any ChainInterceptor]) async throws {
         let store = TimelineStore()
         let scheduler = Scheduler(environment: Scheduler.Environment(
             record: { store.append($0) }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
@@ -318,10 +318,10 @@ struct InstrumentationFidelityTests {
         let transport = InMemoryGraphQLTransport { request in
             NetworkResponse(status: 200, headerFields: headers, url: request.url, body: Data(Self.heroBody.utf8))
         }
-        let interceptors = RequestChain.Interceptors(
+        let interceptors = ChainRunner.Interceptors(
             graphQL: graphQL, cache: DefaultCacheInterceptor(store: CacheStore()), http: [], parser: JSONResponseParsingInterceptor())
         let chain = InstrumentedGraphQLChain(interceptors: interceptors, transport: transport, context: context)
-        let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
+        let request = ChainRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
         let (outcome, held) = await Self.stepping(chain, request, on: scheduler, holding: 3)
         #expect(outcome == [#"server {"data":{"hero":{"id":"1","name":"R2-D2"}}}"#])
         #expect(held == [.hop(2, .post), .hop(1, .post), .hop(0, .post)])
@@ -349,11 +349,11 @@ struct InstrumentationFidelityTests {
         var outcome: [String] = []
         do {
             let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, store: store, clock: EventClock { 0 })
-            let interceptors = RequestChain.Interceptors(
+            let interceptors = ChainRunner.Interceptors(
                 graphQL: Array(repeating: PassThrough(), count: hops), cache: DefaultCacheInterceptor(store: CacheStore()), http: [],
                 parser: JSONResponseParsingInterceptor())
             let chain = InstrumentedGraphQLChain(interceptors: interceptors, transport: transport, context: context)
-            let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
+            let request = ChainRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
             outcome = await Self.outcome(chain.chain.kickoff(request: request))
         }
         #expect(outcome == [#"server {"data":{"hero":{"id":"1","name":"R2-D2"}}}"#])
@@ -408,8 +408,8 @@ struct InstrumentationFidelityTests {
     func hopNamesFollowEachChainsInterceptors() {
         let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
         let context = OperationContext(request: 1, scheduler: scheduler, safetyCap: 10, record: { _ in }, clock: EventClock { 0 })
-        func names(_ graphQL: [any GraphQLInterceptor], http: [any HTTPInterceptor] = []) -> [String] {
-            let interceptors = RequestChain.Interceptors(
+        func names(_ graphQL: [any ChainInterceptor], http: [any ChainHTTPInterceptor] = []) -> [String] {
+            let interceptors = ChainRunner.Interceptors(
                 graphQL: graphQL, cache: DefaultCacheInterceptor(store: CacheStore()), http: http, parser: JSONResponseParsingInterceptor())
             let chain = InstrumentedGraphQLChain(interceptors: interceptors, transport: InMemoryGraphQLTransport.respond(status: 200, body: "{}"), context: context)
             #expect(chain.hops.map(\.index) == Array(0..<chain.hops.count))
@@ -424,9 +424,9 @@ struct InstrumentationFidelityTests {
     }
 
     /// Sets `X-Trace` on the request it hands down.
-    struct SetTrace: GraphQLInterceptor {
+    struct SetTrace: ChainInterceptor {
         let value: String
-        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+        func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
             var changed = request
             try changed.additionalHeaders.set("X-Trace", value)
             return await next(changed)
@@ -436,12 +436,12 @@ struct InstrumentationFidelityTests {
     @Test("each hop's events carry its own place and name, and what it handed down as it was then, whatever the hops below change")
     func eventsOfEveryHop() async throws {
         let (store, context) = Self.recording()
-        let interceptors = RequestChain.Interceptors(
+        let interceptors = ChainRunner.Interceptors(
             graphQL: [SetTrace(value: "1"), SetTrace(value: "2"), PassThrough()], cache: DefaultCacheInterceptor(store: CacheStore()),
             http: [ResponseCodeInterceptor()], parser: JSONResponseParsingInterceptor())
         let chain = InstrumentedGraphQLChain(
             interceptors: interceptors, transport: InMemoryGraphQLTransport.respond(status: 200, body: Self.heroBody), context: context)
-        let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
+        let request = ChainRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
         _ = try await chain.chain.kickoff(request: request).collect()
         let events = store.events().map { event in
             let trace = event.snapshot.headers?["X-Trace"].map { " X-Trace=\($0)" } ?? ""
@@ -470,11 +470,11 @@ struct InstrumentationFidelityTests {
     @Test("a chain without GraphQL interceptors still counts its attempt and records every other hop")
     func eventsWithoutGraphQLInterceptors() async throws {
         let (store, context) = Self.recording()
-        let interceptors = RequestChain.Interceptors(
+        let interceptors = ChainRunner.Interceptors(
             graphQL: [], cache: DefaultCacheInterceptor(store: CacheStore()), http: [ResponseCodeInterceptor()], parser: JSONResponseParsingInterceptor())
         let chain = InstrumentedGraphQLChain(
             interceptors: interceptors, transport: InMemoryGraphQLTransport.respond(status: 200, body: Self.heroBody), context: context)
-        let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
+        let request = ChainRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
         let results = try await chain.chain.kickoff(request: request).collect()
         #expect(results.map(\.json.jsonString) == [Self.heroBody])
         #expect(context.attempt == 1)
@@ -496,11 +496,11 @@ struct InstrumentationFidelityTests {
         /// The outcome and the transport's events, instrumented, and the bare chain's outcome.
         func run(_ chunks: @escaping @Sendable () -> ChunkStream) async -> (outcome: [String], bare: [String], received: [String]) {
             let transport = InMemoryGraphQLTransport { request in NetworkResponse(status: 200, url: request.url, chunks: chunks()) }
-            func interceptors() -> RequestChain.Interceptors {
-                RequestChain.Interceptors(graphQL: [PassThrough()], cache: DefaultCacheInterceptor(store: CacheStore()), http: [], parser: JSONResponseParsingInterceptor())
+            func interceptors() -> ChainRunner.Interceptors {
+                ChainRunner.Interceptors(graphQL: [PassThrough()], cache: DefaultCacheInterceptor(store: CacheStore()), http: [], parser: JSONResponseParsingInterceptor())
             }
-            let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
-            let bare = await Self.outcome(RequestChain(interceptors: interceptors(), transport: transport).kickoff(request: request))
+            let request = ChainRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
+            let bare = await Self.outcome(ChainRunner(interceptors: interceptors(), transport: transport).kickoff(request: request))
             let (store, context) = Self.recording()
             let chain = InstrumentedGraphQLChain(interceptors: interceptors(), transport: transport, context: context)
             let outcome = await Self.outcome(chain.chain.kickoff(request: request))
@@ -524,8 +524,8 @@ struct InstrumentationFidelityTests {
         ])
     }
 
-    struct MarkSource: GraphQLInterceptor {
-        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+    struct MarkSource: ChainInterceptor {
+        func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
             await next(request).map { response in
                 var changed = response
                 changed.source = .cache
@@ -539,12 +539,12 @@ struct InstrumentationFidelityTests {
         let (store, context) = Self.recording()
         // Spaces and key order as a server might send them; the encoded JSON has neither.
         let body = #"{ "data": { "hero": { "name": "R2-D2", "id": "1" } } }"#
-        let interceptors = RequestChain.Interceptors(
+        let interceptors = ChainRunner.Interceptors(
             graphQL: [MarkSource(), PassThrough()], cache: DefaultCacheInterceptor(store: CacheStore()), http: [],
             parser: JSONResponseParsingInterceptor())
         let chain = InstrumentedGraphQLChain(
             interceptors: interceptors, transport: InMemoryGraphQLTransport.respond(status: 200, body: body), context: context)
-        let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
+        let request = ChainRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
         _ = try await chain.chain.kickoff(request: request).collect()
         let previews = store.events().filter { $0.phase == .postflight }.map { "\($0.name) \($0.body?.text ?? "-")" }
         #expect(previews == [
@@ -558,10 +558,10 @@ struct InstrumentationFidelityTests {
     @Test("operations sharing a snapshot cache keep one snapshot of what they saw alike")
     func operationsShareSnapshots() async throws {
         let scheduler = Scheduler(environment: Scheduler.Environment(record: { _ in }, now: { 0 }, launch: { _, _ in }, advanceClock: { _ in }, expireTokens: {}))
-        let request = GraphQLRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
+        let request = ChainRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
         func run(_ id: Int, _ snapshots: SnapshotCache, into store: TimelineStore) async throws {
             let context = OperationContext(request: id, scheduler: scheduler, safetyCap: 10, store: store, snapshots: snapshots, clock: EventClock { 0 })
-            let interceptors = RequestChain.Interceptors(
+            let interceptors = ChainRunner.Interceptors(
                 graphQL: [PassThrough()], cache: DefaultCacheInterceptor(store: CacheStore()), http: [],
                 parser: JSONResponseParsingInterceptor())
             let chain = InstrumentedGraphQLChain(

@@ -17,16 +17,16 @@ import Timeline
 @Suite("An interceptor's Retry on the cached result of a forked request")
 struct RetryAfterForkTests {
     /// Throws `Retry` on the first cached result it sees on the way up; passes everything else.
-    final class RetryOnFirstCachedResult: GraphQLInterceptor {
+    final class RetryOnFirstCachedResult: ChainInterceptor {
         let retried = Mutex(false)
 
-        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+        func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
             await next(request).map { [self] response in
                 let retry = response.source == .cache && retried.withLock { retried in
                     defer { retried = true }
                     return !retried
                 }
-                if retry { throw RequestChain.Retry(request: request) }
+                if retry { throw ChainRunner.Retry(request: request) }
                 return response
             }
         }
@@ -37,15 +37,15 @@ struct RetryAfterForkTests {
         let count = Mutex(0)
     }
 
-    struct Provider: InterceptorProvider {
+    struct Provider: ChainInterceptorProvider {
         let store: CacheStore
         let retrying = RetryOnFirstCachedResult()
 
-        func graphQLInterceptors(for operation: GraphQLOperation) -> [any GraphQLInterceptor] {
+        func graphQLInterceptors(for operation: ChainOperation) -> [any ChainInterceptor] {
             [MaxRetryInterceptor(), retrying]
         }
 
-        func cacheInterceptor(for operation: GraphQLOperation) -> any CacheInterceptor {
+        func cacheInterceptor(for operation: ChainOperation) -> any ChainCacheInterceptor {
             DefaultCacheInterceptor(store: store)
         }
     }
@@ -64,7 +64,7 @@ struct RetryAfterForkTests {
                 status: 200, headerFields: try HTTPFields(["Content-Type": "application/json"]), url: URL(string: "https://example.test/graphql")!,
                 body: Data(#"{"data":{"hero":{"id":"2001","name":"R2-D2"}}}"#.utf8))
         }
-        let request = GraphQLRequest(
+        let request = ChainRequest(
             operation: LabOperations.heroQuery, graphQLEndpoint: URL(string: "https://example.test/graphql")!, fetchBehavior: .CacheAndNetwork)
         let session = LabSession(name: "retry-after-fork", chain: .graphQL(provider: provider, transport: transport, requests: [request]), defaultMode: mode)
         return (session, provider)

@@ -18,14 +18,14 @@ public func fuzzMultipart(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let whole = split([body])
     let pieces = Swift.stride(from: 0, to: body.count, by: stride).map { body[$0..<min($0 + stride, body.count)] }
     guard split(pieces.map { Data($0) }) == whole else { fatalError("the parts depend on how the body was cut") }
-    var current: GraphQLResponse?
+    var current: ChainResponse?
     for part in whole {
         do {
             if let payload = try MultipartResponseDeferParser.parse(part: part) {
                 if let items = payload["incremental"]?.arrayValue, let existing = current {
                     current = try existing.merging(incremental: items)
                 } else {
-                    current = GraphQLResponse(source: .server, data: payload["data"])
+                    current = ChainResponse(source: .server, data: payload["data"])
                 }
             }
         } catch {

@@ -36,7 +36,7 @@ public struct CacheSchema: Sendable, Hashable {
     }
 
     /// The root type name of an operation kind, as `fieldTypes` keys use it.
-    static func rootTypename(_ kind: GraphQLOperation.Kind) -> String {
+    static func rootTypename(_ kind: ChainOperation.Kind) -> String {
         switch kind {
         case .query: "Query"
         case .mutation: "Mutation"

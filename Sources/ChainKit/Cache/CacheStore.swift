@@ -29,10 +29,10 @@ public final class CacheStore: Sendable {
 
     /// `operation`'s result read from the records, marked as coming from the cache; nil on a
     /// miss — any selected field missing, or an operation whose selections cannot be read.
-    public func load(_ operation: GraphQLOperation) -> GraphQLResponse? {
+    public func load(_ operation: ChainOperation) -> ChainResponse? {
         guard let normalizer = try? ResultNormalizer(operation: operation, schema: schema) else { return nil }
         let data = stored.withLock { normalizer.read(from: $0) }
-        return data.map { GraphQLResponse(source: .cache, data: $0) }
+        return data.map { ChainResponse(source: .cache, data: $0) }
     }
 
     /// Merges `records` into the store; returns the `key.field` pairs that changed, which every
@@ -71,7 +71,7 @@ public final class CacheStore: Sendable {
 
     /// The `key.field` pairs `result` of `operation` depends on: the records a server result
     /// was written as, or what a cached one was read from (``dependentKeys(of:data:)``).
-    public func dependentKeys(of result: GraphQLResponse, for operation: GraphQLOperation) -> Set<String>? {
+    public func dependentKeys(of result: ChainResponse, for operation: ChainOperation) -> Set<String>? {
         if let records = result.cacheRecords { return records.fieldKeys }
         return result.data.flatMap { dependentKeys(of: operation, data: $0) }
     }
@@ -79,7 +79,7 @@ public final class CacheStore: Sendable {
     /// The `key.field` pairs a result of `operation` reads: what a change must touch to
     /// change it (upstream's `GraphQLResponse.dependentKeys`). Nil when the operation's
     /// selections cannot be read.
-    public func dependentKeys(of operation: GraphQLOperation, data: JSONValue) -> Set<String>? {
+    public func dependentKeys(of operation: ChainOperation, data: JSONValue) -> Set<String>? {
         guard let normalizer = try? ResultNormalizer(operation: operation, schema: schema) else { return nil }
         return normalizer.records(for: data).fieldKeys
     }
@@ -88,7 +88,7 @@ public final class CacheStore: Sendable {
     /// `ReadWriteTransaction.write(data:for:)`); returns the records written.
     /// - Throws: when the operation's selections cannot be read.
     @discardableResult
-    public func write(data: JSONValue, for operation: GraphQLOperation) throws(SelectionParseError) -> RecordSet {
+    public func write(data: JSONValue, for operation: ChainOperation) throws(SelectionParseError) -> RecordSet {
         let records = try ResultNormalizer(operation: operation, schema: schema).records(for: data)
         publish(records: records)
         return records

@@ -16,17 +16,17 @@ import Foundation
 /// await watcher.fetch(fetchBehavior: .CacheFirst)
 /// ```
 public actor GraphQLQueryWatcher: CacheStoreSubscriber {
-    public typealias ResultHandler = @Sendable (Result<GraphQLResponse, any Error>) -> Void
+    public typealias ResultHandler = @Sendable (Result<ChainResponse, any Error>) -> Void
 
     /// The watched query; each fetch sends it with the fetch's behaviour.
-    public let request: GraphQLRequest
+    public let request: ChainRequest
     /// Whether a change whose cache read fails fetches from the network. Defaults to true.
     public let refetchOnFailedUpdates: Bool
     public private(set) var cancelled = false
     /// The `key.field` pairs the last result read; nil before any result with data.
     public private(set) var dependentKeys: Set<String>?
 
-    private let transport: RequestChainNetworkTransport
+    private let transport: ChainNetworkTransport
     private let store: CacheStore
     private let resultHandler: ResultHandler
     private let identifier = UUID()
@@ -35,7 +35,7 @@ public actor GraphQLQueryWatcher: CacheStoreSubscriber {
 
     /// The watcher watches nothing until a fetch has delivered a result.
     public init(
-        transport: RequestChainNetworkTransport, store: CacheStore, request: GraphQLRequest, refetchOnFailedUpdates: Bool = true,
+        transport: ChainNetworkTransport, store: CacheStore, request: ChainRequest, refetchOnFailedUpdates: Bool = true,
         resultHandler: @escaping ResultHandler
     ) {
         self.transport = transport
@@ -78,7 +78,7 @@ public actor GraphQLQueryWatcher: CacheStoreSubscriber {
         token = nil
     }
 
-    private func received(_ result: GraphQLResponse) {
+    private func received(_ result: ChainResponse) {
         guard !cancelled else { return }
         if let keys = store.dependentKeys(of: result, for: request.operation) { dependentKeys = keys }
         resultHandler(.success(result))

@@ -12,7 +12,7 @@ public struct CacheReference: Sendable, Hashable, CustomStringConvertible {
     public static let rootSubscription = CacheReference("SUBSCRIPTION_ROOT")
 
     /// The root record an operation of `kind` reads and writes its root fields in.
-    public static func root(for kind: GraphQLOperation.Kind) -> CacheReference {
+    public static func root(for kind: ChainOperation.Kind) -> CacheReference {
         switch kind {
         case .query: rootQuery
         case .mutation: rootMutation

@@ -16,13 +16,13 @@ import Synchronization
 /// (`QUERY_ROOT.hero`, `QUERY_ROOT.hero.friends.0`). Fields are keyed with their arguments
 /// (``CacheFieldKey``), so `hero(id:1000)` and `hero` are different fields.
 public struct ResultNormalizer: Sendable {
-    public let operation: GraphQLOperation
+    public let operation: ChainOperation
     public let schema: CacheSchema
     let selections: SelectionSet
 
     /// Reads the operation's selections from its document.
     /// - Throws: when the operation has no document (a persisted-only one) or it cannot be read.
-    public init(operation: GraphQLOperation, schema: CacheSchema) throws(SelectionParseError) {
+    public init(operation: ChainOperation, schema: CacheSchema) throws(SelectionParseError) {
         self.operation = operation
         self.schema = schema
         self.selections = try Self.selections(of: operation)
@@ -115,7 +115,7 @@ public struct ResultNormalizer: Sendable {
     /// Documents remembered at most; past it the memo starts again.
     private static let parsedLimit = 256
 
-    static func selections(of operation: GraphQLOperation) throws(SelectionParseError) -> SelectionSet {
+    static func selections(of operation: ChainOperation) throws(SelectionParseError) -> SelectionSet {
         guard !operation.isPersistedOnly, !operation.document.isEmpty else {
             throw SelectionParseError(offset: 0, reason: "\(operation.name) has no document to read its selections from")
         }

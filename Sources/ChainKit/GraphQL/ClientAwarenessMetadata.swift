@@ -4,10 +4,10 @@
 ///
 /// Upstream takes it from the `ApolloClient` that started the request; a request sent
 /// without a client sends none of it. In ChainKit it rides on the request
-/// (``GraphQLRequest/clientAwareness``); nil is "no client", which is the default.
+/// (``ChainRequest/clientAwareness``); nil is "no client", which is the default.
 ///
 /// ```swift
-/// var request = GraphQLRequest(operation: hero, graphQLEndpoint: url)
+/// var request = ChainRequest(operation: hero, graphQLEndpoint: url)
 /// request.clientAwareness = ClientAwarenessMetadata(clientApplicationName: "MyApp", clientApplicationVersion: "3.1")
 /// ```
 public struct ClientAwarenessMetadata: Sendable, Hashable {

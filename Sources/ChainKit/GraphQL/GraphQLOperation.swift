@@ -1,7 +1,7 @@
 public import Foundation
 
 /// A GraphQL operation: what a user asks the server for.
-public struct GraphQLOperation: Sendable, Hashable {
+public struct ChainOperation: Sendable, Hashable {
     /// Query, mutation or subscription.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case query
@@ -51,8 +51,8 @@ public struct GraphQLOperation: Sendable, Hashable {
     }
 }
 
-/// Automatic persisted query settings (Apollo's `AutoPersistQueryConfiguration`).
-public struct AutoPersistQueryConfiguration: Sendable, Hashable {
+/// Automatic persisted query settings (Apollo's `AutoPersistedQueryConfiguration`).
+public struct AutoPersistedQueryConfiguration: Sendable, Hashable {
     /// Send the hash instead of the query text on the first attempt.
     public var autoPersistQueries: Bool
     /// Send the persisted-query retry (query text included) as GET.
@@ -135,14 +135,14 @@ public struct FetchBehavior: Sendable, Hashable, CustomStringConvertible {
 /// copy then costs one reference instead of one per string, URL and header list. Changing a
 /// field replaces the box. A new field is a member of `Fields`, a one-line accessor here and a
 /// parameter of `init`; equality and hashing follow `Fields`.
-public struct GraphQLRequest: Sendable, Hashable {
+public struct ChainRequest: Sendable, Hashable {
     @usableFromInline struct Fields: Sendable, Hashable {
-        var operation: GraphQLOperation
+        var operation: ChainOperation
         var graphQLEndpoint: URL
         var additionalHeaders: HTTPFields
         var fetchBehavior: FetchBehavior
         var writeResultsToCache: Bool
-        var apqConfig: AutoPersistQueryConfiguration
+        var apqConfig: AutoPersistedQueryConfiguration
         var useGETForQueries: Bool
         var isPersistedQueryRetry: Bool
         var requestTimeout: Double?
@@ -161,14 +161,14 @@ public struct GraphQLRequest: Sendable, Hashable {
     // Internal and usable from inlinable code, so the identity check costs no call.
     @usableFromInline var fields: CopyOnWrite<Fields>
 
-    public var operation: GraphQLOperation { get { fields.value.operation } set { fields.update { $0.operation = newValue } } }
+    public var operation: ChainOperation { get { fields.value.operation } set { fields.update { $0.operation = newValue } } }
     public var graphQLEndpoint: URL { get { fields.value.graphQLEndpoint } set { fields.update { $0.graphQLEndpoint = newValue } } }
     /// Headers added to the HTTP request (an auth interceptor puts `Authorization` here).
     public var additionalHeaders: HTTPFields { get { fields.value.additionalHeaders } set { fields.update { $0.additionalHeaders = newValue } } }
     public var fetchBehavior: FetchBehavior { get { fields.value.fetchBehavior } set { fields.update { $0.fetchBehavior = newValue } } }
     /// Whether server results are written to the cache at the top of the chain.
     public var writeResultsToCache: Bool { get { fields.value.writeResultsToCache } set { fields.update { $0.writeResultsToCache = newValue } } }
-    public var apqConfig: AutoPersistQueryConfiguration { get { fields.value.apqConfig } set { fields.update { $0.apqConfig = newValue } } }
+    public var apqConfig: AutoPersistedQueryConfiguration { get { fields.value.apqConfig } set { fields.update { $0.apqConfig = newValue } } }
     /// Send queries as GET requests.
     public var useGETForQueries: Bool { get { fields.value.useGETForQueries } set { fields.update { $0.useGETForQueries = newValue } } }
     /// Set by ``AutomaticPersistedQueryInterceptor`` on the retry that carries the query text.
@@ -186,12 +186,12 @@ public struct GraphQLRequest: Sendable, Hashable {
     }
 
     public init(
-        operation: GraphQLOperation,
+        operation: ChainOperation,
         graphQLEndpoint: URL,
         additionalHeaders: HTTPFields = HTTPFields(),
         fetchBehavior: FetchBehavior? = nil,
         writeResultsToCache: Bool = true,
-        apqConfig: AutoPersistQueryConfiguration = AutoPersistQueryConfiguration(),
+        apqConfig: AutoPersistedQueryConfiguration = AutoPersistedQueryConfiguration(),
         useGETForQueries: Bool = false,
         isPersistedQueryRetry: Bool = false,
         requestTimeout: Double? = nil,
@@ -209,9 +209,9 @@ public struct GraphQLRequest: Sendable, Hashable {
     /// Whether `other` is this very value (a copy of it, never changed since): true means
     /// equal, without comparing the fields. A hop that passed the request on unchanged handed
     /// down an identical one.
-    @inlinable package func isIdentical(to other: GraphQLRequest) -> Bool { fields.isIdentical(to: other.fields) }
+    @inlinable package func isIdentical(to other: ChainRequest) -> Bool { fields.isIdentical(to: other.fields) }
 
-    public static func == (lhs: GraphQLRequest, rhs: GraphQLRequest) -> Bool {
+    public static func == (lhs: ChainRequest, rhs: ChainRequest) -> Bool {
         lhs.isIdentical(to: rhs) || lhs.fields.value == rhs.fields.value
     }
 

@@ -18,7 +18,7 @@ public enum GraphQLHTTPRequestError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-extension GraphQLRequest {
+extension ChainRequest {
     /// The `Accept` value Apollo iOS 2.4 sends for queries and mutations: multipart results
     /// for `@defer` first, then single JSON responses.
     public static let deferAccept = "multipart/mixed;deferSpec=20220824,application/graphql-response+json,application/json"
@@ -121,7 +121,7 @@ extension GraphQLRequest {
 /// context.
 public protocol JSONRequestBodyCreator: Sendable {
     func requestBody(
-        for operation: GraphQLOperation, sendQueryDocument: Bool, autoPersistQuery: Bool, clientAwareness: ClientAwarenessMetadata?
+        for operation: ChainOperation, sendQueryDocument: Bool, autoPersistQuery: Bool, clientAwareness: ClientAwarenessMetadata?
     ) -> [String: JSONValue]
 }
 
@@ -132,7 +132,7 @@ public struct DefaultRequestBodyCreator: JSONRequestBodyCreator {
     public init() {}
 
     public func requestBody(
-        for operation: GraphQLOperation, sendQueryDocument: Bool, autoPersistQuery: Bool, clientAwareness: ClientAwarenessMetadata?
+        for operation: ChainOperation, sendQueryDocument: Bool, autoPersistQuery: Bool, clientAwareness: ClientAwarenessMetadata?
     ) -> [String: JSONValue] {
         var body: [String: JSONValue] = ["operationName": .string(operation.name)]
         if let variables = operation.variables { body["variables"] = .object(variables) }

@@ -49,7 +49,7 @@ public struct GraphQLError: Error, Sendable, Hashable, CustomStringConvertible, 
 }
 
 /// A result of a GraphQL operation, from the server or from the cache.
-public struct GraphQLResponse: Sendable, Hashable {
+public struct ChainResponse: Sendable, Hashable {
     /// Where a result came from.
     public enum Source: String, Sendable, Hashable {
         case cache
@@ -66,7 +66,7 @@ public struct GraphQLResponse: Sendable, Hashable {
         var extensions: [String: JSONValue]?
         /// The body these fields were read from; nil when they were not read from a body.
         var body: Data?
-        /// The cache records the parser made (``GraphQLResponse/cacheRecords``).
+        /// The cache records the parser made (``ChainResponse/cacheRecords``).
         var cacheRecords: RecordSet?
     }
 
@@ -120,18 +120,18 @@ public struct GraphQLResponse: Sendable, Hashable {
 
     /// Whether `other` is this very value (a copy of it, never changed since): true means
     /// equal, without comparing the JSON.
-    @inlinable package func isIdentical(to other: GraphQLResponse) -> Bool { fields.isIdentical(to: other.fields) }
+    @inlinable package func isIdentical(to other: ChainResponse) -> Bool { fields.isIdentical(to: other.fields) }
 
     /// The body this response was read from (``init(parsing:source:)``), as long as no field
     /// has changed since; nil for a response made or changed in code. A preview of the result
     /// can show these bytes as they came instead of encoding the JSON again.
     package var body: Data? { fields.value.body }
 
-    @inlinable public static func == (lhs: GraphQLResponse, rhs: GraphQLResponse) -> Bool {
+    @inlinable public static func == (lhs: ChainResponse, rhs: ChainResponse) -> Bool {
         lhs.isIdentical(to: rhs) || haveEqualFields(lhs, rhs)
     }
 
-    @usableFromInline static func haveEqualFields(_ lhs: GraphQLResponse, _ rhs: GraphQLResponse) -> Bool {
+    @usableFromInline static func haveEqualFields(_ lhs: ChainResponse, _ rhs: ChainResponse) -> Bool {
         lhs.source == rhs.source && lhs.data == rhs.data && lhs.errors == rhs.errors && lhs.extensions == rhs.extensions
     }
 

@@ -40,12 +40,12 @@ public enum IncrementalResponseError: Error, Equatable, CustomStringConvertible 
     }
 }
 
-extension GraphQLResponse {
+extension ChainResponse {
     /// This result with a subsequent payload's `incremental` items merged in, as upstream's
-    /// `GraphQLResponse.merging(_:)` does: each item's `data` joins the object at its `path`
+    /// `ChainResponse.merging(_:)` does: each item's `data` joins the object at its `path`
     /// (a field already there must keep its value), its `errors` are appended and its
     /// `extensions` replace keys of the same name.
-    public func merging(incremental items: [JSONValue]) throws -> GraphQLResponse {
+    public func merging(incremental items: [JSONValue]) throws -> ChainResponse {
         var merged = self
         for item in items {
             guard let path = item["path"]?.arrayValue else { throw IncrementalResponseError.missingPath }

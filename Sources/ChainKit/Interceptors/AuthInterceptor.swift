@@ -30,7 +30,7 @@ public struct AuthFailure: Sendable, Hashable {
 /// Attaches `Authorization: Bearer <token>` and, when the server rejects it, renews the
 /// token through a ``TokenManager`` and retries the operation from the top.
 ///
-/// It is a GraphQL interceptor because only those can throw ``RequestChain/Retry``. A
+/// It is a GraphQL interceptor because only those can throw ``ChainRunner/Retry``. A
 /// rejection is what ``AuthFailure`` says: by default an HTTP 401 (a ``ResponseCodeError``
 /// from below) or a server result with an `UNAUTHENTICATED` GraphQL error (servers that
 /// answer auth failures with 200).
@@ -41,7 +41,7 @@ public struct AuthFailure: Sendable, Hashable {
 ///
 /// With no access token at all (an empty one) it attaches nothing, says so through
 /// `note`, and still renews when the server rejects the request.
-public final class AuthInterceptor: GraphQLInterceptor {
+public final class AuthInterceptor: ChainInterceptor {
     public let manager: TokenManager
     private let capturedToken = Mutex<String?>(nil)
     private let note: @Sendable (String) -> Void
@@ -56,7 +56,7 @@ public final class AuthInterceptor: GraphQLInterceptor {
         self.note = note
     }
 
-    public func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+    public func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
         let token = try await tokenForThisPass()
         var authorized = request
         if token.isEmpty {
@@ -69,12 +69,12 @@ public final class AuthInterceptor: GraphQLInterceptor {
             .map { response in
                 guard response.source == .server, failure.rejects(response.errors) else { return response }
                 try await manager.renew(afterRejectionOf: token)
-                throw RequestChain.Retry(request: request)
+                throw ChainRunner.Retry(request: request)
             }
             .mapErrors { error in
                 guard let rejection = error as? ResponseCodeError, failure.rejects(rejection) else { throw error }
                 try await manager.renew(afterRejectionOf: token)
-                throw RequestChain.Retry(request: request)
+                throw ChainRunner.Retry(request: request)
             }
     }
 

@@ -1,7 +1,7 @@
 /// Errors of automatic persisted queries (Apollo's `AutomaticPersistedQueryInterceptor.APQError`).
 public enum AutomaticPersistedQueryError: Error, Equatable, CustomStringConvertible {
     /// The server answered `PersistedQueryNotFound` for an operation that has no document to
-    /// send instead (``GraphQLOperation/isPersistedOnly``), so there is nothing to retry with.
+    /// send instead (``ChainOperation/isPersistedOnly``), so there is nothing to retry with.
     case persistedQueryNotFoundForPersistedOnlyQuery(operationName: String)
     /// The server still did not know the query after the retry that sent its text.
     case persistedQueryRetryFailed(operationName: String)
@@ -19,18 +19,18 @@ public enum AutomaticPersistedQueryError: Error, Equatable, CustomStringConverti
 /// Automatic persisted queries (Apollo's `AutomaticPersistedQueryInterceptor`).
 ///
 /// When APQ is on, the first attempt sends only the query's hash. If any error of the first
-/// server result says `PersistedQueryNotFound`, it throws ``RequestChain/Retry`` with
+/// server result says `PersistedQueryNotFound`, it throws ``ChainRunner/Retry`` with
 /// `isPersistedQueryRetry` set (the body now carries the query text) and `NetworkOnly`; a
 /// miss on that retry is ``AutomaticPersistedQueryError/persistedQueryRetryFailed(operationName:)``,
 /// and a miss for a persisted-only operation, which has no text to send, is
 /// ``AutomaticPersistedQueryError/persistedQueryNotFoundForPersistedOnlyQuery(operationName:)``.
 /// Later results of the same attempt (incremental parts, subscription events) pass untouched.
-public struct AutomaticPersistedQueryInterceptor: GraphQLInterceptor {
+public struct AutomaticPersistedQueryInterceptor: ChainInterceptor {
     public static let notFoundMessage = "PersistedQueryNotFound"
 
     public init() {}
 
-    public func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+    public func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
         guard request.apqConfig.autoPersistQueries else { return await next(request) }
         let isInitialServerResult = Locked(true)
         return await next(request).map { response in
@@ -49,7 +49,7 @@ public struct AutomaticPersistedQueryInterceptor: GraphQLInterceptor {
             var retry = request
             retry.isPersistedQueryRetry = true
             retry.fetchBehavior = .NetworkOnly
-            throw RequestChain.Retry(request: retry)
+            throw ChainRunner.Retry(request: retry)
         }
     }
 }

@@ -15,10 +15,10 @@
 /// ``GraphQLExecutionError`` naming its path.
 ///
 /// When the request writes results to the cache, each result carries the records its data
-/// normalizes to (``GraphQLResponse/cacheRecords``), keyed with ``cacheSchema``; as upstream,
+/// normalizes to (``ChainResponse/cacheRecords``), keyed with ``cacheSchema``; as upstream,
 /// they are made here, from the result as the server sent it (a merged result's from all of
 /// its data so far).
-public struct JSONResponseParsingInterceptor: ResponseParsingInterceptor {
+public struct JSONResponseParsingInterceptor: ChainResponseParser {
     /// The key fields and field types records are made with (the store they are written to
     /// should read with the same one), and the non-null fields results are checked against.
     public var cacheSchema: CacheSchema
@@ -27,12 +27,12 @@ public struct JSONResponseParsingInterceptor: ResponseParsingInterceptor {
         self.cacheSchema = cacheSchema
     }
 
-    public func parse(response: NetworkResponse, for request: GraphQLRequest) async throws -> InterceptorResultStream {
+    public func parse(response: NetworkResponse, for request: ChainRequest) async throws -> ChainResultStream {
         // An operation whose selections cannot be read (a persisted-only one) is neither
         // checked nor gets records.
         let normalizer = try? ResultNormalizer(operation: request.operation, schema: cacheSchema)
         let writesRecords = request.writeResultsToCache
-        @Sendable func executed(_ result: GraphQLResponse) throws -> GraphQLResponse {
+        @Sendable func executed(_ result: ChainResponse) throws -> ChainResponse {
             guard let normalizer, let data = result.data else { return result }
             if case .object(let members) = data { try normalizer.execute(members) }
             guard writesRecords else { return result }
@@ -42,13 +42,13 @@ public struct JSONResponseParsingInterceptor: ResponseParsingInterceptor {
         }
         let contentType = response.headerFields["Content-Type"]
         guard MultipartContentType.isMultipartMixed(contentType) else {
-            return response.chunks.map { chunk in try executed(try GraphQLResponse(parsing: chunk, source: .server)) }
+            return response.chunks.map { chunk in try executed(try ChainResponse(parsing: chunk, source: .server)) }
         }
         let header = MultipartContentType(contentType)
         let chunks = response.chunks
         return PullStream {
             let parts = chunks.makeAsyncIterator()
-            var current: GraphQLResponse?
+            var current: ChainResponse?
             return {
                 while let part = try await parts.next() {
                     guard header.boundary != nil else { throw JSONResponseParsingError.missingMultipartBoundary }
@@ -64,7 +64,7 @@ public struct JSONResponseParsingInterceptor: ResponseParsingInterceptor {
                         guard let existing = current else { throw IncrementalResponseError.missingExistingData }
                         current = try executed(try existing.merging(incremental: items))
                     } else {
-                        current = try executed(GraphQLResponse(payload: payload, source: .server))
+                        current = try executed(ChainResponse(payload: payload, source: .server))
                     }
                     return current
                 }

@@ -6,14 +6,14 @@
 /// // → HeroQuery (CacheFirst)
 /// // ← HeroQuery result from server
 /// ```
-public struct LoggingInterceptor: GraphQLInterceptor {
+public struct LoggingInterceptor: ChainInterceptor {
     public let log: @Sendable (String) -> Void
 
     public init(log: @escaping @Sendable (String) -> Void) {
         self.log = log
     }
 
-    public func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+    public func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
         let name = request.operation.name, log = self.log
         log("→ \(name) (\(request.fetchBehavior))")
         return await next(request)

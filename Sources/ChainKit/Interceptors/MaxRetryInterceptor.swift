@@ -30,7 +30,7 @@ public struct MaxRetriesError: Error, Equatable, CustomStringConvertible, Locali
 /// `baseDelay × multiplier^(n-1)`, capped at `maxDelay` (0.6, 1.2, 2.4 s before passes 2, 3
 /// and 4 with the defaults, as Apollo counts them), scaled by a jitter factor in `[0.5, 1.0]`
 /// when jitter is on (equal jitter).
-public final class MaxRetryInterceptor: GraphQLInterceptor {
+public final class MaxRetryInterceptor: ChainInterceptor {
     /// Backoff between passes.
     public struct Backoff: Sendable {
         public var baseDelay: Duration
@@ -83,7 +83,7 @@ public final class MaxRetryInterceptor: GraphQLInterceptor {
     /// Passes made through this interceptor so far.
     public var passes: Int { hitCount.withLock { $0 } }
 
-    public func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+    public func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
         let pass = hitCount.withLock { count -> Int in
             count += 1
             return count

@@ -40,10 +40,10 @@ public struct ResponseCodeError: Error, CustomStringConvertible {
 ///
 /// The error rides on the chunks, so a non-2xx response with an empty body has no chunk,
 /// hence no error, and the chain ends in ``RequestChainError/noResults`` — as upstream does.
-public struct ResponseCodeInterceptor: HTTPInterceptor {
+public struct ResponseCodeInterceptor: ChainHTTPInterceptor {
     public init() {}
 
-    public func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
+    public func intercept(request: NetworkRequest, next: ChainHTTPNext) async throws -> NetworkResponse {
         let response = try await next(request)
         guard !response.isSuccess else { return response }
         return response.mapChunks { head, chunk in

@@ -1,5 +1,5 @@
 /// Puts a fixed `Authorization` value on every request, with no refresh.
-public struct StaticAuthInterceptor: GraphQLInterceptor {
+public struct StaticAuthInterceptor: ChainInterceptor {
     public let field: HTTPField
 
     /// Validates the value up front, so a bad credential fails when configured, not mid-run.
@@ -7,7 +7,7 @@ public struct StaticAuthInterceptor: GraphQLInterceptor {
         field = try HTTPField(name: "Authorization", value: authorization)
     }
 
-    public func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+    public func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
         var request = request
         try request.additionalHeaders.set(field.name, field.value)
         return await next(request)

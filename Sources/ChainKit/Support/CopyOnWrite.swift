@@ -2,7 +2,7 @@
 /// reference however many fields the value has, and a change makes a new box, so no copy
 /// ever sees another's change.
 ///
-/// ``GraphQLRequest`` and ``GraphQLResponse`` keep their fields in one: every hop of a chain
+/// ``ChainRequest`` and ``ChainResponse`` keep their fields in one: every hop of a chain
 /// (and of its instrumentation) passes and keeps copies of them. A field is a stored property
 /// of the `Value` struct and one accessor on the owner:
 ///

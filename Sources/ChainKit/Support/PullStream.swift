@@ -194,7 +194,7 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
     }
 }
 
-extension PullStream where Element == GraphQLResponse {
+extension PullStream where Element == ChainResponse {
     /// The annotation of a stream of the chain's results, lent: not retained, valid while
     /// the stream is (nil for a stream not made with ``init(source:)``). Read where the
     /// element type is known, the source is looked at in place; a generic reader copies

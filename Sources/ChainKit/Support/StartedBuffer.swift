@@ -6,7 +6,7 @@ import Synchronization
 package typealias StartedTask = Task<Void, any Error>
 
 /// The buffer between a layer running ahead in a task of its own and the one reader of its
-/// elements (``PullStream/started(_:)``, ``RequestChain/kickoff(request:)``): the producing
+/// elements (``PullStream/started(_:)``, ``ChainRunner/kickoff(request:)``): the producing
 /// task appends, the reader takes them in order and waits while there are none. One lock, one
 /// array and at most one waiting reader — what `AsyncThrowingStream` offers that this use
 /// needs, at a fraction of its cost per operation (`chain.bare.5` counts it once per GraphQL
@@ -16,7 +16,7 @@ package typealias StartedTask = Task<Void, any Error>
 /// without an error; ``StartedReader`` then cancels the producer.
 ///
 /// Open only so that a producer's state for one run can be the buffer itself (one object an
-/// operation rather than two: ``RequestChain``'s operation); its members are final. Sendable
+/// operation rather than two: ``ChainRunner``'s operation); its members are final. Sendable
 /// unchecked because a class open to subclassing cannot be checked: its state is read and
 /// written only under `lock`, and a subclass adds only constants and state behind a lock
 /// of its own.
@@ -167,7 +167,7 @@ class StartedBuffer<Element: Sendable>: @unchecked Sendable {
 
 /// The reading end of a started stream, and its one iteration: when the last copy of the
 /// stream and its iterator are dropped, the producer is cancelled (unless it has ended).
-/// ``RequestChain`` has a reader of its own for its results, of a concrete type: a generic
+/// ``ChainRunner`` has a reader of its own for its results, of a concrete type: a generic
 /// class's methods reached through the iterator protocol run unspecialised, and look up the
 /// buffer's generic types at run time on every call.
 final class StartedReader<Element: Sendable>: PullStreamSource, PullStreamIterator {

@@ -8,20 +8,20 @@ public import ChainKit
 /// ```
 public enum LabOperations {
     /// The hero: `{"hero":{"id":"2001","name":"R2-D2"}}`.
-    public static let heroQuery = GraphQLOperation(
+    public static let heroQuery = ChainOperation(
         name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id name } }")
 
     /// One character by id, with the films it appears in; `{"hero":null}` for an unknown id.
-    public static func heroDetailsQuery(id: String) -> GraphQLOperation {
-        GraphQLOperation(
+    public static func heroDetailsQuery(id: String) -> ChainOperation {
+        ChainOperation(
             name: "HeroDetailsQuery", kind: .query,
             document: "query HeroDetailsQuery($id: ID!) { hero(id: $id) { id name appearsIn } }",
             variables: ["id": .string(id)])
     }
 
     /// Renames the hero; later ``heroQuery`` results carry the new name.
-    public static func renameHero(name: String) -> GraphQLOperation {
-        GraphQLOperation(
+    public static func renameHero(name: String) -> ChainOperation {
+        ChainOperation(
             name: "RenameHero", kind: .mutation,
             document: "mutation RenameHero($name: String!) { renameHero(name: $name) { id name } }",
             variables: ["name": .string(name)])
@@ -39,18 +39,18 @@ public enum LabOperations {
     /// The hero with its films deferred: `{"hero":{"id","name"}}` first, and `appearsIn`
     /// as an increment 80 ms (``IncrementalAnswers/deferDelay``) later, as a
     /// `multipart/mixed;deferSpec=20220824` answer when the request accepts one.
-    public static let heroDeferQuery = GraphQLOperation(
+    public static let heroDeferQuery = ChainOperation(
         name: "HeroDeferQuery", kind: .query,
         document: #"query HeroDeferQuery { hero { id name ... @defer(label: "films") { appearsIn } } }"#)
 
     /// A subscription over HTTP (`multipart/mixed;subscriptionSpec=1.0`): three renames of
     /// the hero, a heartbeat between the first two, then the server ends the stream.
-    public static let heroNameChanged = GraphQLOperation(
+    public static let heroNameChanged = ChainOperation(
         name: "HeroNameChanged", kind: .subscription,
         document: "subscription HeroNameChanged { heroNameChanged { id name } }")
 
     /// Every operation name the backend knows, with its kind.
-    public static let kinds: [String: GraphQLOperation.Kind] = Dictionary(
+    public static let kinds: [String: ChainOperation.Kind] = Dictionary(
         uniqueKeysWithValues: ServedOperation.allCases.map { ($0.rawValue, $0.kind) })
 }
 
@@ -62,7 +62,7 @@ enum ServedOperation: String, CaseIterable {
     case heroDeferQuery = "HeroDeferQuery"
     case heroNameChanged = "HeroNameChanged"
 
-    var kind: GraphQLOperation.Kind {
+    var kind: ChainOperation.Kind {
         switch self {
         case .heroQuery, .heroDetailsQuery, .heroDeferQuery: .query
         case .renameHero: .mutation

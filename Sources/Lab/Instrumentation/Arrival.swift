@@ -2,7 +2,7 @@ import ChainKit
 import Synchronization
 import Timeline
 
-extension PullStream where Element == GraphQLResponse {
+extension PullStream where Element == ChainResponse {
     /// The same stream with every result and the failure passed through the junction into
     /// GraphQL hop `into` of `instrumentation` on the way up, as the answer to `handed` (what
     /// that hop handed down, having received `received`); after a failure the stream ends.
@@ -12,7 +12,7 @@ extension PullStream where Element == GraphQLResponse {
     /// instead of wrapping it: the results meet the same junctions in the same order, through
     /// one stream layer and one object for all of them instead of one per hop. The stream is
     /// taken over (handed back or wrapped without a copy), and the arrival below is lent.
-    consuming func arriving(into: Int, of instrumentation: GraphQLInstrumentation, handed: GraphQLRequest, received: GraphQLRequest) -> PullStream {
+    consuming func arriving(into: Int, of instrumentation: GraphQLInstrumentation, handed: ChainRequest, received: ChainRequest) -> PullStream {
         // Arrival is final: comparing the annotation's type is the whole of the cast, without
         // the runtime's search through the conformances of an existential.
         if let lent = lentAnnotation, lent._withUnsafeGuaranteedRef({ below in
@@ -40,18 +40,18 @@ final class Arrival: PullStreamSource {
         /// The hop the results enter (``GraphQLJunction/intoIndex``).
         let into: Int
         /// What that hop handed down (its endpoint is the URL of a forced 401).
-        let handed: GraphQLRequest
+        let handed: ChainRequest
         /// What it had received, for a forced retry; nil when that is `handed` itself, as it
         /// is for a hop that passed the request on unchanged (one reference less to keep).
-        private let receivedIfChanged: GraphQLRequest?
+        private let receivedIfChanged: ChainRequest?
 
-        init(into: Int, handed: GraphQLRequest, received: GraphQLRequest) {
+        init(into: Int, handed: ChainRequest, received: ChainRequest) {
             self.into = into
             self.handed = handed
             self.receivedIfChanged = received.isIdentical(to: handed) ? nil : received
         }
 
-        var received: GraphQLRequest { receivedIfChanged ?? handed }
+        var received: ChainRequest { receivedIfChanged ?? handed }
     }
 
     private struct Passages {
@@ -63,13 +63,13 @@ final class Arrival: PullStreamSource {
     }
 
     /// The stream the results come from.
-    private let stream: InterceptorResultStream
+    private let stream: ChainResultStream
     let instrumentation: GraphQLInstrumentation
     // Locked only to join and to start an iteration, a few times an operation: a hop that
     // kept its results to read them in a task of its own must not find the list changing.
     private let passages: Mutex<Passages>
 
-    init(upstream: InterceptorResultStream, instrumentation: GraphQLInstrumentation, first: Passage) {
+    init(upstream: ChainResultStream, instrumentation: GraphQLInstrumentation, first: Passage) {
         self.stream = upstream
         self.instrumentation = instrumentation
         var list: [Passage] = []
@@ -83,7 +83,7 @@ final class Arrival: PullStreamSource {
     /// Adds the junction into hop `into` of `instrumentation`'s operation, which results cross
     /// after the last one here; false when these results are another operation's or are
     /// already read. The passage is made only when it joins.
-    func join(into: Int, of instrumentation: GraphQLInstrumentation, handed: GraphQLRequest, received: GraphQLRequest) -> Bool {
+    func join(into: Int, of instrumentation: GraphQLInstrumentation, handed: ChainRequest, received: ChainRequest) -> Bool {
         guard self.instrumentation === instrumentation else { return false }
         return passages.withLock { passages in
             guard !passages.iterated else { return false }
@@ -92,7 +92,7 @@ final class Arrival: PullStreamSource {
         }
     }
 
-    func makeIterator() -> any PullStreamIterator<GraphQLResponse> {
+    func makeIterator() -> any PullStreamIterator<ChainResponse> {
         let list = passages.withLock { passages in
             passages.iterated = true
             return passages.list
@@ -104,12 +104,12 @@ final class Arrival: PullStreamSource {
 /// One iteration over the upstream of an ``Arrival``: every outcome passes the arrival's
 /// junctions; after a failure the iteration ends.
 private final class ArrivalIterator: PullStreamIterator {
-    let upstream: InterceptorResultStream.AsyncIterator
+    let upstream: ChainResultStream.AsyncIterator
     let instrumentation: GraphQLInstrumentation
     let passages: [Arrival.Passage]
     var failed = false
 
-    init(upstream: InterceptorResultStream.AsyncIterator, instrumentation: GraphQLInstrumentation, passages: [Arrival.Passage]) {
+    init(upstream: ChainResultStream.AsyncIterator, instrumentation: GraphQLInstrumentation, passages: [Arrival.Passage]) {
         self.upstream = upstream
         self.instrumentation = instrumentation
         self.passages = passages
@@ -117,9 +117,9 @@ private final class ArrivalIterator: PullStreamIterator {
 
     // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
     @inline(__always)
-    func next() async throws -> GraphQLResponse? {
+    func next() async throws -> ChainResponse? {
         guard !failed else { return nil }
-        let outcome: Result<GraphQLResponse, any Error>
+        let outcome: Result<ChainResponse, any Error>
         do {
             guard let next = try await upstream.next() else { return nil }
             outcome = .success(next)
@@ -139,7 +139,7 @@ private final class ArrivalIterator: PullStreamIterator {
 
     /// `outcome` after every junction: reported at each, and stopped at those where the
     /// operation has to wait.
-    private func pass(_ outcome: Result<GraphQLResponse, any Error>) async throws -> GraphQLResponse {
+    private func pass(_ outcome: Result<ChainResponse, any Error>) async throws -> ChainResponse {
         var outcome = outcome
         for index in passages.indices {
             let junction = GraphQLJunction(instrumentation, into: passages[index].into)
@@ -151,7 +151,7 @@ private final class ArrivalIterator: PullStreamIterator {
     }
 
     /// Reports `outcome` at every junction, innermost first.
-    private func reportAll(_ outcome: Result<GraphQLResponse, any Error>) {
+    private func reportAll(_ outcome: Result<ChainResponse, any Error>) {
         // Every junction shows the same result: its snapshot is looked up once, not at each.
         let shown = passages.count > 1 ? outcome.map { instrumentation.context.snapshots.snapshot(result: $0) } : nil
         // By index: only each junction's hop is read, where a loop over the passages would
@@ -163,14 +163,14 @@ private final class ArrivalIterator: PullStreamIterator {
 extension GraphQLJunction {
     /// Records `outcome` leaving the lower hop; `shown`, when given, is the snapshot of a
     /// result that `outcome` carries.
-    func report(_ outcome: Result<GraphQLResponse, any Error>, shown: Result<HopSnapshot, any Error>? = nil) {
+    func report(_ outcome: Result<ChainResponse, any Error>, shown: Result<HopSnapshot, any Error>? = nil) {
         guard hasFrom else { return }
         let context = self.context
         switch outcome {
         case .success(let result):
             let snapshot = if case .success(let snapshot) = shown { snapshot } else { context.snapshots.snapshot(result: result) }
             context.emit(instrumentation.hops, intoIndex &+ 1, .postflight, snapshot, detail: result.source.rawValue)
-        case .failure(let error as RequestChain.Retry):
+        case .failure(let error as ChainRunner.Retry):
             if let note = context.takeForcedRetryNote(at: from) {
                 context.emit(from, .retry, detail: note)
             } else {
@@ -183,7 +183,7 @@ extension GraphQLJunction {
 
     /// The upper hop's post-flight stop: returns or throws what that hop gets, having handed
     /// down and received what `passage` holds.
-    func stop(_ outcome: Result<GraphQLResponse, any Error>, _ passage: Arrival.Passage) async throws -> GraphQLResponse {
+    func stop(_ outcome: Result<ChainResponse, any Error>, _ passage: Arrival.Passage) async throws -> ChainResponse {
         let context = self.context
         guard hasInto else { return try outcome.get() }
         let release = await context.gate(into, .post, context.snapshots.snapshot(outcome: outcome), StopCapabilities(canForce401: true))

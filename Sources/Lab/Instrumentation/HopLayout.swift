@@ -118,7 +118,7 @@ public final class HopLayouts: Sendable {
         // The types are compared in place: listing them for each operation would allocate.
 
         /// Whether a GraphQL chain has layers of these types, in this order.
-        func fits(_ interceptors: RequestChain.Interceptors) -> Bool {
+        func fits(_ interceptors: ChainRunner.Interceptors) -> Bool {
             let graphQLCount = interceptors.graphQL.count
             guard types.count == graphQLCount + interceptors.http.count + 1, interceptors.parser.isOf(types[types.count - 1]) else { return false }
             for index in 0..<graphQLCount where !interceptors.graphQL[index].isOf(types[index]) {
@@ -141,7 +141,7 @@ public final class HopLayouts: Sendable {
     }
 
     /// The hops of a GraphQL chain of these interceptors.
-    func hops(of interceptors: RequestChain.Interceptors) -> [HopInfo] {
+    func hops(of interceptors: ChainRunner.Interceptors) -> [HopInfo] {
         state.withLock { state in
             // Read in place: binding the layout would retain each of its arrays.
             if state.graphQL?.fits(interceptors) == true { return state.graphQL!.hops }
@@ -207,17 +207,17 @@ extension ClientMiddleware {
     func isOf(_ type: LayerType) -> Bool { type.matches(self) }
 }
 
-extension GraphQLInterceptor {
+extension ChainInterceptor {
     var layerType: LayerType { LayerType(of: self) }
     func isOf(_ type: LayerType) -> Bool { type.matches(self) }
 }
 
-extension HTTPInterceptor {
+extension ChainHTTPInterceptor {
     var layerType: LayerType { LayerType(of: self) }
     func isOf(_ type: LayerType) -> Bool { type.matches(self) }
 }
 
-extension ResponseParsingInterceptor {
+extension ChainResponseParser {
     var layerType: LayerType { LayerType(of: self) }
     func isOf(_ type: LayerType) -> Bool { type.matches(self) }
 }

@@ -17,7 +17,7 @@ final class GraphQLInstrumentation: Sendable {
     /// The hops from the top (``HopLayout/hops``).
     let hops: [HopInfo]
     /// The interceptors the hops wrap.
-    let base: RequestChain.Interceptors
+    let base: ChainRunner.Interceptors
     let transport: any GraphQLTransport
     /// How many GraphQL hops there are, from index 0.
     let graphQLCount: Int
@@ -25,7 +25,7 @@ final class GraphQLInstrumentation: Sendable {
     /// it, the parser follows the transport).
     let transportIndex: Int
 
-    init(context: OperationContext, hops: [HopInfo], base: consuming RequestChain.Interceptors, transport: consuming any GraphQLTransport) {
+    init(context: OperationContext, hops: [HopInfo], base: consuming ChainRunner.Interceptors, transport: consuming any GraphQLTransport) {
         self.context = context
         self.hops = hops
         graphQLCount = base.graphQL.count
@@ -49,17 +49,17 @@ extension GraphQLInstrumentation: GraphQLHopObserver {
     var passesStraight: Bool { context.passesStraight }
 
     /// What GraphQL hop `index` receives of `request` after its pre-flight stop.
-    func preflightStop(at index: Int, _ request: GraphQLRequest) async throws -> GraphQLRequest {
+    func preflightStop(at index: Int, _ request: ChainRequest) async throws -> ChainRequest {
         let release = await context.gate(hops[index], .pre, context.snapshots.snapshot(graphQL: request), StopCapabilities(canEditRequest: true))
         if case .forceRetry = release.disposition { context.noteForcedRetry(at: hops[index]) }
         return try release.applied(to: request)
     }
 
-    func handsOn(at index: Int, _ handed: GraphQLRequest, received: GraphQLRequest) {
+    func handsOn(at index: Int, _ handed: ChainRequest, received: ChainRequest) {
         GraphQLJunction(self, into: index).handOn(handed, received: received)
     }
 
-    func arriving(at index: Int, _ results: consuming InterceptorResultStream, handed: GraphQLRequest, received: GraphQLRequest) -> InterceptorResultStream {
+    func arriving(at index: Int, _ results: consuming ChainResultStream, handed: ChainRequest, received: ChainRequest) -> ChainResultStream {
         // Without GraphQL hops nothing leaves one, and nothing has a stop above the cache step.
         if graphQLCount == 0 { return results }
         return results.arriving(into: index, of: self, handed: handed, received: received)
@@ -67,7 +67,7 @@ extension GraphQLInstrumentation: GraphQLHopObserver {
 
     /// The parser's post-flight event for each result, its error event for the failure;
     /// neither changes what flows.
-    func parsed(_ outcome: Result<GraphQLResponse, any Error>) {
+    func parsed(_ outcome: Result<ChainResponse, any Error>) {
         let hop = transportIndex + 1
         switch outcome {
         case .success(let result): context.emit(hops, hop, .postflight, context.snapshots.snapshot(result: result))
@@ -108,7 +108,7 @@ struct GraphQLJunction: Sendable {
     var into: HopInfo { _read { yield instrumentation.hops[intoIndex] } }
 
     /// Records the pre-flight event of `into` handing `handed` down, having received `received`.
-    func handOn(_ handed: GraphQLRequest, received: GraphQLRequest) {
+    func handOn(_ handed: ChainRequest, received: ChainRequest) {
         let diff = handed.isIdentical(to: received)
             ? HeaderDiff.none : HeaderDiff(from: received.additionalHeaders, to: handed.additionalHeaders)
         let context = self.context
@@ -117,16 +117,16 @@ struct GraphQLJunction: Sendable {
 }
 
 /// The cache step with a stop before each read and events for hits, misses and writes.
-struct InstrumentedCacheInterceptor: CacheInterceptor {
+struct InstrumentedCacheInterceptor: ChainCacheInterceptor {
     let instrumentation: GraphQLInstrumentation
 
     var context: OperationContext { instrumentation.context }
     var hop: HopInfo { instrumentation.hops[instrumentation.graphQLCount] }
-    var base: any CacheInterceptor { instrumentation.base.cache }
+    var base: any ChainCacheInterceptor { instrumentation.base.cache }
 
     // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
     @inline(__always)
-    func readCacheData(request: GraphQLRequest) async throws -> GraphQLResponse? {
+    func readCacheData(request: ChainRequest) async throws -> ChainResponse? {
         let release = await context.gate(hop, .pre, context.snapshots.snapshot(graphQL: request), StopCapabilities(retryRefusal: .cacheStepCannotRetry))
         try context.reporting(at: hop) { try release.pass() }
         do {
@@ -145,7 +145,7 @@ struct InstrumentedCacheInterceptor: CacheInterceptor {
     /// Records the write with what is written, the parser's records (key → fields), then
     /// writes: what the write sets off (a watcher's delivery) comes after it on the timeline.
     @inline(__always)
-    func writeCacheData(request: GraphQLRequest, response: GraphQLResponse) async throws {
+    func writeCacheData(request: ChainRequest, response: ChainResponse) async throws {
         context.emit(hop, .postflight, context.snapshots.snapshot(cacheRecords: response.cacheRecords ?? RecordSet()), detail: "cache write")
         try await base.writeCacheData(request: request, response: response)
     }
@@ -160,7 +160,7 @@ struct InstrumentedCacheInterceptor: CacheInterceptor {
 /// an interceptor's `next` records its pre-flight event and calls the one below directly. An
 /// interceptor wrapped on its own would be entered through the chain's `next`, then its
 /// wrapper's witness, then its wrapper's closure, each an async frame and an executor check.
-struct InstrumentedHTTPInterceptors: HTTPInterceptor {
+struct InstrumentedHTTPInterceptors: ChainHTTPInterceptor {
     let instrumentation: GraphQLInstrumentation
 
     var context: OperationContext { instrumentation.context }
@@ -168,7 +168,7 @@ struct InstrumentedHTTPInterceptors: HTTPInterceptor {
     /// The hop of interceptor `index`.
     private func hop(_ index: Int) -> HopInfo { instrumentation.hops[instrumentation.graphQLCount + 1 + index] }
 
-    func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse {
+    func intercept(request: NetworkRequest, next: ChainHTTPNext) async throws -> NetworkResponse {
         let instrumentation = self.instrumentation, context = instrumentation.context
         // Interceptors read from a local array: read from the instrumentation's parts, each
         // would be copied out (its existential's witness) to be called, and destroyed after.
@@ -426,16 +426,16 @@ struct InstrumentedGraphQLTransport: GraphQLTransport {
 
 /// The response parser with a stop before parsing; the chain tells the instrumentation of
 /// each result and the failure that leaves it.
-struct InstrumentedResponseParser: ResponseParsingInterceptor {
+struct InstrumentedResponseParser: ChainResponseParser {
     let instrumentation: GraphQLInstrumentation
 
     var context: OperationContext { instrumentation.context }
     var hop: HopInfo { instrumentation.hops[instrumentation.transportIndex + 1] }
-    var base: any ResponseParsingInterceptor { instrumentation.base.parser }
+    var base: any ChainResponseParser { instrumentation.base.parser }
 
     // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
     @inline(__always)
-    func parse(response: NetworkResponse, for request: GraphQLRequest) async throws -> InterceptorResultStream {
+    func parse(response: NetworkResponse, for request: ChainRequest) async throws -> ChainResultStream {
         let context = self.context, hop = self.hop
         let release = await context.gate(hop, .pre, HopSnapshot(response: response), StopCapabilities(retryRefusal: .parserCannotRetry))
         try context.reporting(at: hop) { try release.pass() }
@@ -455,14 +455,14 @@ struct InstrumentedResponseParser: ResponseParsingInterceptor {
 /// operation's ``GraphQLInstrumentation`` by the chain as it runs them.
 public struct InstrumentedGraphQLChain: Sendable {
     public let hops: [HopInfo]
-    public let chain: RequestChain
+    public let chain: ChainRunner
 
-    public init(interceptors: consuming RequestChain.Interceptors, transport: any GraphQLTransport, context: OperationContext) {
+    public init(interceptors: consuming ChainRunner.Interceptors, transport: any GraphQLTransport, context: OperationContext) {
         self.init(interceptors: interceptors, transport: transport, context: context, traceparent: nil)
     }
 
     /// With `traceparent`, the transport hop receives each request with its attempt's header.
-    init(interceptors: consuming RequestChain.Interceptors, transport: any GraphQLTransport, context: OperationContext, traceparent: Traceparent?) {
+    init(interceptors: consuming ChainRunner.Interceptors, transport: any GraphQLTransport, context: OperationContext, traceparent: Traceparent?) {
         let hops = context.layouts.hops(of: interceptors)
         let graphQL = interceptors.graphQL, graphQLCount = graphQL.count, httpCount = interceptors.http.count
         // The interceptors' last use: moved into the instrumentation, not copied (a copy is a
@@ -470,7 +470,7 @@ public struct InstrumentedGraphQLChain: Sendable {
         let instrumentation = GraphQLInstrumentation(context: context, hops: hops, base: consume interceptors, transport: transport)
         // The HTTP interceptors run as one (``InstrumentedHTTPInterceptors``), which calls the
         // chain's `next` below the last of them.
-        let http: [any HTTPInterceptor] = httpCount == 0 ? [] : [InstrumentedHTTPInterceptors(instrumentation: instrumentation)]
+        let http: [any ChainHTTPInterceptor] = httpCount == 0 ? [] : [InstrumentedHTTPInterceptors(instrumentation: instrumentation)]
         self.hops = hops
         let sending: any GraphQLTransport = if let traceparent {
             TraceparentStampedTransport(base: InstrumentedGraphQLTransport(instrumentation: instrumentation), traceparent: traceparent)
@@ -481,7 +481,7 @@ public struct InstrumentedGraphQLChain: Sendable {
         // upstream's does, in a second lane the scheduler orders and steps (the instrumentation's
         // ``NetworkOverlapObserver`` conformance).
         // Without GraphQL hops the cached result has no stop on its way up: nothing overlaps.
-        self.chain = RequestChain(
+        self.chain = ChainRunner(
             interceptors: .init(
                 graphQL: graphQL, cache: InstrumentedCacheInterceptor(instrumentation: instrumentation), http: http,
                 parser: InstrumentedResponseParser(instrumentation: instrumentation)),

@@ -10,7 +10,7 @@ import Foundation
 /// | --- | --- | --- |
 /// | `proceed` | the request, headers edited | the outcome, status and headers edited |
 /// | `force401` | transports answer 401 without sending | a 401 answer (HTTP layers); `ResponseCodeError` 401 (GraphQL results) |
-/// | `forceRetry` | GraphQL hops throw `RequestChain.Retry` | GraphQL results: `Retry`; middlewares: `next` again |
+/// | `forceRetry` | GraphQL hops throw `ChainRunner.Retry` | GraphQL results: `Retry`; middlewares: `next` again |
 /// | `fail` | the fault is thrown | the fault is thrown |
 ///
 /// Where a disposition is refused (``StopCapabilities``), the scheduler never hands it out;
@@ -25,11 +25,11 @@ extension Release {
     }
 
     /// The GraphQL request leaving a GraphQL hop's pre-flight stop, with the edited headers.
-    /// - Throws: `RequestChain.Retry` with that request for a forced retry; the fault for `fail`.
-    func applied(to request: GraphQLRequest) throws -> GraphQLRequest {
+    /// - Throws: `ChainRunner.Retry` with that request for a forced retry; the fault for `fail`.
+    func applied(to request: ChainRequest) throws -> ChainRequest {
         switch disposition {
         case .proceed, .force401: break
-        case .forceRetry: throw RequestChain.Retry(request: edited(request))
+        case .forceRetry: throw ChainRunner.Retry(request: edited(request))
         case .fail(let fault): throw fault
         }
         return edited(request)
@@ -90,14 +90,14 @@ extension Release {
     /// The result a GraphQL hop receives after its post-flight stop. `handed` is what that
     /// hop handed down (a forced 401 names its endpoint), `received` what it had received (a
     /// forced retry starts the chain again with it).
-    /// - Throws: the failure that arrived, a `ResponseCodeError` 401, `RequestChain.Retry`, or
+    /// - Throws: the failure that arrived, a `ResponseCodeError` 401, `ChainRunner.Retry`, or
     ///   the fault for `fail`.
-    func applied(to outcome: Result<GraphQLResponse, any Error>, handed: GraphQLRequest, received: GraphQLRequest) throws -> GraphQLResponse {
+    func applied(to outcome: Result<ChainResponse, any Error>, handed: ChainRequest, received: ChainRequest) throws -> ChainResponse {
         switch disposition {
         case .proceed: return try outcome.get()
         case .force401:
             throw ResponseCodeError(status: 401, headerFields: Self.forced401Headers, url: handed.graphQLEndpoint, body: Self.forced401Body)
-        case .forceRetry: throw RequestChain.Retry(request: received)
+        case .forceRetry: throw ChainRunner.Retry(request: received)
         case .fail(let fault): throw fault
         }
     }
@@ -132,7 +132,7 @@ protocol EditableRequest {
     var editableHeaders: HTTPFields { get set }
 }
 
-extension GraphQLRequest: EditableRequest {
+extension ChainRequest: EditableRequest {
     var editableHeaders: HTTPFields {
         get { additionalHeaders }
         set { additionalHeaders = newValue }

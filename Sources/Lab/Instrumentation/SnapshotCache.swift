@@ -36,7 +36,7 @@ public final class SnapshotCache: Sendable {
 
     /// What a GraphQL hop saw going down; shared with the previous one when it showed the
     /// same (a GraphQL hop shows the method, the endpoint and the added headers).
-    func snapshot(graphQL request: GraphQLRequest) -> HopSnapshot {
+    func snapshot(graphQL request: ChainRequest) -> HopSnapshot {
         state.withLock { recent in
             // Compared in place: binding the last pair would retain both.
             if recent.lastGraphQLRequest?.isIdentical(to: request) == true, let snapshot = recent.lastGraphQLSnapshot {
@@ -54,7 +54,7 @@ public final class SnapshotCache: Sendable {
 
     /// A result on its way up; shared with the previous one when it was equal (for a result
     /// read from a body: when it came from the same bytes).
-    func snapshot(result: GraphQLResponse) -> HopSnapshot {
+    func snapshot(result: ChainResponse) -> HopSnapshot {
         state.withLock { recent in
             // A result climbing hops that pass it on is the very one seen last: compared in
             // place, by identity, without building a key.
@@ -72,7 +72,7 @@ public final class SnapshotCache: Sendable {
     }
 
     /// A result or a failure on its way up: the result shared as ``snapshot(result:)`` does.
-    func snapshot(outcome: Result<GraphQLResponse, any Error>) -> HopSnapshot {
+    func snapshot(outcome: Result<ChainResponse, any Error>) -> HopSnapshot {
         switch outcome {
         case .success(let response): snapshot(result: response)
         case .failure(let error): HopSnapshot(error: error)
@@ -288,12 +288,12 @@ private struct RecentSnapshots: Sendable {
     var graphQLRequest = Slot<ShownGraphQLRequest>()
     /// The last request seen and its snapshot: a request passed on unchanged is identical to
     /// it, which is cheaper to tell than equal.
-    var lastGraphQLRequest: GraphQLRequest?
+    var lastGraphQLRequest: ChainRequest?
     var lastGraphQLSnapshot: HopSnapshot?
     /// The last result seen and its snapshot, as for requests.
-    var lastResult: GraphQLResponse?
+    var lastResult: ChainResponse?
     var lastResultSnapshot: HopSnapshot?
-    var result = Slot<GraphQLResponse>()
+    var result = Slot<ChainResponse>()
     var receivedResult = Slot<ReceivedResult>()
     var networkRequest = Slot<SentRequest>()
     var cacheRecords = Slot<RecordSet>()
@@ -305,7 +305,7 @@ private struct RecentSnapshots: Sendable {
 /// What a result read from a body shows: the same bytes from the same source make the same
 /// result.
 private struct ReceivedResult: Equatable, Sendable {
-    var source: GraphQLResponse.Source
+    var source: ChainResponse.Source
     var body: KeptBody
 }
 
@@ -416,7 +416,7 @@ private struct ShownGraphQLRequest: Equatable, Sendable {
     var endpoint: URL
     var headers: HTTPFields
     /// What the body is made of.
-    var operation: GraphQLOperation
+    var operation: ChainOperation
     var sendsQueryDocument: Bool
     var sendsPersistedQueryHash: Bool
     var clientAwareness: ClientAwarenessMetadata?

@@ -7,7 +7,7 @@ extension HopSnapshot {
     /// headers interceptors add (`additionalHeaders`), which is what they change, and the
     /// body it would send (operation name, document, variables, extensions), encoded only
     /// when somebody reads it.
-    convenience init(graphQL request: GraphQLRequest) {
+    convenience init(graphQL request: ChainRequest) {
         let body = BodyPreview(deferred: { JSONValue.object(request.body).encoded })
         self.init(method: request.usesGET ? "GET" : "POST", url: request.graphQLEndpoint.absoluteString, headers: request.additionalHeaders, body: body)
     }
@@ -17,7 +17,7 @@ extension HopSnapshot {
     /// bytes, not the parsed result); large, its bounded start now, with the body itself kept
     /// by reference for exports. Any other result shows its JSON, encoded when read if small,
     /// now if large, so the timeline keeps bytes rather than the whole parsed result.
-    convenience init(result: GraphQLResponse) {
+    convenience init(result: ChainResponse) {
         let small = result.isSmall(limit: BodyPreview.defaultLimit)
         let body: BodyPreview
         if let received = result.body {

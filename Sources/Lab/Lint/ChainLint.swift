@@ -40,7 +40,7 @@ public enum ChainLint {
 
     /// The findings for the chain `provider` builds, with the settings of `requests`.
     public static func check(
-        provider: any InterceptorProvider, requests: [GraphQLRequest], refreshStrategy: RefreshStrategy? = nil,
+        provider: any ChainInterceptorProvider, requests: [ChainRequest], refreshStrategy: RefreshStrategy? = nil,
         rotatesRefreshTokens: Bool? = nil
     ) -> [LintFinding] {
         check(LintChain(provider: provider, requests: requests, refreshStrategy: refreshStrategy, rotatesRefreshTokens: rotatesRefreshTokens))

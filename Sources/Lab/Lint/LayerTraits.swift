@@ -10,7 +10,7 @@ public struct LayerTraits: OptionSet, Sendable, Hashable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
 
-    /// Starts another attempt: throws `RequestChain.Retry`, or calls `next` again.
+    /// Starts another attempt: throws `ChainRunner.Retry`, or calls `next` again.
     public static let retries = LayerTraits(rawValue: 1 << 0)
     /// Turns every error it sees into a retry, including `MaxRetriesError`.
     public static let retriesOnAnyError = LayerTraits(rawValue: 1 << 1)
@@ -54,7 +54,7 @@ public struct LayerTraits: OptionSet, Sendable, Hashable {
 /// A layer that tells ``ChainLint`` what it does, so rules can reason about it.
 ///
 /// ```swift
-/// struct RetryOn503: HTTPInterceptor, LintDescribed {
+/// struct RetryOn503: ChainHTTPInterceptor, LintDescribed {
 ///     var lintTraits: LayerTraits { [.retries] }
 ///     …
 /// }

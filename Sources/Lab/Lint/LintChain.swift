@@ -53,7 +53,7 @@ public struct LintChain: Sendable, Hashable {
         }
 
         /// What `request` asks for.
-        public init(_ request: GraphQLRequest) {
+        public init(_ request: ChainRequest) {
             self.init(
                 name: request.operation.name, fetchBehavior: request.fetchBehavior, autoPersistQueries: request.apqConfig.autoPersistQueries,
                 useGETForQueries: request.useGETForQueries, useGETForPersistedQueryRetry: request.apqConfig.useGETForPersistedQueryRetry)
@@ -101,7 +101,7 @@ public struct LintChain: Sendable, Hashable {
     /// The chain `provider` builds for the first of `requests`, with what every request asks.
     /// The refresh setup is not visible in a provider: pass it when you know it.
     public init(
-        provider: any InterceptorProvider, requests: [GraphQLRequest], refreshStrategy: RefreshStrategy? = nil,
+        provider: any ChainInterceptorProvider, requests: [ChainRequest], refreshStrategy: RefreshStrategy? = nil,
         rotatesRefreshTokens: Bool? = nil
     ) {
         var hops = HopList()

@@ -19,9 +19,9 @@ public struct GraphQLDocument: Sendable, Hashable {
     public struct Operation: Sendable, Hashable {
         /// nil for an anonymous operation (`{ me { id } }` or `query { … }`).
         public var name: String?
-        public var kind: GraphQLOperation.Kind
+        public var kind: ChainOperation.Kind
 
-        public init(name: String?, kind: GraphQLOperation.Kind) {
+        public init(name: String?, kind: ChainOperation.Kind) {
             self.name = name
             self.kind = kind
         }
@@ -65,7 +65,7 @@ public struct GraphQLDocument: Sendable, Hashable {
                 operations.append(Operation(name: nil, kind: .query))
                 operationDefinitions.append(definition(from: token, spreads: try scanner.skipNested(from: token)))
             case "query", "mutation", "subscription":
-                let kind = GraphQLOperation.Kind(rawValue: token.text)!
+                let kind = ChainOperation.Kind(rawValue: token.text)!
                 var name: String?
                 var next = try scanner.nextToken()
                 if let candidate = next, candidate.isName {
@@ -141,8 +141,8 @@ public struct GraphQLDocument: Sendable, Hashable {
     }
 
     /// A document operation as the chain sends it: ``document(of:)``, with `operationName`.
-    public func graphQLOperation(_ operation: Operation, variables: [String: JSONValue]?) -> GraphQLOperation {
-        GraphQLOperation(name: operation.name ?? "", kind: operation.kind, document: document(of: operation), variables: variables)
+    public func graphQLOperation(_ operation: Operation, variables: [String: JSONValue]?) -> ChainOperation {
+        ChainOperation(name: operation.name ?? "", kind: operation.kind, document: document(of: operation), variables: variables)
     }
 }
 

@@ -55,8 +55,8 @@ public enum LayerRegistry {
 
     /// How a definition's layer is made, one case a place.
     enum Make: Sendable {
-        case graphQL(@Sendable (Scenario.Layer, LayerEnvironment) -> any GraphQLInterceptor)
-        case http(@Sendable (Scenario.Layer) -> any HTTPInterceptor)
+        case graphQL(@Sendable (Scenario.Layer, LayerEnvironment) -> any ChainInterceptor)
+        case http(@Sendable (Scenario.Layer) -> any ChainHTTPInterceptor)
         case middleware(@Sendable (Scenario.Layer, LayerEnvironment) -> any ClientMiddleware)
     }
 
@@ -172,13 +172,13 @@ public enum LayerRegistry {
 
     /// The GraphQL interceptor `layer` names; one that fails every request, saying why, when
     /// no GraphQL interceptor has that name (a scenario built in code: files are checked).
-    static func graphQLInterceptor(_ layer: Scenario.Layer, _ environment: LayerEnvironment) -> any GraphQLInterceptor {
+    static func graphQLInterceptor(_ layer: Scenario.Layer, _ environment: LayerEnvironment) -> any ChainInterceptor {
         guard case .graphQL(let make)? = definition(named: layer.name)?.make else { return UnknownLayer(name: layer.name, place: .graphQL) }
         return make(layer, environment)
     }
 
     /// The HTTP interceptor `layer` names, or one that fails every request, saying why.
-    static func httpInterceptor(_ layer: Scenario.Layer) -> any HTTPInterceptor {
+    static func httpInterceptor(_ layer: Scenario.Layer) -> any ChainHTTPInterceptor {
         guard case .http(let make)? = definition(named: layer.name)?.make else { return UnknownLayer(name: layer.name, place: .http) }
         return make(layer)
     }
@@ -192,14 +192,14 @@ public enum LayerRegistry {
 
 /// What a scenario built in code gets for a layer name the lab does not know: every request
 /// through it fails with ``UnknownLayerError``, so the mistake is seen where it is.
-struct UnknownLayer: GraphQLInterceptor, HTTPInterceptor, ClientMiddleware {
+struct UnknownLayer: ChainInterceptor, ChainHTTPInterceptor, ClientMiddleware {
     let name: String
     let place: LayerRegistry.Place
 
     var error: UnknownLayerError { UnknownLayerError(name: name, place: place, known: LayerRegistry.names(for: place)) }
 
-    func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream { throw error }
-    func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse { throw error }
+    func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream { throw error }
+    func intercept(request: NetworkRequest, next: ChainHTTPNext) async throws -> NetworkResponse { throw error }
     func intercept(
         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, next: MiddlewareNext
     ) async throws -> (HTTPResponse, HTTPBody?) { throw error }
@@ -218,13 +218,13 @@ public struct UnknownLayerError: Error, Hashable, CustomStringConvertible {
 
 /// Retries on every error and has no limit of its own: placed before `MaxRetryInterceptor`
 /// it retries forever, which is the lesson of the `retry-order` scenario.
-public struct RetryOnErrorInterceptor: GraphQLInterceptor {
+public struct RetryOnErrorInterceptor: ChainInterceptor {
     public init() {}
 
-    public func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+    public func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
         await next(request).mapErrors { error in
-            if error is RequestChain.Retry || error is LabSafetyCapError { throw error }
-            throw RequestChain.Retry(request: request)
+            if error is ChainRunner.Retry || error is LabSafetyCapError { throw error }
+            throw ChainRunner.Retry(request: request)
         }
     }
 }
@@ -232,7 +232,7 @@ public struct RetryOnErrorInterceptor: GraphQLInterceptor {
 /// Replaces every value of one field in the results that pass it on their way up with
 /// `"[redacted]"`: a post-flight that changes data. The `cache-records` scenario shows that
 /// the caller gets the change and the cache does not, since the cache keeps the parser's records.
-public struct RedactFieldInterceptor: GraphQLInterceptor {
+public struct RedactFieldInterceptor: ChainInterceptor {
     public static let defaultField = "appearsIn"
     public let field: String
 
@@ -240,7 +240,7 @@ public struct RedactFieldInterceptor: GraphQLInterceptor {
         self.field = field
     }
 
-    public func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+    public func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
         let field = self.field
         return await next(request).map { response in
             guard let data = response.data else { return response }
@@ -263,8 +263,8 @@ public struct RedactFieldInterceptor: GraphQLInterceptor {
 }
 
 /// Hands the request on unchanged.
-struct PassThroughInterceptor: GraphQLInterceptor {
-    func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+struct PassThroughInterceptor: ChainInterceptor {
+    func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
         await next(request)
     }
 }

@@ -82,7 +82,7 @@ public struct Scenario: Sendable, Hashable {
         /// `document`); nil: the lab's operation called `name`.
         public var document: String? = nil
         /// The kind of `name` in `document`; nil with the lab's operations.
-        public var kind: GraphQLOperation.Kind? = nil
+        public var kind: ChainOperation.Kind? = nil
         /// For middleware chains: a JSON request body.
         public var body: JSONValue? = nil
 

@@ -20,7 +20,7 @@ public enum Refusal: Sendable, Hashable, CustomStringConvertible {
     case refreshCannotRetry
     case cacheStepCannotRetry
     case parserCannotRetry
-    /// HTTP interceptors cannot throw `RequestChain.Retry`: the upstream rule, shown rather than hidden.
+    /// HTTP interceptors cannot throw `ChainRunner.Retry`: the upstream rule, shown rather than hidden.
     case httpInterceptorCannotRetry
     case middlewarePreFlightCannotRetry
     case transportCannotRetry

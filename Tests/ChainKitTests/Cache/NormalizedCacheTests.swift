@@ -10,9 +10,9 @@ import Testing
 @Suite("Normalized cache")
 struct NormalizedCacheTests {
     static let heroKeyed = CacheSchema(keyFields: ["Hero": ["id"]], fieldTypes: ["Query.hero": "Hero", "Mutation.renameHero": "Hero"])
-    static let heroName = GraphQLOperation(name: "HeroName", kind: .query, document: "query HeroName { hero { name } }")
+    static let heroName = ChainOperation(name: "HeroName", kind: .query, document: "query HeroName { hero { name } }")
 
-    func records(_ operation: GraphQLOperation, _ data: JSONValue, schema: CacheSchema = CacheSchema()) throws -> RecordSet {
+    func records(_ operation: ChainOperation, _ data: JSONValue, schema: CacheSchema = CacheSchema()) throws -> RecordSet {
         try ResultNormalizer(operation: operation, schema: schema).records(for: data)
     }
 
@@ -33,7 +33,7 @@ struct NormalizedCacheTests {
         ("query Q { hero(episode: EMPIRE) { name } }", nil, "hero(episode:EMPIRE)"),
     ])
     func argumentKey(document: String, variables: [String: JSONValue]?, key: String) throws {
-        let operation = GraphQLOperation(name: "Q", kind: .query, document: document, variables: variables)
+        let operation = ChainOperation(name: "Q", kind: .query, document: document, variables: variables)
         let records = try records(operation, ["hero": ["name": "R2-D2"]])
         #expect(records["QUERY_ROOT"]?[key] == .reference(CacheReference("QUERY_ROOT.\(key)")))
         #expect(records["QUERY_ROOT.\(key)"]?["name"] == .scalar("R2-D2"))
@@ -41,7 +41,7 @@ struct NormalizedCacheTests {
 
     @Test("an id beyond a Double's 53 bits keys its record exactly as the server wrote it")
     func largeNumericID() throws {
-        let operation = GraphQLOperation(name: "Q", kind: .query, document: "query Q { hero { id name } }")
+        let operation = ChainOperation(name: "Q", kind: .query, document: "query Q { hero { id name } }")
         let data = try JSONValue(parsing: #"{"hero": {"__typename": "Hero", "id": 9007199254740993, "name": "R2-D2"}}"#)
         let records = try records(operation, data, schema: Self.heroKeyed)
         #expect(records.sortedKeys == ["Hero:9007199254740993", "QUERY_ROOT"])
@@ -51,7 +51,7 @@ struct NormalizedCacheTests {
     // Mirrors ..._givenObjectWithNoCacheKey_andNestedArrayOfObjectsWithNoCacheKey_normalizesRecordsToPathsFromQueryRoot.
     @Test("list elements without a key are stored under the list's path and their index")
     func listPaths() throws {
-        let operation = GraphQLOperation(name: "Q", kind: .query, document: "query Q { hero { name friends { name } } }")
+        let operation = ChainOperation(name: "Q", kind: .query, document: "query Q { hero { name friends { name } } }")
         let records = try records(operation, ["hero": ["name": "R2-D2", "friends": [["name": "Luke Skywalker"], ["name": "Han Solo"]]]])
         #expect(records["QUERY_ROOT.hero"]?["friends"] == .list([
             .reference(CacheReference("QUERY_ROOT.hero.friends.0")), .reference(CacheReference("QUERY_ROOT.hero.friends.1")),
@@ -63,7 +63,7 @@ struct NormalizedCacheTests {
     // with the key as SchemaMetadata.cacheKey(for:) forms it: "\(typename):\(id)".
     @Test("objects with key fields get a record of their own, Type:id, with __typename or the schema's field type")
     func keyedRecords() throws {
-        let operation = GraphQLOperation(name: "Q", kind: .query, document: "query Q { hero { id name friends { __typename id name } } }")
+        let operation = ChainOperation(name: "Q", kind: .query, document: "query Q { hero { id name friends { __typename id name } } }")
         let data: JSONValue = ["hero": ["id": "2001", "name": "R2-D2", "friends": [["__typename": "Hero", "id": "1000", "name": "Luke Skywalker"]]]]
         let records = try records(operation, data, schema: Self.heroKeyed)
         #expect(records.sortedKeys == ["Hero:1000", "Hero:2001", "QUERY_ROOT"])
@@ -80,14 +80,14 @@ struct NormalizedCacheTests {
     @Test("several key fields are joined with + and escaped as upstream joins them")
     func compoundKey() throws {
         let schema = CacheSchema(keyFields: ["Book": ["shelf", "title"]])
-        let operation = GraphQLOperation(name: "Q", kind: .query, document: "query Q { book { __typename shelf title } }")
+        let operation = ChainOperation(name: "Q", kind: .query, document: "query Q { book { __typename shelf title } }")
         let records = try records(operation, ["book": ["__typename": "Book", "shelf": 3, "title": "a+b\\c"]], schema: schema)
         #expect(records["QUERY_ROOT"]?["book"] == .reference(CacheReference(#"Book:3+a\+b\\c"#)))
     }
 
     @Test("aliases are read by response key and stored by field key")
     func aliases() throws {
-        let operation = GraphQLOperation(name: "Q", kind: .query, document: "query Q { luke: hero(id: 1000) { name } artoo: hero(id: \"2001\") { name } }")
+        let operation = ChainOperation(name: "Q", kind: .query, document: "query Q { luke: hero(id: 1000) { name } artoo: hero(id: \"2001\") { name } }")
         let data: JSONValue = ["luke": ["name": "Luke Skywalker"], "artoo": ["name": "R2-D2"]]
         let records = try records(operation, data)
         #expect(records["QUERY_ROOT"]?.fields.keys.sorted() == ["hero(id:1000)", "hero(id:2001)"])
@@ -125,9 +125,9 @@ struct NormalizedCacheTests {
     @Test("a read reassembles the result from the records")
     func loadReassembles() throws {
         let store = CacheStore(schema: Self.heroKeyed)
-        let operation = GraphQLOperation(name: "Q", kind: .query, document: "query Q { hero { id name } }")
+        let operation = ChainOperation(name: "Q", kind: .query, document: "query Q { hero { id name } }")
         try store.write(data: ["hero": ["id": "2001", "name": "R2-D2"]], for: operation)
-        #expect(store.load(operation) == GraphQLResponse(source: .cache, data: ["hero": ["id": "2001", "name": "R2-D2"]]))
+        #expect(store.load(operation) == ChainResponse(source: .cache, data: ["hero": ["id": "2001", "name": "R2-D2"]]))
         #expect(store.records.json == ["QUERY_ROOT": ["hero": ["$reference": "Hero:2001"]], "Hero:2001": ["id": "2001", "name": "R2-D2"]])
     }
 
@@ -137,9 +137,9 @@ struct NormalizedCacheTests {
     @Test("a missing field, or the same field under other arguments, is a miss")
     func missingIsAMiss() throws {
         let store = CacheStore(schema: Self.heroKeyed)
-        try store.write(data: ["hero": ["id": "2001", "name": "R2-D2"]], for: GraphQLOperation(name: "Q", kind: .query, document: "query Q { hero { id name } }"))
-        let withFilms = GraphQLOperation(name: "F", kind: .query, document: "query F { hero { id name appearsIn } }")
-        let byID = GraphQLOperation(name: "D", kind: .query, document: "query D($id: ID!) { hero(id: $id) { id name } }", variables: ["id": "2001"])
+        try store.write(data: ["hero": ["id": "2001", "name": "R2-D2"]], for: ChainOperation(name: "Q", kind: .query, document: "query Q { hero { id name } }"))
+        let withFilms = ChainOperation(name: "F", kind: .query, document: "query F { hero { id name appearsIn } }")
+        let byID = ChainOperation(name: "D", kind: .query, document: "query D($id: ID!) { hero(id: $id) { id name } }", variables: ["id": "2001"])
         #expect(store.load(withFilms) == nil)
         #expect(store.load(byID) == nil)
     }
@@ -147,8 +147,8 @@ struct NormalizedCacheTests {
     @Test("two operations that reach the same object share its record: a mutation's change shows in a query")
     func sharedRecord() throws {
         let store = CacheStore(schema: Self.heroKeyed)
-        let hero = GraphQLOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id name } }")
-        let rename = GraphQLOperation(name: "RenameHero", kind: .mutation, document: "mutation RenameHero($name: String!) { renameHero(name: $name) { id name } }", variables: ["name": "Artoo"])
+        let hero = ChainOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id name } }")
+        let rename = ChainOperation(name: "RenameHero", kind: .mutation, document: "mutation RenameHero($name: String!) { renameHero(name: $name) { id name } }", variables: ["name": "Artoo"])
         try store.write(data: ["hero": ["id": "2001", "name": "R2-D2"]], for: hero)
         let written = try store.write(data: ["renameHero": ["id": "2001", "name": "Artoo"]], for: rename)
         #expect(written.sortedKeys == ["Hero:2001", "MUTATION_ROOT"])
@@ -162,7 +162,7 @@ struct NormalizedCacheTests {
             query Q { hero { __typename id ...Names ... on Droid { primaryFunction } } }
             fragment Names on Hero { name }
             """
-        let operation = GraphQLOperation(name: "Q", kind: .query, document: document)
+        let operation = ChainOperation(name: "Q", kind: .query, document: document)
         let store = CacheStore(schema: Self.heroKeyed)
         try store.write(data: ["hero": ["__typename": "Hero", "id": "2001", "name": "R2-D2"]], for: operation)
         #expect(store.records["Hero:2001"]?.fields.keys.sorted() == ["__typename", "id", "name"])
@@ -171,7 +171,7 @@ struct NormalizedCacheTests {
 
     @Test("@skip and @include follow the variables")
     func conditions() throws {
-        let operation = GraphQLOperation(name: "Q", kind: .query, document: "query Q($films: Boolean!) { hero { name appearsIn @include(if: $films) } }", variables: ["films": false])
+        let operation = ChainOperation(name: "Q", kind: .query, document: "query Q($films: Boolean!) { hero { name appearsIn @include(if: $films) } }", variables: ["films": false])
         let store = CacheStore()
         try store.write(data: ["hero": ["name": "R2-D2"]], for: operation)
         #expect(store.load(operation)?.data == ["hero": ["name": "R2-D2"]])
@@ -196,7 +196,7 @@ struct NormalizedCacheTests {
 
     @Test("a persisted-only operation has no selections: nothing is written, every read misses")
     func persistedOnly() {
-        let operation = GraphQLOperation(name: "Q", kind: .query, persistedOnlyIdentifier: "abc")
+        let operation = ChainOperation(name: "Q", kind: .query, persistedOnlyIdentifier: "abc")
         #expect(throws: SelectionParseError.self) { try ResultNormalizer(operation: operation, schema: CacheSchema()) }
         #expect(CacheStore().load(operation) == nil)
     }

@@ -12,7 +12,7 @@ import Testing
 @Suite("Query watchers", .timeLimit(.minutes(1)))
 struct QueryWatcherTests {
     static let schema = CacheSchema(keyFields: ["Hero": ["id"]], fieldTypes: ["Query.hero": "Hero", "Mutation.renameHero": "Hero"])
-    static let heroQuery = GraphQLOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id name } }")
+    static let heroQuery = ChainOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id name } }")
     static let endpoint = URL(string: "https://lab.chainlab.local/graphql")!
 
     /// A server whose hero is named by `names`, one answer to each HeroQuery in turn (the last
@@ -36,16 +36,16 @@ struct QueryWatcherTests {
     }
 
     /// Upstream's defaults, with a parser that normalizes as the store does.
-    struct Provider: InterceptorProvider {
+    struct Provider: ChainInterceptorProvider {
         let store: CacheStore
-        func cacheInterceptor(for operation: GraphQLOperation) -> any CacheInterceptor { DefaultCacheInterceptor(store: store) }
-        func responseParser(for operation: GraphQLOperation) -> any ResponseParsingInterceptor { JSONResponseParsingInterceptor(cacheSchema: store.schema) }
+        func cacheInterceptor(for operation: ChainOperation) -> any ChainCacheInterceptor { DefaultCacheInterceptor(store: store) }
+        func responseParser(for operation: ChainOperation) -> any ChainResponseParser { JSONResponseParsingInterceptor(cacheSchema: store.schema) }
     }
 
     /// What a watcher delivered: the hero's name and where the result came from.
     struct Delivered: Equatable, CustomStringConvertible {
         let name: String
-        let source: GraphQLResponse.Source
+        let source: ChainResponse.Source
         var description: String { "\(name) (\(source))" }
     }
 
@@ -54,9 +54,9 @@ struct QueryWatcherTests {
         _ store: CacheStore, server: Server, refetchOnFailedUpdates: Bool = true
     ) -> (GraphQLQueryWatcher, AsyncStream<Result<Delivered, any Error>>.Iterator) {
         let (results, delivered) = AsyncStream<Result<Delivered, any Error>>.makeStream()
-        let transport = RequestChainNetworkTransport(interceptorProvider: Provider(store: store), transport: server.transport)
+        let transport = ChainNetworkTransport(interceptorProvider: Provider(store: store), transport: server.transport)
         let watcher = GraphQLQueryWatcher(
-            transport: transport, store: store, request: GraphQLRequest(operation: heroQuery, graphQLEndpoint: endpoint),
+            transport: transport, store: store, request: ChainRequest(operation: heroQuery, graphQLEndpoint: endpoint),
             refetchOnFailedUpdates: refetchOnFailedUpdates
         ) { result in
             delivered.yield(result.map { Delivered(name: $0.data?["hero"]?["name"]?.stringValue ?? "none", source: $0.source) })
@@ -71,7 +71,7 @@ struct QueryWatcherTests {
 
     /// Writes `name` as the hero's, as a mutation's result would.
     static func rename(_ store: CacheStore, to name: String) throws {
-        let mutation = GraphQLOperation(name: "RenameHero", kind: .mutation, document: "mutation RenameHero { renameHero { id name } }")
+        let mutation = ChainOperation(name: "RenameHero", kind: .mutation, document: "mutation RenameHero { renameHero { id name } }")
         try store.write(data: ["renameHero": ["id": "2001", "name": .string(name)]], for: mutation)
     }
 
@@ -109,7 +109,7 @@ struct QueryWatcherTests {
         await watcher.fetch(fetchBehavior: .NetworkOnly)
         let fetched = try await Self.next(&results)
         #expect(fetched == "R2-D2 (server)")
-        let other = GraphQLOperation(name: "Luke", kind: .query, document: "query Luke { human { id name } }")
+        let other = ChainOperation(name: "Luke", kind: .query, document: "query Luke { human { id name } }")
         try store.write(data: ["human": ["id": "1000", "name": "Luke"]], for: other)
         // Had the unrelated change delivered, its reload would come before this one.
         let renamed = try await Self.rename(store, to: "Artoo", delivered: &results)

@@ -117,7 +117,7 @@ struct AuthInterceptorTests {
         let store = CacheStore()
         try store.write(data: heroData, for: heroQuery)
         let outcome = await run(makeChain(graphQL: [FallbackToCacheOnFailureInterceptor(store: store)], store: store, transport: .failing(Offline())).kickoff(request: request()))
-        #expect(outcome.responses == [GraphQLResponse(source: .cache, data: heroData)])
+        #expect(outcome.responses == [ChainResponse(source: .cache, data: heroData)])
         let empty = await run(makeChain(graphQL: [FallbackToCacheOnFailureInterceptor(store: CacheStore())], transport: .failing(Offline())).kickoff(request: request()))
         #expect(empty.error is Offline)
     }

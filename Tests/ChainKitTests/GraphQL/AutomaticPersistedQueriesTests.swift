@@ -6,14 +6,14 @@ import Testing
 struct AutomaticPersistedQueriesTests {
     static let notFound = #"{"errors":[{"message":"PersistedQueryNotFound"}]}"#
 
-    func apqRequest(_ operation: GraphQLOperation = heroQuery, useGETForQueries: Bool = false, useGETForRetry: Bool = false) -> GraphQLRequest {
-        GraphQLRequest(
+    func apqRequest(_ operation: ChainOperation = heroQuery, useGETForQueries: Bool = false, useGETForRetry: Bool = false) -> ChainRequest {
+        ChainRequest(
             operation: operation, graphQLEndpoint: endpoint, fetchBehavior: .NetworkOnly,
-            apqConfig: AutoPersistQueryConfiguration(autoPersistQueries: true, useGETForPersistedQueryRetry: useGETForRetry),
+            apqConfig: AutoPersistedQueryConfiguration(autoPersistQueries: true, useGETForPersistedQueryRetry: useGETForRetry),
             useGETForQueries: useGETForQueries)
     }
 
-    func provider() -> [any GraphQLInterceptor] {
+    func provider() -> [any ChainInterceptor] {
         [MaxRetryInterceptor(), AutomaticPersistedQueryInterceptor()]
     }
 
@@ -51,9 +51,9 @@ struct AutomaticPersistedQueriesTests {
     @Test("the retry switches the fetch behaviour to NetworkOnly")
     func retryIsNetworkOnly() async {
         let seen = Locked<[FetchBehavior]>([])
-        struct Spy: GraphQLInterceptor {
+        struct Spy: ChainInterceptor {
             let seen: Locked<[FetchBehavior]>
-            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
                 seen.withLock { $0.append(request.fetchBehavior) }
                 return await next(request)
             }
@@ -115,7 +115,7 @@ struct AutomaticPersistedQueriesTests {
     /// Mirrors apollo-ios-dev `AutomaticPersistedQueriesTests.testAPQsRespectQueriesMethod_GetWhenTrue_withVariable`.
     @Test("a GET with variables carries them as sorted JSON in the URL")
     func getWithVariables() throws {
-        let operation = GraphQLOperation(name: "HeroName", kind: .query, document: "query HeroName($episode: Episode) { hero(episode: $episode) { name } }", variables: ["episode": "EMPIRE"])
+        let operation = ChainOperation(name: "HeroName", kind: .query, document: "query HeroName($episode: Episode) { hero(episode: $episode) { name } }", variables: ["episode": "EMPIRE"])
         let sent = try apqRequest(operation, useGETForQueries: true, useGETForRetry: true).makeNetworkRequest()
         let query = try #require(URLComponents(url: sent.url, resolvingAgainstBaseURL: false)?.queryItems)
         #expect(sent.method == .get)
@@ -159,7 +159,7 @@ struct AutomaticPersistedQueriesTests {
             calls.withLock { $0 += 1 }
             return NetworkResponse(status: 200, url: request.url, body: Data(Self.notFound.utf8))
         }
-        let operation = GraphQLOperation(name: "HeroQuery", kind: .query, persistedOnlyIdentifier: "abc123")
+        let operation = ChainOperation(name: "HeroQuery", kind: .query, persistedOnlyIdentifier: "abc123")
         let outcome = await run(makeChain(graphQL: provider(), transport: transport).kickoff(request: apqRequest(operation)))
         let error = try #require(outcome.error as? AutomaticPersistedQueryError)
         #expect(error == .persistedQueryNotFoundForPersistedOnlyQuery(operationName: "HeroQuery"))
@@ -169,7 +169,7 @@ struct AutomaticPersistedQueriesTests {
 
     @Test("a persisted-only operation sends its identifier as the hash, and refuses to go out without APQ")
     func persistedOnlyBody() throws {
-        let operation = GraphQLOperation(name: "HeroQuery", kind: .query, persistedOnlyIdentifier: "abc123")
+        let operation = ChainOperation(name: "HeroQuery", kind: .query, persistedOnlyIdentifier: "abc123")
         #expect(try bodyJSON(try apqRequest(operation).makeNetworkRequest())
             == ["operationName": "HeroQuery", "extensions": ["persistedQuery": ["sha256Hash": "abc123", "version": 1]]])
         #expect(throws: GraphQLHTTPRequestError.noQueryDocument(operationName: "HeroQuery")) {

@@ -4,11 +4,11 @@ import Testing
 
 /// What the chain reads from and writes to the normalized cache, against Apollo iOS 2.4's
 /// `Sources/Apollo/RequestChain/RequestChain.swift` (`writeToCacheIfNecessary` writes the
-/// parser's `cacheRecords`), `RequestChain/Interceptors/CacheInterceptor.swift` and the
+/// parser's `cacheRecords`), `ChainRunner/Interceptors/ChainCacheInterceptor.swift` and the
 /// cache-policy cases of apollo-ios-dev's `Tests/ApolloTests/FetchQueryTests.swift`.
 @Suite("Cache records in the chain")
 struct CacheRecordsInChainTests {
-    static let heroWithFilms = GraphQLOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id name appearsIn } }")
+    static let heroWithFilms = ChainOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id name appearsIn } }")
     static let fullBody = #"{"data":{"hero":{"id":"1","name":"R2-D2","appearsIn":["NEWHOPE","EMPIRE","JEDI"]}}}"#
 
     // Mirrors FetchQueryTests.test__fetch__givenCachePolicy_cacheFirst_givenNotAllDataIsCached_hitsNetwork.
@@ -42,8 +42,8 @@ struct CacheRecordsInChainTests {
 
     @Test("a post-flight that redacts a field changes what the caller gets, not what the cache holds")
     func redactionDoesNotReachTheCache() async throws {
-        struct RedactName: GraphQLInterceptor {
-            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+        struct RedactName: ChainInterceptor {
+            func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
                 await next(request).map { response in
                     var redacted = response
                     redacted.data = ["hero": ["id": "1", "name": "[redacted]"]]

@@ -9,21 +9,21 @@ final class EventLog: Sendable {
 }
 
 let endpoint = URL(string: "https://lab.example/graphql")!
-let heroQuery = GraphQLOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id name } }")
-let heroMutation = GraphQLOperation(name: "RenameHero", kind: .mutation, document: "mutation RenameHero($name: String!) { renameHero(name: $name) { id name } }", variables: ["name": "Luke"])
+let heroQuery = ChainOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id name } }")
+let heroMutation = ChainOperation(name: "RenameHero", kind: .mutation, document: "mutation RenameHero($name: String!) { renameHero(name: $name) { id name } }", variables: ["name": "Luke"])
 let heroBody = #"{"data":{"hero":{"id":"1","name":"R2-D2"}}}"#
 let heroData: JSONValue = ["hero": ["id": "1", "name": "R2-D2"]]
 
-func request(_ operation: GraphQLOperation = heroQuery, fetchBehavior: FetchBehavior = .NetworkOnly) -> GraphQLRequest {
-    GraphQLRequest(operation: operation, graphQLEndpoint: endpoint, fetchBehavior: fetchBehavior)
+func request(_ operation: ChainOperation = heroQuery, fetchBehavior: FetchBehavior = .NetworkOnly) -> ChainRequest {
+    ChainRequest(operation: operation, graphQLEndpoint: endpoint, fetchBehavior: fetchBehavior)
 }
 
 /// Records entering (pre-flight) and leaving (post-flight) under its name.
-struct RecordingInterceptor: GraphQLInterceptor {
+struct RecordingInterceptor: ChainInterceptor {
     let name: String
     let log: EventLog
 
-    func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+    func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
         log.add("enter \(name)")
         let log = self.log, name = self.name
         return await next(request).map { response in
@@ -34,17 +34,17 @@ struct RecordingInterceptor: GraphQLInterceptor {
 }
 
 /// A cache interceptor that logs reads and writes around a real store.
-struct LoggingCache: CacheInterceptor {
+struct LoggingCache: ChainCacheInterceptor {
     let store: CacheStore
     let log: EventLog
 
-    func readCacheData(request: GraphQLRequest) async throws -> GraphQLResponse? {
+    func readCacheData(request: ChainRequest) async throws -> ChainResponse? {
         let cached = store.load(request.operation)
         log.add(cached == nil ? "cache miss" : "cache hit")
         return cached
     }
 
-    func writeCacheData(request: GraphQLRequest, response: GraphQLResponse) async throws {
+    func writeCacheData(request: ChainRequest, response: ChainResponse) async throws {
         log.add("cache write")
         if let records = response.cacheRecords { store.publish(records: records) }
     }
@@ -52,13 +52,13 @@ struct LoggingCache: CacheInterceptor {
 
 /// Builds a chain with explicit interceptors.
 func makeChain(
-    graphQL: [any GraphQLInterceptor] = [],
-    cache: (any CacheInterceptor)? = nil,
-    http: [any HTTPInterceptor] = [ResponseCodeInterceptor()],
+    graphQL: [any ChainInterceptor] = [],
+    cache: (any ChainCacheInterceptor)? = nil,
+    http: [any ChainHTTPInterceptor] = [ResponseCodeInterceptor()],
     store: CacheStore = CacheStore(),
     transport: some GraphQLTransport
-) -> RequestChain {
-    RequestChain(
+) -> ChainRunner {
+    ChainRunner(
         interceptors: .init(graphQL: graphQL, cache: cache ?? DefaultCacheInterceptor(store: store), http: http, parser: JSONResponseParsingInterceptor()),
         transport: transport)
 }
@@ -76,11 +76,11 @@ func loggingTransport(_ log: EventLog, _ answer: @escaping @Sendable (NetworkReq
 
 /// What a stream produced: its results and the error it ended with.
 struct Outcome {
-    var responses: [GraphQLResponse] = []
+    var responses: [ChainResponse] = []
     var error: (any Error)?
 }
 
-func run(_ stream: InterceptorResultStream) async -> Outcome {
+func run(_ stream: ChainResultStream) async -> Outcome {
     var outcome = Outcome()
     do {
         for try await response in stream { outcome.responses.append(response) }

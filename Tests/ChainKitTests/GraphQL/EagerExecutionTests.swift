@@ -5,7 +5,7 @@ import Testing
 /// What runs before anybody asks, as in Apollo iOS 2.4: `RequestChain.kickoff` and its
 /// `execute` step return `AsyncThrowingStream.executingInAsyncTask` (Sources/Apollo/Internal
 /// Utilities/AsyncThrowingStream+ExecutingInAsyncTask.swift, Sources/Apollo/RequestChain/
-/// RequestChain.swift), whose task starts at once and is cancelled when the stream terminates.
+/// ChainRunner.swift), whose task starts at once and is cancelled when the stream terminates.
 @Suite("Eager execution")
 struct EagerExecutionTests {
     /// Tells the test each request the transport receives.
@@ -21,7 +21,7 @@ struct EagerExecutionTests {
     @Test("send starts the request before anybody reads the stream; the result waits for its reader", .timeLimit(.minutes(1)))
     func sendsWithoutAReader() async throws {
         let (sent, signal) = AsyncStream<String>.makeStream()
-        let client = RequestChainNetworkTransport(interceptorProvider: DefaultInterceptorProvider(store: CacheStore()), transport: SignallingTransport(sent: signal))
+        let client = ChainNetworkTransport(interceptorProvider: DefaultChainInterceptorProvider(store: CacheStore()), transport: SignallingTransport(sent: signal))
         let results = client.send(request(fetchBehavior: .NetworkOnly))
         var seen = sent.makeAsyncIterator()
         // Nothing has read `results`: the request reached the transport on its own.
@@ -36,10 +36,10 @@ struct EagerExecutionTests {
     @Test("CacheAndNetwork: the network fetch starts while the cached result is still on its way up", .timeLimit(.minutes(1)))
     func cacheAndNetworkOverlaps() async throws {
         /// Holds the cached result until the transport has been called.
-        struct WaitForNetwork: GraphQLInterceptor {
+        struct WaitForNetwork: ChainInterceptor {
             let sent: AsyncStream<String>
 
-            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
                 let sent = self.sent
                 return await next(request).map { response in
                     if response.source == .cache {

@@ -26,19 +26,19 @@ struct GraphQLHopObserverTests {
             if failAttempt { throw Capped() }
         }
 
-        func preflightStop(at index: Int, _ request: GraphQLRequest) async throws -> GraphQLRequest {
+        func preflightStop(at index: Int, _ request: ChainRequest) async throws -> ChainRequest {
             add("pre-flight stop \(index)")
             var received = request
             try received.additionalHeaders.set("X-Stop-\(index)", "passed")
             return received
         }
 
-        func handsOn(at index: Int, _ handed: GraphQLRequest, received: GraphQLRequest) {
+        func handsOn(at index: Int, _ handed: ChainRequest, received: ChainRequest) {
             let headers = handed.additionalHeaders.map(\.name).joined(separator: ",")
             add("\(index) hands on [\(headers)]\(handed.isIdentical(to: received) ? " as received" : "")")
         }
 
-        func arriving(at index: Int, _ results: InterceptorResultStream, handed: GraphQLRequest, received: GraphQLRequest) -> InterceptorResultStream {
+        func arriving(at index: Int, _ results: ChainResultStream, handed: ChainRequest, received: ChainRequest) -> ChainResultStream {
             add("arriving at \(index)")
             return results.map { [self] response in
                 add("\(index) reads \(response.source.rawValue)")
@@ -46,7 +46,7 @@ struct GraphQLHopObserverTests {
             }
         }
 
-        func parsed(_ outcome: Result<GraphQLResponse, any Error>) {
+        func parsed(_ outcome: Result<ChainResponse, any Error>) {
             switch outcome {
             case .success(let result): add("parsed \(result.source.rawValue)")
             case .failure(let error): add("parse failed: \(error)")
@@ -57,17 +57,17 @@ struct GraphQLHopObserverTests {
     }
 
     /// Adds a header before handing the request on.
-    struct Mark: GraphQLInterceptor {
+    struct Mark: ChainInterceptor {
         let name: String
-        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+        func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
             var marked = request
             try marked.additionalHeaders.set("X-\(name)", "1")
             return await next(marked)
         }
     }
 
-    static func chain(_ recorder: Recorder, graphQL: [any GraphQLInterceptor]) -> RequestChain {
-        RequestChain(
+    static func chain(_ recorder: Recorder, graphQL: [any ChainInterceptor]) -> ChainRunner {
+        ChainRunner(
             interceptors: .init(graphQL: graphQL, cache: DefaultCacheInterceptor(store: CacheStore()), http: [], parser: JSONResponseParsingInterceptor()),
             transport: InMemoryGraphQLTransport.respond(status: 200, body: heroBody), overlapsNetworkFetch: true, hopObserver: recorder)
     }
@@ -102,7 +102,7 @@ struct GraphQLHopObserverTests {
     @Test("a body the parser cannot read: the failure leaves the parser, then climbs")
     func parseFailure() async throws {
         let recorder = Recorder(passesStraight: true)
-        let chain = RequestChain(
+        let chain = ChainRunner(
             interceptors: .init(graphQL: [Mark(name: "A")], cache: DefaultCacheInterceptor(store: CacheStore()), http: [], parser: JSONResponseParsingInterceptor()),
             transport: InMemoryGraphQLTransport.respond(status: 200, body: "not json"), overlapsNetworkFetch: true, hopObserver: recorder)
         let outcome = await run(chain.kickoff(request: request()))
@@ -118,7 +118,7 @@ struct GraphQLHopObserverTests {
         let recorder = Recorder(passesStraight: true)
         let store = CacheStore()
         try store.write(data: ["hero": ["id": "1", "name": "cached"]], for: heroQuery)
-        let chain = RequestChain(
+        let chain = ChainRunner(
             interceptors: .init(graphQL: [Mark(name: "A")], cache: DefaultCacheInterceptor(store: store), http: [], parser: JSONResponseParsingInterceptor()),
             transport: InMemoryGraphQLTransport.respond(status: 200, body: heroBody), overlapsNetworkFetch: true, hopObserver: recorder)
         let outcome = await run(chain.kickoff(request: request(fetchBehavior: .CacheAndNetwork)))

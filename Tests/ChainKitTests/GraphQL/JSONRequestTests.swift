@@ -6,12 +6,12 @@ import Testing
 /// `DefaultRequestBodyCreator` and `ClientAwarenessMetadata`.
 @Suite("JSONRequest wire format")
 struct JSONRequestTests {
-    static let subscription = GraphQLOperation(name: "HeroMoved", kind: .subscription, document: "subscription HeroMoved { heroMoved { id } }")
+    static let subscription = ChainOperation(name: "HeroMoved", kind: .subscription, document: "subscription HeroMoved { heroMoved { id } }")
 
     /// Mirrors apollo-ios-dev `JSONRequestTests.test__init__givenQuery_shouldAddMultipartAcceptHeader`
     /// and `test__init__givenMutation_shouldAddMultipartAcceptHeader`; no `X-APOLLO-*` headers (1.x).
     @Test("queries and mutations send Content-Type and the deferSpec Accept, nothing else", arguments: [heroQuery, heroMutation])
-    func defaultHeaders(operation: GraphQLOperation) throws {
+    func defaultHeaders(operation: ChainOperation) throws {
         let sent = try request(operation).makeNetworkRequest()
         #expect(sent.headerFields == (try HTTPFields(pairs: [
             ("Content-Type", "application/json"),
@@ -38,7 +38,7 @@ struct JSONRequestTests {
         #expect(sent.method == .get)
         #expect(sent.body == nil)
         #expect(sent.headerFields == (try HTTPFields(pairs: [
-            ("Accept", GraphQLRequest.deferAccept),
+            ("Accept", ChainRequest.deferAccept),
             ("Authorization", "Bearer 1234"),
             ("Apollo-Require-Preflight", "true"),
         ])))
@@ -119,7 +119,7 @@ struct JSONRequestTests {
     @Test("APQ and library awareness share the extensions object")
     func apqAndLibrary() throws {
         var aware = request()
-        aware.apqConfig = AutoPersistQueryConfiguration(autoPersistQueries: true)
+        aware.apqConfig = AutoPersistedQueryConfiguration(autoPersistQueries: true)
         aware.clientAwareness = ClientAwarenessMetadata(clientApplicationName: "MyApp", clientApplicationVersion: "3.1")
         let sent = try aware.makeNetworkRequest()
         #expect(try bodyJSON(sent)["extensions"] == [
@@ -140,13 +140,13 @@ struct JSONRequestTests {
     @Test("a custom body creator's body goes out as it made it; requests with different creator types differ")
     func customBodyCreator() throws {
         struct Stubbed: JSONRequestBodyCreator {
-            func requestBody(for operation: GraphQLOperation, sendQueryDocument: Bool, autoPersistQuery: Bool, clientAwareness: ClientAwarenessMetadata?) -> [String: JSONValue] {
+            func requestBody(for operation: ChainOperation, sendQueryDocument: Bool, autoPersistQuery: Bool, clientAwareness: ClientAwarenessMetadata?) -> [String: JSONValue] {
                 ["TestKey": "TestValue", "sendQueryDocument": .bool(sendQueryDocument), "autoPersistQuery": .bool(autoPersistQuery)]
             }
         }
         var custom = request()
         custom.requestBodyCreator = Stubbed()
-        custom.apqConfig = AutoPersistQueryConfiguration(autoPersistQueries: true)
+        custom.apqConfig = AutoPersistedQueryConfiguration(autoPersistQueries: true)
         #expect(try bodyJSON(try custom.makeNetworkRequest()) == ["TestKey": "TestValue", "sendQueryDocument": false, "autoPersistQuery": true])
         var plain = custom
         plain.requestBodyCreator = DefaultRequestBodyCreator()

@@ -4,21 +4,21 @@ import Testing
 
 @Suite("MaxRetryInterceptor")
 struct MaxRetryInterceptorTests {
-    struct AlwaysRetry: GraphQLInterceptor {
+    struct AlwaysRetry: ChainInterceptor {
         let passes: Locked<Int>
-        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+        func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
             passes.withLock { $0 += 1 }
-            throw RequestChain.Retry(request: request)
+            throw ChainRunner.Retry(request: request)
         }
     }
 
     /// Stops a run that would otherwise retry forever, the way a test guard or the lab's
     /// safety cap does.
-    struct Guard: GraphQLInterceptor {
+    struct Guard: ChainInterceptor {
         struct Tripped: Error, Equatable { let passes: Int }
         let limit: Int
         let passes = Locked(0)
-        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+        func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
             let pass = passes.withLock { $0 += 1; return $0 }
             if pass > limit { throw Tripped(passes: pass - 1) }
             return await next(request)
@@ -32,7 +32,7 @@ struct MaxRetryInterceptorTests {
         let outcome = await run(chain.kickoff(request: request()))
         #expect(outcome.error as? MaxRetriesError == MaxRetriesError(count: 15, operationName: "HeroQuery"))
         #expect(passes.value == 16)
-        // RequestChain/Interceptors/MaxRetryInterceptor.swift: `MaxRetriesError.errorDescription`.
+        // ChainRunner/Interceptors/MaxRetryInterceptor.swift: `MaxRetriesError.errorDescription`.
         #expect("\(outcome.error!)" == "The maximum number of retries (15) was hit without success for operation \"HeroQuery\".")
         #expect(outcome.error?.localizedDescription == "The maximum number of retries (15) was hit without success for operation \"HeroQuery\".")
     }
@@ -42,13 +42,13 @@ struct MaxRetryInterceptorTests {
         let passes = Locked(0)
         let guardInterceptor = Guard(limit: 100)
         let maxRetry = MaxRetryInterceptor(maxRetries: 3)
-        struct RetryOnAnyError: GraphQLInterceptor {
+        struct RetryOnAnyError: ChainInterceptor {
             let passes: Locked<Int>
-            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
                 passes.withLock { $0 += 1 }
                 return await next(request).mapErrors { error in
                     if error is Guard.Tripped { throw error }
-                    throw RequestChain.Retry(request: request)
+                    throw ChainRunner.Retry(request: request)
                 }
             }
         }
@@ -65,15 +65,15 @@ struct MaxRetryInterceptorTests {
     func retryTwiceThenSucceed() async {
         let clock = VirtualClock()
         let retries = Locked(0)
-        struct RetryTwice: GraphQLInterceptor {
+        struct RetryTwice: ChainInterceptor {
             let retries: Locked<Int>
-            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
                 let shouldRetry = retries.withLock { count -> Bool in
                     guard count < 2 else { return false }
                     count += 1
                     return true
                 }
-                if shouldRetry { throw RequestChain.Retry(request: request) }
+                if shouldRetry { throw ChainRunner.Retry(request: request) }
                 return await next(request)
             }
         }
@@ -89,7 +89,7 @@ struct MaxRetryInterceptorTests {
         #expect(clock.now.offset == .milliseconds(600))
     }
 
-    // RequestChain/Interceptors/MaxRetryInterceptor.swift: `hitCount` is raised before the
+    // ChainRunner/Interceptors/MaxRetryInterceptor.swift: `hitCount` is raised before the
     // delay is worked out as `baseDelay * pow(multiplier, hitCount - 1)`, so the second pass
     // (the first retry) already waits `baseDelay * multiplier`.
     @Test("backoff counts as Apollo's: 0.6, 1.2, 2.4 s for 0.3 s × 2, capped at the maximum")

@@ -134,10 +134,10 @@ struct MultipartDeferTests {
     static let increment = #"{"incremental":[{"data":{"appearsIn":["NEWHOPE"]},"path":["hero"],"label":"films"}],"hasNext":false}"#
 
     /// The operation the parts answer: the films arrive later, under `@defer`.
-    static let heroDeferQuery = GraphQLOperation(
+    static let heroDeferQuery = ChainOperation(
         name: "HeroDeferQuery", kind: .query, document: #"query HeroDeferQuery { hero { id name ... @defer(label: "films") { appearsIn } } }"#)
 
-    func outcome(_ pieces: [String], contentType: String = deferType, graphQL: [any GraphQLInterceptor] = [], store: CacheStore = CacheStore()) async -> Outcome {
+    func outcome(_ pieces: [String], contentType: String = deferType, graphQL: [any ChainInterceptor] = [], store: CacheStore = CacheStore()) async -> Outcome {
         await run(makeChain(graphQL: graphQL, store: store, transport: multipartTransport(contentType, pieces)).kickoff(request: request(Self.heroDeferQuery)))
     }
 
@@ -240,9 +240,9 @@ struct MultipartDeferTests {
 @Suite("HTTP subscription answers")
 struct MultipartSubscriptionTests {
     /// The operation the events answer (upstream's tests parse into a `ticker` selection too).
-    static let ticker = GraphQLOperation(name: "Ticker", kind: .subscription, document: "subscription Ticker { ticker }")
+    static let ticker = ChainOperation(name: "Ticker", kind: .subscription, document: "subscription Ticker { ticker }")
 
-    func outcome(_ body: String, operation: GraphQLOperation = ticker) async -> Outcome {
+    func outcome(_ body: String, operation: ChainOperation = ticker) async -> Outcome {
         await run(makeChain(transport: multipartTransport(subscriptionType, [body])).kickoff(request: request(operation)))
     }
 
@@ -298,7 +298,7 @@ struct MultipartSubscriptionTests {
         let text = "lots-graphql-of--graphql-similar---graphql"
         let result = await outcome(
             part(#"{"payload":{"data":{"text":"\#(text)"}}}"#) + closing,
-            operation: GraphQLOperation(name: "Text", kind: .subscription, document: "subscription Text { text }"))
+            operation: ChainOperation(name: "Text", kind: .subscription, document: "subscription Text { text }"))
         #expect(result.responses.map(\.data) == [["text": .string(text)]])
     }
 }

@@ -26,25 +26,25 @@ struct NetworkOverlapObserverTests {
     }
 
     /// Throws `Retry` on the first cached result it sees on the way up.
-    final class RetryOnFirstCachedResult: GraphQLInterceptor {
+    final class RetryOnFirstCachedResult: ChainInterceptor {
         let retried = Mutex(false)
 
-        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+        func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
             await next(request).map { [self] response in
                 let retry = response.source == .cache && retried.withLock { retried in
                     defer { retried = true }
                     return !retried
                 }
-                if retry { throw RequestChain.Retry(request: request) }
+                if retry { throw ChainRunner.Retry(request: request) }
                 return response
             }
         }
     }
 
-    static func chain(_ recorder: Recorder, transport: some GraphQLTransport, graphQL: [any GraphQLInterceptor] = []) throws -> RequestChain {
+    static func chain(_ recorder: Recorder, transport: some GraphQLTransport, graphQL: [any ChainInterceptor] = []) throws -> ChainRunner {
         let store = CacheStore()
         try store.write(data: ["hero": ["id": "1", "name": "cached"]], for: heroQuery)
-        return RequestChain(
+        return ChainRunner(
             interceptors: .init(graphQL: graphQL, cache: DefaultCacheInterceptor(store: store), http: [ResponseCodeInterceptor()], parser: JSONResponseParsingInterceptor()),
             transport: transport, overlapsNetworkFetch: true, overlapObserver: recorder)
     }

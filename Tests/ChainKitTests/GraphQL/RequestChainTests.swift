@@ -38,13 +38,13 @@ struct RequestChainTests {
 
     @Test("a retry carrying a new header reaches the server on the second pass")
     func retryWithHeader() async throws {
-        struct AddHeaderAndRetryOnce: GraphQLInterceptor {
-            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+        struct AddHeaderAndRetryOnce: ChainInterceptor {
+            func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
                 await next(request).map { response in
                     guard !request.additionalHeaders.contains("X-Retry-Token") else { return response }
                     var retry = request
                     try retry.additionalHeaders.set("X-Retry-Token", "second")
-                    throw RequestChain.Retry(request: retry)
+                    throw ChainRunner.Retry(request: retry)
                 }
             }
         }
@@ -64,12 +64,12 @@ struct RequestChainTests {
     @Test("an HTTP interceptor throwing before next reaches the outer mapErrors and the caller")
     func httpInterceptorThrows() async {
         struct Boom: Error, Equatable {}
-        struct ThrowingHTTP: HTTPInterceptor {
-            func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse { throw Boom() }
+        struct ThrowingHTTP: ChainHTTPInterceptor {
+            func intercept(request: NetworkRequest, next: ChainHTTPNext) async throws -> NetworkResponse { throw Boom() }
         }
-        struct ErrorSpy: GraphQLInterceptor {
+        struct ErrorSpy: ChainInterceptor {
             let log: EventLog
-            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
                 let log = self.log
                 return await next(request).mapErrors { error in
                     log.add("mapErrors saw \(type(of: error))")
@@ -87,17 +87,17 @@ struct RequestChainTests {
     @Test("a GraphQL interceptor throwing before next becomes a failing stream the outer mapErrors sees")
     func graphQLInterceptorThrows() async {
         struct Refused: Error, Equatable {}
-        struct Thrower: GraphQLInterceptor {
-            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream { throw Refused() }
+        struct Thrower: ChainInterceptor {
+            func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream { throw Refused() }
         }
         let log = EventLog()
-        struct Recover: GraphQLInterceptor {
+        struct Recover: ChainInterceptor {
             let log: EventLog
-            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
                 let log = self.log
                 return await next(request).mapErrors { error in
                     log.add("recovered \(error is Refused)")
-                    return GraphQLResponse(source: .server, data: ["recovered": true])
+                    return ChainResponse(source: .server, data: ["recovered": true])
                 }
             }
         }
@@ -110,13 +110,13 @@ struct RequestChainTests {
 
     @Test("a 401 handled in mapErrors by switching to CacheOnly and retrying gives exactly one cache result")
     func unauthorizedFallsBackToCache() async throws {
-        struct CacheOn401: GraphQLInterceptor {
-            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+        struct CacheOn401: ChainInterceptor {
+            func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
                 await next(request).mapErrors { error in
                     guard let rejected = error as? ResponseCodeError, rejected.status == 401 else { throw error }
                     var retry = request
                     retry.fetchBehavior = .CacheOnly
-                    throw RequestChain.Retry(request: retry)
+                    throw ChainRunner.Retry(request: retry)
                 }
             }
         }
@@ -127,19 +127,19 @@ struct RequestChainTests {
             transport: .respond(status: 401, body: #"{"errors":[{"message":"no"}]}"#))
         let outcome = await run(chain.kickoff(request: request()))
         #expect(outcome.error == nil)
-        #expect(outcome.responses == [GraphQLResponse(source: .cache, data: heroData)])
+        #expect(outcome.responses == [ChainResponse(source: .cache, data: heroData)])
     }
 
     @Test("a mapper that swallows errors swallows the retry too")
     func swallowingMapperSwallowsRetry() async {
-        struct Swallow: GraphQLInterceptor {
-            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+        struct Swallow: ChainInterceptor {
+            func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
                 await next(request).mapErrors { _ in nil }
             }
         }
-        struct AlwaysRetry: GraphQLInterceptor {
-            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
-                throw RequestChain.Retry(request: request)
+        struct AlwaysRetry: ChainInterceptor {
+            func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
+                throw ChainRunner.Retry(request: request)
             }
         }
         let log = EventLog()
@@ -167,18 +167,18 @@ struct RequestChainTests {
         try store.write(data: heroData, for: heroQuery)
         let chain = makeChain(store: store, transport: loggingTransport(log) { _, _ in (200, heroBody) })
         let outcome = await run(chain.kickoff(request: request(fetchBehavior: .CacheFirst)))
-        #expect(outcome.responses == [GraphQLResponse(source: .cache, data: heroData)])
+        #expect(outcome.responses == [ChainResponse(source: .cache, data: heroData)])
         #expect(log.all.isEmpty)
     }
 
     @Test("an interceptor that reads next's stream twice runs the cache and network steps afresh each time")
     func streamReadTwiceRunsTheStepsAgain() async throws {
         /// Reads what `next` returns twice, concatenating both readings.
-        struct ReadTwice: GraphQLInterceptor {
-            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+        struct ReadTwice: ChainInterceptor {
+            func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
                 let results = await next(request)
                 let first = try await results.collect(), second = try await results.collect()
-                return InterceptorResultStream(first + second)
+                return ChainResultStream(first + second)
             }
         }
         let log = EventLog()
@@ -209,7 +209,7 @@ struct RequestChainTests {
         try store.write(data: heroData, for: heroQuery)
         let chain = makeChain(store: store, transport: .failing(Offline()))
         let outcome = await run(chain.kickoff(request: request(fetchBehavior: .NetworkFirst)))
-        #expect(outcome.responses == [GraphQLResponse(source: .cache, data: heroData)])
+        #expect(outcome.responses == [ChainResponse(source: .cache, data: heroData)])
         #expect(outcome.error == nil)
     }
 
@@ -249,9 +249,9 @@ struct RequestChainTests {
     @Test("the cache write follows the request an interceptor handed down, not the one kicked off")
     func cacheWriteFollowsTheHandedDownRequest() async {
         /// Hands the request down with `writeResultsToCache` set to `write`.
-        struct SetsCacheWrite: GraphQLInterceptor {
+        struct SetsCacheWrite: ChainInterceptor {
             let write: Bool
-            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
                 var handed = request
                 handed.writeResultsToCache = write
                 return await next(handed)
@@ -275,9 +275,9 @@ struct RequestChainTests {
         let (seen, signal) = AsyncStream<String>.makeStream()
         /// Like upstream's CancellationTestingInterceptor (apollo-ios-dev
         /// Tests/ApolloTests/CancellationHandlingInterceptor.swift), on the way up.
-        struct ErrorSpy: GraphQLInterceptor {
+        struct ErrorSpy: ChainInterceptor {
             let signal: AsyncStream<String>.Continuation
-            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
                 let signal = self.signal
                 return await next(request).mapErrors { error in
                     signal.yield("saw \(type(of: error))")
@@ -301,11 +301,11 @@ struct RequestChainTests {
         #expect(outcome.responses.isEmpty)
     }
 
-    @Test("RequestChainNetworkTransport hands each operation fresh interceptors from the provider")
+    @Test("ChainNetworkTransport hands each operation fresh interceptors from the provider")
     func networkTransportUsesProvider() async {
         let store = CacheStore()
-        let transport = RequestChainNetworkTransport(
-            interceptorProvider: DefaultInterceptorProvider(store: store),
+        let transport = ChainNetworkTransport(
+            interceptorProvider: DefaultChainInterceptorProvider(store: store),
             transport: InMemoryGraphQLTransport.respond(status: 200, body: heroBody))
         let first = await run(transport.send(request(fetchBehavior: .CacheFirst)))
         let second = await run(transport.send(request(fetchBehavior: .CacheFirst)))
@@ -318,19 +318,19 @@ struct RequestChainTests {
     /// interceptors and parser.
     @Test("a provider overriding only what it changes gets upstream's defaults for the rest")
     func providerDefaults() async throws {
-        struct HeaderProvider: InterceptorProvider {
+        struct HeaderProvider: ChainInterceptorProvider {
             let store: CacheStore
-            func cacheInterceptor(for operation: GraphQLOperation) -> any CacheInterceptor { DefaultCacheInterceptor(store: store) }
-            func httpInterceptors(for operation: GraphQLOperation) -> [any HTTPInterceptor] { [] }
+            func cacheInterceptor(for operation: ChainOperation) -> any ChainCacheInterceptor { DefaultCacheInterceptor(store: store) }
+            func httpInterceptors(for operation: ChainOperation) -> [any ChainHTTPInterceptor] { [] }
         }
         let provider = HeaderProvider(store: CacheStore())
-        let interceptors = RequestChain.Interceptors(provider: provider, operation: heroQuery)
+        let interceptors = ChainRunner.Interceptors(provider: provider, operation: heroQuery)
         #expect(interceptors.graphQL.map { "\(type(of: $0))" } == ["MaxRetryInterceptor", "AutomaticPersistedQueryInterceptor"])
         #expect(interceptors.http.isEmpty)
         #expect(interceptors.parser is JSONResponseParsingInterceptor)
-        #expect(DefaultInterceptorProvider(store: CacheStore()).httpInterceptors(for: heroQuery).map { "\(type(of: $0))" } == ["ResponseCodeInterceptor"])
+        #expect(DefaultChainInterceptorProvider(store: CacheStore()).httpInterceptors(for: heroQuery).map { "\(type(of: $0))" } == ["ResponseCodeInterceptor"])
         // Without ResponseCodeInterceptor a 401's body reaches the parser as a result.
-        let transport = RequestChainNetworkTransport(
+        let transport = ChainNetworkTransport(
             interceptorProvider: provider, transport: InMemoryGraphQLTransport.respond(status: 401, body: heroBody))
         let outcome = await run(transport.send(request()))
         #expect(outcome.error == nil)

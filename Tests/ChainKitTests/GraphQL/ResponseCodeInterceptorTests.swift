@@ -57,7 +57,7 @@ struct ResponseCodeInterceptorTests {
     @Test("2xx passes through untouched")
     func success() async {
         let outcome = await run(makeChain(transport: .respond(status: 201, body: heroBody)).kickoff(request: request()))
-        #expect(outcome.responses == [GraphQLResponse(source: .server, data: heroData)])
+        #expect(outcome.responses == [ChainResponse(source: .server, data: heroData)])
     }
 
     @Test("a body that is not JSON fails parsing with a clear error")

@@ -6,8 +6,8 @@ import Testing
 /// `JSONResponseParsingInterceptor`.
 @Suite("Response parsing")
 struct ResponseParsingTests {
-    func parse(_ body: String) throws -> GraphQLResponse {
-        try GraphQLResponse(parsing: Data(body.utf8), source: .server)
+    func parse(_ body: String) throws -> ChainResponse {
+        try ChainResponse(parsing: Data(body.utf8), source: .server)
     }
 
     /// Mirrors apollo-ios-dev `JSONResponseParsingInterceptorTests.test__intercept__givenEmptyResponse_throwsParsingError`.
@@ -85,7 +85,7 @@ struct ResponseParsingTests {
 }
 
 private extension JSONValue {
-    /// The body as `GraphQLResponse.json` writes it back: a `null` data member is left out.
+    /// The body as `ChainResponse.json` writes it back: a `null` data member is left out.
     var removingNullData: JSONValue {
         guard var object = objectValue else { return self }
         if object["data"] == .null { object["data"] = nil }

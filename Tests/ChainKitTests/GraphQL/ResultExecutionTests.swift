@@ -12,7 +12,7 @@ struct ResultExecutionTests {
     static let schema = CacheSchema(fieldTypes: ["Query.hero": "Hero", "Hero.friends": "Hero"], nonNullFields: ["Hero.name"])
 
     func failure(_ document: String, _ data: JSONValue, schema: CacheSchema = schema, variables: [String: JSONValue]? = nil) throws -> String? {
-        let executor = try ResultNormalizer(operation: GraphQLOperation(name: "Q", kind: .query, document: document, variables: variables), schema: schema)
+        let executor = try ResultNormalizer(operation: ChainOperation(name: "Q", kind: .query, document: document, variables: variables), schema: schema)
         do {
             try executor.execute(try #require(data.objectValue))
             return nil
@@ -62,9 +62,9 @@ struct ResultExecutionTests {
     @Test("a result missing a field fails through every interceptor's mapErrors and is not cached")
     func throughTheChain() async throws {
         let seen = Locked<[String]>([])
-        struct Watching: GraphQLInterceptor {
+        struct Watching: ChainInterceptor {
             let seen: Locked<[String]>
-            func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream {
+            func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
                 let seen = self.seen
                 return await next(request).mapErrors { error in
                     seen.withLock { $0.append("\(type(of: error)): \(error)") }

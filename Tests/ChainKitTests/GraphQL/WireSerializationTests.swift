@@ -71,7 +71,7 @@ struct WireSerializationTests {
 
     @Test("a POST body is written as upstream's: sorted keys and \\/ in the document")
     func postBody() throws {
-        let operation = GraphQLOperation(
+        let operation = ChainOperation(
             name: "Search", kind: .query, document: #"query Search($q: String) { search(q: $q, path: "a/b") { id } }"#,
             variables: ["q": "AC/DC", "limit10": 10, "limit9": 9])
         let sent = try request(operation).makeNetworkRequest()
@@ -81,7 +81,7 @@ struct WireSerializationTests {
 
     @Test("a GET URL is built as URLQueryParameterTransformer builds it: items in key order, + and ; encoded")
     func getURL() throws {
-        var get = request(GraphQLOperation(
+        var get = request(ChainOperation(
             name: "Q", kind: .query, document: #"query Q($a: Int) { hero(id: "1+2;3&=/?") { id } }"#, variables: ["a": 1, "b/": "x y"]))
         get.useGETForQueries = true
         get.graphQLEndpoint = URL(string: "https://lab.example/graphql?client=ios")!

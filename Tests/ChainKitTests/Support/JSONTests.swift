@@ -68,7 +68,7 @@ struct JSONTests {
         let huge = JSONValue.array(Array(repeating: .string(String(repeating: "x", count: 100)), count: 100_000))
         #expect(!huge.isSmall(limit: 4096))
         #expect(JSONValue.string(String(repeating: "y", count: 5000)).isSmall(limit: 4096) == false)
-        let response = try GraphQLResponse(parsing: Data(#"{"data":{"hero":{"name":"R2-D2"}},"errors":[{"message":"partial"}]}"#.utf8), source: .server)
+        let response = try ChainResponse(parsing: Data(#"{"data":{"hero":{"name":"R2-D2"}},"errors":[{"message":"partial"}]}"#.utf8), source: .server)
         #expect(response.isSmall(limit: 4096))
         #expect(!response.isSmall(limit: 10))
     }
@@ -78,7 +78,7 @@ struct JSONTests {
         // 63 bytes of body, mostly whitespace: the compact JSON would be 37.
         let body = Data(#"{ "data" :   { "hero" :   { "name" :   "R2-D2" } }            }"#.utf8)
         #expect(body.count == 63)
-        var response = try GraphQLResponse(parsing: body, source: .server)
+        var response = try ChainResponse(parsing: body, source: .server)
         #expect(response.isSmall(limit: 63))
         #expect(!response.isSmall(limit: 62))
         response.source = .cache
@@ -149,13 +149,13 @@ struct PullStreamTests {
     final class OneResult: PullStreamSource, Sendable {
         final class Iteration: PullStreamIterator {
             var done = false
-            func next() async throws -> GraphQLResponse? {
+            func next() async throws -> ChainResponse? {
                 defer { done = true }
-                return done ? nil : GraphQLResponse(source: .server, data: .object(["ok": .bool(true)]))
+                return done ? nil : ChainResponse(source: .server, data: .object(["ok": .bool(true)]))
             }
         }
 
-        func makeIterator() -> any PullStreamIterator<GraphQLResponse> { Iteration() }
+        func makeIterator() -> any PullStreamIterator<ChainResponse> { Iteration() }
     }
 
     @Test("a stream of results lends the source it was made from, the same object its annotation is, and nothing for any other stream")
@@ -167,7 +167,7 @@ struct PullStreamTests {
         #expect(lent === source)
         #expect(lent === annotation)
         let mapped: AnyObject? = stream.map { $0 }.lentAnnotation?.takeUnretainedValue()
-        let fixed: AnyObject? = InterceptorResultStream([GraphQLResponse(source: .cache, data: nil)]).lentAnnotation?.takeUnretainedValue()
+        let fixed: AnyObject? = ChainResultStream([ChainResponse(source: .cache, data: nil)]).lentAnnotation?.takeUnretainedValue()
         #expect(mapped == nil && fixed == nil)
         #expect(try await stream.collect().map(\.source) == [.server])
     }

@@ -3,12 +3,12 @@ import Foundation
 import Testing
 
 @Suite struct ValueSemanticsTests {
-    static let operation = GraphQLOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id } }")
+    static let operation = ChainOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id } }")
     static let endpoint = URL(string: "https://lab.local/graphql")!
 
     @Test("changing a copy of a GraphQL request leaves the original as it was")
     func requestCopiesAreIndependent() throws {
-        let original = GraphQLRequest(operation: Self.operation, graphQLEndpoint: Self.endpoint)
+        let original = ChainRequest(operation: Self.operation, graphQLEndpoint: Self.endpoint)
         var changed = original
         changed.additionalHeaders = try HTTPFields(["Authorization": "Bearer a"])
         changed.isPersistedQueryRetry = true
@@ -26,8 +26,8 @@ import Testing
 
     @Test("GraphQL requests built apart compare and hash by their fields")
     func requestEqualityIsByValue() throws {
-        let one = GraphQLRequest(operation: Self.operation, graphQLEndpoint: Self.endpoint, additionalHeaders: try HTTPFields(["A": "1"]))
-        var other = GraphQLRequest(operation: Self.operation, graphQLEndpoint: Self.endpoint)
+        let one = ChainRequest(operation: Self.operation, graphQLEndpoint: Self.endpoint, additionalHeaders: try HTTPFields(["A": "1"]))
+        var other = ChainRequest(operation: Self.operation, graphQLEndpoint: Self.endpoint)
         #expect(one != other)
         other.additionalHeaders = try HTTPFields(["A": "1"])
         #expect(one == other)
@@ -39,7 +39,7 @@ import Testing
 
     @Test("a GraphQL result copy is identical until changed, and equal by value after")
     func responseIdentityAndValue() throws {
-        let parsed = try GraphQLResponse(parsing: Data(#"{"data":{"hero":{"name":"R2-D2"}}}"#.utf8), source: .server)
+        let parsed = try ChainResponse(parsing: Data(#"{"data":{"hero":{"name":"R2-D2"}}}"#.utf8), source: .server)
         var copy = parsed
         #expect(copy.isIdentical(to: parsed))
         copy.source = .cache
@@ -51,14 +51,14 @@ import Testing
         #expect(!copy.isIdentical(to: parsed))
         #expect(copy == parsed)
         #expect(copy.hashValue == parsed.hashValue)
-        let built = GraphQLResponse(source: .server, data: .object(["hero": .object(["name": .string("R2-D2")])]))
+        let built = ChainResponse(source: .server, data: .object(["hero": .object(["name": .string("R2-D2")])]))
         #expect(built == parsed)
         #expect(!built.isIdentical(to: parsed))
     }
 
     @Test("a GraphQL request copy is identical to the original until one of them changes")
     func requestIdentity() {
-        let original = GraphQLRequest(operation: Self.operation, graphQLEndpoint: Self.endpoint)
+        let original = ChainRequest(operation: Self.operation, graphQLEndpoint: Self.endpoint)
         var copy = original
         #expect(copy.isIdentical(to: original))
         copy.useGETForQueries = false
@@ -69,27 +69,27 @@ import Testing
     /// A body creator of another type: requests differ by their creator's type alone.
     struct OtherBodyCreator: JSONRequestBodyCreator {
         func requestBody(
-            for operation: GraphQLOperation, sendQueryDocument: Bool, autoPersistQuery: Bool, clientAwareness: ClientAwarenessMetadata?
+            for operation: ChainOperation, sendQueryDocument: Bool, autoPersistQuery: Bool, clientAwareness: ClientAwarenessMetadata?
         ) -> [String: JSONValue] { [:] }
     }
 
     @Test("every field of a GraphQL request is set on its own: the others, and the original, stay as they were")
     func everyRequestFieldIsItsOwn() throws {
-        let original = GraphQLRequest(operation: Self.operation, graphQLEndpoint: Self.endpoint)
-        let changes: [(String, (inout GraphQLRequest) -> Void)] = [
-            ("operation", { $0.operation = GraphQLOperation(name: "Other", kind: .mutation, document: "mutation Other { x }") }),
+        let original = ChainRequest(operation: Self.operation, graphQLEndpoint: Self.endpoint)
+        let changes: [(String, (inout ChainRequest) -> Void)] = [
+            ("operation", { $0.operation = ChainOperation(name: "Other", kind: .mutation, document: "mutation Other { x }") }),
             ("graphQLEndpoint", { $0.graphQLEndpoint = URL(string: "https://elsewhere.local/graphql")! }),
             ("additionalHeaders", { $0.additionalHeaders = try! HTTPFields(["A": "1"]) }),
             ("fetchBehavior", { $0.fetchBehavior = .NetworkOnly }),
             ("writeResultsToCache", { $0.writeResultsToCache = false }),
-            ("apqConfig", { $0.apqConfig = AutoPersistQueryConfiguration(autoPersistQueries: true) }),
+            ("apqConfig", { $0.apqConfig = AutoPersistedQueryConfiguration(autoPersistQueries: true) }),
             ("useGETForQueries", { $0.useGETForQueries = true }),
             ("isPersistedQueryRetry", { $0.isPersistedQueryRetry = true }),
             ("requestTimeout", { $0.requestTimeout = 3 }),
             ("clientAwareness", { $0.clientAwareness = ClientAwarenessMetadata(clientApplicationName: "app", clientApplicationVersion: "1") }),
             ("requestBodyCreator", { $0.requestBodyCreator = OtherBodyCreator() }),
         ]
-        func fieldsDiffering(_ a: GraphQLRequest, _ b: GraphQLRequest) -> [String] {
+        func fieldsDiffering(_ a: ChainRequest, _ b: ChainRequest) -> [String] {
             var names: [String] = []
             if a.operation != b.operation { names.append("operation") }
             if a.graphQLEndpoint != b.graphQLEndpoint { names.append("graphQLEndpoint") }
@@ -110,14 +110,14 @@ import Testing
             #expect(fieldsDiffering(original, changed) == [name])
             #expect(changed != original, "\(name)")
             #expect(!changed.isIdentical(to: original), "\(name)")
-            #expect(original == GraphQLRequest(operation: Self.operation, graphQLEndpoint: Self.endpoint), "\(name)")
+            #expect(original == ChainRequest(operation: Self.operation, graphQLEndpoint: Self.endpoint), "\(name)")
         }
     }
 
     @Test("a GraphQL result read from a body keeps it until a field changes")
     func responseBodyGoesWithAChange() throws {
         let body = Data(#"{"data":{"hero":{"name":"R2-D2"}}}"#.utf8)
-        let parsed = try GraphQLResponse(parsing: body, source: .server)
+        let parsed = try ChainResponse(parsing: body, source: .server)
         #expect(parsed.body == body)
         var copy = parsed
         #expect(copy.body == body)

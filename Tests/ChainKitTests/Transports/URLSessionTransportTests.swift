@@ -208,7 +208,7 @@ struct URLSessionTransportStreamingTests {
         let port = try server.start()
         defer { server.stop() }
         let chain = makeChain(transport: URLSessionTransport())
-        let stream = chain.kickoff(request: GraphQLRequest(operation: heroQuery, graphQLEndpoint: URL(string: "http://127.0.0.1:\(port)/graphql")!))
+        let stream = chain.kickoff(request: ChainRequest(operation: heroQuery, graphQLEndpoint: URL(string: "http://127.0.0.1:\(port)/graphql")!))
         var results: [JSONValue?] = []
         for try await response in stream {
             results.append(response.data)

@@ -66,7 +66,7 @@ import Testing
 
     @Test func getFromAChainKitRequestRunsTheQuery() throws {
         let lab = BackendHarness()
-        var request = GraphQLRequest(operation: LabOperations.heroQuery, graphQLEndpoint: try #require(URL(string: "http://lab.local/graphql")))
+        var request = ChainRequest(operation: LabOperations.heroQuery, graphQLEndpoint: try #require(URL(string: "http://lab.local/graphql")))
         request.useGETForQueries = true
         let network = try request.makeNetworkRequest()
         var backendRequest = BackendRequest(network)

@@ -6,7 +6,7 @@ import Timeline
 
 @Suite("The backend's multipart answers")
 struct MultipartBackendTests {
-    func send(_ operation: GraphQLOperation, accept: String?) -> BackendResponse {
+    func send(_ operation: ChainOperation, accept: String?) -> BackendResponse {
         let lab = BackendHarness()
         var headers = [("Content-Type", "application/json"), ("Authorization", "Bearer \(lab.backend.issueTokens().accessToken)")]
         if let accept { headers.append(("Accept", accept)) }
@@ -15,7 +15,7 @@ struct MultipartBackendTests {
     }
 
     @Test func aDeferQueryIsAnsweredInTwoPartsThe2ndEightyMillisecondsLater() {
-        let response = send(LabOperations.heroDeferQuery, accept: GraphQLRequest.deferAccept)
+        let response = send(LabOperations.heroDeferQuery, accept: ChainRequest.deferAccept)
         #expect(response.status == 200)
         #expect(response.headers["Content-Type"] == "multipart/mixed;boundary=\"graphql\";deferSpec=20220824")
         #expect(response.pieces.map(\.delay) == [0, 0.08, 0])
@@ -34,7 +34,7 @@ struct MultipartBackendTests {
     }
 
     @Test func aSubscriptionSendsThreeEventsAHeartbeatAndTheEnd() {
-        let response = send(LabOperations.heroNameChanged, accept: GraphQLRequest.subscriptionAccept)
+        let response = send(LabOperations.heroNameChanged, accept: ChainRequest.subscriptionAccept)
         #expect(response.headers["Content-Type"] == "multipart/mixed;boundary=\"graphql\";subscriptionSpec=1.0")
         #expect(response.pieces.map(\.delay) == [0, 0.1, 0.1, 0.1, 0.05])
         let jsons = response.pieces.dropLast().map { String(decoding: $0.bytes, as: UTF8.self).components(separatedBy: "\r\n\r\n")[1] }
@@ -65,7 +65,7 @@ struct IncrementalScenarioTests {
         let lab = BackendHarness()
         let body: JSONValue = ["operationName": "HeroDeferQuery", "query": .string(LabOperations.heroDeferQuery.document)]
         return lab.send("POST", "/graphql", headers: [
-            ("Content-Type", "application/json"), ("Accept", GraphQLRequest.deferAccept),
+            ("Content-Type", "application/json"), ("Accept", ChainRequest.deferAccept),
             ("Authorization", "Bearer \(lab.backend.issueTokens().accessToken)"),
         ], body: body.jsonString).body
     }

@@ -61,7 +61,7 @@ struct HopLayoutTests {
     @Test("a scenario's chain and the interceptors built from it are laid out alike")
     func scenarioChainMatchesInstances() {
         let chain = Scenario.Chain.graphQL(graphQL: [Scenario.Layer("MaxRetryInterceptor")], http: [Scenario.Layer("ResponseCodeInterceptor")])
-        let interceptors = RequestChain.Interceptors(
+        let interceptors = ChainRunner.Interceptors(
             graphQL: [MaxRetryInterceptor()], cache: DefaultCacheInterceptor(store: CacheStore()),
             http: [ResponseCodeInterceptor()], parser: JSONResponseParsingInterceptor())
         #expect(HopLayouts().hops(of: interceptors) == chain.hops())

@@ -7,7 +7,7 @@ import Testing
 @Suite("A release applied to a request or a response")
 struct ReleaseApplyingTests {
     static let endpoint = URL(string: "https://lab.example/graphql")!
-    static let hero = GraphQLOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id } }")
+    static let hero = ChainOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id } }")
     static let forcedBody = #"{"errors":[{"message":"Unauthorized (401 forced in ChainLab)","extensions":{"code":"UNAUTHENTICATED"}}]}"#
 
     static func fields(_ pairs: KeyValuePairs<String, String>) -> HTTPFields {
@@ -17,7 +17,7 @@ struct ReleaseApplyingTests {
     }
 
     static let edited = fields(["Authorization": "Bearer edited", "X-Trace": "1"])
-    static let graphQL = GraphQLRequest(operation: hero, graphQLEndpoint: endpoint, additionalHeaders: fields(["Authorization": "Bearer old"]))
+    static let graphQL = ChainRequest(operation: hero, graphQLEndpoint: endpoint, additionalHeaders: fields(["Authorization": "Bearer old"]))
     static let network = NetworkRequest(method: .post, url: endpoint, headerFields: fields(["Accept": "application/json"]), body: Data("{}".utf8))
     static let okResponse = NetworkResponse(status: 200, headerFields: fields(["Content-Type": "application/json"]), url: endpoint, body: Data(#"{"data":{}}"#.utf8))
 
@@ -38,7 +38,7 @@ struct ReleaseApplyingTests {
         do {
             _ = try Release(disposition: .forceRetry, requestHeaders: Self.edited).applied(to: Self.graphQL)
             Issue.record("a forced retry must throw")
-        } catch let retry as RequestChain.Retry {
+        } catch let retry as ChainRunner.Retry {
             #expect(retry.request.additionalHeaders == Self.edited)
         }
         #expect(throws: LabFault.timeout) { try Release(disposition: .fail(.timeout)).applied(to: Self.graphQL) }
@@ -114,7 +114,7 @@ struct ReleaseApplyingTests {
 
     @Test("a GraphQL post-flight: a forced 401 is a ResponseCodeError naming the handed endpoint; a forced retry starts again from what the hop received")
     func graphQLPostflight() throws {
-        let result = GraphQLResponse(source: .server, data: ["hero": ["id": "1"]])
+        let result = ChainResponse(source: .server, data: ["hero": ["id": "1"]])
         var handed = Self.graphQL
         handed.graphQLEndpoint = URL(string: "https://elsewhere.example/graphql")!
         #expect(try Release.proceed.applied(to: .success(result), handed: handed, received: Self.graphQL) == result)
@@ -129,7 +129,7 @@ struct ReleaseApplyingTests {
         do {
             _ = try Release(disposition: .forceRetry).applied(to: .failure(LabFault.timeout), handed: handed, received: Self.graphQL)
             Issue.record("a forced retry must throw")
-        } catch let retry as RequestChain.Retry {
+        } catch let retry as ChainRunner.Retry {
             #expect(retry.request.isIdentical(to: Self.graphQL))
         }
         #expect(throws: LabFault.sessionEnded) {

@@ -129,11 +129,11 @@ struct SnapshotCacheTests {
     @Test("a result read from a body shares the previous one's snapshot exactly when the bytes and the source are the same")
     func resultsShareWhenSameBytesAndSource() throws {
         let body = #"{"data":{"hero":{"name":"R2-D2"}}}"#
-        let first = try GraphQLResponse(parsing: Data(body.utf8), source: .server)
-        let others: [(GraphQLResponse, Bool)] = [
-            (try GraphQLResponse(parsing: Data(body.utf8), source: .server), true),
-            (try GraphQLResponse(parsing: Data(body.utf8), source: .cache), false),
-            (try GraphQLResponse(parsing: Data(body.replacingOccurrences(of: "R2", with: "C3").utf8), source: .server), false),
+        let first = try ChainResponse(parsing: Data(body.utf8), source: .server)
+        let others: [(ChainResponse, Bool)] = [
+            (try ChainResponse(parsing: Data(body.utf8), source: .server), true),
+            (try ChainResponse(parsing: Data(body.utf8), source: .cache), false),
+            (try ChainResponse(parsing: Data(body.replacingOccurrences(of: "R2", with: "C3").utf8), source: .server), false),
         ]
         for (other, expected) in others {
             let cache = SnapshotCache()

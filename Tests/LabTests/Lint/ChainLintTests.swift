@@ -239,33 +239,33 @@ struct ChainLintScenarioTests {
         #expect(ChainLint.check(scenario: scenario).isEmpty)
     }
 
-    struct RawDataParser: ResponseParsingInterceptor, LintDescribed {
+    struct RawDataParser: ChainResponseParser, LintDescribed {
         var lintTraits: LayerTraits { [] }
-        func parse(response: NetworkResponse, for request: GraphQLRequest) async throws -> InterceptorResultStream { PullStream([]) }
+        func parse(response: NetworkResponse, for request: ChainRequest) async throws -> ChainResultStream { PullStream([]) }
     }
 
-    struct RetryOn503: HTTPInterceptor, LintDescribed {
+    struct RetryOn503: ChainHTTPInterceptor, LintDescribed {
         var lintTraits: LayerTraits { [.retries] }
-        func intercept(request: NetworkRequest, next: HTTPNext) async throws -> NetworkResponse { try await next(request) }
+        func intercept(request: NetworkRequest, next: ChainHTTPNext) async throws -> NetworkResponse { try await next(request) }
     }
 
     /// An app's interceptor that says nothing about itself.
-    struct Mystery: GraphQLInterceptor {
-        func intercept(request: GraphQLRequest, next: GraphQLNext) async throws -> InterceptorResultStream { await next(request) }
+    struct Mystery: ChainInterceptor {
+        func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream { await next(request) }
     }
 
-    struct Provider: InterceptorProvider {
-        var graphQL: @Sendable () -> [any GraphQLInterceptor]
-        var parser: any ResponseParsingInterceptor = JSONResponseParsingInterceptor()
-        var http: [any HTTPInterceptor] = [ResponseCodeInterceptor()]
-        func graphQLInterceptors(for operation: GraphQLOperation) -> [any GraphQLInterceptor] { graphQL() }
-        func cacheInterceptor(for operation: GraphQLOperation) -> any CacheInterceptor { DefaultCacheInterceptor(store: CacheStore()) }
-        func httpInterceptors(for operation: GraphQLOperation) -> [any HTTPInterceptor] { http }
-        func responseParser(for operation: GraphQLOperation) -> any ResponseParsingInterceptor { parser }
+    struct Provider: ChainInterceptorProvider {
+        var graphQL: @Sendable () -> [any ChainInterceptor]
+        var parser: any ChainResponseParser = JSONResponseParsingInterceptor()
+        var http: [any ChainHTTPInterceptor] = [ResponseCodeInterceptor()]
+        func graphQLInterceptors(for operation: ChainOperation) -> [any ChainInterceptor] { graphQL() }
+        func cacheInterceptor(for operation: ChainOperation) -> any ChainCacheInterceptor { DefaultCacheInterceptor(store: CacheStore()) }
+        func httpInterceptors(for operation: ChainOperation) -> [any ChainHTTPInterceptor] { http }
+        func responseParser(for operation: ChainOperation) -> any ChainResponseParser { parser }
     }
 
-    let request = GraphQLRequest(
-        operation: GraphQLOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { name } }"),
+    let request = ChainRequest(
+        operation: ChainOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { name } }"),
         graphQLEndpoint: URL(string: "https://example.com/graphql")!, fetchBehavior: .CacheOnly, useGETForQueries: true)
 
     @Test("ChainLint.check(provider:) reads the provider's instances and what they say of themselves")
@@ -282,7 +282,7 @@ struct ChainLintScenarioTests {
         // Apollo's default provider with a fetching request: nothing to report.
         var fetching = request
         fetching.fetchBehavior = .CacheFirst
-        #expect(ChainLint.check(provider: DefaultInterceptorProvider(store: CacheStore()), requests: [fetching]).isEmpty)
+        #expect(ChainLint.check(provider: DefaultChainInterceptorProvider(store: CacheStore()), requests: [fetching]).isEmpty)
     }
 
     @Test("ChainLint.check(middlewares:) reads RetryingMiddleware's buffering from the instance")

@@ -23,7 +23,7 @@ struct GraphQLDocumentTests {
         ])
         #expect(try document.operation(named: "OnChange").kind == .subscription)
         let operation = document.graphQLOperation(try document.operation(named: "Rename"), variables: ["a": 1])
-        #expect(operation == GraphQLOperation(name: "Rename", kind: .mutation, document: #"mutation Rename { rename(name: "}") { id } }"#, variables: ["a": 1]))
+        #expect(operation == ChainOperation(name: "Rename", kind: .mutation, document: #"mutation Rename { rename(name: "}") { id } }"#, variables: ["a": 1]))
         #expect(document.document(of: try document.operation(named: "Me")) == """
             query Me($id: ID! = "x{") { me(id: $id) { ...F note(text: \"\"\"a } block\"\"\") } }
 
@@ -246,8 +246,8 @@ struct LabDetectionTests {
         let transport = InMemoryGraphQLTransport { request in
             NetworkResponse(status: 200, headerFields: try HTTPFields(["Content-Type": "application/json"]), url: request.url, body: Data(#"{"data":{"hero":{"id":"1","name":"R2-D2"}}}"#.utf8))
         }
-        let request = GraphQLRequest(operation: LabOperations.heroQuery, graphQLEndpoint: URL(string: "https://example.test/graphql")!)
-        let session = LabSession(name: "mine", chain: .graphQL(provider: DefaultInterceptorProvider(store: CacheStore()), transport: transport, requests: [request]), defaultMode: .run)
+        let request = ChainRequest(operation: LabOperations.heroQuery, graphQLEndpoint: URL(string: "https://example.test/graphql")!)
+        let session = LabSession(name: "mine", chain: .graphQL(provider: DefaultChainInterceptorProvider(store: CacheStore()), transport: transport, requests: [request]), defaultMode: .run)
         let result = await session.runHeadless()
         await session.shutDown()
         #expect(result.requests.map(\.outcome) == [.success])
@@ -376,10 +376,10 @@ struct TruthfulOnARealServerTests {
     }
 
     @Test("a mutation in a CacheFirst slot reaches the server at every launch; a query in the same slot is answered from the cache after the first", arguments: [
-        (GraphQLOperation.Kind.mutation, "mutation Rename { rename { id } }", 5, ["server", "server", "server", "server", "server"]),
+        (ChainOperation.Kind.mutation, "mutation Rename { rename { id } }", 5, ["server", "server", "server", "server", "server"]),
         (.query, "query Me { rename { id } }", 1, ["server", "cache", "cache", "cache", "cache"]),
     ])
-    func mutationsAreNeverReadFromTheCache(kind: GraphQLOperation.Kind, document: String, posts: Int, sources: [String]) async throws {
+    func mutationsAreNeverReadFromTheCache(kind: ChainOperation.Kind, document: String, posts: Int, sources: [String]) async throws {
         let received = Locked(0)
         let server = HTTPServer { request in
             guard request.target == "/graphql" else { return .text("not here", status: 404) }

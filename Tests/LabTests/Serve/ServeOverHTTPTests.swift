@@ -6,23 +6,23 @@ import TestSupport
 import Testing
 
 /// Apollo's default chain with a fixed bearer token added after its interceptors.
-private struct BearerTokenProvider: InterceptorProvider {
-    let defaults = DefaultInterceptorProvider(store: CacheStore())
+private struct BearerTokenProvider: ChainInterceptorProvider {
+    let defaults = DefaultChainInterceptorProvider(store: CacheStore())
     let auth: StaticAuthInterceptor
 
-    func graphQLInterceptors(for operation: GraphQLOperation) -> [any GraphQLInterceptor] {
+    func graphQLInterceptors(for operation: ChainOperation) -> [any ChainInterceptor] {
         defaults.graphQLInterceptors(for: operation) + [auth]
     }
 
-    func cacheInterceptor(for operation: GraphQLOperation) -> any CacheInterceptor {
+    func cacheInterceptor(for operation: ChainOperation) -> any ChainCacheInterceptor {
         defaults.cacheInterceptor(for: operation)
     }
 
-    func httpInterceptors(for operation: GraphQLOperation) -> [any HTTPInterceptor] {
+    func httpInterceptors(for operation: ChainOperation) -> [any ChainHTTPInterceptor] {
         defaults.httpInterceptors(for: operation)
     }
 
-    func responseParser(for operation: GraphQLOperation) -> any ResponseParsingInterceptor {
+    func responseParser(for operation: ChainOperation) -> any ChainResponseParser {
         defaults.responseParser(for: operation)
     }
 }
@@ -40,13 +40,13 @@ struct ServeOverHTTPTests {
         #expect(grant.text == firstTokens)
         let token = try #require(try JSONValue(parsing: Data(grant.text.utf8))["access_token"]?.stringValue)
 
-        let network = RequestChainNetworkTransport(
+        let network = ChainNetworkTransport(
             interceptorProvider: BearerTokenProvider(auth: try StaticAuthInterceptor(authorization: "Bearer \(token)")),
             transport: URLSessionTransport())
-        let results = try await network.send(GraphQLRequest(
+        let results = try await network.send(ChainRequest(
             operation: LabOperations.heroQuery, graphQLEndpoint: lab.baseURL.appending(path: "graphql"))).collect()
 
-        #expect(results == [GraphQLResponse(source: .server, data: ["hero": ["id": "2001", "name": "R2-D2"]])])
+        #expect(results == [ChainResponse(source: .server, data: ["hero": ["id": "2001", "name": "R2-D2"]])])
         #expect(lab.backend.counters["graphqlRequests"] == 1)
         #expect(lab.backend.counters["passwordGrants"] == 1)
         #expect(lab.backend.counters["unauthorized"] == 0)
@@ -214,10 +214,10 @@ struct ServeOverHTTPTests {
 
 @Suite("serve: multipart answers over chunked HTTP/1.1")
 struct ServeIncrementalTests {
-    func chain(_ lab: ServedLab) async throws -> RequestChainNetworkTransport {
+    func chain(_ lab: ServedLab) async throws -> ChainNetworkTransport {
         let grant = try await lab.token(passwordGrant)
         let token = try #require(try JSONValue(parsing: Data(grant.text.utf8))["access_token"]?.stringValue)
-        return RequestChainNetworkTransport(
+        return ChainNetworkTransport(
             interceptorProvider: BearerTokenProvider(auth: try StaticAuthInterceptor(authorization: "Bearer \(token)")),
             transport: URLSessionTransport())
     }
@@ -225,7 +225,7 @@ struct ServeIncrementalTests {
     @Test func aDeferQueryArrivesAsTwoResultsThroughURLSession() async throws {
         let lab = try ServedLab()
         defer { lab.service.stop() }
-        let results = try await chain(lab).send(GraphQLRequest(
+        let results = try await chain(lab).send(ChainRequest(
             operation: LabOperations.heroDeferQuery, graphQLEndpoint: lab.baseURL.appending(path: "graphql"))).collect()
         #expect(results.map(\.data) == [
             ["hero": ["id": "2001", "name": "R2-D2"]],
@@ -236,7 +236,7 @@ struct ServeIncrementalTests {
     @Test func aSubscriptionGoesOutChunkedOnePieceAtATime() async throws {
         let lab = try ServedLab()
         defer { lab.service.stop() }
-        let results = try await chain(lab).send(GraphQLRequest(
+        let results = try await chain(lab).send(ChainRequest(
             operation: LabOperations.heroNameChanged, graphQLEndpoint: lab.baseURL.appending(path: "graphql"))).collect()
         #expect(results.map(\.data) == ["R2-D2", "Artoo", "Artoo-Detoo"].map { ["heroNameChanged": ["id": "2001", "name": .string($0)]] })
 

@@ -36,22 +36,22 @@ import Synchronization
 /// reaches every interceptor as `CancellationError` (the reader's stream just ends). Under
 /// CacheAndNetwork the network step starts in a second task as soon as the cache has answered,
 /// while the cached result climbs (cancelled with the first).
-public struct RequestChain: Sendable {
+public struct ChainRunner: Sendable {
     /// Thrown by a GraphQL interceptor to run the chain again from the top with `request`.
     public struct Retry: Error, CustomStringConvertible {
-        public let request: GraphQLRequest
-        public init(request: GraphQLRequest) { self.request = request }
+        public let request: ChainRequest
+        public init(request: ChainRequest) { self.request = request }
         public var description: String { "retry \(request.operation.name) from the top of the chain" }
     }
 
     /// The interceptors of one operation, as a provider hands them out.
     public struct Interceptors: Sendable {
-        public var graphQL: [any GraphQLInterceptor]
-        public var cache: any CacheInterceptor
-        public var http: [any HTTPInterceptor]
-        public var parser: any ResponseParsingInterceptor
+        public var graphQL: [any ChainInterceptor]
+        public var cache: any ChainCacheInterceptor
+        public var http: [any ChainHTTPInterceptor]
+        public var parser: any ChainResponseParser
 
-        public init(graphQL: [any GraphQLInterceptor], cache: any CacheInterceptor, http: [any HTTPInterceptor], parser: any ResponseParsingInterceptor) {
+        public init(graphQL: [any ChainInterceptor], cache: any ChainCacheInterceptor, http: [any ChainHTTPInterceptor], parser: any ChainResponseParser) {
             self.graphQL = graphQL
             self.cache = cache
             self.http = http
@@ -59,7 +59,7 @@ public struct RequestChain: Sendable {
         }
 
         /// Fresh interceptors for `operation` from `provider`.
-        public init(provider: any InterceptorProvider, operation: GraphQLOperation) {
+        public init(provider: any ChainInterceptorProvider, operation: ChainOperation) {
             self.init(
                 graphQL: provider.graphQLInterceptors(for: operation),
                 cache: provider.cacheInterceptor(for: operation),
@@ -114,14 +114,14 @@ public struct RequestChain: Sendable {
     /// The operation's results. The operation starts now, in a task of its own, as upstream's
     /// `kickoff` does (`AsyncThrowingStream.executingInAsyncTask`): a transport sees the request
     /// even if nobody reads the stream yet. Read the stream once.
-    public func kickoff(request: GraphQLRequest) -> InterceptorResultStream {
+    public func kickoff(request: ChainRequest) -> ChainResultStream {
         start(request: request).results
     }
 
     /// ``kickoff(request:)``, with the task that runs the operation, for a caller that must
     /// know when the operation has ended: a reader that is cancelled sees its stream end
     /// before the operation's task has unwound.
-    package func start(request: GraphQLRequest) -> (results: InterceptorResultStream, task: StartedTask) {
+    package func start(request: ChainRequest) -> (results: ChainResultStream, task: StartedTask) {
         let operation = Operation(chain: self, request: request)
         // The task's closure holds one reference: holding the chain, the request and the
         // buffer, its context would retain each of them, and release each at the end.
@@ -132,10 +132,10 @@ public struct RequestChain: Sendable {
     /// The reading end of an operation's results (``StartedReader``, for this one element
     /// type, so the buffer's methods run specialised).
     private final class Results: PullStreamSource, PullStreamIterator {
-        let buffer: StartedBuffer<GraphQLResponse>
+        let buffer: StartedBuffer<ChainResponse>
         let task: StartedTask
 
-        init(buffer: StartedBuffer<GraphQLResponse>, task: StartedTask) {
+        init(buffer: StartedBuffer<ChainResponse>, task: StartedTask) {
             self.buffer = buffer
             self.task = task
         }
@@ -144,11 +144,11 @@ public struct RequestChain: Sendable {
             buffer.abandon(cancelling: task)
         }
 
-        func makeIterator() -> any PullStreamIterator<GraphQLResponse> { self }
+        func makeIterator() -> any PullStreamIterator<ChainResponse> { self }
 
         // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
         @inline(__always)
-        func next() async throws -> GraphQLResponse? {
+        func next() async throws -> ChainResponse? {
             try await buffer.next(cancelling: task)
         }
     }
@@ -161,12 +161,12 @@ public struct RequestChain: Sendable {
     /// Sendable unchecked only because its superclass is open: what it adds is constants of
     /// Sendable types and the final request behind its own `Mutex`, and the buffer's state is
     /// behind the buffer's lock.
-    private final class Operation: StartedBuffer<GraphQLResponse>, @unchecked Sendable {
-        let chain: RequestChain
-        let request: GraphQLRequest
-        let finalRequest: Mutex<GraphQLRequest>
+    private final class Operation: StartedBuffer<ChainResponse>, @unchecked Sendable {
+        let chain: ChainRunner
+        let request: ChainRequest
+        let finalRequest: Mutex<ChainRequest>
 
-        init(chain: RequestChain, request: GraphQLRequest) {
+        init(chain: ChainRunner, request: ChainRequest) {
             self.chain = chain
             self.request = request
             self.finalRequest = Mutex(request)
@@ -183,11 +183,11 @@ public struct RequestChain: Sendable {
         // and names only the index below, so nothing is built per hop but the call itself.
         // An interceptor's error becomes a stream that fails when read.
         // Below the last GraphQL interceptor: the cache and network steps for what it handed down.
-        @Sendable func belowLast(_ request: GraphQLRequest) -> InterceptorResultStream {
+        @Sendable func belowLast(_ request: ChainRequest) -> ChainResultStream {
             operation.finalRequest.withLock { $0 = request }
             return chain.execute(request)
         }
-        @Sendable func intercept(_ request: GraphQLRequest, at index: Int) async -> InterceptorResultStream {
+        @Sendable func intercept(_ request: ChainRequest, at index: Int) async -> ChainResultStream {
             guard index < interceptors.count else { return belowLast(request) }
             do {
                 // `&+`: cannot overflow below the count, and a checked add would make the
@@ -200,7 +200,7 @@ public struct RequestChain: Sendable {
         // The same, told to a hop observer: each interceptor's pre-flight stop, what it hands
         // down and what comes back to it. A function of its own, so the chain without an
         // observer runs as it would without this.
-        @Sendable func observed(_ request: GraphQLRequest, at index: Int, by observer: any GraphQLHopObserver) async -> InterceptorResultStream {
+        @Sendable func observed(_ request: ChainRequest, at index: Int, by observer: any GraphQLHopObserver) async -> ChainResultStream {
             guard index < interceptors.count else { return belowLast(request) }
             do {
                 let received = observer.passesStraight ? request : try await observer.preflightStop(at: index, request)
@@ -214,7 +214,7 @@ public struct RequestChain: Sendable {
             }
         }
         // One attempt's results, from the top, told to `observer`.
-        @Sendable func observedAttempt(_ request: GraphQLRequest, by observer: any GraphQLHopObserver) async -> InterceptorResultStream {
+        @Sendable func observedAttempt(_ request: ChainRequest, by observer: any GraphQLHopObserver) async -> ChainResultStream {
             do {
                 try observer.attemptStarts()
             } catch {
@@ -254,7 +254,7 @@ public struct RequestChain: Sendable {
     }
 
     /// The cache step and the network step, as a lazy stream.
-    private func execute(_ request: GraphQLRequest) -> InterceptorResultStream {
+    private func execute(_ request: ChainRequest) -> ChainResultStream {
         PullStream(source: Execution(chain: self, request: request))
     }
 
@@ -270,29 +270,29 @@ public struct RequestChain: Sendable {
             case network(hadCacheHit: Bool)
             /// The network's results as they come: straight from the parser (`parsed`, told to
             /// a hop observer as they leave it), or from the overlapping fetch, which tells it.
-            case passthrough(InterceptorResultStream.AsyncIterator, parsed: Bool)
+            case passthrough(ChainResultStream.AsyncIterator, parsed: Bool)
             case done
         }
 
-        let chain: RequestChain
-        let request: GraphQLRequest
+        let chain: ChainRunner
+        let request: ChainRequest
         private let claimed: Atomic<Bool>
         nonisolated(unsafe) private var step = Step.cacheRead
 
-        init(chain: RequestChain, request: GraphQLRequest, claimed: Bool = false) {
+        init(chain: ChainRunner, request: ChainRequest, claimed: Bool = false) {
             self.chain = chain
             self.request = request
             self.claimed = Atomic(claimed)
         }
 
-        func makeIterator() -> any PullStreamIterator<GraphQLResponse> {
+        func makeIterator() -> any PullStreamIterator<ChainResponse> {
             if claimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged { return self }
             return Execution(chain: chain, request: request, claimed: true)
         }
 
         // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
         @inline(__always)
-        func next() async throws -> GraphQLResponse? {
+        func next() async throws -> ChainResponse? {
             let behavior = request.fetchBehavior
             while true {
                 switch step {
@@ -337,7 +337,7 @@ public struct RequestChain: Sendable {
             }
         }
 
-        private func recover(from error: any Error) async throws -> GraphQLResponse? {
+        private func recover(from error: any Error) async throws -> ChainResponse? {
             guard request.fetchBehavior.shouldReadFromCache(hadFailedNetworkFetch: true) else { throw error }
             return try await chain.parts.interceptors.cache.readCacheData(request: request)
         }
@@ -345,12 +345,12 @@ public struct RequestChain: Sendable {
 
     /// The network step in a task of its own, started now, while the cached result climbs;
     /// with an observer, every hand-over between that task and this one is reported.
-    private func overlappingNetworkFetch(_ request: GraphQLRequest) -> InterceptorResultStream {
+    private func overlappingNetworkFetch(_ request: ChainRequest) -> ChainResultStream {
         let chain = self
         guard let observer = parts.overlapObserver else { return .started { try await chain.reportedFetchFromNetwork(request) } }
         observer.networkFetchStarts()
-        let fetched = InterceptorResultStream.started {
-            let results: InterceptorResultStream
+        let fetched = ChainResultStream.started {
+            let results: ChainResultStream
             do {
                 results = try await chain.reportedFetchFromNetwork(request)
             } catch {
@@ -375,7 +375,7 @@ public struct RequestChain: Sendable {
             let pull = fetched.makeAsyncIterator()
             return {
                 observer.readerWaits()
-                let outcome: Result<GraphQLResponse?, any Error>
+                let outcome: Result<ChainResponse?, any Error>
                 do { outcome = .success(try await pull.next()) } catch { outcome = .failure(error) }
                 await observer.readerResumes()
                 return try outcome.get()
@@ -386,13 +386,13 @@ public struct RequestChain: Sendable {
     /// ``fetchFromNetwork(_:)`` in a task of its own, where the hop observer is told of each
     /// result and the failure that leaves the parser as they are read. (The operation's own
     /// network step tells it where it reads them, without a stream layer: ``Execution``.)
-    private func reportedFetchFromNetwork(_ request: GraphQLRequest) async throws -> InterceptorResultStream {
+    private func reportedFetchFromNetwork(_ request: ChainRequest) async throws -> ChainResultStream {
         let results = try await fetchFromNetwork(request)
         guard let hopObserver = parts.hopObserver else { return results }
         return results.reportingParsed(to: hopObserver)
     }
 
-    private func fetchFromNetwork(_ request: GraphQLRequest) async throws -> InterceptorResultStream {
+    private func fetchFromNetwork(_ request: ChainRequest) async throws -> ChainResultStream {
         let http = parts.interceptors.http, transport = parts.transport
         // The HTTP interceptors from `index` down, then the transport; `next` is made as in
         // `run(_:)`'s `intercept`.
@@ -404,7 +404,7 @@ public struct RequestChain: Sendable {
         return try await parts.interceptors.parser.parse(response: response, for: request)
     }
 
-    private func writeToCacheIfNecessary(_ response: GraphQLResponse, for operation: Operation) async throws {
+    private func writeToCacheIfNecessary(_ response: ChainResponse, for operation: Operation) async throws {
         guard response.source == .server, response.cacheRecords != nil else { return }
         let request = operation.finalRequest.withLock { $0 }
         guard request.writeResultsToCache else { return }
@@ -413,7 +413,7 @@ public struct RequestChain: Sendable {
 }
 
 /// What a lab that schedules every hop learns about an overlapping network fetch (see
-/// ``RequestChain/overlapsNetworkFetch``), so it can schedule the fetch as a second lane of
+/// ``ChainRunner/overlapsNetworkFetch``), so it can schedule the fetch as a second lane of
 /// the operation: the fetch's task and the operation's own task hand results over through a
 /// buffer, and each hand-over is reported before the other side can see it.
 ///
@@ -435,7 +435,7 @@ package protocol NetworkOverlapObserver: AnyObject, Sendable {
     /// fail: it reads nothing more, though a fetch it started may still run (the attempt
     /// failed on the cached result's way up, or an interceptor stopped reading).
     func operationEnds()
-    /// In the operation's task, once an attempt has ended in a ``RequestChain/Retry`` (an
+    /// In the operation's task, once an attempt has ended in a ``ChainRunner/Retry`` (an
     /// interceptor threw it on the cached result's way up), before the next attempt starts:
     /// a fetch the attempt started may still run, cancelled. Upstream starts the next attempt
     /// at once; an observer that orders both tasks may wait here until that fetch has ended,
@@ -463,20 +463,20 @@ package protocol GraphQLHopObserver: AnyObject, Sendable {
     var passesStraight: Bool { get }
     /// What interceptor `index` receives of `request`, after its pre-flight stop (only asked
     /// when not ``passesStraight``); throwing fails the interceptor's results with the error.
-    func preflightStop(at index: Int, _ request: GraphQLRequest) async throws -> GraphQLRequest
+    func preflightStop(at index: Int, _ request: ChainRequest) async throws -> ChainRequest
     /// Interceptor `index`, having received `received`, hands `handed` down.
-    func handsOn(at index: Int, _ handed: GraphQLRequest, received: GraphQLRequest)
+    func handsOn(at index: Int, _ handed: ChainRequest, received: ChainRequest)
     /// What interceptor `index` reads of `results`, the answer to `handed` from the layers
     /// below it; at ``GraphQLHopObserverPlace/aboveTop``, what the operation reads of the
     /// top interceptor's results (`handed` and `received` are then the attempt's request).
-    func arriving(at index: Int, _ results: consuming InterceptorResultStream, handed: GraphQLRequest, received: GraphQLRequest) -> InterceptorResultStream
+    func arriving(at index: Int, _ results: consuming ChainResultStream, handed: ChainRequest, received: ChainRequest) -> ChainResultStream
     /// A result, or the failure, leaves the response parser, where the network step reads it.
-    func parsed(_ outcome: Result<GraphQLResponse, any Error>)
+    func parsed(_ outcome: Result<ChainResponse, any Error>)
 }
 
-extension InterceptorResultStream {
+extension ChainResultStream {
     /// The same stream, telling `observer` of each result and the failure as they are read.
-    fileprivate func reportingParsed(to observer: any GraphQLHopObserver) -> InterceptorResultStream {
+    fileprivate func reportingParsed(to observer: any GraphQLHopObserver) -> ChainResultStream {
         PullStream {
             let pull = self.makeAsyncIterator()
             return {
@@ -511,21 +511,21 @@ public enum RequestChainError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// Runs operations on fresh interceptors from a provider, one ``RequestChain`` per
+/// Runs operations on fresh interceptors from a provider, one ``ChainRunner`` per
 /// operation (Apollo's `RequestChainNetworkTransport`).
-public struct RequestChainNetworkTransport: Sendable {
-    public let interceptorProvider: any InterceptorProvider
+public struct ChainNetworkTransport: Sendable {
+    public let interceptorProvider: any ChainInterceptorProvider
     public let transport: any GraphQLTransport
 
-    public init(interceptorProvider: any InterceptorProvider, transport: any GraphQLTransport) {
+    public init(interceptorProvider: any ChainInterceptorProvider, transport: any GraphQLTransport) {
         self.interceptorProvider = interceptorProvider
         self.transport = transport
     }
 
     /// The results of one operation, on a fresh chain: it starts now, whether or not anybody
-    /// reads the stream yet (see ``RequestChain/kickoff(request:)``).
-    public func send(_ request: GraphQLRequest) -> InterceptorResultStream {
-        RequestChain(interceptors: .init(provider: interceptorProvider, operation: request.operation), transport: transport)
+    /// reads the stream yet (see ``ChainRunner/kickoff(request:)``).
+    public func send(_ request: ChainRequest) -> ChainResultStream {
+        ChainRunner(interceptors: .init(provider: interceptorProvider, operation: request.operation), transport: transport)
             .kickoff(request: request)
     }
 }
