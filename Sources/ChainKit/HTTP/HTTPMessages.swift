@@ -192,10 +192,30 @@ public struct HTTPResponse: Sendable, Hashable {
 
     public var status: Status
     public var headerFields: HTTPFields
+    /// The URL and body chunks of a response in a GraphQL chain's HTTP layer (see
+    /// `HTTPResponse+Chunks.swift`); nil for a middleware stack's response head.
+    let chunked: ChunkedBody?
 
     public init(status: Status, headerFields: HTTPFields = [:]) {
         self.status = status
         self.headerFields = headerFields
+        self.chunked = nil
+    }
+
+    init(status: Status, headerFields: HTTPFields, chunked: ChunkedBody) {
+        self.status = status
+        self.headerFields = headerFields
+        self.chunked = chunked
+    }
+
+    /// Responses are equal when their statuses and header fields are.
+    public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {
+        lhs.status == rhs.status && lhs.headerFields == rhs.headerFields
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(status)
+        hasher.combine(headerFields)
     }
 
     /// Whether the status is in 200...299.

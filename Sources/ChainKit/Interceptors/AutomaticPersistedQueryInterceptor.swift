@@ -32,24 +32,42 @@ public struct AutomaticPersistedQueryInterceptor: ChainInterceptor {
 
     public func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
         guard request.apqConfig.autoPersistQueries else { return await next(request) }
-        let isInitialServerResult = Locked(true)
+        let check = PersistedQueryCheck(request: request)
         return await next(request).map { response in
-            guard response.source == .server,
-                isInitialServerResult.withLock({ first in defer { first = false }; return first }),
-                let errors = response.errors,
-                errors.contains(where: { $0.message == AutomaticPersistedQueryInterceptor.notFoundMessage })
-            else { return response }
-            let name = request.operation.name
-            guard !request.isPersistedQueryRetry else {
-                throw AutomaticPersistedQueryError.persistedQueryRetryFailed(operationName: name)
-            }
-            guard !request.operation.isPersistedOnly else {
-                throw AutomaticPersistedQueryError.persistedQueryNotFoundForPersistedOnlyQuery(operationName: name)
-            }
-            var retry = request
-            retry.isPersistedQueryRetry = true
-            retry.fetchBehavior = .NetworkOnly
-            throw ChainRunner.Retry(request: retry)
+            if let retry = try check.retry(after: response) { throw ChainRunner.Retry(request: retry) }
+            return response
         }
+    }
+}
+
+/// What ``AutomaticPersistedQueryInterceptor`` decides on one attempt's results: the first
+/// server result that says `PersistedQueryNotFound` asks for the retry with the query text.
+struct PersistedQueryCheck: Sendable {
+    let request: ChainRequest
+    private let isInitialServerResult = Locked(true)
+
+    init(request: ChainRequest) {
+        self.request = request
+    }
+
+    /// The request to retry with after `response`, nil to pass it on; throws when there is
+    /// nothing to retry with.
+    func retry(after response: ChainResponse) throws -> ChainRequest? {
+        guard response.source == .server,
+            isInitialServerResult.withLock({ first in defer { first = false }; return first }),
+            let errors = response.errors,
+            errors.contains(where: { $0.message == AutomaticPersistedQueryInterceptor.notFoundMessage })
+        else { return nil }
+        let name = request.operation.name
+        guard !request.isPersistedQueryRetry else {
+            throw AutomaticPersistedQueryError.persistedQueryRetryFailed(operationName: name)
+        }
+        guard !request.operation.isPersistedOnly else {
+            throw AutomaticPersistedQueryError.persistedQueryNotFoundForPersistedOnlyQuery(operationName: name)
+        }
+        var retry = request
+        retry.isPersistedQueryRetry = true
+        retry.fetchBehavior = .NetworkOnly
+        return retry
     }
 }

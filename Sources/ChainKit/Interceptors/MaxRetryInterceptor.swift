@@ -84,19 +84,25 @@ public final class MaxRetryInterceptor: ChainInterceptor {
     public var passes: Int { hitCount.withLock { $0 } }
 
     public func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
+        try await pass(operationName: request.operation.name)
+        return await next(request)
+    }
+
+    /// Counts a pass; throws ``MaxRetriesError`` past the limit, and waits out the backoff
+    /// before a retry.
+    func pass(operationName: String) async throws {
         let pass = hitCount.withLock { count -> Int in
             count += 1
             return count
         }
         guard pass <= maxRetries + 1 else {
-            throw MaxRetriesError(count: maxRetries, operationName: request.operation.name)
+            throw MaxRetriesError(count: maxRetries, operationName: operationName)
         }
         if pass > 1, let backoff {
             var delay = backoff.delay(forRetry: pass - 1)
             if backoff.jitter { delay = delay * (0.5 + jitterSource() / 2) }
             try await clock.sleep(for: delay)
         }
-        return await next(request)
     }
 }
 

@@ -45,9 +45,7 @@ public struct URLSessionTransport: GraphQLTransport, ClientTransport {
     /// answer one part per chunk, each as soon as it is complete (a @defer increment, a
     /// subscription event); any other answer as one chunk, or no chunk when it is empty.
     public func send(_ request: NetworkRequest) async throws -> NetworkResponse {
-        var urlRequest = Self.urlRequest(url: request.url, method: request.method, headerFields: request.headerFields, body: request.body)
-        if let timeout = request.timeoutInterval { urlRequest.timeoutInterval = timeout }
-        let (response, chunks) = try await reader.start(urlRequest)
+        let (response, chunks) = try await reader.start(request.urlRequest)
         return NetworkResponse(
             status: response.statusCode,
             headerFields: Self.headerFields(of: response),
@@ -78,7 +76,7 @@ public struct URLSessionTransport: GraphQLTransport, ClientTransport {
         )
     }
 
-    private static func urlRequest(url: URL, method: HTTPMethod, headerFields: HTTPFields, body: Data?) -> URLRequest {
+    static func urlRequest(url: URL, method: HTTPMethod, headerFields: HTTPFields, body: Data?) -> URLRequest {
         var request = URLRequest(url: url)
         request.httpMethod = method.rawValue
         for field in headerFields {

@@ -1,0 +1,147 @@
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// How a client's fetch uses the cache (Apollo iOS 2.4's `CachePolicy`).
+public enum CachePolicy: Sendable, Hashable {
+    public enum Query: Sendable, Hashable {
+        /// Policies that give one result.
+        public enum SingleResponse: Sendable, Hashable {
+            case cacheFirst
+            case networkFirst
+            case networkOnly
+
+            public func toFetchBehavior() -> FetchBehavior {
+                switch self {
+                case .cacheFirst: .CacheFirst
+                case .networkFirst: .NetworkFirst
+                case .networkOnly: .NetworkOnly
+                }
+            }
+        }
+
+        /// The cache and nothing else: a result or nil.
+        public enum CacheOnly: Sendable, Hashable {
+            case cacheOnly
+
+            public func toFetchBehavior() -> FetchBehavior { .CacheOnly }
+        }
+
+        /// The cached result, then the server's.
+        public enum CacheAndNetwork: Sendable, Hashable {
+            case cacheAndNetwork
+
+            public func toFetchBehavior() -> FetchBehavior { .CacheAndNetwork }
+        }
+    }
+
+    public enum Subscription: Sendable, Hashable {
+        case cacheThenNetwork
+        case networkOnly
+
+        public func toFetchBehavior() -> FetchBehavior {
+            switch self {
+            case .cacheThenNetwork: .CacheAndNetwork
+            case .networkOnly: .NetworkOnly
+            }
+        }
+    }
+}
+
+/// Fetches queries, performs mutations and subscribes (Apollo iOS 2.4's `ApolloClient`).
+public final class ApolloClient: Sendable {
+    public enum Error: Swift.Error, LocalizedError, Hashable {
+        case noResults
+        case noSubscriptionTransport
+
+        public var errorDescription: String? {
+            switch self {
+            case .noResults: "The operation completed without returning any results."
+            case .noSubscriptionTransport: "The client's network transport does not send subscriptions."
+            }
+        }
+    }
+
+    public let networkTransport: any NetworkTransport
+    public let store: ApolloStore
+    public let defaultRequestConfiguration: RequestConfiguration
+
+    public init(networkTransport: any NetworkTransport, store: ApolloStore, defaultRequestConfiguration: RequestConfiguration = RequestConfiguration()) {
+        self.networkTransport = networkTransport
+        self.store = store
+        self.defaultRequestConfiguration = defaultRequestConfiguration
+    }
+
+    /// A client over URLSession and the default interceptors.
+    public convenience init(url: URL, defaultRequestConfiguration: RequestConfiguration = RequestConfiguration()) {
+        let store = ApolloStore()
+        let transport = RequestChainNetworkTransport(
+            urlSession: URLSessionChunkReader(), interceptorProvider: DefaultInterceptorProvider.shared, store: store, endpointURL: url)
+        self.init(networkTransport: transport, store: store, defaultRequestConfiguration: defaultRequestConfiguration)
+    }
+
+    /// Empties the store.
+    public func clearCache() async throws {
+        store.cacheStore.clear()
+    }
+
+    /// The first result under `cachePolicy`.
+    public func fetch<Query: GraphQLQuery>(
+        query: Query, cachePolicy: CachePolicy.Query.SingleResponse = .cacheFirst, requestConfiguration: RequestConfiguration? = nil
+    ) async throws -> GraphQLResponse<Query> {
+        for try await result in try fetch(query: query, fetchBehavior: cachePolicy.toFetchBehavior(), requestConfiguration: requestConfiguration) {
+            return result
+        }
+        try Task.checkCancellation()
+        throw Error.noResults
+    }
+
+    /// The cached result, then the server's.
+    public func fetch<Query: GraphQLQuery>(
+        query: Query, cachePolicy: CachePolicy.Query.CacheAndNetwork, requestConfiguration: RequestConfiguration? = nil
+    ) throws -> AsyncThrowingStream<GraphQLResponse<Query>, any Swift.Error> {
+        try fetch(query: query, fetchBehavior: cachePolicy.toFetchBehavior(), requestConfiguration: requestConfiguration)
+    }
+
+    /// The cached result, or nil on a miss.
+    public func fetch<Query: GraphQLQuery>(
+        query: Query, cachePolicy: CachePolicy.Query.CacheOnly, requestConfiguration: RequestConfiguration? = nil
+    ) async throws -> GraphQLResponse<Query>? {
+        do {
+            for try await result in try fetch(query: query, fetchBehavior: cachePolicy.toFetchBehavior(), requestConfiguration: requestConfiguration) {
+                return result
+            }
+            return nil
+        } catch Error.noResults {
+            return nil
+        }
+    }
+
+    public func fetch<Query: GraphQLQuery>(
+        query: Query, fetchBehavior: FetchBehavior, requestConfiguration: RequestConfiguration? = nil
+    ) throws -> AsyncThrowingStream<GraphQLResponse<Query>, any Swift.Error> {
+        try networkTransport.send(query: query, fetchBehavior: fetchBehavior, requestConfiguration: requestConfiguration ?? defaultRequestConfiguration)
+    }
+
+    /// The mutation's result.
+    public func perform<Mutation: GraphQLMutation>(
+        mutation: Mutation, requestConfiguration: RequestConfiguration? = nil
+    ) async throws -> GraphQLResponse<Mutation> {
+        for try await result in try networkTransport.send(mutation: mutation, requestConfiguration: requestConfiguration ?? defaultRequestConfiguration) {
+            return result
+        }
+        try Task.checkCancellation()
+        throw Error.noResults
+    }
+
+    /// The subscription's events, as they arrive.
+    public func subscribe<Subscription: GraphQLSubscription>(
+        subscription: Subscription, cachePolicy: CachePolicy.Subscription = .cacheThenNetwork, requestConfiguration: RequestConfiguration? = nil
+    ) throws -> AsyncThrowingStream<GraphQLResponse<Subscription>, any Swift.Error> {
+        guard let transport = networkTransport as? any SubscriptionNetworkTransport else { throw Error.noSubscriptionTransport }
+        return try transport.send(
+            subscription: subscription, fetchBehavior: cachePolicy.toFetchBehavior(),
+            requestConfiguration: requestConfiguration ?? defaultRequestConfiguration)
+    }
+}
