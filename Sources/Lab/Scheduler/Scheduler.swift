@@ -269,8 +269,9 @@ public final class Scheduler: Sendable {
         return rules.first { rule in
             guard rule.isEnabled, rule.isAbout(stop) else { return false }
             guard let condition = rule.condition else { return true }
-            if subject == nil { subject = environment.ruleSubject(stop, operation) }
-            return condition.matches(subject!)
+            let read = subject ?? environment.ruleSubject(stop, operation)
+            subject = read
+            return condition.matches(read)
         }
     }
 
