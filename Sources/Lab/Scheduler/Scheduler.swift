@@ -104,7 +104,7 @@ public final class Scheduler: Sendable {
     /// ``SchedulerCore/soloLane`` as of the last change, readable without the lock: a free run's
     /// stops cost one atomic load.
     private let lane = Atomic<Int>(0)
-    /// ``SchedulerCore/hasActiveRules`` as of the last change: a stop reads the rules only
+    /// Whether any breakpoint rule is enabled, as of the last change: a stop reads the rules only
     /// when there are some.
     private let rulesActive = Atomic<Bool>(false)
     private let environment: Environment
@@ -126,7 +126,7 @@ public final class Scheduler: Sendable {
         state.withLock { state in
             let result = body(&state)
             lane.store(state.core.soloLane, ordering: .releasing)
-            rulesActive.store(state.core.hasActiveRules, ordering: .releasing)
+            rulesActive.store(state.core.breaks.hasActiveRules, ordering: .releasing)
             return result
         }
     }
@@ -179,7 +179,7 @@ public final class Scheduler: Sendable {
     public var version: Int { state.withLock { $0.core.version } }
 
     /// Whether recorded commands are still being replayed.
-    public var isReplaying: Bool { state.withLock { $0.core.replay != nil } }
+    public var isReplaying: Bool { state.withLock { $0.core.agenda.isReplaying } }
 
     /// The commands that took effect so far, in order.
     public var log: [RecordedCommand] { state.withLock { $0.core.log } }
@@ -189,9 +189,9 @@ public final class Scheduler: Sendable {
         state.withLock { state in
             Snapshot(
                 parked: state.core.parkedStops, running: state.core.running, forked: state.core.forked, blocked: state.core.blocked,
-                finished: state.core.finished, launched: state.core.launched, stepping: state.core.stepping,
-                breakpoints: state.core.breakpoints, rules: state.core.rules, defaultMode: state.core.defaultMode,
-                refusals: state.core.refusals, pendingCommands: state.core.commands.count)
+                finished: state.core.finished, launched: state.core.launched, stepping: state.core.breaks.stepping,
+                breakpoints: state.core.breaks.breakpoints, rules: state.core.breaks.rules, defaultMode: state.core.breaks.defaultMode,
+                refusals: state.core.refusals, pendingCommands: state.core.agenda.commands.count)
         }
     }
 
@@ -264,13 +264,14 @@ public final class Scheduler: Sendable {
 
     /// The first enabled rule about `stop` whose filter the request passes now.
     private func matchingRule(at stop: ParkedStop) -> BreakRule? {
-        let (rules, operation) = state.withLock { ($0.core.rules, $0.core.launched[stop.request] ?? 0) }
+        let (rules, operation) = state.withLock { ($0.core.breaks.rules, $0.core.launched[stop.request] ?? 0) }
         var subject: FilterSubject?
         return rules.first { rule in
             guard rule.isEnabled, rule.isAbout(stop) else { return false }
             guard let condition = rule.condition else { return true }
-            if subject == nil { subject = environment.ruleSubject(stop, operation) }
-            return condition.matches(subject!)
+            let read = subject ?? environment.ruleSubject(stop, operation)
+            subject = read
+            return condition.matches(read)
         }
     }
 
