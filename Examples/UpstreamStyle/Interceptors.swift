@@ -38,24 +38,32 @@ package struct RenameHeroMutation: GraphQLMutation {
 /// refresh in flight.
 package actor AuthTokenManager {
     package let tokenURL: URL
+    package let session: URLSession
     package let singleFlight: Bool
     package private(set) var currentAuthToken: String?
     private var refreshToken: String?
     private var refreshInFlight: Task<String, any Error>?
     package private(set) var refreshes = 0
 
-    package init(tokenURL: URL, singleFlight: Bool) {
+    package init(
+        tokenURL: URL, session: URLSession = .shared, singleFlight: Bool, accessToken: String? = nil, refreshToken: String? = nil
+    ) {
         self.tokenURL = tokenURL
+        self.session = session
         self.singleFlight = singleFlight
+        self.currentAuthToken = accessToken
+        self.refreshToken = refreshToken
     }
 
     package func signIn(username: String, password: String) async throws {
         try await grant("grant_type=password&username=\(username)&password=\(password)")
     }
 
-    /// A fresh access token.
-    package func refresh() async throws -> String {
+    /// A fresh access token, in place of `staleToken`, the one the server refused. A
+    /// single-flight manager that already holds another token hands that one out.
+    package func refresh(replacing staleToken: String?) async throws -> String {
         if singleFlight, let refreshInFlight { return try await refreshInFlight.value }
+        if singleFlight, let currentAuthToken, currentAuthToken != staleToken { return currentAuthToken }
         let task = Task { try await grant("grant_type=refresh_token&refresh_token=\(refreshToken ?? "")") }
         refreshInFlight = task
         defer { refreshInFlight = nil }
@@ -69,7 +77,7 @@ package actor AuthTokenManager {
         request.httpMethod = "POST"
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
         request.httpBody = Data(form.utf8)
-        let (data, _) = try await URLSession.shared.data(for: request)
+        let (data, _) = try await session.data(for: request)
         guard let tokens = try JSONSerialization.jsonObject(with: data) as? [String: Any],
             let access = tokens["access_token"] as? String
         else { throw TokenError.noAccessToken(String(decoding: data, as: UTF8.self)) }
@@ -95,14 +103,15 @@ package struct AuthorizationInterceptor: GraphQLInterceptor {
     ) async throws -> InterceptorResultStream<Request> {
         let originalRequest = request
         var request = request
-        if let token = await tokenManager.currentAuthToken {
+        let token = await tokenManager.currentAuthToken
+        if let token {
             request.additionalHeaders["Authorization"] = "Bearer \(token)"
         }
         return await next(request).mapErrors { error in
             guard let error = error as? ResponseCodeInterceptor.ResponseCodeError,
                 error.response.statusCode == 401
             else { throw error }
-            _ = try await tokenManager.refresh()
+            _ = try await tokenManager.refresh(replacing: token)
             throw RequestChain.Retry(request: originalRequest)
         }
     }

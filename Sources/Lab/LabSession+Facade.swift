@@ -196,6 +196,7 @@ extension LabSession {
         scheduler.shutDown()
         for task in tasks.value.values { task.cancel() }
         for task in tasks.value.values { await task.value }
+        if let app { LabURLProtocol.unregister(host: app.host) }
     }
 }
 

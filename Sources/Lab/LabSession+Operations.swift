@@ -151,11 +151,15 @@ extension LabSession {
         }
         switch chain {
         case .graphQL(let graphQL, let http):
-            let interceptors = ChainRunner.Interceptors(
-                graphQL: graphQL.map { LayerRegistry.graphQLInterceptor($0, environment) },
-                cache: DefaultCacheInterceptor(store: cache),
-                http: http.map { LayerRegistry.httpInterceptor($0) },
-                parser: JSONResponseParsingInterceptor(cacheSchema: cache.schema))
+            let interceptors = if let app {
+                ChainRunner.Interceptors(provider: app.provider, operation: Self.graphQLOperation(spec))
+            } else {
+                ChainRunner.Interceptors(
+                    graphQL: graphQL.map { LayerRegistry.graphQLInterceptor($0, environment) },
+                    cache: DefaultCacheInterceptor(store: cache),
+                    http: http.map { LayerRegistry.httpInterceptor($0) },
+                    parser: JSONResponseParsingInterceptor(cacheSchema: cache.schema))
+            }
             let instrumented = InstrumentedGraphQLChain(interceptors: interceptors, transport: graphQLTransport, context: context, traceparent: remoteSetup?.traceparent)
             return .graphQL(instrumented, graphQLRequest(spec))
         case .middleware(let layers):

@@ -95,11 +95,28 @@ extension LabSession {
         note: String, form: String, headers: HTTPFields, url: String, refreshToken: String?,
         exchange: @Sendable (HTTPFields) async throws -> BackendResponse
     ) async throws -> TokenPair {
+        let response = try await recordedGrant(note: note, form: form, headers: headers, url: url, exchange: exchange)
+        let json = try? JSONValue(parsing: response.body)
+        let code = json?["error"]?.stringValue
+        guard response.status == 200, let access = json?["access_token"]?.stringValue else {
+            let fallback = json == nil ? "the answer is not JSON (\(response.body.count) bytes)" : "the answer has no access_token"
+            throw TokenEndpointError(status: response.status, code: code ?? "invalid_response", detail: json?["error_description"]?.stringValue ?? (code == nil ? fallback : nil))
+        }
+        return TokenPair(accessToken: access, refreshToken: json?["refresh_token"]?.stringValue ?? refreshToken)
+    }
+
+    /// Sends a grant with `exchange` as the operation whose task is running: a stop before
+    /// it (unless `stops` is false), a `send` event and a `refresh` event for its answer,
+    /// which it returns as it came.
+    static func recordedGrant(
+        note: String, form: String, headers: HTTPFields, url: String, stops: Bool = true,
+        exchange: @Sendable (HTTPFields) async throws -> BackendResponse
+    ) async throws -> BackendResponse {
         let detail = note
         let operation = LabContext.operation
         operation?.scheduler.refreshStarted()
         defer { operation?.scheduler.refreshEnded() }
-        if let operation {
+        if let operation, stops {
             let release = await operation.gate(
                 .refresh, name: "TokenManager", kind: .auth,
                 snapshot: HopSnapshot(method: "POST", url: url, headers: headers, body: BodyPreview(Data(form.utf8))),
@@ -126,10 +143,6 @@ extension LabSession {
             .refresh,
             HopSnapshot(method: "POST", url: url, headers: response.headers, status: response.status, error: code, body: BodyPreview(response.body)),
             detail: detail)
-        guard response.status == 200, let access = json?["access_token"]?.stringValue else {
-            let fallback = json == nil ? "the answer is not JSON (\(response.body.count) bytes)" : "the answer has no access_token"
-            throw TokenEndpointError(status: response.status, code: code ?? "invalid_response", detail: json?["error_description"]?.stringValue ?? (code == nil ? fallback : nil))
-        }
-        return TokenPair(accessToken: access, refreshToken: json?["refresh_token"]?.stringValue ?? refreshToken)
+        return response
     }
 }

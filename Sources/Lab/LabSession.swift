@@ -71,6 +71,9 @@ public final class LabSession: Sendable {
     let parserName: String
     let currentChain: Locked<Scenario.Chain>
     let custom: CustomChain?
+    /// An app's own Apollo-shaped provider in place of the scenario's chain, and the host its
+    /// ``AppBackend`` session reaches; nil for the scenario's own chain.
+    let app: (provider: ApolloProviderAdapter, host: String)?
     let summariesByRequest = Locked<[Int: RequestSummary]>([:])
     let hopLists = Locked<[Int: [HopInfo]]>([:])
     let tasks = Locked<[Int: Task<Void, Never>]>([:])
@@ -113,6 +116,45 @@ public final class LabSession: Sendable {
             scenario: scenario, store: store, clock: clock, backend: backend, target: .inProcess(backend),
             transports: (LabGraphQLTransport(backend: backend, clock: clock), LabClientTransport(backend: backend, clock: clock)),
             baseURL: LabSession.baseURL, tokens: initial, defaultMode: defaultMode, replay: replay, recordsLog: recordsLog, onChange: onChange)
+    }
+
+    /// A lab scenario run through an app's own interceptors: the scenario's launches,
+    /// backend, tokens and script, with `provider`'s interceptors in place of its chain.
+    /// `provider` is asked once, with the lab's addresses and a `URLSession` that reaches it
+    /// (``AppBackend``); it is then asked for fresh interceptors for each request.
+    public convenience init(
+        scenario: Scenario,
+        provider makeProvider: (AppBackend) -> any InterceptorProvider,
+        store: TimelineStore = TimelineStore(),
+        defaultMode: RunMode = .run,
+        onChange: @escaping @Sendable () -> Void = {}
+    ) {
+        let clock = VirtualClock()
+        let backend = LabBackend(settings: scenario.backend, now: { clock.seconds })
+        var initial = TokenPair(accessToken: "", refreshToken: nil)
+        if scenario.token != .none { initial = backend.issueTokens() }
+        if scenario.token == .expired { backend.expireAllAccessTokens() }
+        let activity = AppActivity()
+        let numbers = RefreshTokenNumbers()
+        let host = LabURLProtocol.register { request in
+            await LabSession.answerAppRequest(request, activity: activity, backend: backend, clock: clock, numbers: numbers)
+        }
+        let base = URL(string: "https://\(host)")!
+        let provider = makeProvider(AppBackend(
+            graphQLURL: base.appendingPathComponent("graphql"), tokenURL: base.appendingPathComponent("oauth/token"),
+            urlSession: LabURLProtocol.session(), accessToken: initial.accessToken, refreshToken: initial.refreshToken))
+        var scenario = scenario
+        if let first = scenario.operations.first {
+            let operation = LoadedOperation(Self.graphQLOperation(first))
+            scenario.chain = .graphQL(
+                graphQL: provider.graphQLInterceptors(for: operation).map { Scenario.Layer(typeName($0)) },
+                http: provider.httpInterceptors(for: operation).map { Scenario.Layer(typeName($0)) })
+        }
+        self.init(
+            scenario: scenario, store: store, clock: clock, backend: backend, target: .inProcess(backend),
+            transports: (LabGraphQLTransport(backend: backend, clock: clock), LabClientTransport(backend: backend, clock: clock)),
+            baseURL: LabSession.baseURL, tokens: initial, defaultMode: defaultMode, replay: nil, recordsLog: true, onChange: onChange,
+            app: (provider, activity, host))
     }
 
     /// A session on an app's own chain (see ``CustomChain``): `n` starts its requests in
@@ -189,12 +231,15 @@ public final class LabSession: Sendable {
         scenario: Scenario, store: TimelineStore, clock: VirtualClock, backend: LabBackend, target: LabTarget,
         transports: (graphQL: any GraphQLTransport, client: any ClientTransport), baseURL: URL, tokens initial: TokenPair,
         defaultMode: RunMode, replay: [RecordedCommand]?, recordsLog: Bool, onChange: @escaping @Sendable () -> Void,
-        custom: CustomChain? = nil, remote: RemoteSetup? = nil
+        custom: CustomChain? = nil, remote: RemoteSetup? = nil,
+        app: (provider: any InterceptorProvider, activity: AppActivity, host: String)? = nil
     ) {
         self.custom = custom
         self.changed = onChange
         if case .graphQL(let provider, _, let requests) = custom, let first = requests.first {
             self.parserName = typeName(provider.responseParser(for: first.operation))
+        } else if let app, let first = scenario.operations.first {
+            self.parserName = typeName(app.provider.responseParser(for: LoadedOperation(Self.graphQLOperation(first))))
         } else {
             self.parserName = HopLayout.labParser
         }
@@ -209,7 +254,9 @@ public final class LabSession: Sendable {
         // What the lab's schema says is non-null holds for a lab; of another server's schema
         // ChainLab knows only what the operation asks for.
         let servesLabSchema = if case .remote(let remote) = target { remote.isLab } else { true }
-        self.cache = CacheStore(schema: servesLabSchema ? LabOperations.cacheSchema : LabOperations.cacheSchema.withoutNullability)
+        let cache = CacheStore(schema: servesLabSchema ? LabOperations.cacheSchema : LabOperations.cacheSchema.withoutNullability)
+        self.cache = cache
+        self.app = app.map { (ApolloProviderAdapter($0.provider, store: ApolloStore(cacheStore: cache), activity: $0.activity), $0.host) }
         self.baseURL = baseURL
         self.endpoint = remote?.graphQLEndpoint ?? baseURL.appendingPathComponent("graphql")
         self.graphQLTransport = transports.graphQL

@@ -44,7 +44,7 @@ extension NonCopyableAsyncThrowingStream {
         of stream: ChainResultStream, for request: Request.Type
     ) -> InterceptorResultStream<Request> where Element == ParsedResult<Request.Operation> {
         InterceptorResultStream<Request>(stream: stream.map { response in
-            ParsedResult(result: try GraphQLResponse<Request.Operation>(response), cacheRecords: response.cacheRecords)
+            ParsedResult(result: try GraphQLResponse<Request.Operation>(response), cacheRecords: response.cacheRecords, origin: response)
         })
     }
 }

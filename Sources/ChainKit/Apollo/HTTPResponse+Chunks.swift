@@ -21,11 +21,7 @@ final class ChunkedBody: Sendable {
 extension HTTPResponse {
     /// A response with its body arriving as `chunks` (Apollo's `HTTPResponse.init`).
     public init(response: HTTPURLResponse, chunks: consuming NonCopyableAsyncThrowingStream<Data>) {
-        var fields = HTTPFields()
-        for (name, value) in response.allHeaderFields {
-            guard let name = name as? String, let value = value as? String, let field = try? HTTPField(name: name, value: value) else { continue }
-            fields.append(field)
-        }
+        let fields = NetworkResponse(httpURLResponse: response, fallbackURL: nil).headerFields
         let status = (0...999).contains(response.statusCode) ? Status(code: response.statusCode) : Status(code: 0)
         self.init(
             status: status, headerFields: fields,

@@ -51,9 +51,33 @@ public struct GraphQLResponseDecodingError: Error, Hashable, CustomStringConvert
 public struct ParsedResult<Operation: GraphQLOperation>: Sendable, Hashable {
     public let result: GraphQLResponse<Operation>
     public let cacheRecords: RecordSet?
+    /// The engine's result this one was decoded from, handed back when nothing changed it.
+    let origin: ChainResponse?
 
     public init(result: GraphQLResponse<Operation>, cacheRecords: RecordSet?) {
+        self.init(result: result, cacheRecords: cacheRecords, origin: nil)
+    }
+
+    init(result: GraphQLResponse<Operation>, cacheRecords: RecordSet?, origin: ChainResponse?) {
         self.result = result
         self.cacheRecords = cacheRecords
+        self.origin = origin
+    }
+
+    /// The engine's form of this result: the very one it came from when unchanged.
+    package var chainResponse: ChainResponse {
+        if let origin, origin.cacheRecords == cacheRecords, (try? GraphQLResponse<Operation>(origin)) == result { return origin }
+        var response = result.chainResponse
+        response.cacheRecords = cacheRecords
+        return response
+    }
+
+    public static func == (lhs: ParsedResult, rhs: ParsedResult) -> Bool {
+        lhs.result == rhs.result && lhs.cacheRecords == rhs.cacheRecords
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(result)
+        hasher.combine(cacheRecords)
     }
 }

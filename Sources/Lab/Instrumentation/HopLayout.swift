@@ -86,19 +86,24 @@ public final class HopLayouts: Sendable {
     private struct State: Sendable {
         var graphQL: Layout?
         var middleware: Layout?
-        /// Type names spelled out, and whether the type stands in for another middleware
-        /// (``WrappingMiddleware``), whose name is then asked of each instance.
+        /// Type names spelled out, and whether the type stands in for another layer (a
+        /// ``WrappingMiddleware``, or an app's Apollo-shaped interceptor), whose name is then
+        /// asked of each instance.
         var names: [ObjectIdentifier: (name: String, wraps: Bool)] = [:]
 
         mutating func entry(of value: Any) -> (name: String, wraps: Bool) {
             let type = Swift.type(of: value)
             if let entry = names[ObjectIdentifier(type)] { return entry }
-            let entry = (name: String(describing: type), wraps: value is any WrappingMiddleware)
+            let entry = (name: String(describing: type), wraps: value is any WrappingMiddleware || value is any ApolloLayer)
             names[ObjectIdentifier(type)] = entry
             return entry
         }
 
-        mutating func name(of value: Any) -> String { entry(of: value).name }
+        mutating func name(of value: Any) -> String {
+            let entry = entry(of: value)
+            guard entry.wraps, let layer = value as? any ApolloLayer else { return entry.name }
+            return layer.wrappedLayerName
+        }
 
         /// A middleware's hop name: its type's, or for a wrapper the wrapped middleware's.
         mutating func name(of middleware: any ClientMiddleware) -> String {
@@ -224,5 +229,5 @@ extension ChainResponseParser {
 
 /// The type name of a value, as hop names and lint use it.
 func typeName(_ value: Any) -> String {
-    String(describing: type(of: value))
+    (value as? any ApolloLayer)?.wrappedLayerName ?? String(describing: type(of: value))
 }
