@@ -1,51 +1,79 @@
-// Opens the ChainLab inspector on an app's own interceptor chain.
+// Opens the ChainLab inspector on an app's own interceptors, written as Apollo iOS 2.4's
+// documentation writes them, in the lab's token-expiry scenario.
 // Build and run: swift run inspect-my-chain
 import ChainKit
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Inspector
 import Lab
 
-/// The app's own interceptor: adds a header to every request.
-struct TracingInterceptor: ChainInterceptor {
-    func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
+/// The app's tokens, refreshed with the OAuth `refresh_token` grant.
+actor TokenStore {
+    let tokenURL: URL
+    let session: URLSession
+    var accessToken: String?
+    var refreshToken: String?
+
+    init(tokenURL: URL, session: URLSession, accessToken: String?, refreshToken: String?) {
+        self.tokenURL = tokenURL
+        self.session = session
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+    }
+
+    func refresh() async throws {
+        var request = URLRequest(url: tokenURL)
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data("grant_type=refresh_token&refresh_token=\(refreshToken ?? "")".utf8)
+        let (data, _) = try await session.data(for: request)
+        let tokens = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        accessToken = tokens?["access_token"] as? String
+        refreshToken = tokens?["refresh_token"] as? String ?? refreshToken
+    }
+}
+
+/// Adds the bearer token; on a 401, refreshes it and runs the chain again.
+struct AuthorizationInterceptor: GraphQLInterceptor {
+    let tokens: TokenStore
+
+    func intercept<Request: GraphQLRequest>(
+        request: Request,
+        next: NextInterceptorFunction<Request>
+    ) async throws -> InterceptorResultStream<Request> {
+        let originalRequest = request
         var request = request
-        try request.additionalHeaders.set("X-Trace-ID", "demo-1")
-        return await next(request)
+        if let token = await tokens.accessToken {
+            request.additionalHeaders["Authorization"] = "Bearer \(token)"
+        }
+        return await next(request).mapErrors { error in
+            guard let error = error as? ResponseCodeInterceptor.ResponseCodeError, error.response.statusCode == 401 else {
+                throw error
+            }
+            try await tokens.refresh()
+            throw RequestChain.Retry(request: originalRequest)
+        }
     }
 }
 
-/// The app's provider: its interceptor first, then Apollo's defaults.
-struct AppInterceptorProvider: ChainInterceptorProvider {
-    let store = CacheStore()
+/// Apollo's default interceptors, then the app's.
+struct NetworkInterceptorProvider: InterceptorProvider {
+    let tokens: TokenStore
 
-    func graphQLInterceptors(for operation: ChainOperation) -> [any ChainInterceptor] {
-        [MaxRetryInterceptor(), TracingInterceptor(), AutomaticPersistedQueryInterceptor()]
-    }
-
-    func cacheInterceptor(for operation: ChainOperation) -> any ChainCacheInterceptor {
-        DefaultCacheInterceptor(store: store)
-    }
-
-    func httpInterceptors(for operation: ChainOperation) -> [any ChainHTTPInterceptor] {
-        [ResponseCodeInterceptor()]
-    }
-
-    func responseParser(for operation: ChainOperation) -> any ChainResponseParser {
-        JSONResponseParsingInterceptor()
+    func graphQLInterceptors<Operation: GraphQLOperation>(for operation: Operation) -> [any GraphQLInterceptor] {
+        DefaultInterceptorProvider.shared.graphQLInterceptors(for: operation) + [AuthorizationInterceptor(tokens: tokens)]
     }
 }
 
-// An in-memory server stands in for the app's real one; use URLSessionTransport() to talk
-// to a real endpoint.
-let server = InMemoryGraphQLTransport { request in
-    NetworkResponse(status: 200, url: request.url, body: Data(#"{"data":{"hero":{"name":"R2-D2"}}}"#.utf8))
-}
-let hero = ChainRequest(
-    operation: ChainOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { name } }"),
-    graphQLEndpoint: URL(string: "https://api.example.com/graphql")!)
-
+// The scenario drives the launches and the lab backend (its access token has expired);
+// `lab` gives its token URL and a URLSession that reaches it.
 do {
-    try await InspectorApp.open(name: "my app", chain: .graphQL(provider: AppInterceptorProvider(), transport: server, requests: [hero]))
+    try await ChainLab.inspect(scenario: "token-expiry") { lab in
+        NetworkInterceptorProvider(tokens: TokenStore(
+            tokenURL: lab.tokenURL, session: lab.urlSession, accessToken: lab.accessToken, refreshToken: lab.refreshToken))
+    }
 } catch {
     FileHandle.standardError.write(Data("inspect-my-chain: \(error)\n".utf8))
     exit(2)
