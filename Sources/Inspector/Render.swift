@@ -204,7 +204,7 @@ extension Inspector {
             return
         }
         // Only the rows around the selection are made into lines: a run can hold thousands.
-        let selected = state.filter == nil ? state.selectedRequest.flatMap { state.lab.index(of: $0) } : rows.firstIndex { $0.id == state.selectedRequest }
+        let selected = state.selectedVisibleIndex
         let first = max(0, min((selected ?? 0) - inner.height + 1, rows.count - inner.height))
         let window = rows[first..<min(rows.count, first + inner.height)]
         List(window.map { requestLine($0, width: inner.width) }, selected: selected.map { $0 - first }, highlightStyle: state.focus == .requests ? .reverse : .bold).render(in: inner, into: &buffer)
@@ -270,7 +270,9 @@ extension Inspector {
         guard StatusLine.width(of: entries.map(\.hint)) > width, let help = entries.last, help.action == .help else { return entries }
         entries.removeLast()
         let more = (hint: StatusLine.Hint("…", ""), action: Action.help)
-        while !entries.isEmpty, StatusLine.width(of: entries.map(\.hint) + [more.hint, help.hint]) > width { entries.removeLast() }
+        // Each hint dropped takes its width and one separator (two columns) off the line.
+        var used = StatusLine.width(of: entries.map(\.hint) + [more.hint, help.hint])
+        while !entries.isEmpty, used > width { used -= entries.removeLast().hint.width + 2 }
         return entries + [more, help]
     }
 
