@@ -15,10 +15,10 @@ package struct PanesRevision: Hashable, Sendable {
     }
 }
 
-/// The panes of the last frame, kept while the state's ``InspectorState/panesRevision`` and
-/// the screen's size stay: a frame is then the kept panes with the status line and the
-/// overlay drawn over them, and only the rows those write are compared with the previous
-/// frame (``TerminalUI/Buffer/markAsBase()``). A character typed into the `/` line changes
+/// The panes of the last frame drawn with an overlay open, kept while the state's
+/// ``InspectorState/panesRevision`` and the screen's size stay: a frame is then the kept
+/// panes with the status line and the overlay drawn over them, and only the rows those
+/// write are compared with the previous frame (``TerminalUI/Buffer/markAsBase()``). A character typed into the `/` line changes
 /// only the overlay, so its frame draws two rows, not the four panes.
 ///
 /// Serves `input.type.char` (in a debug build most of all, where drawing the panes was
@@ -31,7 +31,11 @@ package struct PaneCache {
 
     /// The frame of `state` on a screen of `size`, and where it put what a click can reach.
     package mutating func frame(_ state: InspectorState, size: Size) -> (buffer: Buffer, map: ScreenMap) {
-        guard Inspector.fitsPanes(size) else {
+        // Only a key that changes nothing but an open overlay leaves the panes as they were
+        // (a typed character); keeping them costs a copy of the frame whenever they change,
+        // so without an overlay the frame is drawn whole, as it was.
+        guard Inspector.fitsPanes(size), state.modal != nil else {
+            kept = nil
             var buffer = Buffer(size: size)
             let map = Inspector.render(state, into: &buffer)
             return (buffer, map)
