@@ -51,6 +51,8 @@ struct PaneCacheTests {
     @Test("a frame of another size, or too small for the panes, is drawn whole")
     func otherSizes() {
         let driver = Driver()
+        // With an overlay open, so the panes are kept between the frames.
+        driver.state.modal = .filter(FilterPrompt(text: "~c 401"))
         var cache = PaneCache()
         for size in [Size(width: 120, height: 40), Size(width: 90, height: 30), Size(width: 20, height: 5), Size(width: 120, height: 40)] {
             var whole = Buffer(size: size)
