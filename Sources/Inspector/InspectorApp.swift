@@ -106,7 +106,7 @@ private final class KeyLoop: @unchecked Sendable {
                 needsDraw = true
             }
             if needsDraw {
-                terminal.draw { loop.map = Inspector.render(loop.state, into: &$0) }
+                terminal.draw(loop.frame(size: terminal.size))
                 needsDraw = false
             }
             guard let key = terminal.readKey(timeout: idleRedraw) else { continue }
@@ -149,6 +149,7 @@ public final class InspectorLoop {
     private var controlVersion: Int
     /// Where the frame on screen put things, for the mouse.
     public var map = ScreenMap()
+    private var paneCache = PaneCache()
 
     public init(session: LabSession, size: Size, symbols: Symbols, liveExport: OTLPLiveExport? = nil, config: InspectorConfig = InspectorConfig()) {
         self.session = session
@@ -178,6 +179,14 @@ public final class InspectorLoop {
             changed = true
         }
         return changed
+    }
+
+    /// The frame of the state on a screen of `size`, as ``Inspector/render(_:into:)`` draws
+    /// it into a blank buffer; its map becomes ``map``.
+    package func frame(size: Size) -> Buffer {
+        let frame = paneCache.frame(state, size: size)
+        map = frame.map
+        return frame.buffer
     }
 
     /// Handles one key (a resize takes the terminal's new `size`) and carries out its effects.

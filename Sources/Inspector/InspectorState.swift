@@ -23,82 +23,90 @@ public struct InspectorState: Sendable {
         }
     }
 
-    public var scenario: Scenario
-    public var size: Size
-    public var lab: LabView
-    public var focus: Pane = .requests
+    public var scenario: Scenario { didSet { panesRevision = .next() } }
+    public var size: Size { didSet { panesRevision = .next() } }
+    public var lab: LabView { didSet { panesRevision = .next() } }
+    public var focus: Pane = .requests { didSet { panesRevision = .next() } }
     /// The selected request's id.
-    public var selectedRequest: Int?
+    public var selectedRequest: Int? { didSet { panesRevision = .next() } }
     /// The selected row of the Chain pane: a hop index, or one past the last hop for the
     /// token manager's refresh row.
-    public var selectedHop = 0
+    public var selectedHop = 0 { didSet { panesRevision = .next() } }
     /// Which side of the selected hop Detail shows: its pre-flight or its post-flight.
-    public var selectedSide: StopPosition = .pre
+    public var selectedSide: StopPosition = .pre { didSet { panesRevision = .next() } }
     /// Which lane of a request with two the stop keys act on (the `switchLane` key switches it).
-    public var selectedLane: Lane = .cache
+    public var selectedLane: Lane = .cache { didSet { panesRevision = .next() } }
     /// The attempt the Chain pane shows; nil follows the selected request's latest attempt.
-    public var selectedAttempt: Int?
+    public var selectedAttempt: Int? { didSet { panesRevision = .next() } }
     /// Commands a person gave at a stop, so the screen can say who forced, edited or failed
     /// what (anything else injected at a stop came from the scenario's script or a replay).
-    public var personActions: Set<PersonAction> = []
-    public var timelineScroll = 0
-    public var detailScroll = 0
-    public var revealSecrets = false
+    public var personActions: Set<PersonAction> = [] { didSet { panesRevision = .next() } }
+    public var timelineScroll = 0 { didSet { panesRevision = .next() } }
+    public var detailScroll = 0 { didSet { panesRevision = .next() } }
+    public var revealSecrets = false { didSet { panesRevision = .next() } }
     /// Whether the focused pane fills the screen (`+`).
-    public var maximized = false
+    public var maximized = false { didSet { panesRevision = .next() } }
     /// How far the waterfall is zoomed in around the selected request: 0 shows the whole
     /// run, each step halves the time shown (`z` in, `Z` out).
-    public var waterfallZoom = 0
+    public var waterfallZoom = 0 { didSet { panesRevision = .next() } }
     /// Whether Detail folds JSON objects and arrays below the top two levels (`f`).
-    public var detailFolded = false
+    public var detailFolded = false { didSet { panesRevision = .next() } }
     /// What Detail searches for (`Ctrl-F`), and which match is shown.
-    public var detailSearch = ""
-    public var detailMatch = 0
+    public var detailSearch = "" { didSet { panesRevision = .next() } }
+    public var detailMatch = 0 { didSet { panesRevision = .next() } }
     /// What the Chain pane shows: the hops of one attempt, or a sequence diagram (`S`).
-    public var chainView: ChainView = .hops
+    public var chainView: ChainView = .hops { didSet { panesRevision = .next() } }
     /// The event the sequence diagram's selected row stands for, while it matches the
     /// selection; otherwise the row of the selected hop and side is selected.
-    public var sequenceSeq: Int?
+    public var sequenceSeq: Int? { didSet { panesRevision = .next() } }
     /// The event `m` marked for a compare (`=`).
-    public var marked: TimelineEvent?
+    public var marked: TimelineEvent? { didSet { panesRevision = .next() } }
     /// The filter expression of the Requests pane and the waterfall (`/`).
-    public var filter: FilterExpression?
+    public var filter: FilterExpression? { didSet { panesRevision = .next() } }
     /// The requests ``filter`` lets through, as of the last view (``Inspector/refreshFilter(_:)``).
     var filterMatches: Set<Int> = [] {
-        didSet { filteredRows = nil }
+        didSet {
+            filteredRows = nil
+            panesRevision = .next()
+        }
     }
     /// ``visibleRequests`` as worked out with ``filterMatches`` for the view of that origin:
     /// a frame asks for them many times, and with 10,000 requests each asking copied them all.
-    var filteredRows: (origin: LabView.Origin, rows: [RequestRow])?
+    var filteredRows: (origin: LabView.Origin, rows: [RequestRow])? { didSet { panesRevision = .next() } }
     /// What ``filterMatches`` was worked out for: the filter, the view's origin and its
     /// findings. From there, the next view of the same builder needs only its remade rows
     /// read again.
-    var filterBasis: FilterBasis?
+    var filterBasis: FilterBasis? { didSet { panesRevision = .next() } }
 
     struct FilterBasis: Sendable {
         var source: String
         var origin: LabView.Origin
         var findings: [Finding]?
     }
+    /// The overlay and the notice are drawn over the panes and in the status line; changing
+    /// them leaves ``panesRevision`` as it was.
     public var modal: Overlay?
     public var notice: Notice?
-    public var symbols: Symbols
+    public var symbols: Symbols { didSet { panesRevision = .next() } }
     /// The keys in force: the standard keymap with the config file's bindings over it.
-    public var keys: KeyBindings = .standard
+    public var keys: KeyBindings = .standard { didSet { panesRevision = .next() } }
     /// The format the export overlay (`w`) offers first.
-    public var exportFormat: ExportFormat = .json
+    public var exportFormat: ExportFormat = .json { didSet { panesRevision = .next() } }
     /// Where the selected request was held when the lab last changed, so the selection
     /// follows a request being stepped.
-    var followedPlace: StopPlace?
+    var followedPlace: StopPlace? { didSet { panesRevision = .next() } }
     /// Whether the selected request left a stop the selection was following: when it
     /// finishes, the selection moves to where it ended.
-    var followsToEnd = false
+    var followsToEnd = false { didSet { panesRevision = .next() } }
     /// The highest request id when `n` or `N` was pressed: the first request above it is
     /// selected once a view shows it, so the keys that follow act on what was just started.
-    var selectsLaunchAbove: Int?
+    var selectsLaunchAbove: Int? { didSet { panesRevision = .next() } }
     /// How many operations `n` and `N` have started: the next is the scenario's launch list
     /// at this position, from its start again once the list is used up.
-    var launchesStarted = 0
+    var launchesStarted = 0 { didSet { panesRevision = .next() } }
+    /// Changes whenever a property the panes may read changes (every property but
+    /// ``modal`` and ``notice``): ``PaneCache`` keeps the panes drawn while it stays.
+    package private(set) var panesRevision = PanesRevision.next()
 
     public init(scenario: Scenario, lab: LabView, size: Size, symbols: Symbols = .unicode) {
         self.scenario = scenario
@@ -118,6 +126,14 @@ public struct InspectorState: Sendable {
         guard filter != nil else { return lab.requests }
         if let filteredRows, filteredRows.origin == lab.origin { return filteredRows.rows }
         return lab.requests.filter { filterMatches.contains($0.id) }
+    }
+
+    /// Where the selected request is in ``visibleRequests``. Without a filter the rows are
+    /// the lab's, in id order, and it is found by its id: with 10,000 requests, reading every
+    /// row on each key was a tenth of a key's frame in a debug build (`input.latency.10k`).
+    var selectedVisibleIndex: Int? {
+        guard filter != nil else { return selectedRequest.flatMap { lab.index(of: $0) } }
+        return visibleRequests.firstIndex { $0.id == selectedRequest }
     }
 
     /// The selected request's row.

@@ -22,20 +22,37 @@ extension Inspector {
     @discardableResult
     public static func render(_ state: InspectorState, into buffer: inout Buffer) -> ScreenMap {
         var map = ScreenMap()
-        let area = buffer.area
-        guard area.width >= minimumSize.width, area.height >= minimumSize.height else {
-            let text = "enlarge the terminal (\(minimumSize.width)x\(minimumSize.height) or more)"
-            var lines: [Line] = []
-            var rest = Substring(text)
-            while !rest.isEmpty, area.width > 0 {
-                lines.append(Line(String(rest.prefix(area.width))))
-                rest = rest.dropFirst(area.width)
-            }
-            Paragraph(lines).render(in: area, into: &buffer)
+        guard fitsPanes(buffer.area.size) else {
+            renderEnlargeMessage(into: &buffer)
             return map
         }
-        let statusRow = Rect(x: 0, y: area.height - 1, width: area.width, height: 1)
-        let body = bodyArea(area.size)
+        renderPanes(state, into: &buffer, map: &map)
+        renderOverPanes(state, into: &buffer, map: &map)
+        return map
+    }
+
+    /// Whether a screen of `size` has room for the panes.
+    static func fitsPanes(_ size: Size) -> Bool {
+        size.width >= minimumSize.width && size.height >= minimumSize.height
+    }
+
+    /// What a screen too small for the panes shows.
+    static func renderEnlargeMessage(into buffer: inout Buffer) {
+        let area = buffer.area
+        let text = "enlarge the terminal (\(minimumSize.width)x\(minimumSize.height) or more)"
+        var lines: [Line] = []
+        var rest = Substring(text)
+        while !rest.isEmpty, area.width > 0 {
+            lines.append(Line(String(rest.prefix(area.width))))
+            rest = rest.dropFirst(area.width)
+        }
+        Paragraph(lines).render(in: area, into: &buffer)
+    }
+
+    /// Draws the panes: everything but the status line and the overlay, and only what
+    /// reads no more of `state` than ``InspectorState/panesRevision`` follows.
+    static func renderPanes(_ state: InspectorState, into buffer: inout Buffer, map: inout ScreenMap) {
+        let body = bodyArea(buffer.area.size)
         // Detail's content is worked out once a frame: the layout sizes Detail by it.
         let detail = state.maximized && state.focus != .detail ? nil : detailContent(state)
         for (pane, rect) in layout(state, body: body, detail: detail) {
@@ -46,9 +63,13 @@ extension Inspector {
                 render(pane, state, in: rect, into: &buffer, map: &map)
             }
         }
-        renderStatus(state, in: statusRow, into: &buffer, map: &map)
-        if let modal = state.modal { renderModal(modal, state, in: body, into: &buffer) }
-        return map
+    }
+
+    /// Draws what goes over the panes: the status line, and the overlay when one is open.
+    static func renderOverPanes(_ state: InspectorState, into buffer: inout Buffer, map: inout ScreenMap) {
+        let area = buffer.area
+        renderStatus(state, in: Rect(x: 0, y: area.height - 1, width: area.width, height: 1), into: &buffer, map: &map)
+        if let modal = state.modal { renderModal(modal, state, in: bodyArea(area.size), into: &buffer) }
     }
 
     /// The rows above the status line, where the panes and overlays go.
@@ -183,7 +204,7 @@ extension Inspector {
             return
         }
         // Only the rows around the selection are made into lines: a run can hold thousands.
-        let selected = state.filter == nil ? state.selectedRequest.flatMap { state.lab.index(of: $0) } : rows.firstIndex { $0.id == state.selectedRequest }
+        let selected = state.selectedVisibleIndex
         let first = max(0, min((selected ?? 0) - inner.height + 1, rows.count - inner.height))
         let window = rows[first..<min(rows.count, first + inner.height)]
         List(window.map { requestLine($0, width: inner.width) }, selected: selected.map { $0 - first }, highlightStyle: state.focus == .requests ? .reverse : .bold).render(in: inner, into: &buffer)
@@ -249,7 +270,9 @@ extension Inspector {
         guard StatusLine.width(of: entries.map(\.hint)) > width, let help = entries.last, help.action == .help else { return entries }
         entries.removeLast()
         let more = (hint: StatusLine.Hint("…", ""), action: Action.help)
-        while !entries.isEmpty, StatusLine.width(of: entries.map(\.hint) + [more.hint, help.hint]) > width { entries.removeLast() }
+        // Each hint dropped takes its width and one separator (two columns) off the line.
+        var used = StatusLine.width(of: entries.map(\.hint) + [more.hint, help.hint])
+        while !entries.isEmpty, used > width { used -= entries.removeLast().hint.width + 2 }
         return entries + [more, help]
     }
 

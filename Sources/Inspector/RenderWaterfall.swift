@@ -181,7 +181,7 @@ extension Inspector {
 
         // Rows: keep the selected request in view.
         let height = inner.height - 1
-        let selectedIndex = (state.filter == nil ? state.selectedRequest.flatMap { state.lab.index(of: $0) } : rows.firstIndex { $0.id == state.selectedRequest }) ?? max(0, rows.count - 1)
+        let selectedIndex = state.selectedVisibleIndex ?? max(0, rows.count - 1)
         let first = min(max(0, selectedIndex - height / 2), max(0, rows.count - height))
         var drawn: [Int: (y: Int, row: WaterfallRow)] = [:]
         for (offset, request) in rows.dropFirst(first).prefix(height).enumerated() {

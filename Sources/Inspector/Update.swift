@@ -309,7 +309,7 @@ public enum Inspector {
         switch state.focus {
         case .requests, .timeline:
             let rows = state.visibleRequests
-            let index = rows.firstIndex { $0.id == state.selectedRequest } ?? 0
+            let index = state.selectedVisibleIndex ?? 0
             select(request: rows.isEmpty ? nil : rows[step(index, count: rows.count)].id, &state)
         case .chain where state.chainView != .hops:
             moveInSequence(action, &state)
@@ -345,7 +345,7 @@ public enum Inspector {
             guard !rows.isEmpty else {
                 return state.lab.requests.isEmpty ? "no requests yet: press \(state.keys.keyName(.newOperation)) to start one" : "no request matches the filter"
             }
-            let index = state.filter == nil ? state.selectedRequest.flatMap { state.lab.index(of: $0) } : rows.firstIndex { $0.id == state.selectedRequest }
+            let index = state.selectedVisibleIndex
             guard let index, atEnd(index, of: rows.count) else { return nil }
             return back ? "the first request is selected" : "the last request is selected"
         case .chain where state.chainView == .hops:

@@ -64,14 +64,19 @@ public struct Paragraph: Widget, Hashable, Sendable {
         let indent = indent < width / 2 ? max(0, indent) : 0
         var rows: [[Glyph]] = []
         var row: [Glyph] = []
+        // The row's width, kept as glyphs go in: summing the row again for each glyph took
+        // time quadratic in the row's length.
+        var rowWidth = 0
         for glyph in glyphs {
             row.append(glyph)
+            rowWidth += glyph.width
             // A row that no longer fits is cut where a break fits; what is left may still be
             // wider than the next row, which is narrower by the indent.
-            while Paragraph.width(of: row) > (rows.isEmpty ? width : width - indent), row.count > 1 {
+            while rowWidth > (rows.isEmpty ? width : width - indent), row.count > 1 {
                 let (head, rest) = Paragraph.split(row, room: rows.isEmpty ? width : width - indent)
                 rows.append(head)
                 row = rest
+                rowWidth = Paragraph.width(of: row)
             }
         }
         rows.append(row)

@@ -23,8 +23,10 @@ public enum TextWidth {
     /// without splitting graphemes or reading the Unicode tables, which is most of the cost
     /// of a frame otherwise (`input.type.char`).
     static func isPrintableASCII(_ text: String) -> Bool {
-        let printable = { (byte: UInt8) in byte >= 0x20 && byte < 0x7F }
-        return text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(printable) } ?? text.utf8.allSatisfy(printable)
+        // A plain loop: `allSatisfy` with a closure is generic code a debug build does not
+        // specialise, and cost more than the bytes it read.
+        for byte in text.utf8 where byte < 0x20 || byte >= 0x7F { return false }
+        return true
     }
 
     /// The cell symbol of each printable ASCII byte, by `byte - 0x20`.
@@ -44,10 +46,14 @@ public enum TextWidth {
     /// The graphemes drawn for `text`: escaped, with zero-width graphemes left out.
     static func glyphs(of text: String) -> [(character: Character, width: Int)] {
         if isPrintableASCII(text) { return text.utf8.map { (Character(Unicode.Scalar($0)), 1) } }
-        return VisibleEscapes.escape(text).compactMap { character in
+        // A loop rather than `compactMap`: in a debug build the generic algorithm and its
+        // closure cost more than the Unicode look-ups (`input.latency.10k`).
+        var glyphs: [(character: Character, width: Int)] = []
+        for character in VisibleEscapes.escape(text) {
             let width = columns(of: character)
-            return width == 0 ? nil : (character, width)
+            if width > 0 { glyphs.append((character, width)) }
         }
+        return glyphs
     }
 
     /// Columns of one safe grapheme: the width of its first scalar, as a terminal's

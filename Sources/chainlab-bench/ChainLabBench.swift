@@ -52,7 +52,7 @@ struct ChainLabBench {
             let started = Sampler.clock.now
             var rows: [Row] = []
             for group in groups { rows += try await group(options.sampling, options.selection) }
-            let report = Report(rows: rows, mode: "\(options.mode), \(formatSeconds(Sampler.clock.now - started))")
+            let report = Report(rows: rows, mode: "\(options.mode)\(buildNote), \(formatSeconds(Sampler.clock.now - started))")
             print(report.render())
             for line in report.jsonLines { print(line) }
             return 0
@@ -61,6 +61,14 @@ struct ChainLabBench {
             return 1
         }
     }
+
+    /// Said in the report's header of a debug build (`swift run chainlab-bench`): its figures
+    /// are not the release figures the targets are set for.
+    #if DEBUG
+    static let buildNote = ", debug build"
+    #else
+    static let buildNote = ""
+    #endif
 
     static func formatSeconds(_ duration: Duration) -> String {
         String(format: "%.1f s", Sampler.nanoseconds(duration) / 1e9)

@@ -74,3 +74,48 @@ import TerminalUI
         #expect(summary(next.diff(from: previous)) == ["0,0 a", "1,0 b", "0,1 日"])
     }
 }
+
+@Suite struct BaseDiffTests {
+    /// Writes of every kind at places picked by `seed`.
+    func scribble(_ buffer: inout Buffer, seed: Int) {
+        var value = UInt64(truncatingIfNeeded: seed) &* 0x9E37_79B9_7F4A_7C15 | 1
+        func next(_ bound: Int) -> Int {
+            value ^= value << 13
+            value ^= value >> 7
+            value ^= value << 17
+            return Int(value % UInt64(bound))
+        }
+        for _ in 0..<6 {
+            let x = next(buffer.width), y = next(buffer.height)
+            switch next(4) {
+            case 0: buffer.set(string: ["日本", "ab", "é\u{1B}", "──"][next(4)], at: Position(x: x, y: y))
+            case 1: buffer.fill(Rect(x: x, y: y, width: next(4) + 1, height: next(3) + 1), with: "│", style: .bold)
+            case 2: buffer.setStyle(.reverse, in: Rect(x: x, y: y, width: next(5) + 1, height: 1))
+            default: buffer.set(string: "x", at: Position(x: x, y: y), style: Style(foreground: .red))
+            }
+        }
+    }
+
+    @Test("frames drawn over copies of one base diff as the same frames drawn whole")
+    func framesOverABaseDiffAsWholeFrames() {
+        for seed in 1...200 {
+            var base = Buffer(width: 9, height: 7)
+            scribble(&base, seed: seed)
+            let whole = base
+            base.markAsBase()
+            var previous = base, previousWhole = whole
+            scribble(&previous, seed: seed + 1_000)
+            scribble(&previousWhole, seed: seed + 1_000)
+            var next = base, nextWhole = whole
+            scribble(&next, seed: seed + 2_000)
+            scribble(&nextWhole, seed: seed + 2_000)
+            #expect(next == nextWhole)
+            #expect(next.diff(from: previous) == nextWhole.diff(from: previousWhole))
+            #expect(next.diff(from: base) == nextWhole.diff(from: whole))
+            // A frame of another base, or of none, is compared cell by cell.
+            var other = whole
+            other.markAsBase()
+            #expect(next.diff(from: other) == nextWhole.diff(from: whole))
+        }
+    }
+}
