@@ -243,11 +243,9 @@ private struct RecentSnapshots: Sendable {
             }
         }
 
-        /// Owns what is kept.
+        /// Owns what is kept; it is read through ``keptReference``.
         private var owned: Kept?
-        /// The same object, read without retaining it: ``owned`` holds it for as long as the
-        /// slot does (binding ``owned`` to read it would retain it, and release it after).
-        private var keptUnretained: Unmanaged<Kept>?
+        private var keptReference: UnretainedReference<Kept>?
 
         mutating func snapshot(for message: Message, make: (Message) -> HopSnapshot) -> HopSnapshot {
             if let snapshot = snapshot(where: { $0 == message }) { return snapshot }
@@ -258,7 +256,7 @@ private struct RecentSnapshots: Sendable {
         /// is read in place: a key built to compare with it would copy (and retain) every
         /// field of a message that nearly always matches.
         func snapshot(where shows: (Message) -> Bool) -> HopSnapshot? {
-            keptUnretained?._withUnsafeGuaranteedRef { kept in shows(kept.message) ? kept.snapshot : nil }
+            keptReference?.read { kept in shows(kept.message) ? kept.snapshot : nil }
         }
 
         /// What is kept for a message `shows` says is the one at hand: the message kept, or
@@ -271,7 +269,7 @@ private struct RecentSnapshots: Sendable {
         /// Keeps what `other` kept (the same object, not a copy).
         mutating func share(_ other: Kept) {
             owned = other
-            keptUnretained = Unmanaged.passUnretained(other)
+            keptReference = UnretainedReference(other)
         }
 
         /// Keeps `message` and the snapshot `make` makes of it, and returns that snapshot.
@@ -280,7 +278,7 @@ private struct RecentSnapshots: Sendable {
             made.markSharedByMaker()
             let new = Kept(message: message, snapshot: made)
             owned = new
-            keptUnretained = Unmanaged.passUnretained(new)
+            keptReference = UnretainedReference(new)
             return made
         }
     }
@@ -327,7 +325,7 @@ private struct SentRequest: Equatable, Sendable {
     /// Whether this shows `other`: the two requests are equal.
     func shows(_ other: NetworkRequest) -> Bool {
         guard request.method == other.method, request.timeoutInterval == other.timeoutInterval,
-            heldInSameBits(request.url, other.url) || request.url == other.url, request.headerFields == other.headerFields
+            EqualityBySameBits.areEqual(request.url, other.url), request.headerFields == other.headerFields
         else { return false }
         guard let body, let otherBody = other.body else { return body == nil && other.body == nil }
         return body.holds(otherBody)
@@ -376,29 +374,11 @@ private struct MiddlewareRequest: Equatable, Sendable {
     var baseURL: URL
 
     /// Whether this shows `request` sent from `baseURL`. A request and a base URL handed on
-    /// unchanged, as most hops hand them, are told by their bits before any field is
-    /// compared (`URL`'s `==` is a call into Foundation that compares its strings).
+    /// unchanged, as most hops hand them, are told before any field is compared
+    /// (``EqualityBySameBits``).
     @inline(__always)
     func shows(_ request: HTTPRequest, baseURL: URL) -> Bool {
-        (heldInSameBits(self.request, request) || self.request == request) && (heldInSameBits(self.baseURL, baseURL) || self.baseURL == baseURL)
-    }
-}
-
-/// Whether `a` and `b` are held in the same bits: for a value whose fields are references
-/// and plain values (a URL, a request: strings, header lists, storage objects), the same
-/// references and values, so equal without comparing what they refer to. Different bits
-/// say nothing: equal values built apart are told by their `==`. Read as words, in
-/// registers; a value of a size not read here is never told this way.
-@inline(__always)
-private func heldInSameBits<Value>(_ a: Value, _ b: Value) -> Bool {
-    typealias Two = (UInt, UInt)
-    typealias Five = (UInt, UInt, UInt, UInt, UInt)
-    switch MemoryLayout<Value>.size {
-    case MemoryLayout<Two>.size: return unsafeBitCast(a, to: Two.self) == unsafeBitCast(b, to: Two.self)
-    case MemoryLayout<Five>.size:
-        let x = unsafeBitCast(a, to: Five.self), y = unsafeBitCast(b, to: Five.self)
-        return x.0 == y.0 && x.1 == y.1 && x.2 == y.2 && x.3 == y.3 && x.4 == y.4
-    default: return false
+        EqualityBySameBits.areEqual(self.request, request) && EqualityBySameBits.areEqual(self.baseURL, baseURL)
     }
 }
 
