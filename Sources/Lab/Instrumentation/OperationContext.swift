@@ -284,9 +284,8 @@ public final class OperationContext: Sendable {
     /// turn), not when it passes straight through.
     ///
     /// Where the stop is on every operation's way, test ``passesStraight`` in line instead:
-    /// `passesStraight ? .proceed : await wait(…)`. After an `await`, even of a call inlined
-    /// that did not suspend, the task checks that it is back on its executor (about 90
-    /// instructions); the test in line awaits only when the operation may wait.
+    /// `passesStraight ? .proceed : await wait(…)`, so the task awaits only when it may wait
+    /// (docs/performance.md, `middleware.instrumented.*`).
     @inline(__always)
     func gate(_ hop: HopInfo, _ position: StopPosition, _ snapshot: @autoclosure () -> HopSnapshot, _ capabilities: @autoclosure () -> StopCapabilities) async -> Release {
         if passesStraight { return .proceed }

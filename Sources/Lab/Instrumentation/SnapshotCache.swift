@@ -212,9 +212,7 @@ private struct SentRequest: Equatable, Sendable {
 /// A body kept to tell whether the next ones hold the same bytes, as `Data`'s `==` would tell.
 ///
 /// A small body's bytes are also kept in an array, so telling reads only the new body's
-/// storage: every read of a `Data`'s storage runs the dynamic exclusivity checks of `Data`'s
-/// code inlined here (about 380 instructions a read, more than recording the event that
-/// shows it), and `==` reads both.
+/// storage (docs/performance.md, `instrument.per_event.graphql`).
 private struct KeptBody: Equatable, Sendable {
     /// The largest body whose bytes are copied: a copy is made only when a body changes.
     static let copiedUpTo = 64 << 10
