@@ -19,6 +19,14 @@ let staticRuntimeInRelease: BuildSettingCondition = .when(platforms: [.linux], c
 let executableSettings: [SwiftSetting] = strictSettings + [.unsafeFlags(["-static-stdlib"], staticRuntimeInRelease)]
 let executableLinking: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"], staticRuntimeInRelease)]
 
+/// `CHAINLAB_SAFE_PATHS=1` in the environment of `swift build` or `swift test` compiles the
+/// obvious code of every unsafe fast path in place of the fast one: each lives in an
+/// `Internals/` folder of its module, and docs/performance.md (Unsafe fast paths) says what it
+/// buys. CI runs the tests both ways.
+let safePaths: [SwiftSetting] = ["", "0"].contains(Context.environment["CHAINLAB_SAFE_PATHS"] ?? "") ? [] : [.define("CHAINLAB_SAFE_PATHS")]
+/// The settings of a module that holds unsafe fast paths.
+let fastPathSettings: [SwiftSetting] = strictSettings + safePaths
+
 let package = Package(
     name: "ChainLab",
     platforms: [.macOS(.v15)],
@@ -112,7 +120,7 @@ let package = Package(
                 "Vocabulary", "ChainKit", "Timeline", "HTTPServer", "CZlib",
                 .target(name: "CCurl", condition: .when(platforms: [.linux])),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: fastPathSettings
         ),
         .target(
             name: "Inspector",

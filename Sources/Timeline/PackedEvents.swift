@@ -76,7 +76,7 @@ private let hopSiteRegistry = Mutex<(sites: [HopSite], keys: [HopSite: UInt32])>
 struct HopSites {
     private(set) var all: [HopSite] = []
     private var ids: [HopSite: UInt32] = [:]
-    private var recent = [Recent](repeating: Recent(id: HopSites.noSite, hop: 0, kind: .graphql, name: nil), count: HopSites.recentSlots)
+    private var recent = [Recent](repeating: Recent(id: HopSites.noSite, hop: 0, kind: .graphql), count: HopSites.recentSlots)
     /// The id of each site known by its number (``HopSiteKey``), ``noSite`` where not known yet.
     private var byKey: [UInt32] = []
 
@@ -89,8 +89,6 @@ struct HopSites {
         var id: UInt32
         var hop: Int32
         var kind: HopKind
-        /// The words of the site's name as the store holds it (``Swift/String/heldWords``).
-        var name: (UInt, UInt)?
     }
 
     mutating func id(name: String, kind: HopKind, hop: Int32) -> UInt32 {
@@ -99,8 +97,7 @@ struct HopSites {
         guard recent.id != HopSites.noSite, recent.hop == hop, recent.kind == kind else {
             return lookUp(name: name, kind: kind, hop: hop, slot: slot)
         }
-        // The same string as the site's, told by its words; else compared by content.
-        if let kept = recent.name, let words = name.heldWords, kept == words { return recent.id }
+        // Compared in place: `String`'s `==` tells the same string without reading it.
         if all.withUnsafeBufferPointer({ $0[Int(recent.id)].name == name }) { return recent.id }
         return lookUp(name: name, kind: kind, hop: hop, slot: slot)
     }
@@ -133,7 +130,7 @@ struct HopSites {
             all.append(site)
             ids[site] = id
         }
-        recent[slot] = Recent(id: id, hop: hop, kind: kind, name: all.withUnsafeBufferPointer { $0[Int(id)].name.heldWords })
+        recent[slot] = Recent(id: id, hop: hop, kind: kind)
         return id
     }
 }
@@ -190,11 +187,9 @@ struct TimelineChunk {
     /// Each event's seq minus ``firstSeq``; empty while the seqs follow one another from
     /// ``firstSeq``, as they do until the cap drops events.
     private var offsets: [UInt32] = []
-    /// The newest extra that holds a detail and nothing else: its position + 1 and the words
-    /// of the detail string it keeps (``Swift/String/heldWords``; the extra keeps that string
-    /// alive, so equal words are that string). Most details repeat (a result's source at each
-    /// hop it climbs), and the same string is told in two compares instead of a search.
-    private var newestDetailOnly: (position: UInt32, words: (UInt, UInt))?
+    /// The newest extra that holds a detail and nothing else: its position + 1 and its detail.
+    /// Most details repeat (a result's source at each hop it climbs): found without a search.
+    private var newestDetailOnly: (position: UInt32, detail: String)?
 
     init(firstSeq: Int) {
         self.firstSeq = firstSeq
@@ -247,8 +242,8 @@ struct TimelineChunk {
         let extra: UInt32
         if detail == nil && diff.isEmpty && fits && lane == nil {
             extra = 0
-        } else if let newest = newestDetailOnly, diff.isEmpty, fits, lane == nil, let words = detail?.heldWords, words == newest.words {
-            // The detail the newest detail-only extra holds, as the same string.
+        } else if let newest = newestDetailOnly, diff.isEmpty, fits, lane == nil, detail == newest.detail {
+            // The detail the newest detail-only extra holds.
             extra = newest.position
         } else {
             extra = self.extra(detail: detail, diff: diff, attempt: fits ? 0 : attempt, lane: lane)
@@ -307,8 +302,8 @@ struct TimelineChunk {
         }
         let position = found > 0 ? found : extras.count + 1
         if found == 0 { extras.append(EventExtra(detail: detail, diff: diff, attempt: attempt, lane: lane)) }
-        if diff.isEmpty, attempt == 0, lane == nil, let words = extras[position - 1].detail?.heldWords {
-            newestDetailOnly = (UInt32(position), words)
+        if diff.isEmpty, attempt == 0, lane == nil, let detail = extras[position - 1].detail {
+            newestDetailOnly = (UInt32(position), detail)
         }
         return UInt32(position)
     }
@@ -357,15 +352,5 @@ struct SnapshotSharing {
         if lastHead?.isSameHead(as: snapshot) == true { return lastHead! }
         lastHead = snapshot
         return snapshot
-    }
-}
-
-extension String {
-    /// The two words the string is held in: equal words are the same string (the same
-    /// storage, kept alive by whoever holds the string compared with, or the same small
-    /// string). Nil where a string is not two words.
-    fileprivate var heldWords: (UInt, UInt)? {
-        guard MemoryLayout<String>.size == 2 * MemoryLayout<UInt>.size else { return nil }
-        return withUnsafeBytes(of: self) { ($0.load(as: UInt.self), $0.load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt.self)) }
     }
 }

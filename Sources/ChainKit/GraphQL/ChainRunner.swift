@@ -258,13 +258,24 @@ public struct ChainRunner: Sendable {
         PullStream(source: Execution(chain: self, request: request))
     }
 
-    /// The cache step and the network step of one request, and its iteration: the cache read
+    /// The cache step and the network step of one request: each iteration runs them afresh
+    /// (``ExecutionSteps``).
+    private final class Execution: PullStreamSource {
+        let chain: ChainRunner
+        let request: ChainRequest
+
+        init(chain: ChainRunner, request: ChainRequest) {
+            self.chain = chain
+            self.request = request
+        }
+
+        func makeIterator() -> any PullStreamIterator<ChainResponse> { ExecutionSteps(chain: chain, request: request) }
+    }
+
+    /// One iteration of the cache step and the network step of one request: the cache read
     /// (per fetch behaviour), then the network's results, or the cache's when the network
-    /// fails and the behaviour allows it. Each iteration runs the steps afresh. The first is
-    /// this object itself, since the chain reads the stream once (an object fewer per
-    /// operation); a later one, from an interceptor that reads the stream again, is a fresh
-    /// object. `step` belongs to the iteration that claimed the object, the only one to touch it.
-    private final class Execution: PullStreamSource, PullStreamIterator {
+    /// fails and the behaviour allows it.
+    private final class ExecutionSteps: PullStreamIterator {
         enum Step {
             case cacheRead
             case network(hadCacheHit: Bool)
@@ -276,18 +287,11 @@ public struct ChainRunner: Sendable {
 
         let chain: ChainRunner
         let request: ChainRequest
-        private let claimed: Atomic<Bool>
-        nonisolated(unsafe) private var step = Step.cacheRead
+        private var step = Step.cacheRead
 
-        init(chain: ChainRunner, request: ChainRequest, claimed: Bool = false) {
+        init(chain: ChainRunner, request: ChainRequest) {
             self.chain = chain
             self.request = request
-            self.claimed = Atomic(claimed)
-        }
-
-        func makeIterator() -> any PullStreamIterator<ChainResponse> {
-            if claimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged { return self }
-            return Execution(chain: chain, request: request, claimed: true)
         }
 
         // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.

@@ -45,9 +45,8 @@ class StartedBuffer<Element: Sendable>: @unchecked Sendable {
     }
 
     private let lock = Mutex(())
-    /// Read and written only under `lock`, which also makes the run-time exclusivity check of
-    /// a class's stored property redundant.
-    @exclusivity(unchecked) nonisolated(unsafe) private var state = State()
+    /// Read and written only under `lock`.
+    private var state = State()
 
     init() {}
 

@@ -13,14 +13,7 @@ extension PullStream where Element == ChainResponse {
     /// one stream layer and one object for all of them instead of one per hop. The stream is
     /// taken over (handed back or wrapped without a copy), and the arrival below is lent.
     consuming func arriving(into: Int, of instrumentation: GraphQLInstrumentation, handed: ChainRequest, received: ChainRequest) -> PullStream {
-        // Arrival is final: comparing the annotation's type is the whole of the cast, without
-        // the runtime's search through the conformances of an existential.
-        if let lent = lentAnnotation, lent._withUnsafeGuaranteedRef({ below in
-            Swift.type(of: below) == Arrival.self
-                && unsafeDowncast(below, to: Arrival.self).join(into: into, of: instrumentation, handed: handed, received: received)
-        }) {
-            return self
-        }
+        if ArrivalBelow.join(self, into: into, of: instrumentation, handed: handed, received: received) { return self }
         return PullStream(source: Arrival(upstream: self, instrumentation: instrumentation, first: Arrival.Passage(into: into, handed: handed, received: received)))
     }
 }

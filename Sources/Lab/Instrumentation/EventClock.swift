@@ -12,32 +12,30 @@ public import ChainKit
 /// let fixed = EventClock { 0 }   // always 0
 /// ```
 public struct EventClock: Sendable {
-    // Constants rather than an enum: reading the clock out of an enum's payload, or binding
-    // an optional reference to it, retains it for each event.
-    /// Owns the clock; events read it through ``clockUnretained``.
+    // Constants rather than an enum: reading the clock out of an enum's payload retains it.
+    /// Owns the clock; events read it through ``clockReference``.
     private let clock: VirtualClock?
-    /// ``clock``, read without retaining it; ``clock`` keeps it alive.
-    private let clockUnretained: Unmanaged<VirtualClock>?
+    private let clockReference: UnretainedReference<VirtualClock>?
     private let read: (@Sendable () -> Double)?
 
     /// Events read `clock.seconds`.
     public init(_ clock: VirtualClock) {
         self.clock = clock
-        self.clockUnretained = Unmanaged.passUnretained(clock)
+        self.clockReference = UnretainedReference(clock)
         self.read = nil
     }
 
     /// Events read what `read` returns.
     public init(_ read: @escaping @Sendable () -> Double) {
         self.clock = nil
-        self.clockUnretained = nil
+        self.clockReference = nil
         self.read = read
     }
 
     /// Seconds since the lab's clock started.
     @inline(__always)
     var seconds: Double {
-        if let clockUnretained { return clockUnretained._withUnsafeGuaranteedRef { $0.seconds } }
+        if let clockReference { return clockReference.read { $0.seconds } }
         return read?() ?? 0
     }
 }

@@ -23,11 +23,9 @@ public final class OperationContext: Sendable {
         let scheduler: Scheduler
         // Where events go: `store`, or `recordClosure` when there is no store. Two constants
         // rather than an enum, so recording an event does not copy (and retain) a payload.
-        /// Owns the store; events reach it through ``storeUnretained``.
+        /// Owns the store; events reach it through ``storeReference``.
         let store: TimelineStore?
-        /// ``store``, read without retaining it (binding ``store`` retains it for each event);
-        /// ``store`` holds it as long as this lives.
-        let storeUnretained: Unmanaged<TimelineStore>?
+        let storeReference: UnretainedReference<TimelineStore>?
         let recordClosure: (@Sendable (TimelineEvent) -> Void)?
         /// Where events read the time: read it through ``seconds``.
         private let clock: EventClock
@@ -46,7 +44,7 @@ public final class OperationContext: Sendable {
         public init(scheduler: Scheduler, store: TimelineStore, snapshots: SnapshotCache = SnapshotCache(), layouts: HopLayouts = HopLayouts(), clock: EventClock) {
             self.scheduler = scheduler
             self.store = store
-            self.storeUnretained = Unmanaged.passUnretained(store)
+            self.storeReference = UnretainedReference(store)
             self.recordClosure = nil
             self.snapshots = snapshots
             self.layouts = layouts
@@ -60,7 +58,7 @@ public final class OperationContext: Sendable {
         ) {
             self.scheduler = scheduler
             self.store = nil
-            self.storeUnretained = nil
+            self.storeReference = nil
             self.recordClosure = record
             self.snapshots = snapshots
             self.layouts = layouts
@@ -122,7 +120,7 @@ public final class OperationContext: Sendable {
     public var scheduler: Scheduler { shared.scheduler }
     /// The hop layouts of the session's chains.
     var layouts: HopLayouts { shared.layouts }
-    private var storeUnretained: Unmanaged<TimelineStore>? { @inline(__always) get { shared.storeUnretained } }
+    private var storeReference: UnretainedReference<TimelineStore>? { @inline(__always) get { shared.storeReference } }
 
     /// Whether the operation would pass its next stop straight through (see
     /// ``Scheduler/passesStraight(request:)``).
@@ -153,8 +151,8 @@ public final class OperationContext: Sendable {
     /// Records an event of this operation at `hop`. The snapshot, diff and detail are taken
     /// over (moved into the event, not copied: a copy is a retain and a release).
     func emit(_ hop: borrowing HopInfo, _ phase: Phase, _ snapshot: consuming HopSnapshot = .empty, diff: consuming HeaderDiff = .none, detail: consuming String? = nil) {
-        if let storeUnretained {
-            append(to: storeUnretained, site: hop.site, hop: hop.index, phase: phase, snapshot: snapshot, diff: diff, detail: detail)
+        if let storeReference {
+            append(to: storeReference, site: hop.site, hop: hop.index, phase: phase, snapshot: snapshot, diff: diff, detail: detail)
         } else {
             record(
                 time: shared.seconds, hop: hop.index, name: hop.name, kind: hop.kind,
@@ -165,8 +163,8 @@ public final class OperationContext: Sendable {
     /// ``emit(_:_:_:diff:detail:)`` for `hops[index]`. Only the hop's number and site are read
     /// for the store (a hop read whole from an array is copied, its name retained and released).
     func emit(_ hops: [HopInfo], _ index: Int, _ phase: Phase, _ snapshot: consuming HopSnapshot = .empty, diff: consuming HeaderDiff = .none, detail: consuming String? = nil) {
-        if let storeUnretained {
-            append(to: storeUnretained, site: hops[index].site, hop: hops[index].index, phase: phase, snapshot: snapshot, diff: diff, detail: detail)
+        if let storeReference {
+            append(to: storeReference, site: hops[index].site, hop: hops[index].index, phase: phase, snapshot: snapshot, diff: diff, detail: detail)
         } else {
             emit(hops[index], phase, snapshot, diff: diff, detail: detail)
         }
@@ -176,13 +174,13 @@ public final class OperationContext: Sendable {
     /// its number: the name is neither read nor copied.
     @inline(__always)
     private func append(
-        to store: Unmanaged<TimelineStore>, site: HopSiteKey, hop: Int, phase: Phase, snapshot: consuming HopSnapshot, diff: consuming HeaderDiff,
+        to store: UnretainedReference<TimelineStore>, site: HopSiteKey, hop: Int, phase: Phase, snapshot: consuming HopSnapshot, diff: consuming HeaderDiff,
         detail: consuming String?
     ) {
         let time = shared.seconds
         // Moved into the closure through an optional: a closure cannot consume what it captures.
         var pending = Optional(snapshot)
-        store._withUnsafeGuaranteedRef { store in
+        store.read { store in
             _ = store.append(
                 time: time, request: request, attempt: attempt, site: site, phase: phase,
                 snapshot: pending.take()!, diff: diff, detail: detail, lane: lane(ofHop: hop))
@@ -266,10 +264,10 @@ public final class OperationContext: Sendable {
     ) {
         // The name is only read (the store copies it once per hop site): borrowed, not copied,
         // it costs no retain and release per event.
-        if let storeUnretained {
+        if let storeReference {
             // Moved into the closure through an optional: a closure cannot consume what it captures.
             var pending = Optional(snapshot)
-            storeUnretained._withUnsafeGuaranteedRef { store in
+            storeReference.read { store in
                 _ = store.append(
                     time: time, request: request, attempt: attempt, hop: hop, name: name, kind: kind, phase: phase,
                     snapshot: pending.take()!, diff: diff, detail: detail, lane: lane)
@@ -286,9 +284,8 @@ public final class OperationContext: Sendable {
     /// turn), not when it passes straight through.
     ///
     /// Where the stop is on every operation's way, test ``passesStraight`` in line instead:
-    /// `passesStraight ? .proceed : await wait(…)`. After an `await`, even of a call inlined
-    /// that did not suspend, the task checks that it is back on its executor (about 90
-    /// instructions); the test in line awaits only when the operation may wait.
+    /// `passesStraight ? .proceed : await wait(…)`, so the task awaits only when it may wait
+    /// (docs/performance.md, `middleware.instrumented.*`).
     @inline(__always)
     func gate(_ hop: HopInfo, _ position: StopPosition, _ snapshot: @autoclosure () -> HopSnapshot, _ capabilities: @autoclosure () -> StopCapabilities) async -> Release {
         if passesStraight { return .proceed }

@@ -20,19 +20,8 @@ import Darwin
 /// event, and one JSON encoding of a result instead of one per hop.
 public final class SnapshotCache: Sendable {
     private let state = Mutex(RecentSnapshots())
-    /// This cache among every one the process made: what a thread keeps of it is found again
-    /// only by it (an address could be a later cache's).
-    private let id: UInt64
-    /// Where a thread finds its slots (``ThreadSnapshots/key``), read here once rather than
-    /// from the lazily made global on every look-up.
-    private let threadKey: pthread_key_t?
 
-    private static let ids = Atomic<UInt64>(1)
-
-    public init() {
-        id = SnapshotCache.ids.wrappingAdd(1, ordering: .relaxed).oldValue
-        threadKey = ThreadSnapshots.key
-    }
+    public init() {}
 
     /// What a GraphQL hop saw going down; shared with the previous one when it showed the
     /// same (a GraphQL hop shows the method, the endpoint and the added headers).
@@ -95,27 +84,10 @@ public final class SnapshotCache: Sendable {
 
     /// What a middleware or the middleware transport saw going down; shared with the previous
     /// one when it was equal (the URL is worked out from the base URL once, not per hop).
-    /// Found first among what this thread looked up last, without the lock.
     func snapshot(_ request: HTTPRequest, baseURL: URL) -> HopSnapshot {
-        let local = ThreadSnapshots.current(threadKey)
-        if let local, local.pointee.middlewareRequest.cache == id,
-            let snapshot = local.pointee.middlewareRequest.slot.snapshot(where: { $0.shows(request, baseURL: baseURL) }) {
-            return snapshot
-        }
-        let kept = kept(request, baseURL: baseURL)
-        local?.pointee.middlewareRequest.keep(kept, of: id)
-        return kept.snapshot
-    }
-
-    /// What the cache keeps for a middleware request this thread did not look up last: found
-    /// or made under the lock. Out of line, so the look-up that nearly always finds it stays
-    /// small.
-    @inline(never)
-    private func kept(_ request: HTTPRequest, baseURL: URL) -> RecentSnapshots.Slot<MiddlewareRequest>.Kept {
         state.withLock { recent in
-            recent.middlewareRequest.kept(where: { $0.shows(request, baseURL: baseURL) }, else: MiddlewareRequest(request: request, baseURL: baseURL)) {
-                HopSnapshot($0.request, baseURL: $0.baseURL)
-            }
+            if let snapshot = recent.middlewareRequest.snapshot(where: { $0.shows(request, baseURL: baseURL) }) { return snapshot }
+            return recent.middlewareRequest.keep(MiddlewareRequest(request: request, baseURL: baseURL)) { HopSnapshot($0.request, baseURL: $0.baseURL) }
         }
     }
 
@@ -136,95 +108,13 @@ public final class SnapshotCache: Sendable {
 
     /// A response head (status and headers, no body) on its way up; shared with the previous
     /// one when it was equal, as an HTTP hop's post-flight and the parser's pre-flight are.
-    /// Found first among what this thread looked up last, without the lock.
     func snapshot(responseHead response: some EditableResponse) -> HopSnapshot {
-        let local = ThreadSnapshots.current(threadKey)
-        if let local, local.pointee.responseHead.cache == id, let snapshot = local.pointee.responseHead.slot.snapshot(where: { $0.shows(response) }) {
-            return snapshot
-        }
-        let kept = kept(ResponseHead(status: response.statusCode, headers: response.headerFields))
-        local?.pointee.responseHead.keep(kept, of: id)
-        return kept.snapshot
-    }
-
-    /// What the cache keeps for a response head this thread did not look up last, as
-    /// ``kept(_:baseURL:)`` finds it for a request.
-    @inline(never)
-    private func kept(_ head: ResponseHead) -> RecentSnapshots.Slot<ResponseHead>.Kept {
         state.withLock { recent in
-            recent.responseHead.kept(where: { $0 == head }, else: head) { HopSnapshot(headers: $0.headers, status: $0.status) }
+            if let snapshot = recent.responseHead.snapshot(where: { $0.shows(response) }) { return snapshot }
+            return recent.responseHead.keep(ResponseHead(status: response.statusCode, headers: response.headerFields)) {
+                HopSnapshot(headers: $0.headers, status: $0.status)
+            }
         }
-    }
-}
-
-/// What one thread looked up last in a ``SnapshotCache``, found again without the cache's
-/// lock: the kinds nearly every event of a middleware operation looks up.
-///
-/// A middleware hands the request on as it came, and the response up as it came, far more
-/// often than not, so most look-ups find what the one before them found; and an operation's
-/// task runs on one thread between two suspensions. Taken per event, the cache's lock is two
-/// atomic operations, as long as the rest of the look-up; a thread's own slots need none.
-///
-/// A slot holds the very object the cache keeps (a message and its snapshot, both immutable),
-/// so it copies nothing and hands out the cache's own snapshot, and it serves only the cache
-/// it was filled from (``SnapshotCache``'s `id`). A thread keeps one request and one response
-/// head, without bodies, until it looks up another.
-private struct ThreadSnapshots {
-    var middlewareRequest = ThreadSlot<MiddlewareRequest>()
-    var responseHead = ThreadSlot<ResponseHead>()
-
-    /// A cache's slot as one thread keeps it, with the id of the cache it was filled from:
-    /// what it keeps is for that cache only. Look-ups test the two fields in line (a method
-    /// testing both copied the slot out: about 4 instructions more a look-up).
-    struct ThreadSlot<Message: Equatable & Sendable> {
-        private(set) var slot = RecentSnapshots.Slot<Message>()
-        /// 0: none.
-        private(set) var cache: UInt64 = 0
-
-        /// Keeps what `cache` keeps (the same object).
-        mutating func keep(_ kept: RecentSnapshots.Slot<Message>.Kept, of cache: UInt64) {
-            slot.share(kept)
-            self.cache = cache
-        }
-    }
-
-    /// Where each thread's slots are: made on its first look-up, freed when the thread ends;
-    /// nil when the system had no key left to give (the cache's lock is then taken each time).
-    /// Slots in memory of their own rather than in an object: an object's stored properties
-    /// are checked for exclusive access at run time on every read.
-    static let key: pthread_key_t? = {
-        var key = pthread_key_t()
-        let status = pthread_key_create(&key) { pointer in
-            #if canImport(Darwin)
-            let slots = pointer.assumingMemoryBound(to: ThreadSnapshots.self)
-            #else
-            guard let slots = pointer?.assumingMemoryBound(to: ThreadSnapshots.self) else { return }
-            #endif
-            slots.deinitialize(count: 1)
-            slots.deallocate()
-        }
-        return status == 0 ? key : nil
-    }()
-
-    /// This thread's slots under `key` (``key``); nil without one, or when they could not be
-    /// made.
-    @inline(__always)
-    static func current(_ key: pthread_key_t?) -> UnsafeMutablePointer<ThreadSnapshots>? {
-        guard let key else { return nil }
-        if let pointer = pthread_getspecific(key) { return pointer.assumingMemoryBound(to: ThreadSnapshots.self) }
-        return makeCurrent(key)
-    }
-
-    @inline(never)
-    private static func makeCurrent(_ key: pthread_key_t) -> UnsafeMutablePointer<ThreadSnapshots>? {
-        let slots = UnsafeMutablePointer<ThreadSnapshots>.allocate(capacity: 1)
-        slots.initialize(to: ThreadSnapshots())
-        guard pthread_setspecific(key, slots) == 0 else {
-            slots.deinitialize(count: 1)
-            slots.deallocate()
-            return nil
-        }
-        return slots
     }
 }
 
@@ -243,11 +133,9 @@ private struct RecentSnapshots: Sendable {
             }
         }
 
-        /// Owns what is kept.
+        /// Owns what is kept; it is read through ``keptReference``.
         private var owned: Kept?
-        /// The same object, read without retaining it: ``owned`` holds it for as long as the
-        /// slot does (binding ``owned`` to read it would retain it, and release it after).
-        private var keptUnretained: Unmanaged<Kept>?
+        private var keptReference: UnretainedReference<Kept>?
 
         mutating func snapshot(for message: Message, make: (Message) -> HopSnapshot) -> HopSnapshot {
             if let snapshot = snapshot(where: { $0 == message }) { return snapshot }
@@ -258,20 +146,7 @@ private struct RecentSnapshots: Sendable {
         /// is read in place: a key built to compare with it would copy (and retain) every
         /// field of a message that nearly always matches.
         func snapshot(where shows: (Message) -> Bool) -> HopSnapshot? {
-            keptUnretained?._withUnsafeGuaranteedRef { kept in shows(kept.message) ? kept.snapshot : nil }
-        }
-
-        /// What is kept for a message `shows` says is the one at hand: the message kept, or
-        /// else `message` and the snapshot `make` makes of it, kept now.
-        mutating func kept(where shows: (Message) -> Bool, else message: @autoclosure () -> Message, make: (Message) -> HopSnapshot) -> Kept {
-            if snapshot(where: shows) == nil { _ = keep(message(), make: make) }
-            return owned!
-        }
-
-        /// Keeps what `other` kept (the same object, not a copy).
-        mutating func share(_ other: Kept) {
-            owned = other
-            keptUnretained = Unmanaged.passUnretained(other)
+            keptReference?.read { kept in shows(kept.message) ? kept.snapshot : nil }
         }
 
         /// Keeps `message` and the snapshot `make` makes of it, and returns that snapshot.
@@ -280,7 +155,7 @@ private struct RecentSnapshots: Sendable {
             made.markSharedByMaker()
             let new = Kept(message: message, snapshot: made)
             owned = new
-            keptUnretained = Unmanaged.passUnretained(new)
+            keptReference = UnretainedReference(new)
             return made
         }
     }
@@ -327,7 +202,7 @@ private struct SentRequest: Equatable, Sendable {
     /// Whether this shows `other`: the two requests are equal.
     func shows(_ other: NetworkRequest) -> Bool {
         guard request.method == other.method, request.timeoutInterval == other.timeoutInterval,
-            heldInSameBits(request.url, other.url) || request.url == other.url, request.headerFields == other.headerFields
+            EqualityBySameBits.areEqual(request.url, other.url), request.headerFields == other.headerFields
         else { return false }
         guard let body, let otherBody = other.body else { return body == nil && other.body == nil }
         return body.holds(otherBody)
@@ -337,9 +212,7 @@ private struct SentRequest: Equatable, Sendable {
 /// A body kept to tell whether the next ones hold the same bytes, as `Data`'s `==` would tell.
 ///
 /// A small body's bytes are also kept in an array, so telling reads only the new body's
-/// storage: every read of a `Data`'s storage runs the dynamic exclusivity checks of `Data`'s
-/// code inlined here (about 380 instructions a read, more than recording the event that
-/// shows it), and `==` reads both.
+/// storage (docs/performance.md, `instrument.per_event.graphql`).
 private struct KeptBody: Equatable, Sendable {
     /// The largest body whose bytes are copied: a copy is made only when a body changes.
     static let copiedUpTo = 64 << 10
@@ -376,29 +249,11 @@ private struct MiddlewareRequest: Equatable, Sendable {
     var baseURL: URL
 
     /// Whether this shows `request` sent from `baseURL`. A request and a base URL handed on
-    /// unchanged, as most hops hand them, are told by their bits before any field is
-    /// compared (`URL`'s `==` is a call into Foundation that compares its strings).
+    /// unchanged, as most hops hand them, are told before any field is compared
+    /// (``EqualityBySameBits``).
     @inline(__always)
     func shows(_ request: HTTPRequest, baseURL: URL) -> Bool {
-        (heldInSameBits(self.request, request) || self.request == request) && (heldInSameBits(self.baseURL, baseURL) || self.baseURL == baseURL)
-    }
-}
-
-/// Whether `a` and `b` are held in the same bits: for a value whose fields are references
-/// and plain values (a URL, a request: strings, header lists, storage objects), the same
-/// references and values, so equal without comparing what they refer to. Different bits
-/// say nothing: equal values built apart are told by their `==`. Read as words, in
-/// registers; a value of a size not read here is never told this way.
-@inline(__always)
-private func heldInSameBits<Value>(_ a: Value, _ b: Value) -> Bool {
-    typealias Two = (UInt, UInt)
-    typealias Five = (UInt, UInt, UInt, UInt, UInt)
-    switch MemoryLayout<Value>.size {
-    case MemoryLayout<Two>.size: return unsafeBitCast(a, to: Two.self) == unsafeBitCast(b, to: Two.self)
-    case MemoryLayout<Five>.size:
-        let x = unsafeBitCast(a, to: Five.self), y = unsafeBitCast(b, to: Five.self)
-        return x.0 == y.0 && x.1 == y.1 && x.2 == y.2 && x.3 == y.3 && x.4 == y.4
-    default: return false
+        EqualityBySameBits.areEqual(self.request, request) && EqualityBySameBits.areEqual(self.baseURL, baseURL)
     }
 }
 

@@ -186,12 +186,11 @@ struct SnapshotCacheTests {
         }
     }
 
-    // A thread finds the middleware request and the response head it looked up last without
-    // the cache's lock (`ThreadSnapshots`). What it finds must be what the cache would hand
-    // out: the cache's own snapshot, and only for that cache.
+    // Threads looking up the middleware request and the response head get what the cache
+    // hands out: the cache's own snapshot, and only that cache's.
 
-    @Test("a thread finds what it looked up last only in the cache it came from, also in a cache made where a dropped one was")
-    func threadSlotsServeOnlyTheirCache() async throws {
+    @Test("a thread finds what it looked up only in the cache it came from, also in a cache made where a dropped one was")
+    func threadsFindOnlyTheirCachesSnapshots() async throws {
         let request = try Self.middlewareRequest(), head = try Self.head()
         let (again, distinct) = await onOwnThread {
             let first = SnapshotCache()
@@ -215,26 +214,27 @@ struct SnapshotCacheTests {
     func threadsShareTheCachesSnapshot() async throws {
         let request = try Self.middlewareRequest(), head = try Self.head()
         let cache = SnapshotCache()
-        // Each on a new thread, whose slots start empty; the cache keeps the snapshots alive.
+        // Each on a new thread; the cache keeps the snapshots alive.
         let first = await onOwnThread { [ObjectIdentifier(cache.snapshot(request, baseURL: Self.base)), ObjectIdentifier(cache.snapshot(responseHead: head))] }
         let second = await onOwnThread { [ObjectIdentifier(cache.snapshot(request, baseURL: Self.base)), ObjectIdentifier(cache.snapshot(responseHead: head))] }
         #expect(first == second)
-        // A message another thread looked up since is still shown right by a thread that kept
-        // the one before it.
+        // After another thread looked up a different message, each thread is shown its own
+        // message right: what one looked up never answers for the other's.
         let changed = HTTPRequest(method: .get, path: "/heroes/2", headerFields: request.headerFields)
         let shown = await onOwnThread { () -> [Bool] in
             let before = cache.snapshot(request, baseURL: Self.base)
             let other = Thread.detachedResult { cache.snapshot(changed, baseURL: Self.base) }
             return [
-                cache.snapshot(request, baseURL: Self.base) === before, before == HopSnapshot(request, baseURL: Self.base),
-                other == HopSnapshot(changed, baseURL: Self.base), cache.snapshot(changed, baseURL: Self.base) === other,
+                cache.snapshot(request, baseURL: Self.base) == before, before == HopSnapshot(request, baseURL: Self.base),
+                other == HopSnapshot(changed, baseURL: Self.base), cache.snapshot(changed, baseURL: Self.base) == other,
+                other == before,
             ]
         }
-        #expect(shown == [true, true, true, true])
+        #expect(shown == [true, true, true, true, false])
     }
 
-    @Test("what a thread kept is let go when the thread ends")
-    func threadSlotsAreFreedWithTheirThread() async throws {
+    @Test("what a thread looked up is let go with the cache")
+    func threadsSnapshotsAreFreedWithTheCache() async throws {
         let request = try Self.middlewareRequest(), head = try Self.head()
         var cache: SnapshotCache? = SnapshotCache()
         weak var shownRequest: HopSnapshot?, shownHead: HopSnapshot?
@@ -243,7 +243,7 @@ struct SnapshotCacheTests {
             (shownRequest, shownHead) = made
         }
         cache = nil
-        // The thread's slots are freed as it exits, after it has handed its result back.
+        // Nothing but the cache kept them; the thread may still be exiting.
         let deadline = ContinuousClock.now + .seconds(10)
         while shownRequest != nil || shownHead != nil, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
