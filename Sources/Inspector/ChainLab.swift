@@ -1,5 +1,5 @@
 public import ChainKit
-public import Foundation
+import Foundation
 public import Lab
 import Timeline
 

@@ -1,6 +1,6 @@
 public import Foundation
 #if canImport(FoundationNetworking)
-public import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// How a client's fetch uses the cache (Apollo iOS 2.4's `CachePolicy`).

@@ -1,6 +1,6 @@
-public import Foundation
+import Foundation
 #if canImport(FoundationNetworking)
-public import FoundationNetworking
+import FoundationNetworking
 #endif
 
 // An Apollo-shaped provider run by the chain engine, so the lab's instrumentation shows an

@@ -1,6 +1,8 @@
-public import Foundation
 #if canImport(FoundationNetworking)
+import Foundation
 public import FoundationNetworking
+#else
+public import Foundation
 #endif
 
 // The interceptor protocols of Apollo iOS 2.4 (`Sources/Apollo/RequestChain/Interceptors/`),

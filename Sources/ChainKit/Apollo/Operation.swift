@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 // The operation types of ApolloAPI 2.4 (`Sources/ApolloAPI/GraphQLOperation.swift`), so an
 // operation written for Apollo compiles against ChainKit. A hand-written operation needs only

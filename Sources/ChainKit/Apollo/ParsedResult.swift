@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// An operation's result (Apollo iOS 2.4's `GraphQLResponse<Operation>`): its data decoded
 /// into the operation's `Data`, its errors and extensions, and where it came from.

@@ -1,6 +1,6 @@
-public import Foundation
+import Foundation
 #if canImport(FoundationNetworking)
-public import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Runs one request through a provider's interceptors as Apollo iOS 2.4's `RequestChain`
