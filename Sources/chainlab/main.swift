@@ -17,6 +17,7 @@ let usage = """
            chainlab serve [options]            serve the lab backend over HTTP on 127.0.0.1
            chainlab serve --upstream URL       a fault-injecting proxy in front of your server
            chainlab keys [--markdown]          the inspector's keys in force (config file included)
+           chainlab new DIR                    a Swift package that opens the inspector on its own interceptors
            chainlab --version                  the version
            chainlab help                       this text
 
@@ -59,6 +60,9 @@ do {
         exit(try await command.run())
     case "keys":
         print(try KeysCommand(arguments: Array(arguments.dropFirst())).run(), terminator: "")
+    case "new":
+        let command = try NewCommand(arguments: Array(arguments.dropFirst()))
+        writeStandardOutput(try command.run(executable: URL(fileURLWithPath: CommandLine.arguments[0])))
     default:
         let command = try InspectCommand(arguments: arguments)
         exit(try await command.run(environment: ProcessInfo.processInfo.environment))
