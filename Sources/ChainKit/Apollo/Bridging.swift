@@ -18,12 +18,8 @@ extension GraphQLRequest {
     /// request type, made from the members every request has.
     public var engineRequest: ChainRequest {
         if let convertible = self as? any ChainRequestConvertible { return convertible.chainRequest }
-        var headers = HTTPFields()
-        for (name, value) in additionalHeaders.sorted(by: { $0.key < $1.key }) {
-            if let field = try? HTTPField(name: name, value: value) { headers.append(field) }
-        }
         return ChainRequest(
-            operation: operation.chainOperation, graphQLEndpoint: graphQLEndpoint, additionalHeaders: headers,
+            operation: operation.chainOperation, graphQLEndpoint: graphQLEndpoint, additionalHeaders: HTTPFields(dictionary: additionalHeaders),
             fetchBehavior: fetchBehavior, writeResultsToCache: writeResultsToCache, requestTimeout: requestTimeout)
     }
 }
@@ -133,12 +129,8 @@ extension ResponseCodeInterceptor: HTTPInterceptor {
 extension NetworkResponse {
     /// A response head with no body, from Foundation's.
     init(httpURLResponse response: HTTPURLResponse, fallbackURL: URL?) {
-        var fields = HTTPFields()
-        for (name, value) in response.allHeaderFields {
-            guard let name = name as? String, let value = value as? String, let field = try? HTTPField(name: name, value: value) else { continue }
-            fields.append(field)
-        }
-        self.init(status: response.statusCode, headerFields: fields, url: response.url ?? fallbackURL ?? URL(string: "about:blank")!, chunks: .empty)
+        self.init(
+            status: response.statusCode, headerFields: URLSessionTransport.headerFields(of: response), url: response.url ?? fallbackURL ?? URL(string: "about:blank")!, chunks: .empty)
     }
 
     /// The status code, as Foundation's `HTTPURLResponse` names it.

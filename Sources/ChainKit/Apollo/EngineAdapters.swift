@@ -73,11 +73,7 @@ extension JSONRequest where Operation == LoadedOperation {
             writeResultsToCache: request.writeResultsToCache, requestTimeout: request.requestTimeout, apqConfig: request.apqConfig,
             useGETForQueries: request.useGETForQueries, requestBodyCreator: request.requestBodyCreator)
         isPersistedQueryRetry = request.isPersistedQueryRetry
-        var headers: [String: String] = [:]
-        for field in request.additionalHeaders {
-            headers[field.name] = headers[field.name].map { $0 + ", " + field.value } ?? field.value
-        }
-        additionalHeaders = headers
+        additionalHeaders = request.additionalHeaders.dictionary
     }
 
     /// `base` with what this request says: headers a layer left alone keep their place, new
@@ -92,17 +88,7 @@ extension JSONRequest where Operation == LoadedOperation {
         request.apqConfig = apqConfig
         request.useGETForQueries = useGETForQueries
         request.isPersistedQueryRetry = isPersistedQueryRetry
-        let before = JSONRequest(engine: base).additionalHeaders
-        if additionalHeaders != before {
-            var fields = HTTPFields()
-            for field in base.additionalHeaders where additionalHeaders[field.name] == before[field.name] && additionalHeaders[field.name] != nil {
-                fields.append(field)
-            }
-            for (name, value) in additionalHeaders.sorted(by: { $0.key < $1.key }) where before[name] != value {
-                if let field = try? HTTPField(name: name, value: value) { fields.append(field) }
-            }
-            request.additionalHeaders = fields
-        }
+        request.additionalHeaders = base.additionalHeaders.updated(from: base.additionalHeaders.dictionary, to: additionalHeaders)
         return request
     }
 }
@@ -227,18 +213,9 @@ extension NetworkRequest {
         if let name = urlRequest.httpMethod, let method = HTTPMethod(name) { request.method = method }
         if let url = urlRequest.url { request.url = url }
         request.body = urlRequest.httpBody
-        if urlRequest.timeoutInterval != self.urlRequest.timeoutInterval { request.timeoutInterval = urlRequest.timeoutInterval }
-        let after = urlRequest.allHTTPHeaderFields ?? [:]
-        let before = self.urlRequest.allHTTPHeaderFields ?? [:]
-        guard after != before else { return request }
-        var fields = HTTPFields()
-        for field in headerFields where after[field.name] == before[field.name] && after[field.name] != nil {
-            fields.append(field)
-        }
-        for (name, value) in after.sorted(by: { $0.key < $1.key }) where before[name] != value {
-            if let field = try? HTTPField(name: name, value: value) { fields.append(field) }
-        }
-        request.headerFields = fields
+        let sent = self.urlRequest
+        if urlRequest.timeoutInterval != sent.timeoutInterval { request.timeoutInterval = urlRequest.timeoutInterval }
+        request.headerFields = headerFields.updated(from: sent.allHTTPHeaderFields ?? [:], to: urlRequest.allHTTPHeaderFields ?? [:])
         return request
     }
 }

@@ -82,12 +82,8 @@ public struct JSONRequest<Operation: GraphQLOperation>: AutoPersistedQueryCompat
 
     /// This request as the chain engine describes one; its headers in name order.
     public var chainRequest: ChainRequest {
-        var headers = HTTPFields()
-        for (name, value) in additionalHeaders.sorted(by: { $0.key < $1.key }) {
-            if let field = try? HTTPField(name: name, value: value) { headers.append(field) }
-        }
-        return ChainRequest(
-            operation: operation.chainOperation, graphQLEndpoint: graphQLEndpoint, additionalHeaders: headers,
+        ChainRequest(
+            operation: operation.chainOperation, graphQLEndpoint: graphQLEndpoint, additionalHeaders: HTTPFields(dictionary: additionalHeaders),
             fetchBehavior: fetchBehavior, writeResultsToCache: writeResultsToCache, apqConfig: apqConfig,
             useGETForQueries: useGETForQueries, isPersistedQueryRetry: isPersistedQueryRetry, requestTimeout: requestTimeout,
             requestBodyCreator: requestBodyCreator)

@@ -30,12 +30,8 @@ extension HTTPResponse {
 
     /// The response head as Foundation's `HTTPURLResponse` (Apollo's `response`).
     public var response: HTTPURLResponse {
-        var fields: [String: String] = [:]
-        for field in headerFields {
-            fields[field.name] = fields[field.name].map { $0 + ", " + field.value } ?? field.value
-        }
         let url = chunked?.url ?? URL(string: "about:blank")!
-        return HTTPURLResponse(url: url, statusCode: status.code, httpVersion: "HTTP/1.1", headerFields: fields)!
+        return HTTPURLResponse(url: url, statusCode: status.code, httpVersion: "HTTP/1.1", headerFields: headerFields.dictionary)!
     }
 
     /// The body as it arrives (Apollo's `chunks`): none for a middleware stack's response head.

@@ -87,7 +87,8 @@ public struct URLSessionTransport: GraphQLTransport, ClientTransport {
         return request
     }
 
-    private static func headerFields(of response: HTTPURLResponse) -> HTTPFields {
+    /// The response's header fields, in name order.
+    static func headerFields(of response: HTTPURLResponse) -> HTTPFields {
         let pairs = response.allHeaderFields.compactMap { key, value -> (String, String)? in
             guard let name = key as? String, let value = value as? String else { return nil }
             return (name, value)

@@ -117,9 +117,7 @@ final class LabURLProtocol: URLProtocol {
         }
 
         func deliver(_ answer: (status: Int, headers: HTTPFields, body: Data)) {
-            var fields: [String: String] = [:]
-            for field in answer.headers { fields[field.name] = fields[field.name].map { $0 + ", " + field.value } ?? field.value }
-            let response = HTTPURLResponse(url: url, statusCode: answer.status, httpVersion: "HTTP/1.1", headerFields: fields)!
+            let response = HTTPURLResponse(url: url, statusCode: answer.status, httpVersion: "HTTP/1.1", headerFields: answer.headers.dictionary)!
             lock.lock()
             defer { lock.unlock() }
             guard !stopped else { return }
@@ -181,10 +179,7 @@ extension LabSession {
     static func answerAppRequest(
         _ request: URLRequest, activity: AppActivity, backend: LabBackend, clock: VirtualClock, numbers: RefreshTokenNumbers
     ) async -> (status: Int, headers: HTTPFields, body: Data) {
-        var headers = HTTPFields()
-        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
-            if let field = try? HTTPField(name: name, value: value) { headers.append(field) }
-        }
+        let headers = HTTPFields(dictionary: request.allHTTPHeaderFields ?? [:])
         let path = request.url?.path ?? "/"
         let target = path + (request.url?.query.map { "?" + $0 } ?? "")
         let body = request.httpBody ?? Data()
