@@ -46,8 +46,14 @@ public enum ChainLab {
         scenario name: String, stepMode: Bool = true, colors: Bool = true, provider: (AppBackend) -> any InterceptorProvider
     ) async throws -> InspectorApp.Outcome {
         let session = LabSession(scenario: try scenario(named: name), provider: provider, defaultMode: stepMode ? .step : .run)
-        defer { Task { await session.shutDown() } }
-        return try await InspectorApp.open(session: session, colors: colors)
+        let outcome: Result<InspectorApp.Outcome, any Error>
+        do {
+            outcome = .success(try await InspectorApp.open(session: session, colors: colors))
+        } catch {
+            outcome = .failure(error)
+        }
+        await session.shutDown()
+        return try outcome.get()
     }
 
     private static func scenario(named name: String) throws -> Scenario {
