@@ -27,9 +27,30 @@ extension URLSessionChunkReader: ApolloURLSession {
 
 extension URLSession: ApolloURLSession {
     /// Sent through a ``URLSessionChunkReader`` with this session's configuration, which
-    /// delivers the body as it arrives on every platform.
+    /// delivers the body as it arrives on every platform; one reader (and its connections)
+    /// for as long as this session lives.
     public func chunks(for request: URLRequest) async throws -> (any AsyncChunkSequence, URLResponse) {
-        try await URLSessionChunkReader(configuration: configuration).chunks(for: request)
+        try await SessionReaders.reader(for: self).chunks(for: request)
+    }
+}
+
+/// The reader each `URLSession` sends through, kept while the session lives.
+package enum SessionReaders {
+    struct Entry: Sendable {
+        weak var session: URLSession?
+        let reader: URLSessionChunkReader
+    }
+
+    static let entries = Locked<[ObjectIdentifier: Entry]>([:])
+
+    package static func reader(for session: URLSession) -> URLSessionChunkReader {
+        entries.withLock { entries in
+            if let entry = entries[ObjectIdentifier(session)], entry.session === session { return entry.reader }
+            entries = entries.filter { $0.value.session != nil }
+            let reader = URLSessionChunkReader(configuration: session.configuration)
+            entries[ObjectIdentifier(session)] = Entry(session: session, reader: reader)
+            return reader
+        }
     }
 }
 

@@ -233,4 +233,12 @@ struct ApolloShapedChainTests {
         let body = try JSONValue(parsing: try #require(session.requests.first?.httpBody))
         #expect(body["operationName"] == "HeroDetails")
     }
+
+    @Test("a URLSession sends through one reader for as long as it lives, so its connections are reused")
+    func oneReaderPerSession() {
+        let first = URLSession(configuration: .ephemeral)
+        let second = URLSession(configuration: .ephemeral)
+        #expect(SessionReaders.reader(for: first) === SessionReaders.reader(for: first))
+        #expect(SessionReaders.reader(for: first) !== SessionReaders.reader(for: second))
+    }
 }
