@@ -66,8 +66,11 @@ public struct ParsedResult<Operation: GraphQLOperation>: Sendable, Hashable {
 
     /// The engine's form of this result: the very one it came from when unchanged.
     package var chainResponse: ChainResponse {
-        if let origin, origin.cacheRecords == cacheRecords, (try? GraphQLResponse<Operation>(origin)) == result { return origin }
         var response = result.chainResponse
+        if let origin, origin.cacheRecords == cacheRecords, origin.data == response.data, origin.errors == response.errors,
+            origin.extensions == response.extensions, origin.source == response.source {
+            return origin
+        }
         response.cacheRecords = cacheRecords
         return response
     }
