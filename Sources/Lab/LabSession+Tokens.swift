@@ -106,17 +106,16 @@ extension LabSession {
     }
 
     /// Sends a grant with `exchange` as the operation whose task is running: a stop before
-    /// it (unless `stops` is false), a `send` event and a `refresh` event for its answer,
-    /// which it returns as it came.
+    /// it, a `send` event and a `refresh` event for its answer, which it returns as it came.
     static func recordedGrant(
-        note: String, form: String, headers: HTTPFields, url: String, stops: Bool = true,
+        note: String, form: String, headers: HTTPFields, url: String,
         exchange: @Sendable (HTTPFields) async throws -> BackendResponse
     ) async throws -> BackendResponse {
         let detail = note
         let operation = LabContext.operation
         operation?.scheduler.refreshStarted()
         defer { operation?.scheduler.refreshEnded() }
-        if let operation, stops {
+        if let operation {
             let release = await operation.gate(
                 .refresh, name: "TokenManager", kind: .auth,
                 snapshot: HopSnapshot(method: "POST", url: url, headers: headers, body: BodyPreview(Data(form.utf8))),

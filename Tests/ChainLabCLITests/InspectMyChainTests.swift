@@ -15,7 +15,7 @@ struct InspectMyChainTests {
         return url
     }
 
-    @Test("n, nine s: the 401 held at the app's AuthorizationInterceptor; s: its refresh through the lab and the Retry; c: attempt 2 succeeds")
+    @Test("n, nine s: the 401 held at the app's AuthorizationInterceptor; s: its token manager's refresh held before it is sent; s: sent, and the Retry; c: attempt 2 succeeds")
     func stepThroughTheRefresh() async throws {
         let tmux = try TmuxSession(try builtExample().path, width: 140, height: 45)
         try await tmux.waitFor("  3 AuthorizationInterceptor")
@@ -24,6 +24,11 @@ struct InspectMyChainTests {
         try await tmux.step(times: 9)
         let refused = try await tmux.waitFor("Hop 3 AuthorizationInterceptor · post-flight stop · held · attempt 1 of 1")
         #expect(refused.contains("error ResponseCodeError: Received a 401 error."))
+        try await tmux.step(times: 1)
+        let held = try await tmux.waitFor("TokenManager refresh · stop · held · attempt 1 of 1")
+        let heldRows = held.replacing(/\ {2,}/, with: " ")
+        #expect(heldRows.contains("↻ TokenManager refresh ⏸ held · not sent yet"))
+        #expect(heldRows.contains("refresh_token ••••-1-1"))
         try await tmux.step(times: 1)
         let refreshed = try await tmux.waitFor("Hop 2 AutomaticPersistedQueryInterceptor · post-flight stop · held · attempt 1 of 1")
         let rows = refreshed.replacing(/\ {2,}/, with: " ")

@@ -11,10 +11,8 @@ public import FoundationNetworking
 ///
 /// A request the session sends to ``tokenURL`` is recorded on the timeline as the refresh of
 /// the request whose interceptor code is running (its pre-flight, or its error mapper once an
-/// error has reached it). It has no stop of its own, unlike the lab's refreshes: the app's
-/// token manager may make a request wait for another's refresh in ways the lab cannot see,
-/// and a stop there would hold both for ever. Its requests are stepped at their hops, before
-/// and after the refresh.
+/// error has reached it), with a stop before it as the lab's own refreshes have. A request
+/// whose code waits for another's refresh meanwhile is shown blocked (``AppActivity``).
 public struct AppBackend: Sendable {
     /// Where the scenario's operations go.
     public let graphQLURL: URL
@@ -132,27 +130,77 @@ final class LabURLProtocol: URLProtocol {
 /// Which requests are running the app's interceptor code now, oldest first, for
 /// ``LabURLProtocol``'s requests to be attributed: each belongs to the oldest request that
 /// has not sent one since it entered.
+///
+/// It also sees a request wait for another's refresh, which the app's token manager does in
+/// its own way (awaiting a shared task, an actor, a lock) and does not announce. While a
+/// refresh is under way, a request that runs the app's code and for a while neither reaches a
+/// stop nor sends anything is taken to be waiting for it: it is blocked, as the lab's own
+/// single-flight token manager blocks a request, so the others take their turns. When it
+/// comes back out of the app's code it wakes at its turn and records `resumed`.
+///
+/// "A while" is at least ``quietPeriod`` and at least ``quietTicks`` wake-ups of the watcher,
+/// which shares the task pool with the app's code: on a busy machine, where the app's code
+/// takes longer to get anywhere, the watcher's wake-ups come later too.
 final class AppActivity: AppCodeActivity {
+    /// The least time nothing may happen before a request in the app's code counts as waiting.
+    static let quietPeriod: Duration = .milliseconds(250)
+    /// The least number of the watcher's wake-ups, one every ``pollInterval``, that see nothing happen.
+    static let quietTicks = 25
+    static let pollInterval: Duration = .milliseconds(10)
+
     private struct Entry {
         let token: Int
         let operation: OperationContext
         let handlingError: Bool
         var claimed: Bool
+        /// Taken to be waiting for another request's refresh: blocked until it leaves.
+        var waiting: Bool
     }
 
-    private let entries = Locked<(next: Int, list: [Entry])>((0, []))
+    private struct State {
+        var next = 0
+        var list: [Entry] = []
+        /// Checks for quiet while `list` is not empty.
+        var watcher: Task<Void, Never>?
+        /// Counts what the app's code did that the scheduler does not see: entering or
+        /// leaving, and each request it sent to the lab.
+        var pulses = 0
+    }
+
+    private let state = Locked(State())
 
     func enter(handlingError: Bool) -> Int? {
         guard let operation = LabContext.operation else { return nil }
-        return entries.withLock { state in
+        return state.withLock { state in
             state.next += 1
-            state.list.append(Entry(token: state.next, operation: operation, handlingError: handlingError, claimed: false))
+            state.list.append(Entry(token: state.next, operation: operation, handlingError: handlingError, claimed: false, waiting: false))
+            state.pulses += 1
+            if state.watcher == nil { state.watcher = Task { [weak self] in await self?.watch(operation.scheduler) } }
             return state.next
         }
     }
 
     func leave(_ token: Int) async {
-        entries.withLock { $0.list.removeAll { $0.token == token } }
+        let left = state.withLock { state -> Entry? in
+            guard let index = state.list.firstIndex(where: { $0.token == token }) else { return nil }
+            let entry = state.list.remove(at: index)
+            state.pulses += 1
+            if state.list.isEmpty {
+                state.watcher?.cancel()
+                state.watcher = nil
+            }
+            return entry
+        }
+        guard let left, left.waiting else { return }
+        // Back from waiting: at its own turn, so the timeline's order stays determined.
+        let operation = left.operation
+        _ = await operation.gate(.wake, name: "TokenManager", kind: .auth)
+        operation.emitTokenEvent(.resumed, detail: RefreshNote.released)
+    }
+
+    /// The app's code sent a request to the lab: it is not waiting.
+    func pulse() {
+        state.withLock { $0.pulses += 1 }
     }
 
     /// The operation a request the app sends now belongs to: of those running the app's code,
@@ -160,14 +208,49 @@ final class AppActivity: AppCodeActivity {
     /// first, one that has not sent a request since it entered before one that has; else the
     /// newest; nil when no request is running the app's code.
     func claim() -> OperationContext? {
-        let running = entries.withLock { $0.list.first }?.operation.scheduler.snapshot.running ?? []
-        return entries.withLock { state in
+        let running = state.withLock { $0.list.first }?.operation.scheduler.snapshot.running ?? []
+        return state.withLock { state in
             let list = state.list
-            let candidates = list.indices.filter { running.contains(list[$0].operation.request) }
+            let candidates = list.indices.filter { running.contains(list[$0].operation.request) && !list[$0].waiting }
             let pool = candidates.isEmpty ? Array(list.indices) : candidates
             guard let index = pool.first(where: { !list[$0].claimed }) ?? pool.last else { return nil }
             state.list[index].claimed = true
             return state.list[index].operation
+        }
+    }
+
+    /// Until cancelled: whenever neither the scheduler nor the app's code has done anything
+    /// for long enough while a refresh is under way, blocks the requests that run the app's
+    /// code (each once).
+    private func watch(_ scheduler: Scheduler) async {
+        func mark() -> [Int] { [scheduler.version, state.withLock { $0.pulses }] }
+        var seen = (mark: mark(), ticks: 0, since: ContinuousClock.now)
+        while !Task.isCancelled {
+            try? await Task.sleep(for: Self.pollInterval)
+            let now = mark()
+            if now != seen.mark {
+                seen = (now, 0, ContinuousClock.now)
+                continue
+            }
+            seen.ticks += 1
+            guard seen.ticks >= Self.quietTicks, ContinuousClock.now - seen.since >= Self.quietPeriod, scheduler.refreshInFlight else {
+                continue
+            }
+            let running = scheduler.snapshot.running
+            let waiting = state.withLock { state -> [OperationContext] in
+                var found: [OperationContext] = []
+                // The newest entry of a request is the code it is in now.
+                for index in state.list.indices.reversed() {
+                    let operation = state.list[index].operation
+                    guard running.contains(operation.request), !found.contains(where: { $0 === operation }) else { continue }
+                    guard !state.list.contains(where: { $0.operation === operation && $0.waiting }) else { continue }
+                    state.list[index].waiting = true
+                    found.append(operation)
+                }
+                return found
+            }
+            for operation in waiting { scheduler.block(request: operation.request) }
+            seen = (mark(), 0, ContinuousClock.now)
         }
     }
 }
@@ -179,6 +262,7 @@ extension LabSession {
     static func answerAppRequest(
         _ request: URLRequest, activity: AppActivity, backend: LabBackend, clock: VirtualClock, numbers: RefreshTokenNumbers
     ) async -> (status: Int, headers: HTTPFields, body: Data) {
+        activity.pulse()
         let headers = HTTPFields(dictionary: request.allHTTPHeaderFields ?? [:])
         let path = request.url?.path ?? "/"
         let target = path + (request.url?.query.map { "?" + $0 } ?? "")
@@ -197,7 +281,7 @@ extension LabSession {
             let note = fields["refresh_token"].map { RefreshNote.grant(refreshToken: numbers.number(of: $0)) } ?? "\(fields["grant_type"] ?? "unknown") grant"
             let url = LabSession.baseURL.appendingPathComponent("oauth/token").absoluteString
             let response = try await LabContext.$operation.withValue(operation) {
-                try await LabSession.recordedGrant(note: note, form: form, headers: headers, url: url, stops: false, exchange: exchange)
+                try await LabSession.recordedGrant(note: note, form: form, headers: headers, url: url, exchange: exchange)
             }
             return (response.status, response.headers, response.body)
         } catch {

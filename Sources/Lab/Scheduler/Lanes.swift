@@ -28,6 +28,9 @@ struct Lanes: Sendable {
     /// runs again, to finish, when the network lane ends.
     private var cacheLanesEnded: Set<Int> = []
 
+    /// Whether a token refresh is between `refreshStarted` and `refreshEnded`.
+    var refreshInFlight: Bool { refreshesInFlight > 0 }
+
     /// Whether no lane runs or is about to arrive at a stop.
     var isQuiescent: Bool {
         @inline(__always) get { running.isEmpty && waking.isEmpty }

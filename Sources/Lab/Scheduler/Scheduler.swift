@@ -318,6 +318,10 @@ public final class Scheduler: Sendable {
         mutate { $0.core.refreshStarted() }
     }
 
+    /// Whether a token refresh is under way (between ``refreshStarted()`` and
+    /// ``refreshEnded()``).
+    public var refreshInFlight: Bool { state.withLock { $0.core.refreshInFlight } }
+
     /// A refresh ended: the operations waiting for it will arrive at ``StopPlace/wake``.
     public func refreshEnded() {
         mutate { $0.core.refreshEnded() }

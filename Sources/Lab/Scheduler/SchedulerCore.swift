@@ -274,6 +274,9 @@ package struct SchedulerCore<Waiter> {
         version += 1
     }
 
+    /// Whether a token refresh is under way: a request that waits now may be waiting for it.
+    package var refreshInFlight: Bool { lanes.refreshInFlight }
+
     package mutating func refreshStarted() {
         lanes.refreshStarted()
     }

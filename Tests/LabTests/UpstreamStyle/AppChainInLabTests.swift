@@ -76,13 +76,94 @@ struct AppChainInLabTests {
         #expect(result.requests.map(\.outcome) == [.success])
     }
 
-    @Test("refresh-storm: the app's refresh has no stop, so in a headless run #1 refreshes and retries before the others start, and they are answered from the cache")
-    func storm() async throws {
-        for singleFlight in [false, true] {
-            let (_, result) = try await Self.trace("refresh-storm", singleFlight: singleFlight)
-            let refreshes = result.events.filter { $0.name == "TokenManager" && $0.phase == .refresh }
-            #expect(refreshes.map(\.request) == [1])
-            #expect(result.requests.map(\.results) == [["server"], ["cache"], ["cache"], ["cache"], ["cache"]])
-        }
+    /// Each refresh event: its request, its status, and the refresh token it presented.
+    static func refreshes(_ result: LabSession.RunResult) -> [String] {
+        result.events.filter { $0.name == "TokenManager" && $0.phase == .refresh }.map { "#\($0.request) \($0.status ?? 0) \($0.detail ?? "")" }
+    }
+
+    @Test("refresh-storm with the app's naive token manager: all five 401s send their own refresh with refresh token 1; #1's wins, the reuse revokes the family")
+    func naiveStorm() async throws {
+        let (_, result) = try await Self.trace("refresh-storm", singleFlight: false)
+        #expect(Self.refreshes(result) == [
+            "#1 200 refresh_token grant, refresh token 1",
+            "#2 400 refresh_token grant, refresh token 1",
+            "#3 400 refresh_token grant, refresh token 1",
+            "#4 400 refresh_token grant, refresh token 1",
+            "#5 400 refresh_token grant, refresh token 1",
+            // #1's retry is refused: its new token went with the family.
+            "#1 400 refresh_token grant, refresh token 2",
+        ])
+        #expect(result.events.filter { $0.name == "TokenManager" && $0.phase == .resumed }.isEmpty)
+        #expect(result.findings.map(\.id) == ["refresh-storm"])
+        #expect(result.requests.map(\.attempts) == [2, 1, 1, 1, 1])
+        #expect(result.requests.map(\.outcome) == Array(repeating: .failure, count: 5))
+        #expect(result.backend["tokenRefreshes"] == 6)
+        #expect(result.backend["familiesRevoked"] == 1)
+    }
+
+    @Test("refresh-storm with the app's single-flight token manager: one refresh; #2 to #5 wait for it in the app's own code, are blocked, then resume and retry")
+    func singleFlightStorm() async throws {
+        let (text, result) = try await Self.trace("refresh-storm", singleFlight: true)
+        #expect(Self.refreshes(result) == ["#1 200 refresh_token grant, refresh token 1"])
+        // Which requests wait is seen by their quiet, yet the run is the same every time.
+        #expect(try await Self.trace("refresh-storm", singleFlight: true).text == text)
+        let resumed = result.events.filter { $0.name == "TokenManager" && $0.phase == .resumed }
+        #expect(resumed.map(\.request) == [2, 3, 4, 5])
+        #expect(resumed.allSatisfy { $0.detail == "woke after the shared refresh" })
+        #expect(result.findings.map(\.id) == ["shared-refresh"])
+        #expect(result.requests.map(\.outcome) == Array(repeating: .success, count: 5))
+        #expect(result.requests.map(\.attempts) == [2, 2, 2, 2, 2])
+        #expect(result.backend["tokenRefreshes"] == 1)
+    }
+
+    /// A stepping session on refresh-storm through the app's provider, its first two
+    /// requests launched and each stepped to where it refreshes or waits.
+    static func steppedStorm(singleFlight: Bool) async throws -> LabSession {
+        let scenario = try #require(Catalog.scenario(named: "refresh-storm"))
+        let session = LabSession(scenario: scenario, provider: { lab in
+            NetworkInterceptorProvider(
+                tokenManager: AuthTokenManager(
+                    tokenURL: lab.tokenURL, session: lab.urlSession, singleFlight: singleFlight, accessToken: lab.accessToken,
+                    refreshToken: lab.refreshToken),
+                log: Log())
+        }, defaultMode: .step)
+        session.launch()
+        session.launch()
+        await session.waitUntilSettled()
+        await session.step(1, until: .refresh)
+        await session.step(2, until: .refresh)
+        return session
+    }
+
+    @Test("Stepped by hand, the naive manager's two refreshes are held at their stops and released in the other order: #2's wins, #1's reuse is refused")
+    func naiveStormStepped() async throws {
+        let session = try await Self.steppedStorm(singleFlight: false)
+        #expect(session.control.parked.map { "#\($0.request) \($0.place)" } == ["#1 refresh", "#2 refresh"])
+        await session.perform(.resume(request: 2))
+        await session.perform(.resume(request: 1))
+        let result = session.result()
+        await session.shutDown()
+        #expect(Self.refreshes(result).prefix(2) == [
+            "#2 200 refresh_token grant, refresh token 1",
+            "#1 400 refresh_token grant, refresh token 1",
+        ])
+    }
+
+    @Test("Stepped by hand, the single-flight manager's second request is shown blocked while #1's refresh is held, and resumes when it is released")
+    func singleFlightStormStepped() async throws {
+        let session = try await Self.steppedStorm(singleFlight: true)
+        #expect(session.control.parked.map { "#\($0.request) \($0.place)" } == ["#1 refresh"])
+        #expect(session.control.blocked == [2])
+        await session.perform(.resume(request: 1))
+        // #2 woke at its turn and is held again at its next stop.
+        #expect(session.control.blocked.isEmpty)
+        #expect(session.control.parked.map(\.request) == [2])
+        await session.perform(.resume(request: 2))
+        let result = session.result()
+        await session.shutDown()
+        #expect(Self.refreshes(result) == ["#1 200 refresh_token grant, refresh token 1"])
+        // Released from a held stop, #1 has a `resumed` event of its own ("step"…).
+        #expect(result.events.filter { $0.phase == .resumed && $0.detail == "woke after the shared refresh" }.map(\.request) == [2])
+        #expect(result.requests.map(\.outcome) == [.success, .success])
     }
 }
