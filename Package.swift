@@ -60,7 +60,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "chainlab",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Lab", "TerminalUI", "Inspector"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Backend", "Lab", "TerminalUI", "Inspector"],
             swiftSettings: executableSettings,
             linkerSettings: executableLinking
         ),
@@ -115,9 +115,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "Backend",
+            dependencies: ["Vocabulary", "ChainKit"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "Lab",
             dependencies: [
-                "Vocabulary", "ChainKit", "Timeline", "HTTPServer", "CZlib",
+                "Vocabulary", "ChainKit", "Timeline", "Backend", "HTTPServer", "CZlib",
                 .target(name: "CCurl", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: fastPathSettings
@@ -129,7 +134,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InspectorTests",
-            dependencies: ["Inspector"],
+            dependencies: ["Backend", "Inspector"],
             exclude: ["__Snapshots__"],
             swiftSettings: strictSettings
         ),
@@ -140,7 +145,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LabTests",
-            dependencies: ["Vocabulary", "Lab", "TestSupport", "UpstreamStyle", "CZlib"],
+            dependencies: ["Vocabulary", "Backend", "Lab", "TestSupport", "UpstreamStyle", "CZlib"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -33,14 +33,14 @@ flags=(-O -g -swift-version 6 -sanitize=fuzzer,address -package-name chainlab
 # Which package modules each target links, in dependency order.
 modules_for() {
     case "$1" in
-        FuzzScenario) echo Vocabulary ChainKit Timeline HTTPServer Lab ;;
-        FuzzRecording) echo Vocabulary ChainKit Timeline HTTPServer Lab ;;
+        FuzzScenario) echo Vocabulary ChainKit Timeline Backend HTTPServer Lab ;;
+        FuzzRecording) echo Vocabulary ChainKit Timeline Backend HTTPServer Lab ;;
         FuzzHeaders) echo Vocabulary ChainKit ;;
         FuzzHTTPParser) echo Vocabulary HTTPServer ;;
         FuzzMultipart) echo Vocabulary ChainKit ;;
         FuzzJSON) echo Vocabulary ChainKit ;;
         FuzzFilter) echo Vocabulary ChainKit Timeline ;;
-        FuzzHTTPAnswer) echo Vocabulary ChainKit Timeline HTTPServer Lab ;;
+        FuzzHTTPAnswer) echo Vocabulary ChainKit Timeline Backend HTTPServer Lab ;;
         *) echo "fuzz/run.sh: unknown target '$1'; valid: FuzzScenario, FuzzRecording, FuzzHeaders, FuzzHTTPParser, FuzzMultipart, FuzzJSON, FuzzFilter, FuzzHTTPAnswer" >&2; return 2 ;;
     esac
 }
@@ -51,7 +51,8 @@ deps_of() {
         ChainKit) echo Vocabulary ;;
         Timeline) echo Vocabulary ChainKit ;;
         HTTPServer) echo Vocabulary ;;
-        Lab) echo Vocabulary ChainKit Timeline HTTPServer ;;
+        Backend) echo Vocabulary ChainKit ;;
+        Lab) echo Vocabulary ChainKit Timeline Backend HTTPServer ;;
         *) echo ;;
     esac
 }

@@ -1,3 +1,4 @@
+import Backend
 import ChainKit
 public import Timeline
 

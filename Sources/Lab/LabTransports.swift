@@ -1,3 +1,4 @@
+public import Backend
 public import ChainKit
 public import Foundation
 

@@ -1,3 +1,4 @@
+public import Backend
 import ChainKit
 public import Foundation
 import Timeline

@@ -1,3 +1,4 @@
+import Backend
 public import ChainKit
 import Foundation
 public import Timeline

@@ -1,3 +1,4 @@
+import Backend
 import ChainKit
 
 /// The built-in scenarios, each making one rule or one real bug visible.

@@ -1,3 +1,4 @@
+public import Backend
 public import ChainKit
 
 /// A lesson: a chain, how the backend behaves, the operations to launch and, optionally,

@@ -1,3 +1,4 @@
+public import Backend
 import Foundation
 import ChainKit
 import HTTPServer

@@ -1,3 +1,4 @@
+import Backend
 import ChainKit
 import Lab
 import Testing

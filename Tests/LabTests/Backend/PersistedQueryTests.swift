@@ -1,3 +1,4 @@
+import Backend
 import Foundation
 import ChainKit
 import Lab

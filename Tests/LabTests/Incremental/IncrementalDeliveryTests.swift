@@ -1,3 +1,4 @@
+import Backend
 import ChainKit
 import Foundation
 import Lab

@@ -1,3 +1,4 @@
+import Backend
 import Lab
 import Testing
 

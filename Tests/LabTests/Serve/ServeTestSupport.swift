@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Backend
 import ChainKit
 import Dispatch
 import Foundation

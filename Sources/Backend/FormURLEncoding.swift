@@ -3,16 +3,16 @@ import Vocabulary
 
 /// Reading `application/x-www-form-urlencoded` text, as OAuth token requests (RFC 6749
 /// §4.3.2, §6) and GraphQL GET query strings carry their parameters.
-enum FormURLEncoding {
+package enum FormURLEncoding {
     /// Why a form could not be read.
-    enum Failure: Error, Equatable {
+    package enum Failure: Error, Equatable {
         case badPercentEscape(offset: Int)
         case repeatedParameter(String)
     }
 
     /// The parameters of `text` in order. `+` is a space; a `%` must start two hex digits; a
     /// parameter may appear only once (RFC 6749 §3.2); empty pieces between `&`s are skipped.
-    static func parameters(_ text: Substring) -> Result<[String: String], Failure> {
+    package static func parameters(_ text: Substring) -> Result<[String: String], Failure> {
         var parameters: [String: String] = [:]
         var offset = 0
         for piece in text.split(separator: "&", omittingEmptySubsequences: false) {
