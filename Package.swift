@@ -120,21 +120,26 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "Findings",
+            dependencies: ["ChainKit", "Timeline"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "Lab",
             dependencies: [
-                "Vocabulary", "ChainKit", "Timeline", "Backend", "HTTPServer", "CZlib",
+                "Vocabulary", "ChainKit", "Timeline", "Backend", "Findings", "HTTPServer", "CZlib",
                 .target(name: "CCurl", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: fastPathSettings
         ),
         .target(
             name: "Inspector",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Lab", "TerminalUI"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Findings", "Lab", "TerminalUI"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "InspectorTests",
-            dependencies: ["Backend", "Inspector"],
+            dependencies: ["Backend", "Findings", "Inspector"],
             exclude: ["__Snapshots__"],
             swiftSettings: strictSettings
         ),
@@ -145,7 +150,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LabTests",
-            dependencies: ["Vocabulary", "Backend", "Lab", "TestSupport", "UpstreamStyle", "CZlib"],
+            dependencies: ["Vocabulary", "Backend", "Findings", "Lab", "TestSupport", "UpstreamStyle", "CZlib"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+import Findings
 import ChainKit
 public import Lab
 import TerminalUI

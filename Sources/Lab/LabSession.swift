@@ -1,4 +1,5 @@
-public import Backend
+import Findings
+import Backend
 public import ChainKit
 public import Foundation
 public import Timeline

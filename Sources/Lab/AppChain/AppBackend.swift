@@ -1,4 +1,5 @@
-public import Backend
+import Findings
+import Backend
 import ChainKit
 public import Foundation
 import Timeline

@@ -1,4 +1,4 @@
-public import Backend
+import Backend
 public import ChainKit
 import HTTPServer
 import Vocabulary

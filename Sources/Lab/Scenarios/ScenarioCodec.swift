@@ -1,4 +1,4 @@
-public import Backend
+import Backend
 import ChainKit
 public import Foundation
 import Vocabulary

@@ -1,3 +1,4 @@
+import Findings
 import Backend
 import ChainKit
 import Foundation

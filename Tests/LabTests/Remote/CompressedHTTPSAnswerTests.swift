@@ -89,7 +89,7 @@ struct CompressedHTTPSAnswerTests {
         for _ in 0..<40 {
             let (head, chunks) = try await reader.start(request)
             #expect(head.statusCode == 200)
-            var pieces = chunks.makeAsyncIterator()
+            let pieces = chunks.makeAsyncIterator()
             do {
                 let first = try await pieces.next()
                 ends.append(first.map { $0.isEmpty ? "empty piece" : "piece" } ?? "no piece")
