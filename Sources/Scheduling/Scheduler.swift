@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 import ChainKit
 public import Timeline
 
@@ -102,8 +102,8 @@ public final class Scheduler: Sendable {
 
     private let state: Mutex<State>
     /// ``SchedulerCore/soloLane`` as of the last change, readable without the lock: a free run's
-    /// stops cost one atomic load.
-    private let lane = Atomic<Int>(0)
+    /// stops cost one atomic load, inlined into the instrumentation in Lab.
+    @usableFromInline let lane = Atomic<Int>(0)
     /// Whether any breakpoint rule is enabled, as of the last change: a stop reads the rules only
     /// when there are some.
     private let rulesActive = Atomic<Bool>(false)
@@ -218,7 +218,7 @@ public final class Scheduler: Sendable {
 
     /// Whether `request` would pass its next stop straight through: it runs alone in a free
     /// run. One atomic load, so a hop can skip building anything for a stop it will not wait at.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func passesStraight(request: Int) -> Bool {
         lane.load(ordering: .acquiring) == request
     }
