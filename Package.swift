@@ -120,6 +120,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "Scheduling",
+            dependencies: ["Vocabulary", "ChainKit", "Timeline"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "Findings",
             dependencies: ["ChainKit", "Timeline"],
             swiftSettings: strictSettings
@@ -127,7 +132,7 @@ let package = Package(
         .target(
             name: "Lab",
             dependencies: [
-                "Vocabulary", "ChainKit", "Timeline", "Backend", "Findings", "HTTPServer", "CZlib",
+                "Vocabulary", "ChainKit", "Timeline", "Scheduling", "Backend", "Findings", "HTTPServer", "CZlib",
                 .target(name: "CCurl", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: fastPathSettings
@@ -150,7 +155,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LabTests",
-            dependencies: ["Vocabulary", "Backend", "Findings", "Lab", "TestSupport", "UpstreamStyle", "CZlib"],
+            dependencies: ["Vocabulary", "Scheduling", "Backend", "Findings", "Lab", "TestSupport", "UpstreamStyle", "CZlib"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -33,14 +33,14 @@ flags=(-O -g -swift-version 6 -sanitize=fuzzer,address -package-name chainlab
 # Which package modules each target links, in dependency order.
 modules_for() {
     case "$1" in
-        FuzzScenario) echo Vocabulary ChainKit Timeline Backend Findings HTTPServer Lab ;;
-        FuzzRecording) echo Vocabulary ChainKit Timeline Backend Findings HTTPServer Lab ;;
+        FuzzScenario) echo Vocabulary ChainKit Timeline Scheduling Backend Findings HTTPServer Lab ;;
+        FuzzRecording) echo Vocabulary ChainKit Timeline Scheduling Backend Findings HTTPServer Lab ;;
         FuzzHeaders) echo Vocabulary ChainKit ;;
         FuzzHTTPParser) echo Vocabulary HTTPServer ;;
         FuzzMultipart) echo Vocabulary ChainKit ;;
         FuzzJSON) echo Vocabulary ChainKit ;;
         FuzzFilter) echo Vocabulary ChainKit Timeline ;;
-        FuzzHTTPAnswer) echo Vocabulary ChainKit Timeline Backend Findings HTTPServer Lab ;;
+        FuzzHTTPAnswer) echo Vocabulary ChainKit Timeline Scheduling Backend Findings HTTPServer Lab ;;
         *) echo "fuzz/run.sh: unknown target '$1'; valid: FuzzScenario, FuzzRecording, FuzzHeaders, FuzzHTTPParser, FuzzMultipart, FuzzJSON, FuzzFilter, FuzzHTTPAnswer" >&2; return 2 ;;
     esac
 }
@@ -53,7 +53,8 @@ deps_of() {
         HTTPServer) echo Vocabulary ;;
         Backend) echo Vocabulary ChainKit ;;
         Findings) echo ChainKit Timeline ;;
-        Lab) echo Vocabulary ChainKit Timeline Backend Findings HTTPServer ;;
+        Scheduling) echo Vocabulary ChainKit Timeline ;;
+        Lab) echo Vocabulary ChainKit Timeline Scheduling Backend Findings HTTPServer ;;
         *) echo ;;
     esac
 }

@@ -1,3 +1,4 @@
+public import Scheduling
 import Backend
 import ChainKit
 public import Timeline

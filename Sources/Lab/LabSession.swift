@@ -1,3 +1,5 @@
+// The scheduler is part of the lab's API: whoever imports Lab drives it (`LabCommand`…).
+@_exported public import Scheduling
 import Findings
 import Backend
 public import ChainKit

@@ -1,3 +1,4 @@
+public import Scheduling
 import ChainKit
 public import Foundation
 import Vocabulary

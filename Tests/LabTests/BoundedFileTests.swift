@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Lab
+@testable import Scheduling
 
 /// Files a user names are never read past their bound: a regular file's size decides before
 /// any byte is read, and a stream is read only to one byte past it.

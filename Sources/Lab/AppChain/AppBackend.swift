@@ -1,3 +1,4 @@
+import Scheduling
 import Findings
 import Backend
 import ChainKit

@@ -1,3 +1,4 @@
+import Scheduling
 public import Timeline
 
 extension ParkedStop {

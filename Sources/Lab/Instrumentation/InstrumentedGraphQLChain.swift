@@ -1,3 +1,4 @@
+import Scheduling
 public import ChainKit
 import Foundation
 import Synchronization

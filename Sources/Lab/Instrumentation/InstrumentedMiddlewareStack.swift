@@ -1,3 +1,4 @@
+import Scheduling
 public import ChainKit
 public import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+public import Scheduling
 import ChainKit
 import Synchronization
 import Foundation
@@ -300,7 +301,7 @@ public final class OperationContext: Sendable {
         return await scheduler.arrive(request: request, lane: lane ?? .cache, place: place) {
             ParkedStop(
                 request: request, lane: lane, attempt: attempt, place: place, hopName: hop.name, hopKind: hop.kind,
-                snapshot: snapshot(), capabilities: capabilities(), held: false, pending: Release())
+                snapshot: snapshot(), capabilities: capabilities(), held: false)
         }
     }
 
@@ -314,7 +315,7 @@ public final class OperationContext: Sendable {
         return await scheduler.arrive(request: request, place: place) {
             ParkedStop(
                 request: request, lane: lane, attempt: attempt, place: place, hopName: name, hopKind: kind,
-                snapshot: snapshot(), capabilities: capabilities(), held: false, pending: Release())
+                snapshot: snapshot(), capabilities: capabilities(), held: false)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Scheduling
 import ChainKit
 import Foundation
 

@@ -1,3 +1,4 @@
+import Scheduling
 import Backend
 import ChainKit
 

@@ -1,3 +1,4 @@
+public import Scheduling
 public import Backend
 public import ChainKit
 
@@ -28,18 +29,8 @@ public struct Scenario: Sendable, Hashable {
         }
     }
 
-    /// One entry of a scheduling script: which request moves next, and optionally the stop
-    /// it keeps moving to.
-    public struct ScriptStep: Sendable, Hashable {
-        public var request: Int
-        /// nil: one step; otherwise the request keeps its turn until it waits at this stop.
-        public var until: StopPlace?
-
-        public init(request: Int, until: StopPlace? = nil) {
-            self.request = request
-            self.until = until
-        }
-    }
+    /// One entry of a scheduling script (``Scheduling/ScriptStep``).
+    public typealias ScriptStep = Scheduling.ScriptStep
 
     /// The client's credentials at the start.
     public enum InitialToken: String, Sendable, Hashable, CaseIterable {

@@ -1,3 +1,4 @@
+import Scheduling
 import Backend
 import ChainKit
 public import Foundation
@@ -540,8 +541,4 @@ public enum ScenarioCodec {
             return value
         }
     }
-}
-
-func formatNumber(_ value: Double) -> String {
-    value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
 }

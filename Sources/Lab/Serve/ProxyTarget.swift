@@ -1,3 +1,4 @@
+import Scheduling
 import Foundation
 import Vocabulary
 

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import Timeline
 @testable import Lab
+@testable import Scheduling
 
 /// Breakpoints by rule: their syntax, where they stop, and that a replay stops there again.
 @Suite("Breakpoints by rule")

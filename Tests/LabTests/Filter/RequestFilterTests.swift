@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import Timeline
 @testable import Lab
+@testable import Scheduling
 
 /// Filter expressions evaluated against recorded runs of the built-in scenarios.
 @Suite("Filters over recorded runs")

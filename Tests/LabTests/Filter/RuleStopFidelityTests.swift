@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import Timeline
 @testable import Lab
+@testable import Scheduling
 
 /// A debugger must not change what it debugs: a stop released at once leaves the run as it
 /// was without the stop.

@@ -1,6 +1,7 @@
 import ChainKit
 import Foundation
 @testable import Lab
+@testable import Scheduling
 import Testing
 import Timeline
 

@@ -1,6 +1,7 @@
 import ChainKit
 import Foundation
 @testable import Lab
+@testable import Scheduling
 import Testing
 
 /// What each disposition does to what waits at a stop: the one place that decides it.

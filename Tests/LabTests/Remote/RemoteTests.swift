@@ -3,6 +3,7 @@ import ChainKit
 import Foundation
 import HTTPServer
 @testable import Lab
+@testable import Scheduling
 import Testing
 import Timeline
 

@@ -1,4 +1,5 @@
 @testable import Lab
+@testable import Scheduling
 import Testing
 import Timeline
 

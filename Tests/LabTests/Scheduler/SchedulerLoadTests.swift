@@ -1,5 +1,6 @@
 import ChainKit
 @testable import Lab
+@testable import Scheduling
 import Testing
 import TestSupport
 import Timeline

@@ -3,6 +3,7 @@ import ChainKit
 import Foundation
 @testable import HTTPServer
 @testable import Lab
+@testable import Scheduling
 import TestSupport
 import Testing
 

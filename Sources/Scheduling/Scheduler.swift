@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 import ChainKit
 public import Timeline
 
@@ -26,10 +26,10 @@ public import Timeline
 /// result's way up (``Lane``): each lane has its own stop, a command names the lane it acts
 /// on, and lanes that arrived together take their turns in key order (``SchedulerCore``).
 public final class Scheduler: Sendable {
-    /// How an operation treats stops (``Lab/RunMode``).
-    public typealias RunMode = Lab.RunMode
-    /// A stop at which every operation (or one request) is held (``Lab/Breakpoint``).
-    public typealias Breakpoint = Lab.Breakpoint
+    /// How an operation treats stops (``Scheduling/RunMode``).
+    public typealias RunMode = Scheduling.RunMode
+    /// A stop at which every operation (or one request) is held (``Scheduling/Breakpoint``).
+    public typealias Breakpoint = Scheduling.Breakpoint
 
     /// The side effects the scheduler needs from the lab around it.
     public struct Environment: Sendable {
@@ -102,8 +102,8 @@ public final class Scheduler: Sendable {
 
     private let state: Mutex<State>
     /// ``SchedulerCore/soloLane`` as of the last change, readable without the lock: a free run's
-    /// stops cost one atomic load.
-    private let lane = Atomic<Int>(0)
+    /// stops cost one atomic load, inlined into the instrumentation in Lab.
+    @usableFromInline let lane = Atomic<Int>(0)
     /// Whether any breakpoint rule is enabled, as of the last change: a stop reads the rules only
     /// when there are some.
     private let rulesActive = Atomic<Bool>(false)
@@ -114,7 +114,7 @@ public final class Scheduler: Sendable {
     ///   - script: which requests advance, in order, while the script lasts.
     ///   - replay: commands to carry out instead of the policy, in order.
     ///   - recordsLog: whether to keep ``log`` (off for benchmarks of the bare overhead).
-    public init(environment: Environment, defaultMode: RunMode = .run, script: [Scenario.ScriptStep] = [], replay: [RecordedCommand]? = nil, recordsLog: Bool = true) {
+    public init(environment: Environment, defaultMode: RunMode = .run, script: [ScriptStep] = [], replay: [RecordedCommand]? = nil, recordsLog: Bool = true) {
         self.environment = environment
         self.state = Mutex(State(core: SchedulerCore(defaultMode: defaultMode, script: script, replay: replay, recordsLog: recordsLog)))
     }
@@ -218,7 +218,7 @@ public final class Scheduler: Sendable {
 
     /// Whether `request` would pass its next stop straight through: it runs alone in a free
     /// run. One atomic load, so a hop can skip building anything for a stop it will not wait at.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func passesStraight(request: Int) -> Bool {
         lane.load(ordering: .acquiring) == request
     }

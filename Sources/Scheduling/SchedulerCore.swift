@@ -70,7 +70,7 @@ package struct SchedulerCore<Waiter> {
     /// Bumped on every change a controller can see.
     package private(set) var version = 0
 
-    package init(defaultMode: Scheduler.RunMode = .run, script: [Scenario.ScriptStep] = [], replay: [RecordedCommand]? = nil, recordsLog: Bool = true) {
+    package init(defaultMode: Scheduler.RunMode = .run, script: [ScriptStep] = [], replay: [RecordedCommand]? = nil, recordsLog: Bool = true) {
         breaks = Breaks(defaultMode: defaultMode)
         agenda = Agenda(script: script, replay: replay)
         history = CommandLog(keepsEntries: recordsLog)
@@ -533,7 +533,12 @@ extension ParkedStop {
     }
 }
 
+/// `0.25`, `2`: a number as scenario files and commands write it, without trailing zeros.
+package func formatNumber(_ value: Double) -> String {
+    value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
+}
+
 /// `0.25s`, `2s`: seconds without trailing zeros.
-func formatSeconds(_ seconds: Double) -> String {
+package func formatSeconds(_ seconds: Double) -> String {
     "\(formatNumber(seconds))s"
 }

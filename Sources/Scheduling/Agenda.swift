@@ -5,12 +5,12 @@ struct Agenda: Sendable {
     /// Commands queued by ``SchedulerCore/submit(_:)``, carried out in order.
     private(set) var commands: [LabCommand] = []
     /// Which requests move next while the script lasts.
-    private var script: [Scenario.ScriptStep]
+    private var script: [ScriptStep]
     /// Recorded commands carried out instead of turns, until they run out or one diverges.
     private(set) var replay: [RecordedCommand]?
     private var replayIndex = 0
 
-    init(script: [Scenario.ScriptStep], replay: [RecordedCommand]?) {
+    init(script: [ScriptStep], replay: [RecordedCommand]?) {
         self.script = script
         self.replay = replay
     }
@@ -54,7 +54,7 @@ struct Agenda: Sendable {
     }
 
     /// The script's next step, still to do.
-    var nextStep: Scenario.ScriptStep? { script.first }
+    var nextStep: ScriptStep? { script.first }
 
     /// The next step is done, or cannot be.
     mutating func dropStep() {
