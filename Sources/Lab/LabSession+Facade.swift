@@ -145,7 +145,7 @@ extension LabSession {
     /// are read by ``runHeadless()`` only.
     public func result() -> RunResult {
         let snapshot = scheduler.snapshot
-        let summaries = summariesByRequest.value
+        let summaries = requests.summaries
         var result = RunResult(
             requests: summaries.keys.sorted().map { summaries[$0]! },
             events: store.events(), backend: labCounters ?? [:],
@@ -158,7 +158,7 @@ extension LabSession {
 
     /// The hops of request `request`'s chain, from the top (empty until it starts).
     public func hops(of request: Int) -> [HopInfo] {
-        hopLists.value[request] ?? []
+        requests.hops(of: request)
     }
 
     /// The chain new operations go through: the scenario's, unless reordered.
@@ -181,23 +181,22 @@ extension LabSession {
     public var tlsUnverified: Bool { HTTPSTrust.current == .unverified }
 
     /// The summaries of every finished request, by id.
-    public var summaries: [Int: RequestSummary] { summariesByRequest.value }
+    public var summaries: [Int: RequestSummary] { requests.summaries }
 
     /// A summary of request `request`, once it finished.
     public func summary(of request: Int) -> RequestSummary? {
-        summariesByRequest.value[request]
+        requests.summaries[request]
     }
 
     /// How many operations' tasks have not returned yet, whether running, waiting for their
     /// turn or held at a stop. 0 once ``shutDown()`` has returned: quitting leaks no task.
-    public var activeTaskCount: Int { unfinishedTasks.value.count }
+    public var activeTaskCount: Int { requests.activeCount }
 
     /// Ends every operation: waiting ones are released with a cancellation, and this returns
     /// when all their tasks have finished.
     public func shutDown() async {
         scheduler.shutDown()
-        for task in tasks.value.values { task.cancel() }
-        for task in tasks.value.values { await task.value }
+        await requests.cancelAll()
         if let app { LabURLProtocol.unregister(host: app.host) }
     }
 }

@@ -32,21 +32,18 @@ extension LabSession {
     /// the launch stop first, and its summary is kept once it ends.
     func start(operation index: Int, request: Int) {
         let context = OperationContext(request: request, safetyCap: scenario.safetyCap, shared: operationShared)
-        unfinishedTasks.withLock { _ = $0.insert(request) }
-        let task = Task {
+        requests.start(request) {
             await LabContext.$operation.withValue(context) {
                 _ = await context.gate(.launch, name: "launch", kind: .graphql)
                 let (summary, watched) = await self.run(operation: index, context: context)
-                self.summariesByRequest.withLock { $0[request] = summary }
+                self.requests.end(request, summary: summary)
                 // Watched once its summary is there to count the deliveries in.
                 if let watched { self.watch(watched.operation, from: watched.result, request: request, attempt: context.attempt) }
                 self.store.markFinished(request: request)
                 self.scheduler.finish(request: request)
             }
             await self.readRemoteCounters()
-            self.unfinishedTasks.withLock { _ = $0.remove(request) }
         }
-        tasks.withLock { $0[request] = task }
     }
 
     /// Runs the operation; returns its summary and, for a watched query that got a result,
@@ -66,7 +63,7 @@ extension LabSession {
         // An app's own chain without a request for this operation sends nothing.
         let prepared = if let custom { exchange(custom: custom, operation: index, context: context) } else { exchange(operation: index, context: context) }
         if let prepared {
-            hopLists.withLock { $0[context.request] = prepared.hops }
+            requests.setHops(prepared.hops, of: context.request)
             do {
                 switch prepared {
                 case .graphQL(let instrumented, let request):
@@ -130,13 +127,13 @@ extension LabSession {
     /// on request `request` and counted in its summary's results.
     private func watch(_ operation: ChainOperation, from last: ChainResponse, request: Int, attempt: Int) {
         guard let keys = cache.dependentKeys(of: last, for: operation) else { return }
-        let shared = operationShared, store = self.store, summaries = summariesByRequest, changed = self.changed
+        let shared = operationShared, store = self.store, requests = self.requests, changed = self.changed
         let watcher = LabQueryWatcher(
             request: request, attempt: max(attempt, 1), operation: operation, dependentKeys: keys, now: { shared.seconds },
             snapshot: { shared.snapshots.snapshot(result: $0) }
         ) { event, reloaded in
             _ = store.append(event)
-            if reloaded != nil { summaries.withLock { $0[request]?.results.append("cache (watcher)") } }
+            if reloaded != nil { requests.addResult("cache (watcher)", to: request) }
             changed()
         }
         _ = cache.subscribe(watcher)

@@ -78,11 +78,8 @@ public final class LabSession: Sendable {
     /// An app's own Apollo-shaped provider in place of the scenario's chain, and the host its
     /// ``AppBackend`` session reaches; nil for the scenario's own chain.
     let app: (provider: ApolloProviderAdapter, host: String)?
-    let summariesByRequest = Locked<[Int: RequestSummary]>([:])
-    let hopLists = Locked<[Int: [HopInfo]]>([:])
-    let tasks = Locked<[Int: Task<Void, Never>]>([:])
-    /// Requests whose operation task has not returned yet.
-    let unfinishedTasks = Locked<Set<Int>>([])
+    /// The requests started so far: their tasks, hops and summaries.
+    let requests = SessionRequests()
     let graphQLTransport: any GraphQLTransport
     let clientTransport: any ClientTransport
     let endpoint: URL
