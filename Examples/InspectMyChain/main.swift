@@ -1,6 +1,6 @@
 // Opens the ChainLab inspector on an app's own interceptors, written as Apollo iOS 2.4's
-// documentation writes them, in the lab's token-expiry scenario.
-// Build and run: swift run inspect-my-chain
+// documentation writes them, in the lab's token-expiry scenario (or the one named).
+// Build and run: swift run inspect-my-chain [refresh-storm]
 import ChainKit
 import Foundation
 #if canImport(FoundationNetworking)
@@ -69,8 +69,9 @@ struct NetworkInterceptorProvider: InterceptorProvider {
 
 // The scenario drives the launches and the lab backend (its access token has expired);
 // `lab` gives its token URL and a URLSession that reaches it.
+let scenario = CommandLine.arguments.dropFirst().first ?? "token-expiry"
 do {
-    try await ChainLab.inspect(scenario: "token-expiry") { lab in
+    try await ChainLab.inspect(scenario: scenario) { lab in
         NetworkInterceptorProvider(tokens: TokenStore(
             tokenURL: lab.tokenURL, session: lab.urlSession, accessToken: lab.accessToken, refreshToken: lab.refreshToken))
     }

@@ -40,4 +40,16 @@ struct InspectMyChainTests {
         #expect(done.contains("Chain · #1 HeroQuery · attempt 2 of 2"))
         try tmux.send("q")
     }
+
+    @Test("inspect-my-chain refresh-storm, N, C: the example's naive TokenStore refreshes on every 401 of five requests; the first refresh wins and the reuse revokes the family, so every later one is refused until MaxRetry gives up")
+    func naiveStorm() async throws {
+        let tmux = try TmuxSession(try builtExample().path + " refresh-storm", width: 140, height: 45)
+        try await tmux.waitFor("  3 AuthorizationInterceptor")
+        try tmux.send("N")
+        try await tmux.waitFor("⏸ #5 HeroQuery")
+        try tmux.send("C")
+        let screen = try await tmux.waitFor("backend: 20 refreshes (19 refused) · 1 family revoked")
+        #expect(screen.contains("✕ #5 HeroQuery MaxRetries(3)"))
+        try tmux.send("q")
+    }
 }
