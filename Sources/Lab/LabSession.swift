@@ -54,23 +54,23 @@ public final class LabSession: Sendable {
 
     public let scenario: Scenario
     /// Where the operations record their events; read it through ``timeline(upTo:)``.
-    let store: TimelineStore
+    var store: TimelineStore { runtime.store }
     /// Where this session's OpenTelemetry traces start and where their ids come from: the
     /// fixed epoch and ids derived from the scenario on the lab backend; the wall clock and
     /// random ids against a real endpoint.
     public let otlpAnchor: OTLPExport.Anchor
-    public let clock: VirtualClock
+    /// The clock, backend, cache, tokens, store and scheduler the operations run on.
+    let runtime: LabRuntime
+    public var clock: VirtualClock { runtime.clock }
     /// The in-process backend (also present, unused, when the session talks to a real server);
     /// its counters reach the outside only through ``labCounters``.
-    let backend: LabBackend
-    let target: LabTarget
-    public let cache: CacheStore
-    public let tokens: TokenManager
+    var backend: LabBackend { runtime.backend }
+    var target: LabTarget { runtime.target }
+    public var cache: CacheStore { runtime.cache }
+    public var tokens: TokenManager { runtime.tokens }
     /// Decides who moves at each stop; driven through the façade (``submit(_:)``…).
-    let scheduler: Scheduler
-    /// What every operation's context shares: the scheduler, the store, the clock, the
-    /// snapshots the operations share and the hop layouts of the session's chains.
-    let operationShared: OperationContext.Shared
+    var scheduler: Scheduler { runtime.scheduler }
+    var operationShared: OperationContext.Shared { runtime.operationShared }
     /// The parser's name in the session's GraphQL chains.
     let parserName: String
     let currentChain: Locked<Scenario.Chain>
@@ -247,45 +247,19 @@ public final class LabSession: Sendable {
         self.remoteSetup = remote
         self.scenario = scenario
         self.currentChain = Locked(scenario.chain)
-        self.store = store
-        self.clock = clock
-        self.backend = backend
-        self.target = target
         self.otlpAnchor = remote?.otlpAnchor ?? .lab(scenario: scenario.name)
-        // What the lab's schema says is non-null holds for a lab; of another server's schema
-        // ChainLab knows only what the operation asks for.
-        let servesLabSchema = if case .remote(let remote) = target { remote.isLab } else { true }
-        let cache = CacheStore(schema: servesLabSchema ? LabOperations.cacheSchema : LabOperations.cacheSchema.withoutNullability)
-        self.cache = cache
+        let launcher = Locked<(@Sendable (Int, Int) -> Void)?>(nil)
+        let runtime = LabRuntime(
+            scenario: scenario, store: store, clock: clock, backend: backend, target: target, baseURL: baseURL, tokens: initial,
+            defaultMode: defaultMode, replay: replay, recordsLog: recordsLog, remote: remote, onChange: onChange,
+            launch: { operation, request in launcher.value?(operation, request) })
+        self.runtime = runtime
+        let cache = runtime.cache
         self.app = app.map { (ApolloProviderAdapter($0.provider, store: ApolloStore(cacheStore: cache), activity: $0.activity), $0.host) }
         self.baseURL = baseURL
         self.endpoint = remote?.graphQLEndpoint ?? baseURL.appendingPathComponent("graphql")
         self.graphQLTransport = transports.graphQL
         self.clientTransport = transports.client
-        let launcher = Locked<(@Sendable (Int, Int) -> Void)?>(nil)
-        let scheduler = Scheduler(
-            environment: Scheduler.Environment(
-                record: { event in _ = store.append(event) },
-                now: { clock.seconds },
-                launch: { operation, request in launcher.value?(operation, request) },
-                advanceClock: { seconds in clock.advance(by: .milliseconds(Int64(saturating: seconds * 1000))) },
-                expireTokens: {
-                    switch target {
-                    case .inProcess(let backend): backend.expireAllAccessTokens()
-                    case .remote(let remote): Task { try? await remote.expireTokens() }
-                    }
-                },
-                changed: onChange,
-                ruleSubject: { [operations = scenario.operations] stop, operation in
-                    let name = operations.indices.contains(operation) ? operations[operation].name : ""
-                    return stop.filterSubject(operation: name, events: store.events(request: stop.request))
-                }),
-            defaultMode: defaultMode, script: replay == nil ? scenario.script : [], replay: replay, recordsLog: recordsLog)
-        self.scheduler = scheduler
-        self.operationShared = OperationContext.Shared(scheduler: scheduler, store: store, clock: EventClock(clock))
-        self.tokens = Self.tokenManager(
-            scenario: scenario, initial: initial, source: remote?.tokenSource ?? .lab, baseURL: self.baseURL, target: target, clock: clock,
-            traceparent: remote?.traceparent)
         if scenario.prefillCache, let first = scenario.operations.first {
             _ = try? cache.write(data: ["hero": ["id": "2001", "name": "R2-D2 (cached)"]], for: Self.graphQLOperation(first))
         }
