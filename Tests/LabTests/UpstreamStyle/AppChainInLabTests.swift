@@ -166,4 +166,39 @@ struct AppChainInLabTests {
         #expect(result.events.filter { $0.phase == .resumed && $0.detail == "woke after the shared refresh" }.map(\.request) == [2])
         #expect(result.requests.map(\.outcome) == [.success, .success])
     }
+
+    @Test("An app's interceptor that takes longer than the quiet period while no refresh is under way is not taken to be waiting: nothing blocks, nothing resumes")
+    func slowCodeWithoutARefresh() async throws {
+        let scenario = try #require(Catalog.scenario(named: "basics"))
+        let session = LabSession(scenario: scenario) { lab in SlowProvider(token: lab.accessToken) }
+        let result = await session.runHeadless()
+        await session.shutDown()
+        #expect(result.requests.map(\.outcome) == [.success])
+        #expect(result.events.filter { $0.phase == .resumed }.isEmpty)
+        #expect(result.events.filter { $0.name == "SlowInterceptor" }.map(\.phase) == [.preflight, .postflight])
+    }
+}
+
+/// Takes its time before it hands the request on with the bearer token, as code that
+/// computes would.
+struct SlowInterceptor: GraphQLInterceptor {
+    let token: String
+
+    func intercept<Request: GraphQLRequest>(
+        request: Request, next: NextInterceptorFunction<Request>
+    ) async throws -> InterceptorResultStream<Request> {
+        try await Task.sleep(for: .milliseconds(400))
+        var request = request
+        request.additionalHeaders["Authorization"] = "Bearer \(token)"
+        return await next(request)
+    }
+}
+
+/// Apollo's default interceptors, then ``SlowInterceptor``.
+struct SlowProvider: InterceptorProvider {
+    let token: String
+
+    func graphQLInterceptors<Operation: GraphQLOperation>(for operation: Operation) -> [any GraphQLInterceptor] {
+        DefaultInterceptorProvider.shared.graphQLInterceptors(for: operation) + [SlowInterceptor(token: token)]
+    }
 }
