@@ -226,7 +226,7 @@ final class AppActivity: AppCodeActivity {
     /// for long enough while a refresh is under way, blocks the requests that run the app's
     /// code (each once).
     private func watch(_ scheduler: Scheduler) async {
-        func mark() -> [Int] { [scheduler.version, state.withLock { $0.pulses }] }
+        func mark() -> (version: Int, pulses: Int) { (scheduler.version, state.withLock { $0.pulses }) }
         var seen = (mark: mark(), ticks: 0, since: ContinuousClock.now)
         while !Task.isCancelled {
             try? await Task.sleep(for: Self.pollInterval)

@@ -11,16 +11,20 @@ import UpstreamStyle
 /// lab's `URLSession` (``AppBackend``).
 @Suite("An app's own interceptors in a lab scenario", .timeLimit(.minutes(2)))
 struct AppChainInLabTests {
-    static func trace(_ name: String, singleFlight: Bool) async throws -> (text: String, result: LabSession.RunResult) {
-        let scenario = try #require(Catalog.scenario(named: name))
-        let log = Log()
-        let session = LabSession(scenario: scenario) { lab in
+    /// The app's provider, its token manager refreshing through the lab's `URLSession`.
+    static func provider(singleFlight: Bool) -> (AppBackend) -> any InterceptorProvider {
+        { lab in
             NetworkInterceptorProvider(
                 tokenManager: AuthTokenManager(
                     tokenURL: lab.tokenURL, session: lab.urlSession, singleFlight: singleFlight, accessToken: lab.accessToken,
                     refreshToken: lab.refreshToken),
-                log: log)
+                log: Log())
         }
+    }
+
+    static func trace(_ name: String, singleFlight: Bool) async throws -> (text: String, result: LabSession.RunResult) {
+        let scenario = try #require(Catalog.scenario(named: name))
+        let session = LabSession(scenario: scenario, provider: provider(singleFlight: singleFlight))
         let result = await session.runHeadless()
         await session.shutDown()
         return (result.export(.text, scenario: scenario.name, anchor: session.otlpAnchor, masking: .masked), result)
@@ -120,13 +124,7 @@ struct AppChainInLabTests {
     /// requests launched and each stepped to where it refreshes or waits.
     static func steppedStorm(singleFlight: Bool) async throws -> LabSession {
         let scenario = try #require(Catalog.scenario(named: "refresh-storm"))
-        let session = LabSession(scenario: scenario, provider: { lab in
-            NetworkInterceptorProvider(
-                tokenManager: AuthTokenManager(
-                    tokenURL: lab.tokenURL, session: lab.urlSession, singleFlight: singleFlight, accessToken: lab.accessToken,
-                    refreshToken: lab.refreshToken),
-                log: Log())
-        }, defaultMode: .step)
+        let session = LabSession(scenario: scenario, provider: provider(singleFlight: singleFlight), defaultMode: .step)
         session.launch()
         session.launch()
         await session.waitUntilSettled()
