@@ -1,6 +1,6 @@
 import Findings
 import ChainKit
-public import Lab
+import Lab
 import TerminalUI
 import Timeline
 
@@ -18,13 +18,6 @@ public struct FindingsList: Sendable, Hashable {
 }
 
 extension InspectorState {
-    /// The lint findings of the chain as it is now (after any reorder).
-    public var lintFindings: [LintFinding] {
-        var configured = scenario
-        configured.chain = lab.chain
-        return ChainLint.check(scenario: configured)
-    }
-
     /// The lint findings that name hop `index`.
     func lintFindings(naming index: Int) -> [LintFinding] {
         lintFindings.filter { $0.hops.contains(index) }

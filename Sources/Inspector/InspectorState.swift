@@ -23,9 +23,22 @@ public struct InspectorState: Sendable {
         }
     }
 
-    public var scenario: Scenario { didSet { panesRevision = .next() } }
+    public var scenario: Scenario {
+        didSet {
+            panesRevision = .next()
+            lintFindings = Self.lint(scenario, lab.chain)
+        }
+    }
     public var size: Size { didSet { panesRevision = .next() } }
-    public var lab: LabView { didSet { panesRevision = .next() } }
+    public var lab: LabView {
+        didSet {
+            panesRevision = .next()
+            if lab.chain != oldValue.chain { lintFindings = Self.lint(scenario, lab.chain) }
+        }
+    }
+    /// The lint findings of the chain as it is now (after any reorder): checked again only
+    /// when the scenario or the lab's chain changes, not for every frame that shows them.
+    public private(set) var lintFindings: [LintFinding]
     public var focus: Pane = .requests { didSet { panesRevision = .next() } }
     /// The selected request's id.
     public var selectedRequest: Int? { didSet { panesRevision = .next() } }
@@ -113,6 +126,13 @@ public struct InspectorState: Sendable {
         self.lab = lab
         self.size = size
         self.symbols = symbols
+        lintFindings = Self.lint(scenario, lab.chain)
+    }
+
+    private static func lint(_ scenario: Scenario, _ chain: Scenario.Chain) -> [LintFinding] {
+        var configured = scenario
+        configured.chain = chain
+        return ChainLint.check(scenario: configured)
     }
 
     /// The operation the next `n` starts, as a headless run launches them (``Scenario/launch``).

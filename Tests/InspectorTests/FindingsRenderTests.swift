@@ -23,6 +23,19 @@ struct FindingsRenderTests {
         #expect(!driver.screen().contains { $0.contains("retry-outside-max-retry") })
     }
 
+    @Test("reordering retry-order's chain so MaxRetryInterceptor comes first clears its lint at once, marks included")
+    func lintFollowsReorder() async throws {
+        let driver = Driver("retry-order")
+        #expect(driver.state.lintFindings.map(\.rule.id) == ["retry-outside-max-retry"])
+        // Hop 2 (MaxRetryInterceptor) moves up above hop 1.
+        await driver.press(.char("o"), .char("j"), .char("K"), .enter)
+        #expect(driver.state.lab.chainHops.prefix(2).map(\.name) == ["MaxRetryInterceptor", "RetryOnErrorInterceptor"])
+        #expect(driver.state.lintFindings == [])
+        let screen = driver.screen()
+        #expect(!screen.contains { $0.contains("⚠") })
+        #expect(screen.contains { $0.contains(" 1 MaxRetryInterceptor") })
+    }
+
     @Test("basics: no marks and no findings summary")
     func nothingToReport() async {
         let driver = Driver("basics", stepMode: false)

@@ -81,13 +81,14 @@ struct PaneCacheTests {
             #expect(seen.insert(state.panesRevision).inserted)
         }
         // Every stored property but the overlay and the notice moves the revision; a new one
-        // must be added to this list and given the same `didSet`.
+        // must be added to this list and given the same `didSet` (`lintFindings` is set only
+        // by `scenario`'s and `lab`'s).
         let followed: Set<String> = [
             "scenario", "size", "lab", "focus", "selectedRequest", "selectedHop", "selectedSide", "selectedLane",
             "selectedAttempt", "personActions", "timelineScroll", "detailScroll", "revealSecrets", "maximized",
             "waterfallZoom", "detailFolded", "detailSearch", "detailMatch", "chainView", "sequenceSeq", "marked",
             "filter", "filterMatches", "filteredRows", "filterBasis", "symbols", "keys", "exportFormat",
-            "followedPlace", "followsToEnd", "selectsLaunchAbove", "launchesStarted",
+            "followedPlace", "followsToEnd", "selectsLaunchAbove", "launchesStarted", "lintFindings",
         ]
         let stored = Set(Mirror(reflecting: state).children.compactMap(\.label))
         #expect(stored == followed.union(["modal", "notice", "panesRevision"]))
