@@ -13,8 +13,7 @@ let strictSettings: [SwiftSetting] = [
 /// thread-local reads need no `__tls_get_addr`. The executable's own module is compiled
 /// against the static libraries' module files so the link pulls in what they need, among
 /// it the system's libcurl for static FoundationNetworking (`libcurl4-openssl-dev`).
-/// Libraries stay free of these flags, so the package's products can be depended on; Apple
-/// platforms have no static Swift runtime.
+/// Apple platforms have no static Swift runtime.
 let staticRuntimeInRelease: BuildSettingCondition = .when(platforms: [.linux], configuration: .release)
 let executableSettings: [SwiftSetting] = strictSettings + [.unsafeFlags(["-static-stdlib"], staticRuntimeInRelease)]
 let executableLinking: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"], staticRuntimeInRelease)]
@@ -26,6 +25,14 @@ let executableLinking: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"], stati
 let safePaths: [SwiftSetting] = ["", "0"].contains(Context.environment["CHAINLAB_SAFE_PATHS"] ?? "") ? [] : [.define("CHAINLAB_SAFE_PATHS")]
 /// The settings of a module that holds unsafe fast paths.
 let fastPathSettings: [SwiftSetting] = strictSettings + safePaths
+
+/// The modules a key's frame and the findings worker run in are optimized in debug builds
+/// too: `swift run chainlab` is a debug build, and unoptimized they made a key on a busy lab
+/// cost several times what it costs in release (`input.latency.1k` in docs/benchmarks.md,
+/// "The debug build"). The other modules stay unoptimized for the debugger. SwiftPM accepts
+/// these flags in a package depended on by path or branch (as `chainlab new` writes it), not
+/// by version.
+let optimizedInDebug: [SwiftSetting] = strictSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
 let package = Package(
     name: "ChainLab",
@@ -90,7 +97,7 @@ let package = Package(
         .target(
             name: "Timeline",
             dependencies: ["Vocabulary", "ChainKit"],
-            swiftSettings: strictSettings
+            swiftSettings: optimizedInDebug
         ),
         .testTarget(
             name: "TimelineTests",
@@ -101,7 +108,7 @@ let package = Package(
         .target(
             name: "TerminalUI",
             dependencies: ["CNcursesw", "Vocabulary"],
-            swiftSettings: strictSettings
+            swiftSettings: optimizedInDebug
         ),
         .testTarget(
             name: "TerminalUITests",
@@ -127,7 +134,7 @@ let package = Package(
         .target(
             name: "Findings",
             dependencies: ["ChainKit", "Timeline"],
-            swiftSettings: strictSettings
+            swiftSettings: optimizedInDebug
         ),
         .target(
             name: "Lab",
@@ -140,7 +147,7 @@ let package = Package(
         .target(
             name: "Inspector",
             dependencies: ["Vocabulary", "ChainKit", "Timeline", "Findings", "Lab", "TerminalUI"],
-            swiftSettings: strictSettings
+            swiftSettings: optimizedInDebug
         ),
         .testTarget(
             name: "InspectorTests",

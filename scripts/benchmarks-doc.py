@@ -39,6 +39,7 @@ MEASURES = {
     "json.parse.small": "parsing a 72 B GraphQL result",
     "json.parse.medium": "parsing a 10 KB GraphQL result",
     "json.parse.large": "parsing a 1 MB GraphQL result",
+    "input.latency.1k": "one key (`j` or `k`) in the inspector over 1,000 requests, with its frame and its diff; an event is appended before it, as a running lab appends them (the bench's `input.latency.1k`)",
 }
 
 # Targets read in instructions: (figure, over figure, at most), and absolute ones.
@@ -84,6 +85,16 @@ def render(budgets):
     for figure, most in ABSOLUTE_TARGETS:
         count = figures[figure]
         lines.append(f"| `{figure}` ≤ {most:,} | {count:,} | {'met' if count <= most else 'missed'} |")
+    debug = budgets.get("debug", {})
+    if debug:
+        most = budgets.get("debug_ratio", 3.0)
+        lines += ["", "## The debug build", "",
+                  "`swift run chainlab` runs a debug build. These figures are counted in one too",
+                  f"(`scripts/instructions.sh --check --debug PATH`, in CI), which fails above {most:g}× the release build's count.",
+                  "", "| figure | debug build | release budget | ratio | |", "|---|---:|---:|---:|---|"]
+        for name, count in debug.items():
+            ratio = count / figures[name]
+            lines.append(f"| `{name}` | {count:,} | {figures[name]:,} | {ratio:.2f}× | {'met' if ratio <= most else 'missed'} |")
     lines.append("")
     return "\n".join(lines)
 

@@ -2,7 +2,7 @@
 # Instructions per operation of chainlab-bench figures, counted by callgrind: the stable
 # measure on a busy machine, where timings are not.
 #
-#   scripts/instructions.sh [--check] [--write | --json] [--bench PATH] [FIGURE…]
+#   scripts/instructions.sh [--check] [--write | --json] [--bench PATH] [--debug PATH] [FIGURE…]
 #
 # Each figure runs under `valgrind --tool=callgrind` twice, at two operation counts (after
 # one warm-up operation), and the difference is divided by the difference in operations: the
@@ -21,6 +21,11 @@
 #             and docs/benchmarks.md from it (scripts/benchmarks-doc.py)
 #   --bench   the chainlab-bench binary (default .build/release/chainlab-bench; build it with
 #             `swift build -c release --product chainlab-bench`)
+#   --debug   a debug build's chainlab-bench (`swift build --product chainlab-bench`): the
+#             figures the budget file's "debug" names are counted with it too, and --check
+#             also fails when one costs more than the file's "debug_ratio" times the release
+#             build's count (`swift run chainlab` is a debug build; a key must not feel slower
+#             there than that); --write keeps the debug counts in the file as well
 set -euo pipefail
 case " $* " in *" -h "*|*" --help "*) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
 cd "$(dirname "$0")/.."
@@ -50,6 +55,7 @@ def fail(message, status=2):
 args = sys.argv[1:]
 check = write = as_json = False
 bench = ".build/release/chainlab-bench"
+debug_bench = None
 wanted = []
 while args:
     arg = args.pop(0)
@@ -59,10 +65,15 @@ while args:
     elif arg == "--bench":
         if not args: fail("--bench needs a path")
         bench = args.pop(0)
+    elif arg == "--debug":
+        if not args: fail("--debug needs a path")
+        debug_bench = args.pop(0)
     elif arg.startswith("-"): fail(f"unknown option {arg}")
     else: wanted.append(ALIASES.get(arg, arg))
 if not os.access(bench, os.X_OK):
     fail(f"{bench} is not an executable; build it with `swift build -c release --product chainlab-bench`")
+if debug_bench is not None and not os.access(debug_bench, os.X_OK):
+    fail(f"{debug_bench} is not an executable; build it with `swift build --product chainlab-bench`")
 try:
     config = json.load(open(BUDGETS))
 except (OSError, ValueError) as error:
@@ -73,6 +84,10 @@ tolerance = config["tolerance"]
 # A figure derived as a difference carries the noise of both its parts, over its divisor.
 tolerances = config.get("tolerances", {})
 figures = wanted or list(budgets)
+# The figures also counted in a debug build, and how many times the release count they may be.
+debug_budgets = config.get("debug", {})
+debug_ratio = config.get("debug_ratio", 3.0)
+debug_figures = [name for name in debug_budgets if name in figures] if debug_bench else []
 
 base = []
 for figure in figures:
@@ -81,9 +96,9 @@ for figure in figures:
 
 env = dict(os.environ, SWIFT_BACKTRACE="enable=no")
 
-def instructions(figure, count):
+def instructions(figure, count, binary=bench):
     run = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", bench, "--figure", figure, "--operations", str(count)],
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", binary, "--figure", figure, "--operations", str(count)],
         capture_output=True, text=True, env=env)
     collected = re.search(r"Collected\s*:\s*(\d+)", run.stderr)
     if run.returncode != 0 or not collected:
@@ -107,14 +122,19 @@ def events_per_operation(figure):
 repeats = config.get("repeats", {})
 
 # Every run on its own core; valgrind runs one thread at a time.
-runs = [(name, count, turn) for name in base for count in counts_for(name) for turn in range(repeats.get(name, 1))]
+runs = [(name, count, turn, bench) for name in base for count in counts_for(name) for turn in range(repeats.get(name, 1))]
+runs += [(name, count, turn, debug_bench) for name in debug_figures for count in counts_for(name) for turn in range(repeats.get(name, 1))]
 with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-    collected = dict(zip(runs, pool.map(lambda run: instructions(run[0], run[1]), runs)))
-measured = {}
-for name in base:
+    collected = dict(zip(runs, pool.map(lambda run: instructions(run[0], run[1], run[3]), runs)))
+
+def per_operation(name, binary):
     low, high = counts_for(name)
-    measured[name] = statistics.median(
-        (collected[(name, high, turn)] - collected[(name, low, turn)]) / (high - low) for turn in range(repeats.get(name, 1)))
+    return statistics.median(
+        (collected[(name, high, turn, binary)] - collected[(name, low, turn, binary)]) / (high - low)
+        for turn in range(repeats.get(name, 1)))
+
+measured = {name: per_operation(name, bench) for name in base}
+debug_measured = {name: per_operation(name, debug_bench) for name in debug_figures}
 results = {}
 for figure in figures:
     if figure in DERIVED:
@@ -126,6 +146,8 @@ for figure in figures:
 
 if as_json or write:
     updated = dict(config, figures={**budgets, **{name: round(value) for name, value in results.items()}})
+    if debug_measured:
+        updated["debug"] = {**debug_budgets, **{name: round(value) for name, value in debug_measured.items()}}
     # Two-space indentation, with each operation pair on one line.
     text = re.sub(r"\[\s+(\d+),\s+(\d+)\s+\]", r"[\1, \2]", json.dumps(updated, indent=2)) + "\n"
     if write:
@@ -147,6 +169,11 @@ for name, value in results.items():
     verdict = "" if ratio is None else ("OVER" if ratio > 1 + allowed else ("lower the budget" if ratio < 1 - allowed else "ok"))
     if verdict == "OVER": over.append(name)
     print(f"{name.ljust(width)}  {value:>15,.0f}  {'' if budget is None else format(budget, ','):>10}  {'' if ratio is None else format(ratio, '.3f')}  {verdict}".rstrip())
+for name, value in debug_measured.items():
+    ratio = value / results[name]
+    verdict = "OVER" if ratio > debug_ratio else "ok"
+    if verdict == "OVER": over.append(f"{name} (debug build)")
+    print(f"{name} in the debug build: {value:,.0f} instructions/op, {ratio:.2f}× the release build's (at most {debug_ratio:g}×)  {verdict}")
 if check and over:
     print(f"over budget by more than its tolerance: {', '.join(over)}", file=sys.stderr)
     sys.exit(1)

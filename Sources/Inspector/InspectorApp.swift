@@ -162,6 +162,11 @@ public final class InspectorLoop {
         _ = Inspector.update(&state, .labChanged(builder.view()))
     }
 
+    /// Returns once findings being read in the background, if any, are ready.
+    package func findingsSettled() async {
+        await builder.findingsSettled()
+    }
+
     /// Reads what changed since the last call into the state: the lab's view when its timeline
     /// (`labChanged`) or its control moved or findings read in the background arrived, and the
     /// live export's status. Whether the screen needs drawing.

@@ -265,6 +265,12 @@ public final class LabViewBuilder {
     /// Whether findings read on their own task arrived since the last view.
     public var hasNewFindings: Bool { worker.hasResult }
 
+    /// Returns once findings being read on their own task, if any, are ready: the bench waits
+    /// for them so that a key's instruction count holds exactly one reading.
+    package func findingsSettled() async {
+        await worker.settled()
+    }
+
     /// The lab as it is now, its timeline frozen at the newest event read.
     public func view() -> LabView {
         // Where requests are and which have finished, read before the events: a stop or an
@@ -453,7 +459,7 @@ private final class FindingsWorker: Sendable {
     }
 
     private struct State {
-        var reading = false
+        var reading: Task<Void, Never>?
         var result: Reading?
     }
 
@@ -464,11 +470,18 @@ private final class FindingsWorker: Sendable {
     /// Starts reading the findings of `timeline` now, unless a reading is under way (the view
     /// asks again once it has taken that one).
     func read(_ timeline: TimelineView, requests: [RequestSummary]) {
-        guard state.withLock({ state in defer { state.reading = true }; return !state.reading }) else { return }
-        Task.detached(priority: .utility) { [self] in
-            let findings = RunFindings.detect(events: timeline.events(), requests: requests)
-            state.withLock { $0 = State(reading: false, result: Reading(seq: timeline.lastSeq, finished: requests.count, findings: findings)) }
+        state.withLock { current in
+            guard current.reading == nil else { return }
+            current.reading = Task.detached(priority: .utility) { [self] in
+                let findings = RunFindings.detect(events: timeline.events(), requests: requests)
+                state.withLock { $0 = State(reading: nil, result: Reading(seq: timeline.lastSeq, finished: requests.count, findings: findings)) }
+            }
         }
+    }
+
+    /// Returns once the reading under way, if any, has finished.
+    func settled() async {
+        await state.withLock { $0.reading }?.value
     }
 
     /// The findings read since the last call, if any.
