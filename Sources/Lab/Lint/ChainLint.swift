@@ -1,10 +1,10 @@
-public import ChainKit
+import ChainKit
 import Timeline
 
 /// Rules over a chain as configured: what will go wrong before anything runs.
 ///
 /// ```swift
-/// let findings = ChainLint.check(provider: MyInterceptorProvider(), requests: [heroQuery])
+/// let findings = ChainLint.check(chain)
 /// for finding in findings { print(finding.rule.id, finding.message) }
 /// ```
 ///
@@ -31,24 +31,6 @@ public enum ChainLint {
         checks.flatMap { check in
             check.find(chain).map { LintFinding(rule: check.rule, message: $0.message, hops: $0.hops.map(\.index)) }
         }
-    }
-
-    /// The findings for a scenario's chain.
-    public static func check(scenario: Scenario) -> [LintFinding] {
-        check(LintChain(scenario: scenario))
-    }
-
-    /// The findings for the chain `provider` builds, with the settings of `requests`.
-    public static func check(
-        provider: any ChainInterceptorProvider, requests: [ChainRequest], refreshStrategy: RefreshStrategy? = nil,
-        rotatesRefreshTokens: Bool? = nil
-    ) -> [LintFinding] {
-        check(LintChain(provider: provider, requests: requests, refreshStrategy: refreshStrategy, rotatesRefreshTokens: rotatesRefreshTokens))
-    }
-
-    /// The findings for a middleware stack.
-    public static func check(middlewares: [any ClientMiddleware]) -> [LintFinding] {
-        check(LintChain(middlewares: middlewares))
     }
 
     static let checks: [Check] = [

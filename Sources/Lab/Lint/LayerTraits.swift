@@ -1,11 +1,9 @@
-import ChainKit
-
 /// What a layer of a chain does, as far as lint rules care: whether it retries, limits
 /// retries, refreshes tokens, reads GraphQL errors…
 ///
-/// The lab's own layers are described in ``LayerTraits/builtIn``. An app's interceptor or
-/// middleware says what it does by conforming to ``LintDescribed``; a layer that says nothing
-/// has no traits, and no rule guesses about it.
+/// The lab's own layers are described in their definitions (Lab's `LayerRegistry`, read as
+/// `LayerTraits.builtIn`). An app's interceptor or middleware says what it does by conforming
+/// to ``LintDescribed``; a layer that says nothing has no traits, and no rule guesses about it.
 public struct LayerTraits: OptionSet, Sendable, Hashable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
@@ -32,23 +30,6 @@ public struct LayerTraits: OptionSet, Sendable, Hashable {
     public static let assumesSingleResult = LayerTraits(rawValue: 1 << 9)
     /// Changes result data in its post-flight.
     public static let changesResultData = LayerTraits(rawValue: 1 << 10)
-
-    /// The traits of the layers ChainKit and the lab ship, by type name: each definition's
-    /// own (``LayerRegistry/Definition/traits``), and the response parser's.
-    public static let builtIn: [String: LayerTraits] = Dictionary(
-        uniqueKeysWithValues: LayerRegistry.definitions.map { ($0.name, $0.traits) }
-            + [("JSONResponseParsingInterceptor", [.parsesResponses, .readsGraphQLErrors])])
-
-    /// The traits of a layer instance: what it says of itself, else what is known of its type.
-    static func of(_ layer: Any, name: String) -> LayerTraits {
-        if let described = layer as? any LintDescribed { return described.lintTraits }
-        if let retrying = layer as? RetryingMiddleware {
-            var traits: LayerTraits = retrying.maxAttempts > 1 ? [.retries] : []
-            if retrying.bufferingSinglePassBodies != nil { traits.insert(.buffersSinglePassBodies) }
-            return traits
-        }
-        return builtIn[name] ?? []
-    }
 }
 
 /// A layer that tells ``ChainLint`` what it does, so rules can reason about it.

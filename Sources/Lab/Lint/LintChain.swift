@@ -1,14 +1,20 @@
-import Backend
 public import ChainKit
-import Foundation
 public import Timeline
 
 /// A chain as lint rules see it: its hops in order, what each does, the operations it runs
 /// and the refresh setup behind its auth layer.
 ///
-/// Built from a scenario (``init(scenario:)``), an app's provider
-/// (``init(provider:requests:refreshStrategy:rotatesRefreshTokens:)``) or a middleware list
-/// (``init(middlewares:)``). Hop indexes are the timeline's: 0 is the top of the chain.
+/// A plain value, so ``ChainLint`` is a function of it alone. The lab builds one from a
+/// scenario, an app's provider or a middleware list; a test can build one hop by hop:
+///
+/// ```swift
+/// let chain = LintChain(hops: [
+///     LintChain.Hop(index: 0, name: "RetryOnErrorInterceptor", kind: .graphql, traits: [.retries, .retriesOnAnyError]),
+///     LintChain.Hop(index: 1, name: "MaxRetryInterceptor", kind: .graphql, traits: [.limitsRetries]),
+/// ])
+/// ```
+///
+/// Hop indexes are the timeline's: 0 is the top of the chain.
 public struct LintChain: Sendable, Hashable {
     /// One hop of the flattened chain.
     public struct Hop: Sendable, Hashable {
@@ -74,81 +80,5 @@ public struct LintChain: Sendable, Hashable {
         self.operations = operations
         self.refreshStrategy = refreshStrategy
         self.rotatesRefreshTokens = rotatesRefreshTokens
-    }
-
-    /// A scenario's chain, operations and token setup.
-    public init(scenario: Scenario) {
-        var hops = HopList()
-        var operations: [Operation] = []
-        switch scenario.chain {
-        case .graphQL(let graphQL, let http):
-            for layer in graphQL { hops.add(layer.name, .graphql, LayerTraits.builtIn[layer.name] ?? []) }
-            hops.add("cache", .cache, [])
-            for layer in http { hops.add(layer.name, .http, LayerTraits.builtIn[layer.name] ?? []) }
-            hops.add("transport", .transport, [])
-            hops.add("JSONResponseParsingInterceptor", .parser, LayerTraits.builtIn["JSONResponseParsingInterceptor"])
-            operations = scenario.operations.map { spec in
-                Operation(LabSession.graphQLRequest(spec, endpoint: LabSession.baseURL.appendingPathComponent("graphql")))
-            }
-        case .middleware(let layers):
-            for layer in layers { hops.add(layer.name, .middleware, Self.traits(of: layer)) }
-            hops.add("transport", .transport, [])
-        }
-        self.init(
-            hops: hops.hops, operations: operations, refreshStrategy: scenario.refreshStrategy,
-            rotatesRefreshTokens: scenario.backend.rotateRefreshTokens)
-    }
-
-    /// The chain `provider` builds for the first of `requests`, with what every request asks.
-    /// The refresh setup is not visible in a provider: pass it when you know it.
-    public init(
-        provider: any ChainInterceptorProvider, requests: [ChainRequest], refreshStrategy: RefreshStrategy? = nil,
-        rotatesRefreshTokens: Bool? = nil
-    ) {
-        var hops = HopList()
-        if let first = requests.first?.operation {
-            for interceptor in provider.graphQLInterceptors(for: first) { hops.add(instance: interceptor, .graphql) }
-            hops.add("cache", .cache, [])
-            for interceptor in provider.httpInterceptors(for: first) { hops.add(instance: interceptor, .http) }
-            hops.add("transport", .transport, [])
-            hops.add(instance: provider.responseParser(for: first), .parser)
-        }
-        self.init(
-            hops: hops.hops, operations: requests.map(Operation.init), refreshStrategy: refreshStrategy,
-            rotatesRefreshTokens: rotatesRefreshTokens)
-    }
-
-    /// A middleware stack over one transport.
-    public init(middlewares: [any ClientMiddleware]) {
-        var hops = HopList()
-        for middleware in middlewares {
-            hops.add(middleware.layerName, .middleware, LayerTraits.of(middleware, name: middleware.layerName))
-        }
-        hops.add("transport", .transport, [])
-        self.init(hops: hops.hops)
-    }
-
-    /// A scenario middleware's traits: `RetryingMiddleware` retries only with more than one
-    /// attempt, and buffers single-pass bodies unless `bufferBodies` is false.
-    private static func traits(of layer: Scenario.Layer) -> LayerTraits {
-        guard layer.name == "RetryingMiddleware" else { return LayerTraits.builtIn[layer.name] ?? [] }
-        var traits: LayerTraits = (layer.int("maxAttempts") ?? 3) > 1 ? [.retries] : []
-        if layer.bool("bufferBodies") ?? true { traits.insert(.buffersSinglePassBodies) }
-        return traits
-    }
-
-    /// The hops in order, numbered as they are added.
-    private struct HopList {
-        var hops: [Hop] = []
-
-        mutating func add(_ name: String, _ kind: HopKind, _ traits: LayerTraits?) {
-            hops.append(Hop(index: hops.count, name: name, kind: kind, traits: traits))
-        }
-
-        mutating func add(instance: Any, _ kind: HopKind) {
-            let name = typeName(instance)
-            let known = instance is any LintDescribed || LayerTraits.builtIn[name] != nil
-            add(name, kind, known ? LayerTraits.of(instance, name: name) : nil)
-        }
     }
 }
