@@ -137,9 +137,14 @@ let package = Package(
             swiftSettings: optimizedInDebug
         ),
         .target(
+            name: "Lint",
+            dependencies: ["Vocabulary", "ChainKit", "Timeline"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "Lab",
             dependencies: [
-                "Vocabulary", "ChainKit", "Timeline", "Scheduling", "Backend", "Findings", "HTTPServer", "CZlib",
+                "Vocabulary", "ChainKit", "Timeline", "Scheduling", "Backend", "Findings", "Lint", "HTTPServer", "CZlib",
                 .target(name: "CCurl", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: fastPathSettings

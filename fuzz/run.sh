@@ -33,14 +33,14 @@ flags=(-O -g -swift-version 6 -sanitize=fuzzer,address -package-name chainlab
 # Which package modules each target links, in dependency order.
 modules_for() {
     case "$1" in
-        FuzzScenario) echo Vocabulary ChainKit Timeline Scheduling Backend Findings HTTPServer Lab ;;
-        FuzzRecording) echo Vocabulary ChainKit Timeline Scheduling Backend Findings HTTPServer Lab ;;
+        FuzzScenario) echo Vocabulary ChainKit Timeline Scheduling Backend Findings Lint HTTPServer Lab ;;
+        FuzzRecording) echo Vocabulary ChainKit Timeline Scheduling Backend Findings Lint HTTPServer Lab ;;
         FuzzHeaders) echo Vocabulary ChainKit ;;
         FuzzHTTPParser) echo Vocabulary HTTPServer ;;
         FuzzMultipart) echo Vocabulary ChainKit ;;
         FuzzJSON) echo Vocabulary ChainKit ;;
         FuzzFilter) echo Vocabulary ChainKit Timeline ;;
-        FuzzHTTPAnswer) echo Vocabulary ChainKit Timeline Scheduling Backend Findings HTTPServer Lab ;;
+        FuzzHTTPAnswer) echo Vocabulary ChainKit Timeline Scheduling Backend Findings Lint HTTPServer Lab ;;
         *) echo "fuzz/run.sh: unknown target '$1'; valid: FuzzScenario, FuzzRecording, FuzzHeaders, FuzzHTTPParser, FuzzMultipart, FuzzJSON, FuzzFilter, FuzzHTTPAnswer" >&2; return 2 ;;
     esac
 }
@@ -54,7 +54,8 @@ deps_of() {
         Backend) echo Vocabulary ChainKit ;;
         Findings) echo ChainKit Timeline ;;
         Scheduling) echo Vocabulary ChainKit Timeline ;;
-        Lab) echo Vocabulary ChainKit Timeline Scheduling Backend Findings HTTPServer ;;
+        Lint) echo Vocabulary ChainKit Timeline ;;
+        Lab) echo Vocabulary ChainKit Timeline Scheduling Backend Findings Lint HTTPServer ;;
         *) echo ;;
     esac
 }

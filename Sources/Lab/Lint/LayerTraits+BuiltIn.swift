@@ -1,4 +1,5 @@
 import ChainKit
+public import Lint
 
 extension LayerTraits {
     /// The traits of the layers ChainKit and the lab ship, by type name: each definition's

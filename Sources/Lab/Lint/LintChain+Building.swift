@@ -1,3 +1,6 @@
+// Lint is part of the lab's API: whoever imports Lab checks chains (`ChainLint.check(provider:…)`)
+// and describes their own layers (`LintDescribed`).
+@_exported public import Lint
 import Backend
 public import ChainKit
 import Foundation

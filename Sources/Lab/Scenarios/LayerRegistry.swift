@@ -1,6 +1,7 @@
 import Scheduling
 public import ChainKit
 import Foundation
+public import Lint
 
 /// What the lab hands a layer when it builds it for one operation.
 struct LayerEnvironment: Sendable {

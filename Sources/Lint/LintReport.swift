@@ -3,7 +3,7 @@ import Timeline
 import Vocabulary
 
 /// Lint findings as text, JSON or SARIF 2.1.0, for `chainlab lint` and for tools.
-public enum LintReport {
+package enum LintReport {
     /// Findings for people:
     ///
     /// ```
@@ -14,7 +14,7 @@ public enum LintReport {
     ///   fix: Put MaxRetryInterceptor first, above every interceptor that retries.
     ///   see: chainlab trace retry-order
     /// ```
-    public static func text(_ findings: [LintFinding], chain: String) -> String {
+    package static func text(_ findings: [LintFinding], chain: String) -> String {
         let name = VisibleEscapes.escape(chain)
         guard !findings.isEmpty else { return "\(name): no findings\n" }
         var lines = ["\(name): \(count(findings))"]
@@ -29,7 +29,7 @@ public enum LintReport {
     }
 
     /// `3 findings (1 error, 2 warnings)`.
-    public static func count(_ findings: [LintFinding]) -> String {
+    package static func count(_ findings: [LintFinding]) -> String {
         let total = findings.count == 1 ? "1 finding" : "\(findings.count) findings"
         let parts = FindingSeverity.allCases.reversed().compactMap { severity -> String? in
             let number = findings.filter { $0.rule.severity == severity }.count
@@ -42,7 +42,7 @@ public enum LintReport {
 
     /// `{"chain": NAME, "findings": [...]}` with one finding per line. A finding's `hops` are
     /// `{"hop": INDEX, "name": NAME}` with the timeline's hop index (0 is the top).
-    public static func json(_ findings: [LintFinding], chain: LintChain, name: String) -> String {
+    package static func json(_ findings: [LintFinding], chain: LintChain, name: String) -> String {
         let lines = findings.map { finding -> String in
             var members: [String: JSONValue] = [
                 "rule": .string(finding.rule.id), "severity": .string(finding.rule.severity.rawValue),
@@ -59,7 +59,7 @@ public enum LintReport {
     /// A SARIF 2.1.0 log with one run: every rule in `tool.driver.rules`, one result per
     /// finding, located by logical locations (the hops) and, when the chain came from a file,
     /// that file as the artifact.
-    public static func sarif(_ findings: [LintFinding], chain: LintChain, name: String, artifact: String? = nil) -> String {
+    package static func sarif(_ findings: [LintFinding], chain: LintChain, name: String, artifact: String? = nil) -> String {
         let rules = ChainLint.rules
         let results = findings.map { finding -> JSONValue in
             var location: [String: JSONValue] = [
