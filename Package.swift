@@ -45,7 +45,7 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto"),
         // libcurl, which FoundationNetworking runs on: https:// under another trust than the
-        // system's (`HTTPSTrust`). Linux only, as FoundationNetworking is.
+        // system's (`HTTPSTrust` in Outbound). Linux only, as FoundationNetworking is.
         .systemLibrary(name: "CCurl", path: "Sources/CCurl"),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         .target(
@@ -67,7 +67,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "chainlab",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Backend", "Lab", "TerminalUI", "Inspector"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Backend", "Outbound", "Lab", "TerminalUI", "Inspector"],
             swiftSettings: executableSettings,
             linkerSettings: executableLinking
         ),
@@ -122,6 +122,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "Outbound",
+            dependencies: [
+                "Vocabulary", "ChainKit", "Timeline", "HTTPServer", "CZlib",
+                .target(name: "CCurl", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "Backend",
             dependencies: ["Vocabulary", "ChainKit"],
             swiftSettings: strictSettings
@@ -143,10 +151,7 @@ let package = Package(
         ),
         .target(
             name: "Lab",
-            dependencies: [
-                "Vocabulary", "ChainKit", "Timeline", "Scheduling", "Backend", "Findings", "Lint", "HTTPServer", "CZlib",
-                .target(name: "CCurl", condition: .when(platforms: [.linux])),
-            ],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Scheduling", "Backend", "Findings", "Lint", "HTTPServer", "Outbound"],
             swiftSettings: fastPathSettings
         ),
         .target(
@@ -167,7 +172,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LabTests",
-            dependencies: ["Vocabulary", "Scheduling", "Backend", "Findings", "Lab", "TestSupport", "UpstreamStyle", "CZlib"],
+            dependencies: ["Vocabulary", "Scheduling", "Backend", "Findings", "Outbound", "Lab", "TestSupport", "UpstreamStyle", "CZlib"],
             swiftSettings: strictSettings
         ),
         .testTarget(

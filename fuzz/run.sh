@@ -33,14 +33,14 @@ flags=(-O -g -swift-version 6 -sanitize=fuzzer,address -package-name chainlab
 # Which package modules each target links, in dependency order.
 modules_for() {
     case "$1" in
-        FuzzScenario) echo Vocabulary ChainKit Timeline Scheduling Backend Findings Lint HTTPServer Lab ;;
-        FuzzRecording) echo Vocabulary ChainKit Timeline Scheduling Backend Findings Lint HTTPServer Lab ;;
+        FuzzScenario) echo Vocabulary ChainKit Timeline Scheduling Backend Findings Lint HTTPServer Outbound Lab ;;
+        FuzzRecording) echo Vocabulary ChainKit Timeline Scheduling Backend Findings Lint HTTPServer Outbound Lab ;;
         FuzzHeaders) echo Vocabulary ChainKit ;;
         FuzzHTTPParser) echo Vocabulary HTTPServer ;;
         FuzzMultipart) echo Vocabulary ChainKit ;;
         FuzzJSON) echo Vocabulary ChainKit ;;
         FuzzFilter) echo Vocabulary ChainKit Timeline ;;
-        FuzzHTTPAnswer) echo Vocabulary ChainKit Timeline Scheduling Backend Findings Lint HTTPServer Lab ;;
+        FuzzHTTPAnswer) echo Vocabulary ChainKit Timeline HTTPServer Outbound ;;
         *) echo "fuzz/run.sh: unknown target '$1'; valid: FuzzScenario, FuzzRecording, FuzzHeaders, FuzzHTTPParser, FuzzMultipart, FuzzJSON, FuzzFilter, FuzzHTTPAnswer" >&2; return 2 ;;
     esac
 }
@@ -55,7 +55,8 @@ deps_of() {
         Findings) echo ChainKit Timeline ;;
         Scheduling) echo Vocabulary ChainKit Timeline ;;
         Lint) echo Vocabulary ChainKit Timeline ;;
-        Lab) echo Vocabulary ChainKit Timeline Scheduling Backend Findings Lint HTTPServer ;;
+        Outbound) echo Vocabulary ChainKit Timeline HTTPServer ;;
+        Lab) echo Vocabulary ChainKit Timeline Scheduling Backend Findings Lint HTTPServer Outbound ;;
         *) echo ;;
     esac
 }

@@ -5,7 +5,7 @@ import Vocabulary
 /// One HTTP/1.1 connection to a server, with blocking I/O: a request goes out as given,
 /// its answer is read head first, then its body piece by piece as it arrives. ChainLab's
 /// one HTTP client for `http://`: `chainlab serve --upstream` forwards through it, and
-/// every exchange of the lab with a real server goes over it (`PlainHTTPExchange` in `Lab`).
+/// every exchange of the lab with a real server goes over it (`PlainHTTPExchange` in `Outbound`).
 /// Nothing is added to a request, repeated header fields of an answer stay separate, and a
 /// body is pulled only as fast as its reader asks, so a reader that stops reading (a proxy
 /// whose client left, a client past its limit) stops the transfer by closing the connection.

@@ -2,6 +2,7 @@ public import Scheduling
 import Backend
 import ChainKit
 public import Timeline
+import Outbound
 
 /// What the inspector, the CLI and an app see of a session: the one way in.
 ///

@@ -4,6 +4,7 @@ import Backend
 import ChainKit
 import Foundation
 import Timeline
+import Outbound
 
 /// The operation whose task is running, for code that several operations share (the token
 /// manager's refresh and its hooks).

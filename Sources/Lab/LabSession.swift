@@ -5,6 +5,7 @@ import Backend
 public import ChainKit
 public import Foundation
 public import Timeline
+public import Outbound
 
 /// One lab run: a scenario's backend, clock, cache, tokens, timeline and scheduler, and the
 /// operations launched into it.

@@ -5,6 +5,7 @@ public import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+public import Outbound
 
 /// Where a session's requests go: the in-process lab backend, or a real server reached over
 /// HTTP (`--endpoint`) — a ChainLab lab such as `chainlab serve`, or any other server.

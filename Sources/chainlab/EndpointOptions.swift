@@ -2,6 +2,7 @@ import ChainKit
 import Vocabulary
 import Foundation
 import Lab
+import Outbound
 import Timeline
 
 /// The options that point a run at a real server, shared by `trace` and the inspector:

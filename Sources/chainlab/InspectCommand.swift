@@ -2,6 +2,7 @@ import ChainKit
 import Foundation
 import Inspector
 import Lab
+import Outbound
 import TerminalUI
 import Timeline
 import Vocabulary

@@ -1,5 +1,6 @@
 import Foundation
 import Lab
+import Outbound
 
 /// `--otlp-endpoint`, `--otlp-header` and `--service-name`, as `trace` and the inspector take
 /// them.

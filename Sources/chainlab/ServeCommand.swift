@@ -3,6 +3,7 @@ import ChainKit
 import Dispatch
 import Foundation
 import Lab
+import Outbound
 import Synchronization
 import Vocabulary
 

@@ -1,5 +1,6 @@
 import Foundation
 import Lab
+import Outbound
 import Vocabulary
 
 /// `--cacert FILE` and `--insecure`, as `trace`, the inspector and `serve` take them, and the

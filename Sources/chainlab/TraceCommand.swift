@@ -1,6 +1,7 @@
 import ChainKit
 import Foundation
 import Lab
+import Outbound
 import Timeline
 import Vocabulary
 

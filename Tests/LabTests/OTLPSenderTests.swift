@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Lab
+import Outbound
 import Testing
 import Timeline
 

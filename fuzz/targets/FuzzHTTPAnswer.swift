@@ -1,7 +1,7 @@
 import ChainKit
 import Foundation
 import HTTPServer
-import Lab
+import Outbound
 import Vocabulary
 
 /// libFuzzer entry point for the plain-HTTP client's answer reader

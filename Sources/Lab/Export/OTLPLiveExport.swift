@@ -1,6 +1,7 @@
 import ChainKit
 import Foundation
 import Timeline
+public import Outbound
 
 /// Streams a session's traces to an OTLP/HTTP receiver while the inspector runs: each
 /// operation is exported once it has ended, on a task of its own, so the screen never waits

@@ -3,6 +3,7 @@ public import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+public import Outbound
 
 /// The transport to a real server (`--endpoint`) under both chains: like
 /// ``URLSessionTransport``, but every answer is read through a ``RemoteHTTPClient``, so a

@@ -1,6 +1,7 @@
 import Foundation
 import ChainKit
 import Timeline
+import Outbound
 
 /// Sends each finished exchange of `chainlab serve --upstream` to an OTLP/HTTP receiver as
 /// one CLIENT span, with the trace and span ids the HAR's `_chainlab` gives it. Exchanges

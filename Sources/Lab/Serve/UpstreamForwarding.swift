@@ -6,6 +6,7 @@ import FoundationNetworking
 import HTTPServer
 import Synchronization
 import Vocabulary
+import Outbound
 
 /// How the proxy reaches its upstream. Plain `http://` goes over ``HTTPClientConnection``s
 /// kept alive in a pool: the request leaves as the client sent it (nothing added), repeated

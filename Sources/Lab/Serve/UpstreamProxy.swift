@@ -4,6 +4,7 @@ public import Foundation
 public import HTTPServer
 import Synchronization
 public import Timeline
+public import Outbound
 
 /// `chainlab serve --upstream URL`: a reverse proxy in front of a real server that breaks
 /// auth and fails requests on command, so an app's own token refresh can be broken by hand.

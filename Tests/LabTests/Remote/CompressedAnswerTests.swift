@@ -6,6 +6,7 @@ import FoundationNetworking
 #endif
 import HTTPServer
 import Lab
+import Outbound
 import Synchronization
 import Testing
 import Timeline

@@ -3,6 +3,7 @@ import ChainKit
 import Foundation
 import FoundationNetworking
 @testable import Lab
+@testable import Outbound
 @testable import Scheduling
 import Testing
 import TestSupport

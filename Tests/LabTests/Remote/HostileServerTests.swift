@@ -5,6 +5,7 @@ import FoundationNetworking
 #endif
 import HTTPServer
 import Lab
+import Outbound
 import TestSupport
 import Testing
 import Timeline

@@ -1,6 +1,7 @@
 import CZlib
 import Foundation
 import Lab
+import Outbound
 import Testing
 
 @Suite("Inflater: gzip and deflate, piece by piece, never more than asked")

@@ -2,6 +2,7 @@ import ChainKit
 import Foundation
 import HTTPServer
 import Lab
+import Outbound
 import Testing
 import Timeline
 

@@ -3,6 +3,7 @@ import ChainKit
 import Foundation
 import HTTPServer
 @testable import Lab
+import Outbound
 @testable import Scheduling
 import Synchronization
 import Testing

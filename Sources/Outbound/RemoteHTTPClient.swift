@@ -1,6 +1,5 @@
-import Backend
 public import ChainKit
-import HTTPServer
+package import HTTPServer
 import Vocabulary
 public import Foundation
 #if canImport(FoundationNetworking)
@@ -156,13 +155,6 @@ public final class RemoteHTTPClient: Sendable {
         return (head, chunks.mapErrors { throw failure($0) })
     }
 
-    /// Sends `method` to `url` and returns the answer as a ``BackendResponse``, its body at
-    /// most `limit` bytes.
-    func exchange(url: URL, method: String, headers: HTTPFields, body: Data?, limit: Int) async throws -> BackendResponse {
-        let (head, data) = try await fetch(Self.request(url: url, method: method, headers: headers, body: body), limit: limit)
-        return BackendResponse(status: head.status.code, headers: head.headerFields, body: data)
-    }
-
     /// A `URLRequest` for `method` at `url` with `headers` and `body`; repeated header
     /// names are joined with ", " as `URLRequest` holds one value per name.
     public static func request(url: URL, method: String, headers: HTTPFields, body: Data?) -> URLRequest {
@@ -225,7 +217,7 @@ public struct RemoteFailure: Error, Sendable, Hashable, CustomStringConvertible 
         self.cause = cause
     }
 
-    init(url: URL?, outcome: BoundedReader.Failure, timeout: Double) {
+    package init(url: URL?, outcome: BoundedReader.Failure, timeout: Double) {
         self.url = url.map(RemoteFailure.displayURL) ?? "the server"
         switch outcome {
         case .tooLarge(let limit, let announced): cause = .tooLarge(limit: limit, announced: announced)
@@ -235,7 +227,7 @@ public struct RemoteFailure: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     /// A failure of ChainLab's own HTTP client, worded as URLSession's are.
-    init(url: String, client error: HTTPClientError, timeout: Double) {
+    package init(url: String, client error: HTTPClientError, timeout: Double) {
         let cause: Cause = switch error {
         case .hostNotFound(let host): .hostNotFound(host)
         case .refused: .refused
@@ -308,8 +300,8 @@ public struct RemoteFailure: Error, Sendable, Hashable, CustomStringConvertible 
 
 /// The data delegate behind ``RemoteHTTPClient``: collects each task's body and cancels a
 /// task whose body passes its limit.
-final class BoundedReader: NSObject, URLSessionDataDelegate, Sendable {
-    enum Failure: Error {
+package final class BoundedReader: NSObject, URLSessionDataDelegate, Sendable {
+    package enum Failure: Error {
         case tooLarge(limit: Int, announced: Int?)
         case notHTTP
         case error(any Error)
@@ -329,7 +321,7 @@ final class BoundedReader: NSObject, URLSessionDataDelegate, Sendable {
     private let pending = Mutex<[Int: Pending]>([:])
 
     /// The 3xx is the answer (see ``RemoteHTTPClient/init(timeout:)``).
-    func urlSession(
+    package func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
@@ -338,7 +330,7 @@ final class BoundedReader: NSObject, URLSessionDataDelegate, Sendable {
 
     /// A 401 with a challenge is the answer: nobody here holds credentials to offer. See
     /// ``URLSessionChunkReader/challengeDisposition`` for why the task is cancelled on Linux.
-    func urlSession(
+    package func urlSession(
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
@@ -350,7 +342,7 @@ final class BoundedReader: NSObject, URLSessionDataDelegate, Sendable {
         pending.withLock { $0[task] = Pending(limit: limit, completion: completion) }
     }
 
-    func urlSession(
+    package func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
@@ -373,7 +365,7 @@ final class BoundedReader: NSObject, URLSessionDataDelegate, Sendable {
         if let (entry, failure) = refused { end(dataTask, entry, with: failure) }
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    package func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let overflow = pending.withLock { pending -> Pending? in
             guard var entry = pending[dataTask.taskIdentifier] else { return nil }
             guard entry.body.count + data.count <= entry.limit else { return pending.removeValue(forKey: dataTask.taskIdentifier) }
@@ -399,7 +391,7 @@ final class BoundedReader: NSObject, URLSessionDataDelegate, Sendable {
         task.cancel()
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+    package func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let entry = pending.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         if let error, !entry.challenged {
             entry.completion(.failure(.error(error)))

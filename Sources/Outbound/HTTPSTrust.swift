@@ -1,6 +1,6 @@
 public import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+package import FoundationNetworking
 #endif
 import Synchronization
 
@@ -48,7 +48,7 @@ public enum HTTPSTrust: Sendable, Hashable {
     /// Prepares a session configuration to follow ``current``: on Linux, `https://` goes
     /// through ``CurlHTTPSProtocol``. Every URLSession that
     /// ChainLab makes for a server is configured through this.
-    static func prepare(_ configuration: URLSessionConfiguration) {
+    package static func prepare(_ configuration: URLSessionConfiguration) {
         #if canImport(CCurl)
         configuration.protocolClasses = [CurlHTTPSProtocol.self] + (configuration.protocolClasses ?? [])
         #endif
