@@ -67,7 +67,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "chainlab",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Backend", "Outbound", "Lab", "TerminalUI", "Inspector"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Backend", "Outbound", "Serve", "Lab", "TerminalUI", "Inspector"],
             swiftSettings: executableSettings,
             linkerSettings: executableLinking
         ),
@@ -135,6 +135,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "Serve",
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Backend", "HTTPServer", "Outbound"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "Scheduling",
             dependencies: ["Vocabulary", "ChainKit", "Timeline"],
             swiftSettings: strictSettings
@@ -151,7 +156,7 @@ let package = Package(
         ),
         .target(
             name: "Lab",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Scheduling", "Backend", "Findings", "Lint", "HTTPServer", "Outbound"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Scheduling", "Backend", "Findings", "Lint", "Outbound"],
             swiftSettings: fastPathSettings
         ),
         .target(
@@ -172,7 +177,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LabTests",
-            dependencies: ["Vocabulary", "Scheduling", "Backend", "Findings", "Outbound", "Lab", "TestSupport", "UpstreamStyle", "CZlib"],
+            dependencies: ["Vocabulary", "Scheduling", "Backend", "Findings", "Outbound", "Serve", "Lab", "TestSupport", "UpstreamStyle", "CZlib"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -56,7 +56,7 @@ deps_of() {
         Scheduling) echo Vocabulary ChainKit Timeline ;;
         Lint) echo Vocabulary ChainKit Timeline ;;
         Outbound) echo Vocabulary ChainKit Timeline HTTPServer ;;
-        Lab) echo Vocabulary ChainKit Timeline Scheduling Backend Findings Lint HTTPServer Outbound ;;
+        Lab) echo Vocabulary ChainKit Timeline Scheduling Backend Findings Lint Outbound ;;
         *) echo ;;
     esac
 }

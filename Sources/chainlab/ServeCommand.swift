@@ -2,8 +2,8 @@ import Backend
 import ChainKit
 import Dispatch
 import Foundation
-import Lab
 import Outbound
+import Serve
 import Synchronization
 import Vocabulary
 

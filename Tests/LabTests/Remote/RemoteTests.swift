@@ -4,6 +4,7 @@ import Foundation
 import HTTPServer
 @testable import Lab
 import Outbound
+import Serve
 @testable import Scheduling
 import Testing
 import Timeline

@@ -1,5 +1,6 @@
 import Backend
 import Lab
+import Serve
 import Testing
 
 @Suite("serve: listen addresses")

@@ -4,6 +4,7 @@ import Foundation
 @testable import HTTPServer
 @testable import Lab
 @testable import Scheduling
+@testable import Serve
 import TestSupport
 import Testing
 

@@ -8,6 +8,7 @@ import ChainKit
 import Dispatch
 import Foundation
 import Lab
+import Serve
 import Synchronization
 import TestSupport
 

@@ -5,6 +5,7 @@ import HTTPServer
 @testable import Lab
 import Outbound
 @testable import Scheduling
+@testable import Serve
 import Synchronization
 import Testing
 import Timeline

@@ -2,6 +2,7 @@ import Backend
 import ChainKit
 import Foundation
 import Lab
+import Serve
 import Testing
 import Synchronization
 import Timeline

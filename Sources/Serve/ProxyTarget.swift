@@ -1,4 +1,3 @@
-import Scheduling
 import Foundation
 import Vocabulary
 

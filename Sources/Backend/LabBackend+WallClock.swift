@@ -1,4 +1,3 @@
-public import Backend
 extension LabBackend {
     /// A backend whose time is real time: seconds on a monotonic clock since it was
     /// created, so token TTLs pass as they would on a real server and are not thrown off
