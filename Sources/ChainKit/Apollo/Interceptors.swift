@@ -100,23 +100,3 @@ public final class DefaultInterceptorProvider: InterceptorProvider {
 
     public init() {}
 }
-
-/// The normalized cache a client's operations share (Apollo iOS 2.4's `ApolloStore`), over a
-/// ChainKit ``CacheStore``.
-public final class ApolloStore: Sendable {
-    public let cacheStore: CacheStore
-
-    public init(cacheStore: CacheStore = CacheStore()) {
-        self.cacheStore = cacheStore
-    }
-
-    /// The cached result of `operation`, or nil when the cache cannot answer all of it.
-    public func load<Operation: GraphQLOperation>(_ operation: Operation) async throws -> GraphQLResponse<Operation>? {
-        try cacheStore.load(operation.chainOperation).map(GraphQLResponse<Operation>.init)
-    }
-
-    /// Merges `records` into the cache.
-    public func publish(records: RecordSet) async throws {
-        _ = cacheStore.publish(records: records)
-    }
-}
