@@ -135,10 +135,12 @@ public final class ApolloClient: Sendable {
         throw Error.noResults
     }
 
-    /// The subscription's events, as they arrive.
+    /// The subscription's events, as they arrive, and its ``SubscriptionStream/state``. The
+    /// stream ends when the server ends the subscription; cancelling the task that reads it
+    /// ends the subscription from the client.
     public func subscribe<Subscription: GraphQLSubscription>(
         subscription: Subscription, cachePolicy: CachePolicy.Subscription = .cacheThenNetwork, requestConfiguration: RequestConfiguration? = nil
-    ) throws -> AsyncThrowingStream<GraphQLResponse<Subscription>, any Swift.Error> {
+    ) throws -> SubscriptionStream<GraphQLResponse<Subscription>> {
         guard let transport = networkTransport as? any SubscriptionNetworkTransport else { throw Error.noSubscriptionTransport }
         return try transport.send(
             subscription: subscription, fetchBehavior: cachePolicy.toFetchBehavior(),

@@ -90,7 +90,7 @@ public protocol NetworkTransport: AnyObject, Sendable {
 public protocol SubscriptionNetworkTransport {
     func send<Subscription: GraphQLSubscription>(
         subscription: Subscription, fetchBehavior: FetchBehavior, requestConfiguration: RequestConfiguration
-    ) throws -> AsyncThrowingStream<GraphQLResponse<Subscription>, any Error>
+    ) throws -> SubscriptionStream<GraphQLResponse<Subscription>>
 }
 
 /// Sends each operation through a fresh ``RequestChain`` of the provider's interceptors
@@ -149,10 +149,12 @@ public final class RequestChainNetworkTransport: NetworkTransport, SubscriptionN
         kickoff(constructRequest(for: mutation, fetchBehavior: .NetworkOnly, requestConfiguration: requestConfiguration))
     }
 
+    /// The subscription's results as the chain yields them; the stream's state is pending until
+    /// the first, active after it, and finished when the chain ends.
     public func send<Subscription: GraphQLSubscription>(
         subscription: Subscription, fetchBehavior: FetchBehavior, requestConfiguration: RequestConfiguration
-    ) throws -> AsyncThrowingStream<GraphQLResponse<Subscription>, any Error> {
-        kickoff(constructRequest(for: subscription, fetchBehavior: fetchBehavior, requestConfiguration: requestConfiguration))
+    ) throws -> SubscriptionStream<GraphQLResponse<Subscription>> {
+        .following(kickoff(constructRequest(for: subscription, fetchBehavior: fetchBehavior, requestConfiguration: requestConfiguration)))
     }
 
     private func kickoff<Operation: GraphQLOperation>(
