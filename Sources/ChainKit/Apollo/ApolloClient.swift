@@ -124,6 +124,52 @@ public final class ApolloClient: Sendable {
         try networkTransport.send(query: query, fetchBehavior: fetchBehavior, requestConfiguration: requestConfiguration ?? defaultRequestConfiguration)
     }
 
+    /// Fetches `query` under `cachePolicy`, then delivers it again, read from the store, each
+    /// time the store changes what the last result read, until the watcher is cancelled.
+    /// The store holds the watcher until ``GraphQLQueryWatcher/cancel()``.
+    public func watch<Query: GraphQLQuery>(
+        query: Query, cachePolicy: CachePolicy.Query.SingleResponse = .cacheFirst, requestConfiguration: RequestConfiguration? = nil,
+        refetchOnFailedUpdates: Bool = true, resultHandler: @escaping GraphQLQueryWatcher<Query>.ResultHandler
+    ) async -> GraphQLQueryWatcher<Query> {
+        await watch(
+            query: query, fetchBehavior: cachePolicy.toFetchBehavior(), requestConfiguration: requestConfiguration,
+            refetchOnFailedUpdates: refetchOnFailedUpdates, resultHandler: resultHandler)
+    }
+
+    /// ``watch(query:cachePolicy:requestConfiguration:refetchOnFailedUpdates:resultHandler:)``
+    /// whose first fetch delivers the cached result, then the server's.
+    public func watch<Query: GraphQLQuery>(
+        query: Query, cachePolicy: CachePolicy.Query.CacheAndNetwork, requestConfiguration: RequestConfiguration? = nil,
+        refetchOnFailedUpdates: Bool = true, resultHandler: @escaping GraphQLQueryWatcher<Query>.ResultHandler
+    ) async -> GraphQLQueryWatcher<Query> {
+        await watch(
+            query: query, fetchBehavior: cachePolicy.toFetchBehavior(), requestConfiguration: requestConfiguration,
+            refetchOnFailedUpdates: refetchOnFailedUpdates, resultHandler: resultHandler)
+    }
+
+    /// ``watch(query:cachePolicy:requestConfiguration:refetchOnFailedUpdates:resultHandler:)``
+    /// whose first fetch reads the cache only.
+    public func watch<Query: GraphQLQuery>(
+        query: Query, cachePolicy: CachePolicy.Query.CacheOnly, requestConfiguration: RequestConfiguration? = nil,
+        refetchOnFailedUpdates: Bool = true, resultHandler: @escaping GraphQLQueryWatcher<Query>.ResultHandler
+    ) async -> GraphQLQueryWatcher<Query> {
+        await watch(
+            query: query, fetchBehavior: cachePolicy.toFetchBehavior(), requestConfiguration: requestConfiguration,
+            refetchOnFailedUpdates: refetchOnFailedUpdates, resultHandler: resultHandler)
+    }
+
+    /// A watcher of `query` whose first fetch, under `fetchBehavior`, has started when it is
+    /// returned.
+    public func watch<Query: GraphQLQuery>(
+        query: Query, fetchBehavior: FetchBehavior, requestConfiguration: RequestConfiguration? = nil,
+        refetchOnFailedUpdates: Bool = true, resultHandler: @escaping GraphQLQueryWatcher<Query>.ResultHandler
+    ) async -> GraphQLQueryWatcher<Query> {
+        let watcher = await GraphQLQueryWatcher(
+            client: self, query: query, refetchOnFailedUpdates: refetchOnFailedUpdates, resultHandler: resultHandler)
+        await watcher.fetch(fetchBehavior: fetchBehavior, requestConfiguration: requestConfiguration)
+        return watcher
+    }
+
     /// The mutation's result.
     public func perform<Mutation: GraphQLMutation>(
         mutation: Mutation, requestConfiguration: RequestConfiguration? = nil
