@@ -140,8 +140,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "Stops",
+            dependencies: ["ChainKit", "Timeline"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "Scheduling",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Stops"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -156,7 +161,7 @@ let package = Package(
         ),
         .target(
             name: "Lab",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Scheduling", "Backend", "Findings", "Lint", "Outbound"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Stops", "Scheduling", "Backend", "Findings", "Lint", "Outbound"],
             swiftSettings: fastPathSettings
         ),
         .target(

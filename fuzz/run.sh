@@ -33,8 +33,8 @@ flags=(-O -g -swift-version 6 -sanitize=fuzzer,address -package-name chainlab
 # Which package modules each target links, in dependency order.
 modules_for() {
     case "$1" in
-        FuzzScenario) echo Vocabulary ChainKit Timeline Scheduling Backend Findings Lint HTTPServer Outbound Lab ;;
-        FuzzRecording) echo Vocabulary ChainKit Timeline Scheduling Backend Findings Lint HTTPServer Outbound Lab ;;
+        FuzzScenario) echo Vocabulary ChainKit Timeline Stops Scheduling Backend Findings Lint HTTPServer Outbound Lab ;;
+        FuzzRecording) echo Vocabulary ChainKit Timeline Stops Scheduling Backend Findings Lint HTTPServer Outbound Lab ;;
         FuzzHeaders) echo Vocabulary ChainKit ;;
         FuzzHTTPParser) echo Vocabulary HTTPServer ;;
         FuzzMultipart) echo Vocabulary ChainKit ;;
@@ -53,10 +53,11 @@ deps_of() {
         HTTPServer) echo Vocabulary ;;
         Backend) echo Vocabulary ChainKit ;;
         Findings) echo ChainKit Timeline ;;
-        Scheduling) echo Vocabulary ChainKit Timeline ;;
+        Stops) echo ChainKit Timeline ;;
+        Scheduling) echo Vocabulary ChainKit Timeline Stops ;;
         Lint) echo Vocabulary ChainKit Timeline ;;
         Outbound) echo Vocabulary ChainKit Timeline HTTPServer ;;
-        Lab) echo Vocabulary ChainKit Timeline Scheduling Backend Findings Lint Outbound ;;
+        Lab) echo Vocabulary ChainKit Timeline Stops Scheduling Backend Findings Lint Outbound ;;
         *) echo ;;
     esac
 }

@@ -1,3 +1,5 @@
+import Stops
+
 /// What a dispatch round carries out before anyone's turn, in this order: the entries of a
 /// replay, the queued commands (a person's, a scenario's launches), then the steps of the
 /// scenario's script.

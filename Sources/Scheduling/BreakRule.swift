@@ -1,3 +1,4 @@
+public import Stops
 public import Timeline
 import Foundation
 import Vocabulary

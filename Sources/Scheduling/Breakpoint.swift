@@ -1,3 +1,5 @@
+public import Stops
+
 /// How an operation treats stops.
 public enum RunMode: String, Sendable, Hashable {
     /// Hold only at breakpoints.

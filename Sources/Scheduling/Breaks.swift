@@ -1,3 +1,5 @@
+import Stops
+
 /// What holds a request at a stop for a person: its mode (a request in step mode is held at
 /// every stop it can be held at), breakpoints at a hop, and breakpoints by rule. In a headless
 /// run a stop a rule holds is released at once; `Breaks` remembers those lanes until they move.

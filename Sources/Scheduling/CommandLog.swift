@@ -1,3 +1,4 @@
+import Stops
 import Timeline
 
 /// What became of the commands: those that took effect, in order, as `--record` writes them

@@ -1,3 +1,4 @@
+public import Stops
 public import ChainKit
 public import Timeline
 

@@ -1,3 +1,4 @@
+import Stops
 import Timeline
 
 /// Where each lane is while it is not parked at a stop — running, blocked on a refresh another

@@ -1,3 +1,5 @@
+import Stops
+
 /// The lanes that run now (not parked, blocked or waking). A lab run has a handful at a time,
 /// so they sit in an array searched in place: a launch and a finish append and remove without
 /// hashing, and the array keeps its room between operations. Past ``limit`` lanes (a scenario

@@ -1,4 +1,5 @@
-public import Synchronization
+import Synchronization
+@_exported public import Stops
 import ChainKit
 public import Timeline
 
@@ -102,8 +103,8 @@ public final class Scheduler: Sendable {
 
     private let state: Mutex<State>
     /// ``SchedulerCore/soloLane`` as of the last change, readable without the lock: a free run's
-    /// stops cost one atomic load, inlined into the instrumentation in Lab.
-    @usableFromInline let lane = Atomic<Int>(0)
+    /// stops cost one atomic load, inlined into the instrumentation.
+    @usableFromInline package let soloLane = SoloLane()
     /// Whether any breakpoint rule is enabled, as of the last change: a stop reads the rules only
     /// when there are some.
     private let rulesActive = Atomic<Bool>(false)
@@ -125,7 +126,7 @@ public final class Scheduler: Sendable {
     private func mutate<Result>(_ body: (inout State) -> Result) -> Result {
         state.withLock { state in
             let result = body(&state)
-            lane.store(state.core.soloLane, ordering: .releasing)
+            soloLane.publish(state.core.soloLane)
             rulesActive.store(state.core.breaks.hasActiveRules, ordering: .releasing)
             return result
         }
@@ -220,7 +221,7 @@ public final class Scheduler: Sendable {
     /// run. One atomic load, so a hop can skip building anything for a stop it will not wait at.
     @inlinable @inline(__always)
     public func passesStraight(request: Int) -> Bool {
-        lane.load(ordering: .acquiring) == request
+        soloLane.passesStraight(request: request)
     }
 
     /// Called by an operation's hop at a stop; returns when the operation may go on.

@@ -1,3 +1,4 @@
+package import Stops
 package import Timeline
 
 /// The scheduler's decisions as a value: every input (a command, an arrival at a stop, a

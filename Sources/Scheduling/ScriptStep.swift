@@ -1,3 +1,5 @@
+public import Stops
+
 /// One entry of a scheduling script: which request moves next, and optionally the stop it
 /// keeps moving to.
 public struct ScriptStep: Sendable, Hashable {

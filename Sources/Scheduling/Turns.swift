@@ -1,3 +1,4 @@
+import Stops
 import Timeline
 
 /// Who waits at a stop, and in which order those not held take their turns.
