@@ -150,6 +150,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "Instrumentation",
+            dependencies: ["ChainKit", "Timeline", "Stops"],
+            swiftSettings: fastPathSettings
+        ),
+        .target(
             name: "Findings",
             dependencies: ["ChainKit", "Timeline"],
             swiftSettings: optimizedInDebug
@@ -161,8 +166,8 @@ let package = Package(
         ),
         .target(
             name: "Lab",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Stops", "Scheduling", "Backend", "Findings", "Lint", "Outbound"],
-            swiftSettings: fastPathSettings
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Stops", "Scheduling", "Instrumentation", "Backend", "Findings", "Lint", "Outbound"],
+            swiftSettings: strictSettings
         ),
         .target(
             name: "Inspector",
@@ -182,7 +187,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LabTests",
-            dependencies: ["Vocabulary", "Scheduling", "Backend", "Findings", "Outbound", "Serve", "Lab", "TestSupport", "UpstreamStyle", "CZlib"],
+            dependencies: ["Vocabulary", "Stops", "Scheduling", "Instrumentation", "Backend", "Findings", "Outbound", "Serve", "Lab", "TestSupport", "UpstreamStyle", "CZlib"],
             swiftSettings: strictSettings
         ),
         .testTarget(

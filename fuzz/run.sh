@@ -33,8 +33,8 @@ flags=(-O -g -swift-version 6 -sanitize=fuzzer,address -package-name chainlab
 # Which package modules each target links, in dependency order.
 modules_for() {
     case "$1" in
-        FuzzScenario) echo Vocabulary ChainKit Timeline Stops Scheduling Backend Findings Lint HTTPServer Outbound Lab ;;
-        FuzzRecording) echo Vocabulary ChainKit Timeline Stops Scheduling Backend Findings Lint HTTPServer Outbound Lab ;;
+        FuzzScenario) echo Vocabulary ChainKit Timeline Stops Scheduling Instrumentation Backend Findings Lint HTTPServer Outbound Lab ;;
+        FuzzRecording) echo Vocabulary ChainKit Timeline Stops Scheduling Instrumentation Backend Findings Lint HTTPServer Outbound Lab ;;
         FuzzHeaders) echo Vocabulary ChainKit ;;
         FuzzHTTPParser) echo Vocabulary HTTPServer ;;
         FuzzMultipart) echo Vocabulary ChainKit ;;
@@ -55,9 +55,10 @@ deps_of() {
         Findings) echo ChainKit Timeline ;;
         Stops) echo ChainKit Timeline ;;
         Scheduling) echo Vocabulary ChainKit Timeline Stops ;;
+        Instrumentation) echo ChainKit Timeline Stops ;;
         Lint) echo Vocabulary ChainKit Timeline ;;
         Outbound) echo Vocabulary ChainKit Timeline HTTPServer ;;
-        Lab) echo Vocabulary ChainKit Timeline Stops Scheduling Backend Findings Lint Outbound ;;
+        Lab) echo Vocabulary ChainKit Timeline Stops Scheduling Instrumentation Backend Findings Lint Outbound ;;
         *) echo ;;
     esac
 }

@@ -1,3 +1,4 @@
+import Instrumentation
 import Backend
 import ChainKit
 import Foundation

@@ -1,3 +1,4 @@
+public import Instrumentation
 public import Scheduling
 import Backend
 import ChainKit

@@ -1,3 +1,4 @@
+import Instrumentation
 import Scheduling
 import Backend
 import ChainKit
@@ -159,7 +160,10 @@ extension LabSession {
                     http: http.map { LayerRegistry.httpInterceptor($0) },
                     parser: JSONResponseParsingInterceptor(cacheSchema: cache.schema))
             }
-            let instrumented = InstrumentedGraphQLChain(interceptors: interceptors, transport: graphQLTransport, context: context, traceparent: remoteSetup?.traceparent)
+            let stamping = remoteSetup?.traceparent.map { traceparent in
+                { (hop: any GraphQLTransport) -> any GraphQLTransport in TraceparentStampedTransport(base: hop, traceparent: traceparent, context: context) }
+            }
+            let instrumented = InstrumentedGraphQLChain(interceptors: interceptors, transport: graphQLTransport, context: context, wrappingTransportHop: stamping)
             return .graphQL(instrumented, graphQLRequest(spec))
         case .middleware(let layers):
             let instrumented = InstrumentedMiddlewareStack(

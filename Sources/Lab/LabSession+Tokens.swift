@@ -1,3 +1,4 @@
+import Instrumentation
 import Scheduling
 import Findings
 import Backend
@@ -43,7 +44,7 @@ extension LabSession {
         let presented = RefreshTokenNumbers()
         let hooks = TokenManager.Hooks(
             willAwaitSharedRefresh: {
-                if let operation = LabContext.operation { operation.scheduler.block(request: operation.request) }
+                if let operation = LabContext.operation { operation.labScheduler?.block(request: operation.request) }
             },
             didAwaitSharedRefresh: {
                 guard let operation = LabContext.operation else { return }
@@ -117,8 +118,8 @@ extension LabSession {
     ) async throws -> BackendResponse {
         let detail = note
         let operation = LabContext.operation
-        operation?.scheduler.refreshStarted()
-        defer { operation?.scheduler.refreshEnded() }
+        operation?.labScheduler?.refreshStarted()
+        defer { operation?.labScheduler?.refreshEnded() }
         if let operation {
             let release = await operation.gate(
                 .refresh, name: "TokenManager", kind: .auth,

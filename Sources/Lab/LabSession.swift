@@ -1,5 +1,7 @@
-// The scheduler is part of the lab's API: whoever imports Lab drives it (`LabCommand`…).
+// The scheduler and the instrumentation are part of the lab's API: whoever imports Lab drives
+// the one (`LabCommand`…) and reads the other's hops (`HopInfo`).
 @_exported public import Scheduling
+@_exported public import Instrumentation
 import Findings
 import Backend
 public import ChainKit

@@ -1,3 +1,4 @@
+import Instrumentation
 import ChainKit
 import Timeline
 

@@ -1,3 +1,4 @@
+import Instrumentation
 import Scheduling
 import Findings
 import Backend
@@ -178,7 +179,9 @@ final class AppActivity: AppCodeActivity {
             state.next += 1
             state.list.append(Entry(token: state.next, operation: operation, handlingError: handlingError, claimed: false, waiting: false))
             state.pulses += 1
-            if state.watcher == nil { state.watcher = Task { [weak self] in await self?.watch(operation.scheduler) } }
+            if state.watcher == nil, let scheduler = operation.labScheduler {
+                state.watcher = Task { [weak self] in await self?.watch(scheduler) }
+            }
             return state.next
         }
     }
@@ -211,7 +214,7 @@ final class AppActivity: AppCodeActivity {
     /// first, one that has not sent a request since it entered before one that has; else the
     /// newest; nil when no request is running the app's code.
     func claim() -> OperationContext? {
-        let running = state.withLock { $0.list.first }?.operation.scheduler.snapshot.running ?? []
+        let running = state.withLock { $0.list.first }?.operation.labScheduler?.snapshot.running ?? []
         return state.withLock { state in
             let list = state.list
             let candidates = list.indices.filter { running.contains(list[$0].operation.request) && !list[$0].waiting }

@@ -1,3 +1,4 @@
+import Instrumentation
 import ChainKit
 import Foundation
 import Timeline
@@ -34,12 +35,13 @@ struct Traceparent: Sendable {
 /// A GraphQL chain's instrumented transport, handed each request with its attempt's
 /// `traceparent`: the transport's stops and events show the request as it is sent.
 struct TraceparentStampedTransport: GraphQLTransport {
-    let base: InstrumentedGraphQLTransport
+    /// The instrumented transport hop of `context`'s operation.
+    let base: any GraphQLTransport
     let traceparent: Traceparent
+    let context: OperationContext
 
     func send(_ request: NetworkRequest) async throws -> NetworkResponse {
         var request = request
-        let context = base.context
         request.headerFields = traceparent.adding(to: request.headerFields, request: context.request, attempt: context.attempt)
         return try await base.send(request)
     }

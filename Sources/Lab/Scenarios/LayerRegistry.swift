@@ -1,3 +1,4 @@
+import Instrumentation
 import Scheduling
 public import ChainKit
 import Foundation

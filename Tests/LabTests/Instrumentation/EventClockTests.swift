@@ -1,5 +1,6 @@
 import ChainKit
 import Foundation
+@testable import Instrumentation
 @testable import Lab
 @testable import Scheduling
 import Testing

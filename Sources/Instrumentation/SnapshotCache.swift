@@ -1,7 +1,7 @@
-import ChainKit
+package import ChainKit
 import Foundation
 import Synchronization
-import Timeline
+package import Timeline
 
 #if canImport(Glibc)
 import Glibc
@@ -43,7 +43,7 @@ public final class SnapshotCache: Sendable {
 
     /// A result on its way up; shared with the previous one when it was equal (for a result
     /// read from a body: when it came from the same bytes).
-    func snapshot(result: ChainResponse) -> HopSnapshot {
+    package func snapshot(result: ChainResponse) -> HopSnapshot {
         state.withLock { recent in
             // A result climbing hops that pass it on is the very one seen last: compared in
             // place, by identity, without building a key.

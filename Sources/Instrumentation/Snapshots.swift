@@ -35,7 +35,7 @@ extension HopSnapshot {
     }
 
     /// An error passing a hop.
-    convenience init(error: any Error) {
+    package convenience init(error: any Error) {
         self.init(error: describe(error))
     }
 
@@ -62,7 +62,7 @@ extension HopSnapshot {
 }
 
 /// An error as the timeline shows it: its type, then its message.
-func describe(_ error: any Error) -> String {
+package func describe(_ error: any Error) -> String {
     let type = String(describing: Swift.type(of: error))
     let message = String(describing: error)
     return message.hasPrefix(type) ? message : "\(type): \(message)"

@@ -24,8 +24,8 @@ public struct HopInfo: Sendable, Hashable {
 /// The layers of a chain by name, in order: what numbering its hops needs.
 ///
 /// ``hops`` is the one place hops are numbered — for the instrumentation of every operation
-/// (``HopLayouts``), for the chain a session shows before anything runs
-/// (``LabSession/chainHops``), and for a reordered chain (``Scenario/Chain/hops(parser:)``).
+/// (``HopLayouts``), for the chain a session shows before anything runs (Lab's
+/// `LabSession.chainHops`), and for a reordered chain (Lab's `Scenario.Chain.hops(parser:)`).
 public enum HopLayout: Sendable, Hashable {
     /// A GraphQL chain (Apollo iOS 2.x): its GraphQL interceptors, the cache step, its HTTP
     /// interceptors, the transport and the parser.
@@ -56,16 +56,6 @@ public enum HopLayout: Sendable, Hashable {
             next("transport", .transport)
         }
         return hops
-    }
-}
-
-extension Scenario.Chain {
-    /// The hops of this chain from the top, its parser named `parser` (a GraphQL chain's).
-    public func hops(parser: String = HopLayout.labParser) -> [HopInfo] {
-        switch self {
-        case .graphQL(let graphQL, let http): HopLayout.graphQL(graphQL: graphQL.map(\.name), http: http.map(\.name), parser: parser).hops
-        case .middleware(let layers): HopLayout.middleware(layers.map(\.name)).hops
-        }
     }
 }
 
@@ -228,6 +218,6 @@ extension ChainResponseParser {
 }
 
 /// The type name of a value, as hop names and lint use it.
-func typeName(_ value: Any) -> String {
+package func typeName(_ value: Any) -> String {
     (value as? any ApolloLayer)?.wrappedLayerName ?? String(describing: type(of: value))
 }

@@ -1,4 +1,4 @@
-import Scheduling
+import Stops
 import ChainKit
 import Synchronization
 import Timeline

@@ -1,4 +1,4 @@
-import Scheduling
+import Stops
 public import ChainKit
 public import Foundation
 import Synchronization

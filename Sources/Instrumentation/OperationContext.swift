@@ -1,8 +1,8 @@
-public import Scheduling
+package import Stops
 import ChainKit
 import Synchronization
 import Foundation
-public import Timeline
+package import Timeline
 
 /// Thrown when an operation makes more attempts than the lab allows, which only happens when
 /// nothing in the chain limits retries (no `MaxRetryInterceptor`, or one placed too low).
@@ -14,14 +14,18 @@ public struct LabSafetyCapError: Error, Sendable, Hashable, CustomStringConverti
 }
 
 /// Everything the instrumentation of one operation shares: who it is, which attempt it is
-/// on, where events go, and the scheduler's gates.
+/// on, where events go, and the gate at its stops.
 public final class OperationContext: Sendable {
-    /// What the operations of one session share, made once for the session: the scheduler,
+    /// What the operations of one session share, made once for the session: the gate,
     /// where events go and the clock they read, the snapshot cache and the hop layouts. A
     /// context is made and dropped for every operation; holding these as one reference, it
     /// retains and releases one object instead of each of them.
     public final class Shared: Sendable {
-        let scheduler: Scheduler
+        /// Who decides at every stop: the lab's scheduler.
+        let scheduler: any StopGate
+        /// The scheduler's ``StopGate/soloLane``, read at every stop: held here, it is read in
+        /// place, with no call through the protocol.
+        let soloLane: SoloLane
         // Where events go: `store`, or `recordClosure` when there is no store. Two constants
         // rather than an enum, so recording an event does not copy (and retain) a payload.
         /// Owns the store; events reach it through ``storeReference``.
@@ -31,19 +35,20 @@ public final class OperationContext: Sendable {
         /// Where events read the time: read it through ``seconds``.
         private let clock: EventClock
         /// The last snapshots published, shared by the session's operations.
-        let snapshots: SnapshotCache
+        package let snapshots: SnapshotCache
         /// The hop layouts of the session's chains.
         let layouts: HopLayouts
 
         /// The time an event happens at. Read here, the clock is read in place; read from
         /// outside, `shared.clock` would be copied first (its references retained) for every event.
-        var seconds: Double {
+        package var seconds: Double {
             @inline(__always) get { clock.seconds }
         }
 
         /// Events go to `store`.
-        public init(scheduler: Scheduler, store: TimelineStore, snapshots: SnapshotCache = SnapshotCache(), layouts: HopLayouts = HopLayouts(), clock: EventClock) {
+        package init(scheduler: any StopGate, store: TimelineStore, snapshots: SnapshotCache = SnapshotCache(), layouts: HopLayouts = HopLayouts(), clock: EventClock) {
             self.scheduler = scheduler
+            self.soloLane = scheduler.soloLane
             self.store = store
             self.storeReference = UnretainedReference(store)
             self.recordClosure = nil
@@ -53,11 +58,12 @@ public final class OperationContext: Sendable {
         }
 
         /// Events go to `record`.
-        public init(
-            scheduler: Scheduler, record: @escaping @Sendable (TimelineEvent) -> Void, snapshots: SnapshotCache = SnapshotCache(),
+        package init(
+            scheduler: any StopGate, record: @escaping @Sendable (TimelineEvent) -> Void, snapshots: SnapshotCache = SnapshotCache(),
             layouts: HopLayouts = HopLayouts(), clock: EventClock
         ) {
             self.scheduler = scheduler
+            self.soloLane = scheduler.soloLane
             self.store = nil
             self.storeReference = nil
             self.recordClosure = record
@@ -73,7 +79,7 @@ public final class OperationContext: Sendable {
     /// The last snapshots published, shared with the session's other operations: ``Shared``'s,
     /// held here too because the hops read it for nearly every event, and read through
     /// ``shared`` from outside the context it would be retained and released each time.
-    let snapshots: SnapshotCache
+    package let snapshots: SnapshotCache
     private let attemptCount = Atomic<Int>(0)
     /// The first hop of the network lane while a CacheAndNetwork fetch overlaps the cached
     /// result's way up (``Lane``); `Int.max` while the operation has one lane.
@@ -101,16 +107,16 @@ public final class OperationContext: Sendable {
 
     /// A context whose events go to `store`, sharing nothing with other operations unless
     /// `snapshots` and `layouts` are handed in.
-    public convenience init(
-        request: Int, scheduler: Scheduler, safetyCap: Int, store: TimelineStore, snapshots: SnapshotCache = SnapshotCache(),
+    package convenience init(
+        request: Int, scheduler: any StopGate, safetyCap: Int, store: TimelineStore, snapshots: SnapshotCache = SnapshotCache(),
         layouts: HopLayouts = HopLayouts(), clock: EventClock
     ) {
         self.init(request: request, safetyCap: safetyCap, shared: Shared(scheduler: scheduler, store: store, snapshots: snapshots, layouts: layouts, clock: clock))
     }
 
     /// A context whose events go to `record`.
-    public convenience init(
-        request: Int, scheduler: Scheduler, safetyCap: Int, record: @escaping @Sendable (TimelineEvent) -> Void,
+    package convenience init(
+        request: Int, scheduler: any StopGate, safetyCap: Int, record: @escaping @Sendable (TimelineEvent) -> Void,
         snapshots: SnapshotCache = SnapshotCache(), layouts: HopLayouts = HopLayouts(), clock: EventClock
     ) {
         self.init(request: request, safetyCap: safetyCap, shared: Shared(scheduler: scheduler, record: record, snapshots: snapshots, layouts: layouts, clock: clock))
@@ -118,14 +124,14 @@ public final class OperationContext: Sendable {
 
     // Read through ``shared``: in place within the context, retained and released when read
     // from outside it (fine for what is read once an operation; see ``snapshots``).
-    public var scheduler: Scheduler { shared.scheduler }
+    package var scheduler: any StopGate { shared.scheduler }
     /// The hop layouts of the session's chains.
     var layouts: HopLayouts { shared.layouts }
     private var storeReference: UnretainedReference<TimelineStore>? { @inline(__always) get { shared.storeReference } }
 
-    /// Whether the operation would pass its next stop straight through (see
-    /// ``Scheduler/passesStraight(request:)``).
-    var passesStraight: Bool { scheduler.passesStraight(request: request) }
+    /// Whether the operation would pass its next stop straight through: it runs alone in a
+    /// free run (``StopGate/soloLane``).
+    var passesStraight: Bool { shared.soloLane.passesStraight(request: request) }
 
     /// The attempt in progress, from 1.
     public var attempt: Int { attemptCount.load(ordering: .relaxed) }
@@ -189,7 +195,7 @@ public final class OperationContext: Sendable {
     }
 
     /// Records an event of this operation that belongs to no hop: the token manager's.
-    func emitTokenEvent(_ phase: Phase, _ snapshot: consuming HopSnapshot = .empty, detail: consuming String? = nil) {
+    package func emitTokenEvent(_ phase: Phase, _ snapshot: consuming HopSnapshot = .empty, detail: consuming String? = nil) {
         record(
             time: shared.seconds, hop: TimelineEvent.noHop, name: "TokenManager", kind: .auth,
             phase: phase, snapshot: snapshot, diff: .none, detail: detail, lane: lane(ofHop: TimelineEvent.noHop))
@@ -222,7 +228,7 @@ public final class OperationContext: Sendable {
     }
 
     /// Returns once no network lane runs: the operation has ended only when both lanes have.
-    func networkLaneEnded() async {
+    package func networkLaneEnded() async {
         // Most operations never fork: no continuation for them.
         guard rare.withLock({ $0.networkLaneWaiters != nil }) else { return }
         await withCheckedContinuation { continuation in
@@ -253,7 +259,7 @@ public final class OperationContext: Sendable {
     }
 
     /// Records a line a logging layer wrote, as a `log` event of that layer.
-    func log(name: String, line: String) {
+    package func log(name: String, line: String) {
         record(
             time: shared.seconds, hop: TimelineEvent.noHop, name: name, kind: name.hasSuffix("Middleware") ? .middleware : .graphql,
             phase: .log, snapshot: .empty, diff: .none, detail: line)
@@ -307,12 +313,12 @@ public final class OperationContext: Sendable {
 
     /// Waits at a stop that belongs to no hop (launch, refresh, wake); `snapshot` and
     /// `capabilities` are evaluated only when the operation waits there.
-    func gate(
+    package func gate(
         _ place: StopPlace, name: String, kind: HopKind, snapshot: @autoclosure () -> HopSnapshot = .empty,
         capabilities: @autoclosure () -> StopCapabilities = .none
     ) async -> Release {
         let lane = lane(ofHop: TimelineEvent.noHop)
-        return await scheduler.arrive(request: request, place: place) {
+        return await scheduler.arrive(request: request, lane: .cache, place: place) {
             ParkedStop(
                 request: request, lane: lane, attempt: attempt, place: place, hopName: name, hopKind: kind,
                 snapshot: snapshot(), capabilities: capabilities(), held: false)

@@ -1,4 +1,4 @@
-import Scheduling
+import Stops
 public import ChainKit
 import Foundation
 import Synchronization
@@ -459,11 +459,15 @@ public struct InstrumentedGraphQLChain: Sendable {
     public let chain: ChainRunner
 
     public init(interceptors: consuming ChainRunner.Interceptors, transport: any GraphQLTransport, context: OperationContext) {
-        self.init(interceptors: interceptors, transport: transport, context: context, traceparent: nil)
+        self.init(interceptors: interceptors, transport: transport, context: context, wrappingTransportHop: nil)
     }
 
-    /// With `traceparent`, the transport hop receives each request with its attempt's header.
-    init(interceptors: consuming ChainRunner.Interceptors, transport: any GraphQLTransport, context: OperationContext, traceparent: Traceparent?) {
+    /// With `wrappingTransportHop`, what the chain sends through is the instrumented transport
+    /// hop wrapped by it (the lab stamps each request with its attempt's `traceparent` there).
+    package init(
+        interceptors: consuming ChainRunner.Interceptors, transport: any GraphQLTransport, context: OperationContext,
+        wrappingTransportHop: ((any GraphQLTransport) -> any GraphQLTransport)?
+    ) {
         let hops = context.layouts.hops(of: interceptors)
         let graphQL = interceptors.graphQL, graphQLCount = graphQL.count, httpCount = interceptors.http.count
         // The interceptors' last use: moved into the instrumentation, not copied (a copy is a
@@ -473,8 +477,8 @@ public struct InstrumentedGraphQLChain: Sendable {
         // chain's `next` below the last of them.
         let http: [any ChainHTTPInterceptor] = httpCount == 0 ? [] : [InstrumentedHTTPInterceptors(instrumentation: instrumentation)]
         self.hops = hops
-        let sending: any GraphQLTransport = if let traceparent {
-            TraceparentStampedTransport(base: InstrumentedGraphQLTransport(instrumentation: instrumentation), traceparent: traceparent)
+        let sending: any GraphQLTransport = if let wrappingTransportHop {
+            wrappingTransportHop(InstrumentedGraphQLTransport(instrumentation: instrumentation))
         } else {
             InstrumentedGraphQLTransport(instrumentation: instrumentation)
         }

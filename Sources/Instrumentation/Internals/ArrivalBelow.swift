@@ -1,4 +1,4 @@
-import Scheduling
+import Stops
 import ChainKit
 
 /// The ``Arrival`` a stream of results was made from, if it was, told without a retain or a

@@ -1,0 +1,11 @@
+public import Instrumentation
+
+extension Scenario.Chain {
+    /// The hops of this chain from the top, its parser named `parser` (a GraphQL chain's).
+    public func hops(parser: String = HopLayout.labParser) -> [HopInfo] {
+        switch self {
+        case .graphQL(let graphQL, let http): HopLayout.graphQL(graphQL: graphQL.map(\.name), http: http.map(\.name), parser: parser).hops
+        case .middleware(let layers): HopLayout.middleware(layers.map(\.name)).hops
+        }
+    }
+}
