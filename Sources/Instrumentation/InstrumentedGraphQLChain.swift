@@ -152,82 +152,41 @@ struct InstrumentedCacheInterceptor: ChainCacheInterceptor {
     }
 }
 
-/// The chain's HTTP interceptors run as one interceptor of the instrumented chain, with a
-/// stop on each side of every one and events for what each changed: HTTP hop `index` (from 0)
-/// is interceptor `index`. Below the last one it calls the chain's `next`, which leads to the
-/// transport, as the chain's own dispatch would.
-///
-/// It runs the interceptors itself, as ``InstrumentedMiddlewareStack`` runs its middlewares:
-/// an interceptor's `next` records its pre-flight event and calls the one below directly. An
-/// interceptor wrapped on its own would be entered through the chain's `next`, then its
-/// wrapper's witness, then its wrapper's closure, each an async frame and an executor check.
-struct InstrumentedHTTPInterceptors: ChainHTTPInterceptor {
+/// The HTTP hops, told by the chain as it runs its HTTP interceptors (``HTTPHopObserver``):
+/// HTTP hop `index` (from 0) is interceptor `index`, with a stop on each side and events for
+/// what it changed.
+final class HTTPInstrumentation: HTTPHopObserver {
     let instrumentation: GraphQLInstrumentation
 
+    init(instrumentation: GraphQLInstrumentation) {
+        self.instrumentation = instrumentation
+    }
+
     var context: OperationContext { instrumentation.context }
+
+    var passesStraight: Bool { instrumentation.context.passesStraight }
 
     /// The hop of interceptor `index`.
     private func hop(_ index: Int) -> HopInfo { instrumentation.hops[instrumentation.graphQLCount + 1 + index] }
 
-    func intercept(request: NetworkRequest, next: ChainHTTPNext) async throws -> NetworkResponse {
-        let instrumentation = self.instrumentation, context = instrumentation.context
-        // Interceptors read from a local array: read from the instrumentation's parts, each
-        // would be copied out (its existential's witness) to be called, and destroyed after.
-        let interceptors = instrumentation.base.http, first = instrumentation.graphQLCount + 1
-        // Interceptor `index` (or the chain's `next` below the last one), then the post-flight
-        // stop of the interceptor above, whose `next` this call is; `answered` is where that
-        // one keeps the headers last handed up to it, to tell what it changed of them. As in
-        // ``InstrumentedMiddlewareStack``, the stops are tested in line and made in calls of
-        // their own, and the post-flight stop of the hop above runs here, after the executor
-        // check this call makes anyway.
-        @inline(__always) @Sendable func run(_ index: Int, _ incoming: NetworkRequest, answered: borrowing Mutex<HandedUpHeaders>) async throws -> NetworkResponse {
-            var response: NetworkResponse
-            do {
-                if index < interceptors.count {
-                    let received = context.passesStraight ? incoming : try await preflightStop(at: index, incoming)
-                    // The headers of the last response handed back up to this interceptor, in
-                    // this call's frame: the closure handed to it does not escape.
-                    let handedUp = Mutex(HandedUpHeaders())
-                    do {
-                        response = try await interceptors[index].intercept(request: received) { handed in
-                            context.emit(
-                                instrumentation.hops, first &+ index, .preflight, context.snapshots.snapshot(handed),
-                                diff: HeaderDiff(from: received.headerFields, to: handed.headerFields))
-                            // `&+`: cannot overflow below the count.
-                            return try await run(index &+ 1, handed, answered: handedUp)
-                        }
-                    } catch {
-                        throw reported(error, at: index)
-                    }
-                    let diff = handedUp.withLock { $0.diff(to: response.headerFields) }
-                    context.emit(instrumentation.hops, first &+ index, .postflight, context.snapshots.snapshot(responseHead: response), diff: diff)
-                } else {
-                    response = try await next(incoming)
-                }
-            } catch {
-                // What fails here goes up to the interceptor above; passing its post-flight stop
-                // straight through, as it came.
-                if index == 0 || context.passesStraight { throw error }
-                response = try await postflightStop(at: index &- 1, .failure(error), url: incoming.url)
-                answered.withLock { $0.set(response.headerFields) }
-                return response
-            }
-            // Nothing is above the top interceptor here: the chain's GraphQL part is.
-            if index == 0 { return response }
-            if !context.passesStraight { response = try await postflightStop(at: index &- 1, .success(response), url: incoming.url) }
-            answered.withLock { $0.set(response.headerFields) }
-            return response
-        }
-        // The top interceptor has none above it to keep what it hands up: never set.
-        let aboveTop = Mutex(HandedUpHeaders())
-        return try await run(0, request, answered: aboveTop)
+    func handsOn(at index: Int, _ handed: NetworkRequest, received: HTTPFields) {
+        let context = self.context
+        context.emit(
+            instrumentation.hops, instrumentation.graphQLCount &+ 1 &+ index, .preflight, context.snapshots.snapshot(handed),
+            diff: HeaderDiff(from: received, to: handed.headerFields))
+    }
+
+    func handsUp(at index: Int, _ response: NetworkResponse, answered: borrowing Mutex<HandedUpHeaders>) {
+        let context = self.context
+        let diff = answered.withLock { $0.diff(to: response.headerFields) }
+        context.emit(instrumentation.hops, instrumentation.graphQLCount &+ 1 &+ index, .postflight, context.snapshots.snapshot(responseHead: response), diff: diff)
     }
 
     /// What interceptor `index` receives of `incoming` after its pre-flight stop. A call of its
     /// own: inlined, what a stop needs would be laid out in every hop's async frame, which the
     /// operation's task allocates.
     @inline(never)
-    private func preflightStop(at index: Int, _ incoming: NetworkRequest) async throws -> NetworkRequest {
+    func preflightStop(at index: Int, _ incoming: NetworkRequest) async throws -> NetworkRequest {
         let context = self.context, hop = hop(index)
         let release = await context.gate(hop, .pre, context.snapshots.snapshot(incoming), StopCapabilities(canEditRequest: true, retryRefusal: .httpInterceptorCannotRetry))
         return try context.reporting(at: hop) { try release.applied(to: incoming) }
@@ -236,14 +195,14 @@ struct InstrumentedHTTPInterceptors: ChainHTTPInterceptor {
     /// What goes back up to interceptor `index` after its post-flight stop for `result`, the
     /// outcome of its `next`; throws what a person made it fail with, or the failure that came.
     @inline(never)
-    private func postflightStop(at index: Int, _ result: Result<NetworkResponse, any Error>, url: URL) async throws -> NetworkResponse {
+    func postflightStop(at index: Int, _ result: Result<NetworkResponse, any Error>, url: URL) async throws -> NetworkResponse {
         let release = await context.gate(hop(index), .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: result.isSuccess, canForce401: true, retryRefusal: .httpInterceptorCannotRetry))
         return try release.applied(to: result, url: url)
     }
 
     /// `error`, recorded as interceptor `index`'s.
     @inline(never)
-    private func reported(_ error: any Error, at index: Int) -> any Error {
+    func failed(at index: Int, _ error: any Error) -> any Error {
         context.reported(error: error, at: hop(index))
     }
 }
@@ -451,9 +410,10 @@ struct InstrumentedResponseParser: ChainResponseParser {
     }
 }
 
-/// One operation's chain with its hops numbered from the top: the cache step, the HTTP
-/// interceptors, the transport and the parser wrapped, the GraphQL interceptors told to the
-/// operation's ``GraphQLInstrumentation`` by the chain as it runs them.
+/// One operation's chain with its hops numbered from the top: the cache step, the transport
+/// and the parser wrapped; the GraphQL interceptors told to the operation's
+/// ``GraphQLInstrumentation`` and the HTTP interceptors to its ``HTTPInstrumentation`` by the
+/// chain's own dispatch as it runs them.
 public struct InstrumentedGraphQLChain: Sendable {
     public let hops: [HopInfo]
     public let chain: ChainRunner
@@ -469,13 +429,10 @@ public struct InstrumentedGraphQLChain: Sendable {
         wrappingTransportHop: ((any GraphQLTransport) -> any GraphQLTransport)?
     ) {
         let hops = context.layouts.hops(of: interceptors)
-        let graphQL = interceptors.graphQL, graphQLCount = graphQL.count, httpCount = interceptors.http.count
+        let graphQL = interceptors.graphQL, graphQLCount = graphQL.count, http = interceptors.http
         // The interceptors' last use: moved into the instrumentation, not copied (a copy is a
         // retain of each of its four parts, two through their existentials' witnesses).
         let instrumentation = GraphQLInstrumentation(context: context, hops: hops, base: consume interceptors, transport: transport)
-        // The HTTP interceptors run as one (``InstrumentedHTTPInterceptors``), which calls the
-        // chain's `next` below the last of them.
-        let http: [any ChainHTTPInterceptor] = httpCount == 0 ? [] : [InstrumentedHTTPInterceptors(instrumentation: instrumentation)]
         self.hops = hops
         let sending: any GraphQLTransport = if let wrappingTransportHop {
             wrappingTransportHop(InstrumentedGraphQLTransport(instrumentation: instrumentation))
@@ -491,7 +448,7 @@ public struct InstrumentedGraphQLChain: Sendable {
                 graphQL: graphQL, cache: InstrumentedCacheInterceptor(instrumentation: instrumentation), http: http,
                 parser: InstrumentedResponseParser(instrumentation: instrumentation)),
             transport: sending, overlapsNetworkFetch: graphQLCount > 0,
-            overlapObserver: instrumentation, hopObserver: instrumentation)
+            overlapObserver: instrumentation, hopObserver: instrumentation, httpObserver: HTTPInstrumentation(instrumentation: instrumentation))
     }
 }
 

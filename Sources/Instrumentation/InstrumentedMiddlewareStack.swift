@@ -5,20 +5,19 @@ import Synchronization
 import Timeline
 
 /// What the hops of one instrumented stack share, made once per stack: the operation's
-/// context, the hops (named once per layout by ``HopLayouts``), and the layers they wrap.
-final class InstrumentedLayers: Sendable {
+/// context, the hops (named once per layout by ``HopLayouts``), and the layers they wrap. The
+/// stack's own dispatch tells it of every layer (``MiddlewareHopObserver``).
+final class InstrumentedLayers: MiddlewareHopObserver {
     let context: OperationContext
     /// The middlewares' hops from the top, then the transport's.
     let hops: [HopInfo]
-    let middlewares: [any ClientMiddleware]
-    let transport: any ClientTransport
 
-    init(context: OperationContext, hops: [HopInfo], middlewares: [any ClientMiddleware], transport: any ClientTransport) {
+    init(context: OperationContext, hops: [HopInfo]) {
         self.context = context
         self.hops = hops
-        self.middlewares = middlewares
-        self.transport = transport
     }
+
+    var passesStraight: Bool { context.passesStraight }
 
     /// What middleware `index` receives of `incoming` after its pre-flight stop.
     // A call of its own: inlined, what a stop needs would be laid out in every layer's async
@@ -50,30 +49,24 @@ final class InstrumentedLayers: Sendable {
     /// forced a retry there (its `next` is then called again). A call of its own, as
     /// ``preflightStop(at:_:baseURL:)`` is.
     @inline(never)
-    func postflightStop(at index: Int, _ result: Result<MiddlewareAnswer, any Error>) async throws -> MiddlewareAnswer? {
+    func postflightStop(at index: Int, _ result: Result<(HTTPResponse, HTTPBody?), any Error>) async throws -> (HTTPResponse, HTTPBody?)? {
         let context = self.context, hop = hops[index]
+        let result = result.map(MiddlewareAnswer.init)
         let release = await context.gate(hop, .post, HopSnapshot(outcome: result), StopCapabilities(canEditResponse: result.isSuccess, canForce401: true))
         guard let answer = try release.appliedOrRetried(to: result) else {
             context.emit(hop, .retry, detail: "forced retry: calling next again")
             return nil
         }
-        return answer
+        return answer.pair
+    }
+
+    /// `error`, thrown by middleware `index`, recorded as its error event.
+    func failed(at index: Int, _ error: any Error) -> any Error {
+        context.reported(error: error, at: hops[index])
     }
 }
 
-/// The headers last handed up to a middleware (or a GraphQL chain's HTTP interceptor), kept
-/// to tell what it changed of them; unset until its `next` returns. A flag beside the list
-/// rather than an optional list: a lock around an optional is destroyed through the
-/// optional's metadata, one per layer of every operation, where this is one release.
-struct HandedUpHeaders {
-    private var fields = HTTPFields()
-    private var isSet = false
-
-    mutating func set(_ fields: HTTPFields) {
-        self.fields = fields
-        isSet = true
-    }
-
+extension HandedUpHeaders {
     /// What the layer changed of these headers in handing up `headers`; nothing when none
     /// came up from below (it answered itself).
     func diff(to headers: HTTPFields) -> HeaderDiff {
@@ -86,7 +79,9 @@ extension InstrumentedLayers {
     /// The most of a streamed body the transport reads to show it.
     static let bodyLimit = 16 << 20
 
-    func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+    func send(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, through transport: any ClientTransport
+    ) async throws -> (HTTPResponse, HTTPBody?) {
         let context = self.context, hop = hops[hops.count - 1]
         let refusal = Refusal.transportCannotRetry
         // Sends `sent`, borrowed (the request as it came, or what the pre-flight stop let
@@ -151,16 +146,18 @@ extension InstrumentedLayers {
 }
 
 /// A middleware stack for one operation with stops and events at every layer, numbering the
-/// hops from the top. It sends as ``MiddlewareStack/send(_:body:baseURL:operationID:)`` does
-/// and fails with the same ``ClientError``s; it runs the layers itself, so a layer's stops and
-/// events cost no frames of their own.
+/// hops from the top. It is ``MiddlewareStack``, observed: it sends as
+/// ``MiddlewareStack/send(_:body:baseURL:operationID:)`` does and fails with the same
+/// ``ClientError``s.
 public struct InstrumentedMiddlewareStack: Sendable {
     public let hops: [HopInfo]
+    let stack: MiddlewareStack
     let layers: InstrumentedLayers
 
     public init(middlewares: [any ClientMiddleware], transport: any ClientTransport, context: OperationContext) {
         hops = context.layouts.hops(of: middlewares)
-        layers = InstrumentedLayers(context: context, hops: hops, middlewares: middlewares, transport: transport)
+        stack = MiddlewareStack(middlewares: middlewares, transport: transport)
+        layers = InstrumentedLayers(context: context, hops: hops)
     }
 
     /// Sends `request` through every middleware and the transport, stopping where the
@@ -169,90 +166,6 @@ public struct InstrumentedMiddlewareStack: Sendable {
     ///
     /// - Throws: ``ClientError``, always, as ``MiddlewareStack`` throws it.
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
-        // The middlewares read from a local array: read from the layers' property, each would
-        // be copied out of it (its existential's witness) to be called, and destroyed after.
-        let layers = self.layers, middlewares = layers.middlewares
-        // An error reports the request as the caller handed it, as the bare stack's does.
-        @Sendable func wrap(_ error: any Error, _ cause: String) -> any Error {
-            MiddlewareStack.wrapped(
-                error, cause: cause, operationID: operationID, input: HTTPOperationInput(request: request, body: body),
-                request: request, body: body, baseURL: baseURL)
-        }
-        // The layer at `index` (or the transport below the last one), then the post-flight stop
-        // of the middleware above it, whose `next` this call is: ``MiddlewareStack``'s dispatch
-        // with each layer's stops and events written into it, so a middleware's `next` calls
-        // the layer below itself (through a closure handed in, every layer would cost two more
-        // async frames and executor checks). `answered` is where the middleware above keeps
-        // the headers last handed up to it, to tell what it changed of them.
-        //
-        // After each `await` the task checks that it is back on its executor, about 90
-        // instructions each time, so this code awaits as little as it can: the stops are tested
-        // in line (an async helper that only tested them still cost a check), and the
-        // post-flight stop of the layer above runs here, after the check this layer makes
-        // anyway, rather than in its `next` after this call returns.
-        @Sendable func run(
-            _ index: Int, _ request: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL, answered: borrowing Mutex<HandedUpHeaders>
-        ) async throws -> (HTTPResponse, HTTPBody?) {
-            while true {
-                // What goes to the post-flight stop of the middleware above, when the operation
-                // stops there: the common way returns before building it.
-                let outcome: Result<MiddlewareAnswer, any Error>
-                do {
-                    let response: HTTPResponse, responseBody: HTTPBody?
-                    if index < middlewares.count {
-                        // What a person let through at the stop, when the operation stopped there.
-                        let stopped: HTTPRequest? = layers.context.passesStraight
-                            ? nil : try await layers.preflightStop(at: index, request, baseURL: baseURL)
-                        // The headers of the last answer handed back up to this middleware. The
-                        // closure that hands them on does not escape, so they live in this
-                        // call's frame, as does the closure's context: a layer allocates
-                        // nothing per call.
-                        let handedUp = Mutex(HandedUpHeaders())
-                        // Middleware `index` called with `received`, borrowed: the request as it
-                        // came or what the stop let through. Picked into one value, it would be a
-                        // copy of the request (its strings and headers retained) on every layer;
-                        // inlined at both calls, it costs no frame of its own.
-                        @inline(__always) func intercept(_ received: borrowing HTTPRequest) async throws -> (HTTPResponse, HTTPBody?) {
-                            try await middlewares[index].intercept(received, body: body, baseURL: baseURL, operationID: operationID) { handed, body, baseURL in
-                                layers.handsOn(at: index, handed, baseURL: baseURL, received: received.headerFields)
-                                // `&+`: cannot overflow below the count.
-                                return try await run(index &+ 1, handed, body, baseURL, answered: handedUp)
-                            }
-                        }
-                        do {
-                            (response, responseBody) = if let stopped { try await intercept(stopped) } else { try await intercept(request) }
-                        } catch {
-                            throw layers.context.reported(error: error, at: layers.hops[index])
-                        }
-                        layers.handsUp(at: index, response, answered: handedUp)
-                    } else {
-                        (response, responseBody) = try await layers.send(request, body: body, baseURL: baseURL, operationID: operationID)
-                    }
-                    // Nothing is above the top layer (the first middleware, or the transport when
-                    // there is none): what it returns is the call's.
-                    if index == 0 { return (response, responseBody) }
-                    if layers.context.passesStraight {
-                        answered.withLock { $0.set(response.headerFields) }
-                        return (response, responseBody)
-                    }
-                    outcome = .success(MiddlewareAnswer(response, responseBody))
-                } catch {
-                    let cause = index < middlewares.count
-                        ? MiddlewareStack.middlewareCause(middlewares[index]) : MiddlewareStack.transportCause
-                    let failure = wrap(error, cause)
-                    if index == 0 || layers.context.passesStraight { throw failure }
-                    outcome = .failure(failure)
-                }
-                // `&-`: `index` is at least 1 here.
-                guard let answer = try await layers.postflightStop(at: index &- 1, outcome) else {
-                    continue  // a retry forced there: the middleware above calls this layer again
-                }
-                answered.withLock { $0.set(answer.head.headerFields) }
-                return answer.pair
-            }
-        }
-        // The top layer has no middleware above it to keep what it hands up: never set.
-        let aboveTop = Mutex(HandedUpHeaders())
-        return try await run(0, request, body, baseURL, answered: aboveTop)
+        try await stack.send(request, body: body, baseURL: baseURL, operationID: operationID, observedBy: layers)
     }
 }

@@ -137,6 +137,52 @@ struct InstrumentationFidelityTests {
         #expect(!laneEvents.isEmpty)
     }
 
+    /// Notes, once `next` has returned, how many requests the transport has been sent.
+    struct NotesSendsAfterNext: ChainInterceptor {
+        let sent: Locked<Int>
+        let seen: Locked<[Int]>
+
+        func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
+            let results = await next(request)
+            seen.withLock { $0.append(sent.value) }
+            return results
+        }
+    }
+
+    // Upstream's innermost `next` starts the cache and network steps at once, in a task of
+    // their own (Sources/Apollo/RequestChain/RequestChain.swift, `executingInAsyncTask`);
+    // the engine, bare or instrumented, runs them in the operation's task before `next` returns.
+    @Test("instrumented as bare, the request is sent by the time the innermost next returns: work after next comes after the send")
+    func eagerUnderInstrumentation() async throws {
+        for instrumented in [false, true] {
+            let sent = Locked(0), seen = Locked<[Int]>([])
+            let transport = InMemoryGraphQLTransport { request in
+                sent.withLock { $0 += 1 }
+                return NetworkResponse(status: 200, url: request.url, body: Data(Self.heroBody.utf8))
+            }
+            let interceptors = ChainRunner.Interceptors(
+                graphQL: [NotesSendsAfterNext(sent: sent, seen: seen)], cache: DefaultCacheInterceptor(store: CacheStore()), http: [],
+                parser: JSONResponseParsingInterceptor())
+            let request = ChainRequest(operation: Self.hero, graphQLEndpoint: Self.endpoint, fetchBehavior: .NetworkOnly)
+            let results: [String]
+            if instrumented {
+                let (store, context) = Self.recording()
+                let chain = InstrumentedGraphQLChain(interceptors: interceptors, transport: transport, context: context)
+                results = await Self.outcome(chain.chain.kickoff(request: request))
+                let phases = store.events().map { "\($0.hop) \($0.phase)" }
+                // The interceptor's pre-flight, the transport, the parser; its post-flight; the
+                // cache write at the top.
+                #expect(phases == ["0 preflight", "2 send", "2 receive", "3 preflight", "3 postflight", "0 postflight", "1 postflight"])
+            } else {
+                let chain = ChainRunner(interceptors: interceptors, transport: transport)
+                results = await Self.outcome(chain.kickoff(request: request))
+            }
+            #expect(results == [#"server {"data":{"hero":{"id":"1","name":"R2-D2"}}}"#])
+            #expect(sent.value == 1)
+            #expect(seen.value == [1])
+        }
+    }
+
     /// Adds `X-Stamped` to the response that comes up from below.
     struct StampsResponse: ChainHTTPInterceptor {
         func intercept(request: NetworkRequest, next: ChainHTTPNext) async throws -> NetworkResponse {

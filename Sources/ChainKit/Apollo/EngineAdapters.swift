@@ -3,10 +3,69 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// An Apollo-shaped provider run by the chain engine, so the lab's instrumentation shows an
-// app's own interceptors hop by hop. Each engine layer holds one of the provider's
-// interceptors and calls it with a `JSONRequest<LoadedOperation>`; the built-in interceptors,
-// which are engine layers themselves, are used as they are.
+// Apollo-shaped interceptors run by the chain engine: ``RequestChain`` runs an app's provider
+// this way, and so does the lab, whose instrumentation then shows the app's own interceptors
+// hop by hop. Each engine layer holds one of the provider's interceptors and calls it with the
+// app's own request type (``TypedRequests``); the built-in interceptors, which are engine
+// layers themselves, are used as they are.
+
+/// How the engine's requests of one operation become the app's own request type: the
+/// request an app's layer receives is the last one an app's layer handed down (or retried
+/// with), with what the engine's layers changed since.
+package final class TypedRequests<Request: GraphQLRequest>: Sendable {
+    private let latest: Locked<Request?>
+    private let make: @Sendable (ChainRequest) -> Request
+
+    /// Requests rebuilt from the engine's alone, for an operation known only at run time.
+    package init() where Request == JSONRequest<LoadedOperation> {
+        latest = Locked(nil)
+        make = { JSONRequest(engine: $0) }
+    }
+
+    /// Requests that start from `request`, the one the app kicked off.
+    package init(startingFrom request: Request) {
+        latest = Locked(request)
+        make = { _ in request }
+    }
+
+    /// The app's request for what the engine holds now.
+    func typed(_ request: ChainRequest) -> Request {
+        (latest.withLock { $0 } ?? make(request)).applying(engine: request)
+    }
+
+    /// An app's layer handed `request` down, or retried with it.
+    func handed(_ request: Request) {
+        latest.withLock { latest in
+            if latest != nil { latest = request }
+        }
+    }
+
+    /// The engine's form of an error an app's layer threw: its retry becomes the engine's.
+    func engineError(_ error: any Error, base: ChainRequest) -> any Error {
+        guard let retry = error as? RequestChain<Request>.Retry else { return error }
+        handed(retry.request)
+        return ChainRunner.Retry(request: retry.request.applied(to: base))
+    }
+}
+
+extension ChainRunner.Interceptors {
+    /// Engine layers for a provider's interceptors of one operation, its requests typed by
+    /// `requests`; `store` is what the provider's cache interceptor reads and writes.
+    package init<Request>(
+        _ interceptors: Interceptors, store: ApolloStore, requests: TypedRequests<Request>, activity: (any AppCodeActivity)? = nil
+    ) {
+        let cache: any ChainCacheInterceptor =
+            interceptors.cache is DefaultCacheInterceptor
+            ? DefaultCacheInterceptor(store: store.cacheStore) : ApolloCacheLayer(base: interceptors.cache, store: store, requests: requests)
+        self.init(
+            graphQL: interceptors.graphQL.map { interceptor in
+                (interceptor as? any ChainInterceptor) ?? ApolloGraphQLLayer(base: interceptor, requests: requests, activity: activity)
+            },
+            cache: cache,
+            http: interceptors.http.map { interceptor in (interceptor as? any ChainHTTPInterceptor) ?? ApolloHTTPLayer(base: interceptor) },
+            parser: (interceptors.parser as? any ChainResponseParser) ?? ApolloParserLayer(base: interceptors.parser, requests: requests))
+    }
+}
 
 /// The engine's provider for an Apollo-shaped one; its store is the lab's cache.
 package struct ApolloProviderAdapter: ChainInterceptorProvider {
@@ -20,28 +79,14 @@ package struct ApolloProviderAdapter: ChainInterceptorProvider {
         self.activity = activity
     }
 
-    package func graphQLInterceptors(for operation: ChainOperation) -> [any ChainInterceptor] {
-        base.graphQLInterceptors(for: LoadedOperation(operation)).map { interceptor in
-            (interceptor as? any ChainInterceptor) ?? ApolloGraphQLLayer(base: interceptor, activity: activity)
-        }
+    private func layers(for operation: ChainOperation) -> ChainRunner.Interceptors {
+        ChainRunner.Interceptors(base.interceptors(for: LoadedOperation(operation)), store: store, requests: TypedRequests(), activity: activity)
     }
 
-    package func cacheInterceptor(for operation: ChainOperation) -> any ChainCacheInterceptor {
-        let interceptor = base.cacheInterceptor(for: LoadedOperation(operation))
-        if interceptor is DefaultCacheInterceptor { return DefaultCacheInterceptor(store: store.cacheStore) }
-        return ApolloCacheLayer(base: interceptor, store: store)
-    }
-
-    package func httpInterceptors(for operation: ChainOperation) -> [any ChainHTTPInterceptor] {
-        base.httpInterceptors(for: LoadedOperation(operation)).map { interceptor in
-            (interceptor as? any ChainHTTPInterceptor) ?? ApolloHTTPLayer(base: interceptor)
-        }
-    }
-
-    package func responseParser(for operation: ChainOperation) -> any ChainResponseParser {
-        let parser = base.responseParser(for: LoadedOperation(operation))
-        return (parser as? any ChainResponseParser) ?? ApolloParserLayer(base: parser)
-    }
+    package func graphQLInterceptors(for operation: ChainOperation) -> [any ChainInterceptor] { layers(for: operation).graphQL }
+    package func cacheInterceptor(for operation: ChainOperation) -> any ChainCacheInterceptor { layers(for: operation).cache }
+    package func httpInterceptors(for operation: ChainOperation) -> [any ChainHTTPInterceptor] { layers(for: operation).http }
+    package func responseParser(for operation: ChainOperation) -> any ChainResponseParser { layers(for: operation).parser }
 }
 
 /// Told when a request starts and stops running an app's own interceptor code: its
@@ -75,51 +120,89 @@ extension JSONRequest where Operation == LoadedOperation {
         isPersistedQueryRetry = request.isPersistedQueryRetry
         additionalHeaders = request.additionalHeaders.dictionary
     }
+}
+
+/// What a ``JSONRequest`` holds beyond every request's members, for the conversions below.
+private protocol JSONRequestFields {
+    var useGETForQueries: Bool { get set }
+    var requestBodyCreator: any JSONRequestBodyCreator { get }
+}
+
+extension JSONRequest: JSONRequestFields {}
+
+extension GraphQLRequest {
+    /// This request with what the engine's `request` says; the operation stays this one's
+    /// unless it is known only at run time.
+    func applying(engine request: ChainRequest) -> Self {
+        var typed = self
+        if let loaded = LoadedOperation(request.operation) as? Operation { typed.operation = loaded }
+        typed.graphQLEndpoint = request.graphQLEndpoint
+        typed.additionalHeaders = request.additionalHeaders.dictionary
+        typed.fetchBehavior = request.fetchBehavior
+        typed.writeResultsToCache = request.writeResultsToCache
+        typed.requestTimeout = request.requestTimeout
+        if var apq = typed as? any AutoPersistedQueryCompatibleRequest {
+            apq.apqConfig = request.apqConfig
+            apq.isPersistedQueryRetry = request.isPersistedQueryRetry
+            typed = apq as! Self
+        }
+        if var json = typed as? any JSONRequestFields {
+            json.useGETForQueries = request.useGETForQueries
+            typed = json as! Self
+        }
+        return typed
+    }
 
     /// `base` with what this request says: headers a layer left alone keep their place, new
     /// ones follow in name order.
     package func applied(to base: ChainRequest) -> ChainRequest {
         var request = base
-        request.operation = operation.operation
+        request.operation = operation.chainOperation
         request.graphQLEndpoint = graphQLEndpoint
         request.fetchBehavior = fetchBehavior
         request.writeResultsToCache = writeResultsToCache
         request.requestTimeout = requestTimeout
-        request.apqConfig = apqConfig
-        request.useGETForQueries = useGETForQueries
-        request.isPersistedQueryRetry = isPersistedQueryRetry
+        if let apq = self as? any AutoPersistedQueryCompatibleRequest {
+            request.apqConfig = apq.apqConfig
+            request.isPersistedQueryRetry = apq.isPersistedQueryRetry
+        }
+        if let json = self as? any JSONRequestFields {
+            request.useGETForQueries = json.useGETForQueries
+            request.requestBodyCreator = json.requestBodyCreator
+        }
         request.additionalHeaders = base.additionalHeaders.updated(from: base.additionalHeaders.dictionary, to: additionalHeaders)
         return request
     }
 }
 
-/// The engine's form of an error an Apollo-shaped layer threw: its retry becomes the engine's.
-private func engineError(_ error: any Error, base: ChainRequest) -> any Error {
-    if let retry = error as? RequestChain<JSONRequest<LoadedOperation>>.Retry {
-        return ChainRunner.Retry(request: retry.request.applied(to: base))
-    }
-    return error
+/// Runs `body` with `operation` as the one a loaded operation's static members answer for.
+private func withCurrent<Operation: GraphQLOperation, T: Sendable>(_ operation: Operation, _ body: () async throws -> T) async rethrows -> T {
+    guard let loaded = operation as? LoadedOperation else { return try await body() }
+    return try await loaded.withCurrent(body)
 }
 
-private struct ApolloGraphQLLayer: ChainInterceptor, ApolloLayer {
+private struct ApolloGraphQLLayer<Request: GraphQLRequest>: ChainInterceptor, ApolloLayer {
     let base: any GraphQLInterceptor
+    let requests: TypedRequests<Request>
     let activity: (any AppCodeActivity)?
     var wrappedLayer: Any { base }
 
     func intercept(request: ChainRequest, next: ChainNext) async throws -> ChainResultStream {
-        let typed = JSONRequest(engine: request)
+        let typed = requests.typed(request)
         let errorHandling = Locked<[Int]>([])
-        let activity = self.activity
+        let activity = self.activity, requests = self.requests
         let preflight = activity?.enter(handlingError: false)
-        let results: AsyncThrowingStream<ParsedResult<LoadedOperation>, any Error>
+        let results: AsyncThrowingStream<ParsedResult<Request.Operation>, any Error>
         do {
-            results = try await typed.operation.withCurrent {
+            results = try await withCurrent(typed.operation) {
                 try await base.intercept(request: typed) { inner in
+                    requests.handed(inner)
                     let below = await next(inner.applied(to: request))
-                    return InterceptorResultStream<JSONRequest<LoadedOperation>>(stream: .executingInAsyncTask { continuation in
+                    return InterceptorResultStream<Request>(stream: .executingInAsyncTask { continuation in
                         do {
                             for try await response in below {
-                                continuation.yield(ParsedResult(result: try GraphQLResponse(response), cacheRecords: response.cacheRecords, origin: response))
+                                continuation.yield(
+                                    ParsedResult(result: try GraphQLResponse(response), cacheRecords: response.cacheRecords, origin: response))
                             }
                         } catch {
                             // The app's error mapper runs now.
@@ -131,7 +214,7 @@ private struct ApolloGraphQLLayer: ChainInterceptor, ApolloLayer {
             }
         } catch {
             if let preflight { await activity?.leave(preflight) }
-            throw engineError(error, base: request)
+            throw requests.engineError(error, base: request)
         }
         if let preflight { await activity?.leave(preflight) }
         return PullStream {
@@ -141,7 +224,7 @@ private struct ApolloGraphQLLayer: ChainInterceptor, ApolloLayer {
                 do {
                     answer = .success(try await iterator.next()?.chainResponse)
                 } catch {
-                    answer = .failure(engineError(error, base: request))
+                    answer = .failure(requests.engineError(error, base: request))
                 }
                 for token in errorHandling.withLock({ tokens in defer { tokens = [] }; return tokens }) { await activity?.leave(token) }
                 return try answer.get()
@@ -150,20 +233,21 @@ private struct ApolloGraphQLLayer: ChainInterceptor, ApolloLayer {
     }
 }
 
-private struct ApolloCacheLayer: ChainCacheInterceptor, ApolloLayer {
+private struct ApolloCacheLayer<Request: GraphQLRequest>: ChainCacheInterceptor, ApolloLayer {
     let base: any CacheInterceptor
     let store: ApolloStore
+    let requests: TypedRequests<Request>
     var wrappedLayer: Any { base }
 
     func readCacheData(request: ChainRequest) async throws -> ChainResponse? {
-        let typed = JSONRequest(engine: request)
-        return try await typed.operation.withCurrent { try await base.readCacheData(from: store, request: typed) }?.chainResponse
+        let typed = requests.typed(request)
+        return try await withCurrent(typed.operation) { try await base.readCacheData(from: store, request: typed) }?.chainResponse
     }
 
     func writeCacheData(request: ChainRequest, response: ChainResponse) async throws {
-        let typed = JSONRequest(engine: request)
-        let parsed = ParsedResult(result: try GraphQLResponse<LoadedOperation>(response), cacheRecords: response.cacheRecords, origin: response)
-        try await typed.operation.withCurrent { try await base.writeCacheData(to: store, request: typed, response: parsed) }
+        let typed = requests.typed(request)
+        let parsed = ParsedResult(result: try GraphQLResponse<Request.Operation>(response), cacheRecords: response.cacheRecords, origin: response)
+        try await withCurrent(typed.operation) { try await base.writeCacheData(to: store, request: typed, response: parsed) }
     }
 }
 
@@ -179,13 +263,14 @@ private struct ApolloHTTPLayer: ChainHTTPInterceptor, ApolloLayer {
     }
 }
 
-private struct ApolloParserLayer: ChainResponseParser, ApolloLayer {
+private struct ApolloParserLayer<Request: GraphQLRequest>: ChainResponseParser, ApolloLayer {
     let base: any ResponseParsingInterceptor
+    let requests: TypedRequests<Request>
     var wrappedLayer: Any { base }
 
     func parse(response: NetworkResponse, for request: ChainRequest) async throws -> ChainResultStream {
-        let typed = JSONRequest(engine: request)
-        let results = try await typed.operation.withCurrent {
+        let typed = requests.typed(request)
+        let results = try await withCurrent(typed.operation) {
             try await base.parse(response: HTTPResponse(engine: response), for: typed, includeCacheRecords: request.writeResultsToCache).getStream()
         }
         return PullStream(results).map(\.chainResponse)

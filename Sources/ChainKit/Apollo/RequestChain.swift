@@ -13,6 +13,10 @@ import FoundationNetworking
 /// calling `next` happens while the request is in flight. Throwing ``Retry`` restarts the
 /// chain from the top; results the parser gave records for are written to the store at the
 /// top when the request asks for it.
+///
+/// The chain is ``ChainRunner``, the one engine the lab instruments too: each of the
+/// provider's interceptors becomes one of its layers, called with this chain's own `Request`
+/// type, and the HTTP request is the one `Request.toURLRequest()` builds.
 public struct RequestChain<Request: GraphQLRequest>: Sendable {
     /// Thrown by a GraphQL interceptor to run the chain again from the top with `request`.
     public struct Retry: Swift.Error {
@@ -37,93 +41,30 @@ public struct RequestChain<Request: GraphQLRequest>: Sendable {
 
     /// The request's results; the request starts now, whether or not the stream is read.
     public func kickoff(request: Request) -> ResultStream {
-        .executingInAsyncTask { continuation in
-            var request = request
-            while true {
-                do {
-                    try await run(request, into: continuation)
-                    return
-                } catch let retry as Retry {
-                    request = retry.request
-                }
-            }
-        }
-    }
-
-    private func run(_ initial: Request, into continuation: ResultStream.Continuation) async throws {
-        let finalRequest = Locked<Request?>(nil)
-        var next: @Sendable (Request) async -> InterceptorResultStream<Request> = { request in
-            finalRequest.withLock { $0 = request }
-            return execute(request)
-        }
-        for interceptor in interceptors.graphQL.reversed() {
-            let inner = next
-            next = { request in
-                do {
-                    return try await interceptor.intercept(request: request, next: inner)
-                } catch {
-                    return InterceptorResultStream<Request>(stream: AsyncThrowingStream { throw error })
-                }
-            }
-        }
-        var yielded = false
-        for try await parsed in await next(initial).getStream() {
-            try Task.checkCancellation()
-            if let request = finalRequest.withLock({ $0 }), request.writeResultsToCache, parsed.result.source == .server,
-                parsed.cacheRecords != nil {
-                try await interceptors.cache.writeCacheData(to: store, request: request, response: parsed)
-            }
-            continuation.yield(parsed.result)
-            yielded = true
-        }
-        guard yielded else { throw ApolloClient.Error.noResults }
-    }
-
-    /// The cache and network steps below the innermost GraphQL interceptor, started now.
-    private func execute(_ request: Request) -> InterceptorResultStream<Request> {
-        InterceptorResultStream<Request>(stream: .executingInAsyncTask { continuation in
-            let behavior = request.fetchBehavior
-            var readFromCache = false
-            if behavior.shouldReadFromCache(hadFailedNetworkFetch: false) {
-                do {
-                    if let cached = try await interceptors.cache.readCacheData(from: store, request: request) {
-                        readFromCache = true
-                        continuation.yield(ParsedResult(result: cached, cacheRecords: nil))
-                    }
-                } catch {
-                    if !behavior.shouldFetchFromNetwork(hadSuccessfulCacheRead: false) { throw error }
-                }
-            }
-            guard behavior.shouldFetchFromNetwork(hadSuccessfulCacheRead: readFromCache) else {
-                return
-            }
+        let requests = TypedRequests(startingFrom: request)
+        var layers = ChainRunner.Interceptors(interceptors, store: store, requests: requests)
+        layers.networkRequest = { engine in try engine.makeNetworkRequest().applying(requests.typed(engine).toURLRequest()) }
+        let engine = ChainRunner(interceptors: layers, transport: SessionTransport(session: urlSession), overlapsNetworkFetch: true, executesInTask: true)
+        let results = engine.kickoff(request: request.engineRequest)
+        return .executingInAsyncTask { continuation in
             do {
-                for try await parsed in try await fetch(request).getStream() {
-                    continuation.yield(parsed)
-                }
-            } catch {
-                guard behavior.shouldReadFromCache(hadFailedNetworkFetch: true),
-                    let cached = try await interceptors.cache.readCacheData(from: store, request: request)
-                else { throw error }
-                continuation.yield(ParsedResult(result: cached, cacheRecords: nil))
+                for try await response in results { continuation.yield(try GraphQLResponse(response)) }
+            } catch RequestChainError.noResults {
+                throw ApolloClient.Error.noResults
             }
-        })
+        }
     }
+}
 
-    /// The HTTP interceptors, the session and the parser.
-    private func fetch(_ request: Request) async throws -> InterceptorResultStream<Request> {
-        let session = urlSession
-        var next: @Sendable (URLRequest) async throws -> HTTPResponse = { urlRequest in
-            let (chunks, response) = try await session.chunks(for: urlRequest)
-            guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-            return HTTPResponse(response: http, chunks: NonCopyableAsyncThrowingStream(stream: chunkStream(chunks)))
-        }
-        for interceptor in interceptors.http.reversed() {
-            let inner = next
-            next = { urlRequest in try await interceptor.intercept(request: urlRequest, next: inner) }
-        }
-        let response = try await next(try request.toURLRequest())
-        return try await interceptors.parser.parse(response: response, for: request, includeCacheRecords: request.writeResultsToCache)
+/// The engine's transport for an ``ApolloURLSession``: the body's chunks are read in a task of
+/// their own as they arrive.
+private struct SessionTransport: GraphQLTransport {
+    let session: any ApolloURLSession
+
+    func send(_ request: NetworkRequest) async throws -> NetworkResponse {
+        let (chunks, response) = try await session.chunks(for: request.urlRequest)
+        guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+        return HTTPResponse(response: http, chunks: NonCopyableAsyncThrowingStream(stream: chunkStream(chunks))).networkResponse(for: request.url)
     }
 }
 

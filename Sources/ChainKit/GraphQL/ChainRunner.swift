@@ -1,4 +1,5 @@
-import Synchronization
+package import Foundation
+package import Synchronization
 
 
 /// Runs one GraphQL operation through its interceptors, with Apollo iOS 2.x's semantics.
@@ -36,6 +37,11 @@ import Synchronization
 /// reaches every interceptor as `CancellationError` (the reader's stream just ends). Under
 /// CacheAndNetwork the network step starts in a second task as soon as the cache has answered,
 /// while the cached result climbs (cancelled with the first).
+///
+/// The cache and network steps begin when the innermost interceptor calls `next`: in the
+/// operation's task, up to their first result, before `next` returns (what the lab shows, and
+/// what costs no task); under ``RequestChain``, in a task of their own beside the work an
+/// interceptor does after `next`, as upstream's.
 public struct ChainRunner: Sendable {
     /// Thrown by a GraphQL interceptor to run the chain again from the top with `request`.
     public struct Retry: Error, CustomStringConvertible {
@@ -50,6 +56,9 @@ public struct ChainRunner: Sendable {
         public var cache: any ChainCacheInterceptor
         public var http: [any ChainHTTPInterceptor]
         public var parser: any ChainResponseParser
+        /// Builds the HTTP request the HTTP interceptors receive; nil builds it as
+        /// ``ChainRequest/makeNetworkRequest()`` does. ``RequestChain`` has its `Request` build it.
+        package var networkRequest: (@Sendable (ChainRequest) throws -> NetworkRequest)?
 
         public init(graphQL: [any ChainInterceptor], cache: any ChainCacheInterceptor, http: [any ChainHTTPInterceptor], parser: any ChainResponseParser) {
             self.graphQL = graphQL
@@ -76,15 +85,17 @@ public struct ChainRunner: Sendable {
         let transport: any GraphQLTransport
         let overlapObserver: (any NetworkOverlapObserver)?
         let hopObserver: (any GraphQLHopObserver)?
+        let httpObserver: (any HTTPHopObserver)?
 
         init(
             interceptors: Interceptors, transport: any GraphQLTransport, overlapObserver: (any NetworkOverlapObserver)?,
-            hopObserver: (any GraphQLHopObserver)?
+            hopObserver: (any GraphQLHopObserver)?, httpObserver: (any HTTPHopObserver)?
         ) {
             self.interceptors = interceptors
             self.transport = transport
             self.overlapObserver = overlapObserver
             self.hopObserver = hopObserver
+            self.httpObserver = httpObserver
         }
     }
 
@@ -95,6 +106,11 @@ public struct ChainRunner: Sendable {
     /// the network. A lab that schedules every hop follows the overlap with a
     /// ``NetworkOverlapObserver``.
     package let overlapsNetworkFetch: Bool
+    /// Whether the cache and network steps run in a task of their own, beside what the
+    /// innermost interceptor does after calling `next` (``execute(_:)``), as upstream's do and
+    /// ``RequestChain`` asks; otherwise they begin in the operation's task when `next` is
+    /// called (``beginExecution(_:)``), which costs no task.
+    package let executesInTask: Bool
 
     public var interceptors: Interceptors { parts.interceptors }
     public var transport: any GraphQLTransport { parts.transport }
@@ -105,10 +121,14 @@ public struct ChainRunner: Sendable {
 
     package init(
         interceptors: Interceptors, transport: any GraphQLTransport, overlapsNetworkFetch: Bool,
-        overlapObserver: (any NetworkOverlapObserver)? = nil, hopObserver: (any GraphQLHopObserver)? = nil
+        overlapObserver: (any NetworkOverlapObserver)? = nil, hopObserver: (any GraphQLHopObserver)? = nil,
+        httpObserver: (any HTTPHopObserver)? = nil, executesInTask: Bool = false
     ) {
-        parts = Parts(interceptors: interceptors, transport: transport, overlapObserver: overlapObserver, hopObserver: hopObserver)
+        parts = Parts(
+            interceptors: interceptors, transport: transport, overlapObserver: overlapObserver, hopObserver: hopObserver,
+            httpObserver: httpObserver)
         self.overlapsNetworkFetch = overlapsNetworkFetch
+        self.executesInTask = executesInTask
     }
 
     /// The operation's results. The operation starts now, in a task of its own, as upstream's
@@ -183,12 +203,12 @@ public struct ChainRunner: Sendable {
         // and names only the index below, so nothing is built per hop but the call itself.
         // An interceptor's error becomes a stream that fails when read.
         // Below the last GraphQL interceptor: the cache and network steps for what it handed down.
-        @Sendable func belowLast(_ request: ChainRequest) -> ChainResultStream {
+        @Sendable func belowLast(_ request: ChainRequest) async -> ChainResultStream {
             operation.finalRequest.withLock { $0 = request }
-            return chain.execute(request)
+            return chain.executesInTask ? chain.execute(request) : await chain.beginExecution(request)
         }
         @Sendable func intercept(_ request: ChainRequest, at index: Int) async -> ChainResultStream {
-            guard index < interceptors.count else { return belowLast(request) }
+            guard index < interceptors.count else { return await belowLast(request) }
             do {
                 // `&+`: cannot overflow below the count, and a checked add would make the
                 // closure switch executors on entry.
@@ -201,7 +221,7 @@ public struct ChainRunner: Sendable {
         // down and what comes back to it. A function of its own, so the chain without an
         // observer runs as it would without this.
         @Sendable func observed(_ request: ChainRequest, at index: Int, by observer: any GraphQLHopObserver) async -> ChainResultStream {
-            guard index < interceptors.count else { return belowLast(request) }
+            guard index < interceptors.count else { return await belowLast(request) }
             do {
                 let received = observer.passesStraight ? request : try await observer.preflightStop(at: index, request)
                 return try await interceptors[index].intercept(request: received) { handed in
@@ -253,9 +273,60 @@ public struct ChainRunner: Sendable {
         }
     }
 
-    /// The cache step and the network step, as a lazy stream.
+    /// The cache step and the network step, started now in a task of their own, as upstream's
+    /// `execute` is (`AsyncThrowingStream.executingInAsyncTask`): what the innermost
+    /// interceptor does after calling `next` runs while the request is in flight, and the
+    /// results are read once. A reader cancelled while it waits sees the steps unwind, then
+    /// `CancellationError`, as the interceptors would if the steps ran in their task.
     private func execute(_ request: ChainRequest) -> ChainResultStream {
-        PullStream(source: Execution(chain: self, request: request))
+        let steps = PullStream(source: Execution(chain: self, request: request))
+        let (started, task) = PullStream.startedWithTask { steps }
+        return PullStream {
+            let pull = started.makeAsyncIterator()
+            return {
+                if let next = try await pull.next() { return next }
+                guard Task.isCancelled else { return nil }
+                _ = await task.result
+                throw CancellationError()
+            }
+        }
+    }
+
+    /// The cache step and the network step begun now, in the operation's own task, and run up
+    /// to their first result, which waits for its reader; the rest run as the results are read.
+    /// So, as upstream's, the request is on its way before the innermost interceptor's `next`
+    /// returns, and what an interceptor does after calling `next` comes after the send; a lab
+    /// still orders every hop in one task, and no task is started (upstream runs the steps in a
+    /// task of their own, beside that work: ``execute(_:)``).
+    private func beginExecution(_ request: ChainRequest) async -> ChainResultStream {
+        let steps = ExecutionSteps(chain: self, request: request)
+        let first: Result<ChainResponse?, any Error>
+        do { first = .success(try await steps.next()) } catch { first = .failure(error) }
+        return PullStream(source: BegunSteps(steps: steps, first: first))
+    }
+
+    /// Steps begun before anybody read them, and their first outcome; read once, by one task
+    /// (hence Sendable unchecked: the reader is the only task that touches `first`).
+    private final class BegunSteps: PullStreamSource, PullStreamIterator, @unchecked Sendable {
+        let steps: ExecutionSteps
+        var first: Result<ChainResponse?, any Error>?
+
+        init(steps: ExecutionSteps, first: Result<ChainResponse?, any Error>) {
+            self.steps = steps
+            self.first = first
+        }
+
+        func makeIterator() -> any PullStreamIterator<ChainResponse> { self }
+
+        // Inlined into the conformance's witness, which would otherwise call it in an async frame of its own.
+        @inline(__always)
+        func next() async throws -> ChainResponse? {
+            if let first {
+                self.first = nil
+                return try first.get()
+            }
+            return try await steps.next()
+        }
     }
 
     /// The cache step and the network step of one request: each iteration runs them afresh
@@ -404,8 +475,57 @@ public struct ChainRunner: Sendable {
             guard index < http.count else { return try await transport.send(request) }
             return try await http[index].intercept(request: request) { request in try await send(request, at: index &+ 1) }
         }
-        let response = try await send(try request.makeNetworkRequest(), at: 0)
+        let network = try parts.interceptors.networkRequest?(request) ?? request.makeNetworkRequest()
+        let response = if let observer = parts.httpObserver { try await observed(network, by: observer) } else { try await send(network, at: 0) }
         return try await parts.interceptors.parser.parse(response: response, for: request)
+    }
+
+    /// The HTTP interceptors and the transport, as ``fetchFromNetwork(_:)`` runs them, told to
+    /// `observer`: each interceptor's stops, what it hands down and what it hands up.
+    private func observed(_ request: NetworkRequest, by observer: any HTTPHopObserver) async throws -> NetworkResponse {
+        let http = parts.interceptors.http, transport = parts.transport
+        // Interceptor `index` (or the transport below the last one), then the post-flight stop
+        // of the interceptor above, whose `next` this call is; `answered` is where that one
+        // keeps the headers last handed up to it. The stops are tested in line, and the
+        // post-flight stop of the hop above runs here, after the executor check this call
+        // makes anyway, rather than in its `next` after this call returns.
+        @Sendable func run(_ index: Int, _ incoming: NetworkRequest, answered: borrowing Mutex<HandedUpHeaders>) async throws -> NetworkResponse {
+            var response: NetworkResponse
+            do {
+                if index < http.count {
+                    let received = observer.passesStraight ? incoming : try await observer.preflightStop(at: index, incoming)
+                    // The headers of the last response handed back up to this interceptor, in
+                    // this call's frame: the closure handed to it does not escape.
+                    let handedUp = Mutex(HandedUpHeaders())
+                    do {
+                        response = try await http[index].intercept(request: received) { handed in
+                            observer.handsOn(at: index, handed, received: received.headerFields)
+                            // `&+`: cannot overflow below the count.
+                            return try await run(index &+ 1, handed, answered: handedUp)
+                        }
+                    } catch {
+                        throw observer.failed(at: index, error)
+                    }
+                    observer.handsUp(at: index, response, answered: handedUp)
+                } else {
+                    response = try await transport.send(incoming)
+                }
+            } catch {
+                // What fails here goes up to the interceptor above, through its post-flight stop.
+                if index == 0 || observer.passesStraight { throw error }
+                response = try await observer.postflightStop(at: index &- 1, .failure(error), url: incoming.url)
+                answered.withLock { $0.set(response.headerFields) }
+                return response
+            }
+            // Nothing is above the top interceptor here: the chain's GraphQL part is.
+            if index == 0 { return response }
+            if !observer.passesStraight { response = try await observer.postflightStop(at: index &- 1, .success(response), url: incoming.url) }
+            answered.withLock { $0.set(response.headerFields) }
+            return response
+        }
+        // The top interceptor has none above it to keep what it hands up: never set.
+        let aboveTop = Mutex(HandedUpHeaders())
+        return try await run(0, request, answered: aboveTop)
     }
 
     private func writeToCacheIfNecessary(_ response: ChainResponse, for operation: Operation) async throws {
@@ -532,4 +652,27 @@ public struct ChainNetworkTransport: Sendable {
         ChainRunner(interceptors: .init(provider: interceptorProvider, operation: request.operation), transport: transport)
             .kickoff(request: request)
     }
+}
+
+/// What a lab that stops at and records every HTTP interceptor of a GraphQL chain is told as
+/// the chain runs them (package-level, like ``GraphQLHopObserver``): HTTP hop `index` is
+/// interceptor `index`, and below the last one is the transport. Called in the task that
+/// fetches.
+package protocol HTTPHopObserver: AnyObject, Sendable {
+    /// Whether no interceptor has a stop to wait at now.
+    var passesStraight: Bool { get }
+    /// What interceptor `index` receives of `incoming`, after its pre-flight stop (asked only
+    /// when not ``passesStraight``).
+    func preflightStop(at index: Int, _ incoming: NetworkRequest) async throws -> NetworkRequest
+    /// Interceptor `index`, having received a request with the headers `received`, hands
+    /// `handed` down.
+    func handsOn(at index: Int, _ handed: NetworkRequest, received: HTTPFields)
+    /// Interceptor `index` hands `response` up; `answered` holds the headers last handed up to
+    /// it (unset when it did not call `next`).
+    func handsUp(at index: Int, _ response: NetworkResponse, answered: borrowing Mutex<HandedUpHeaders>)
+    /// What goes back up to interceptor `index` after its post-flight stop for `result`, the
+    /// outcome of its `next`; throws what a person made it fail with, or the failure that came.
+    func postflightStop(at index: Int, _ result: Result<NetworkResponse, any Error>, url: URL) async throws -> NetworkResponse
+    /// `error`, thrown by interceptor `index`, as it goes on up (recorded first).
+    func failed(at index: Int, _ error: any Error) -> any Error
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 /// Runs a request through an array of ``ClientMiddleware`` down to one ``ClientTransport``
 /// (swift-openapi-runtime's `UniversalClient.send`).
@@ -139,6 +140,91 @@ public struct MiddlewareStack: Sendable {
             }
         }
         return try await run(0, request, body, baseURL)
+    }
+
+    /// ``send(_:body:baseURL:operationID:)`` with `observer` told of every layer as it runs:
+    /// the same dispatch, with each layer's stops and events where the lab has them, so a
+    /// middleware's `next` calls the layer below itself (through a closure handed in, every
+    /// layer would cost two more async frames and executor checks). Fails with the same
+    /// ``ClientError``s.
+    package func send(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String, observedBy observer: any MiddlewareHopObserver
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let middlewares = self.middlewares, transport = self.transport
+        // An error reports the request as the caller handed it, as the unobserved stack's does.
+        @Sendable func wrap(_ error: any Error, _ cause: String) -> any Error {
+            Self.wrapped(
+                error, cause: cause, operationID: operationID, input: HTTPOperationInput(request: request, body: body),
+                request: request, body: body, baseURL: baseURL)
+        }
+        // The layer at `index` (or the transport below the last one), then the post-flight stop
+        // of the middleware above it, whose `next` this call is. `answered` is where the
+        // middleware above keeps the headers last handed up to it.
+        //
+        // After each `await` the task checks that it is back on its executor, so this code
+        // awaits as little as it can: the stops are tested in line, and the post-flight stop
+        // of the layer above runs here, after the check this layer makes anyway, rather than
+        // in its `next` after this call returns.
+        @Sendable func run(
+            _ index: Int, _ request: HTTPRequest, _ body: HTTPBody?, _ baseURL: URL, answered: borrowing Mutex<HandedUpHeaders>
+        ) async throws -> (HTTPResponse, HTTPBody?) {
+            while true {
+                // What goes to the post-flight stop of the middleware above, when the operation
+                // stops there: the common way returns before building it.
+                let outcome: Result<(HTTPResponse, HTTPBody?), any Error>
+                do {
+                    let response: HTTPResponse, responseBody: HTTPBody?
+                    if index < middlewares.count {
+                        // What a person let through at the stop, when the operation stopped there.
+                        let stopped: HTTPRequest? = observer.passesStraight
+                            ? nil : try await observer.preflightStop(at: index, request, baseURL: baseURL)
+                        // The headers of the last answer handed back up to this middleware. The
+                        // closure that hands them on does not escape, so they live in this
+                        // call's frame, as does the closure's context.
+                        let handedUp = Mutex(HandedUpHeaders())
+                        // Middleware `index` called with `received`, borrowed: the request as it
+                        // came or what the stop let through; inlined at both calls.
+                        @inline(__always) func intercept(_ received: borrowing HTTPRequest) async throws -> (HTTPResponse, HTTPBody?) {
+                            try await middlewares[index].intercept(received, body: body, baseURL: baseURL, operationID: operationID) { handed, body, baseURL in
+                                observer.handsOn(at: index, handed, baseURL: baseURL, received: received.headerFields)
+                                // `&+`: cannot overflow below the count.
+                                return try await run(index &+ 1, handed, body, baseURL, answered: handedUp)
+                            }
+                        }
+                        do {
+                            (response, responseBody) = if let stopped { try await intercept(stopped) } else { try await intercept(request) }
+                        } catch {
+                            throw observer.failed(at: index, error)
+                        }
+                        observer.handsUp(at: index, response, answered: handedUp)
+                    } else {
+                        (response, responseBody) = try await observer.send(request, body: body, baseURL: baseURL, operationID: operationID, through: transport)
+                    }
+                    // Nothing is above the top layer (the first middleware, or the transport when
+                    // there is none): what it returns is the call's.
+                    if index == 0 { return (response, responseBody) }
+                    if observer.passesStraight {
+                        answered.withLock { $0.set(response.headerFields) }
+                        return (response, responseBody)
+                    }
+                    outcome = .success((response, responseBody))
+                } catch {
+                    let cause = index < middlewares.count ? Self.middlewareCause(middlewares[index]) : Self.transportCause
+                    let failure = wrap(error, cause)
+                    if index == 0 || observer.passesStraight { throw failure }
+                    outcome = .failure(failure)
+                }
+                // `&-`: `index` is at least 1 here.
+                guard let answer = try await observer.postflightStop(at: index &- 1, outcome) else {
+                    continue  // a retry forced there: the middleware above calls this layer again
+                }
+                answered.withLock { $0.set(answer.0.headerFields) }
+                return answer
+            }
+        }
+        // The top layer has no middleware above it to keep what it hands up: never set.
+        let aboveTop = Mutex(HandedUpHeaders())
+        return try await run(0, request, body, baseURL, answered: aboveTop)
     }
 
     /// The cause of an error a middleware threw: `Middleware of type 'X' threw an error.`

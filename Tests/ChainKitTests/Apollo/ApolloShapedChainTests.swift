@@ -241,4 +241,79 @@ struct ApolloShapedChainTests {
         #expect(SessionReaders.reader(for: first) === SessionReaders.reader(for: first))
         #expect(SessionReaders.reader(for: first) !== SessionReaders.reader(for: second))
     }
+
+    /// Records what a generic interceptor learns of the request it is called with.
+    struct RecordsRequestType: GraphQLInterceptor {
+        let seen: Locked<[String]>
+
+        func intercept<Request: GraphQLRequest>(request: Request, next: NextInterceptorFunction<Request>) async throws -> InterceptorResultStream<Request> {
+            let name = (request.operation as? RenameHero)?.name ?? "-"
+            seen.withLock { $0.append("\(Request.self) \(Request.Operation.operationName) name=\(name)") }
+            return await next(request)
+        }
+    }
+
+    @Test("RequestChain calls each interceptor with the app's own Request type and operation value, on every pass")
+    func requestTypeReachesInterceptors() async throws {
+        let session = ScriptedSession { request in
+            request.value(forHTTPHeaderField: "Authorization") == "Bearer token-1"
+                ? (401, ["Content-Type": "application/json"], [Data(#"{"errors":[{"message":"expired"}]}"#.utf8)])
+                : (200, ["Content-Type": "application/json"], [Data(#"{"data":{"renameHero":{"id":"2001","name":"Artoo"}}}"#.utf8)])
+        }
+        let recorder = RecordsRequestType(seen: Locked([]))
+        let retry = RetryOn401(passes: Locked(0))
+        let response = try await client(session, provider: GraphQLOnlyProvider { [MaxRetryInterceptor(), retry, recorder] })
+            .perform(mutation: RenameHero(name: "Artoo"))
+        #expect(response.data?.renameHero == ["id": "2001", "name": "Artoo"])
+        let pass = "JSONRequest<RenameHero> RenameHero name=Artoo"
+        #expect(recorder.seen.withLock { $0 } == [pass, pass])
+    }
+
+    /// A request type of an app's own: a JSON POST with a header only its `toURLRequest` adds.
+    struct SignedRequest<Operation: GraphQLOperation>: GraphQLRequest {
+        var graphQLEndpoint: URL
+        var operation: Operation
+        var additionalHeaders: [String: String] = [:]
+        var fetchBehavior: FetchBehavior = .NetworkOnly
+        var writeResultsToCache = false
+        var requestTimeout: TimeInterval?
+
+        func toURLRequest() throws -> URLRequest {
+            var request = JSONRequest(
+                operation: operation, graphQLEndpoint: graphQLEndpoint, fetchBehavior: fetchBehavior, writeResultsToCache: writeResultsToCache,
+                requestTimeout: requestTimeout)
+            request.addHeaders(additionalHeaders)
+            var urlRequest = try request.toURLRequest()
+            urlRequest.setValue("app", forHTTPHeaderField: "X-Signed-By")
+            return urlRequest
+        }
+    }
+
+    /// Adds a header and remembers the request type it was called with.
+    struct AddsHeader: GraphQLInterceptor {
+        let seen: Locked<[String]>
+
+        func intercept<Request: GraphQLRequest>(request: Request, next: NextInterceptorFunction<Request>) async throws -> InterceptorResultStream<Request> {
+            seen.withLock { $0.append("\(Request.self)") }
+            var request = request
+            request.additionalHeaders["X-Trace"] = "t-1"
+            return await next(request)
+        }
+    }
+
+    @Test("a request type of the app's own reaches its interceptors as itself, and its own toURLRequest builds the HTTP request")
+    func appRequestType() async throws {
+        let session = ScriptedSession(json: heroJSON)
+        let seen = AddsHeader(seen: Locked([]))
+        let request = SignedRequest(graphQLEndpoint: apolloEndpoint, operation: HeroQuery())
+        let chain = RequestChain<SignedRequest<HeroQuery>>(
+            urlSession: session, interceptors: GraphQLOnlyProvider { [seen] }.interceptors(for: HeroQuery()), store: ApolloStore())
+        var results: [GraphQLResponse<HeroQuery>] = []
+        for try await result in chain.kickoff(request: request) { results.append(result) }
+        #expect(results.map(\.data?.hero) == [["id": "2001", "name": "R2-D2"]])
+        #expect(seen.seen.withLock { $0 } == ["SignedRequest<HeroQuery>"])
+        let sent = try #require(session.requests.first)
+        #expect(sent.value(forHTTPHeaderField: "X-Signed-By") == "app")
+        #expect(sent.value(forHTTPHeaderField: "X-Trace") == "t-1")
+    }
 }

@@ -72,7 +72,11 @@ struct GraphQLHopObserverTests {
             transport: InMemoryGraphQLTransport.respond(status: 200, body: heroBody), overlapsNetworkFetch: true, hopObserver: recorder)
     }
 
-    @Test("passing straight: the attempt, each hand-on as it goes down, each arrival as it comes back, then the parsed result read from the lowest hop up")
+    // Upstream's innermost `next` starts the cache and network steps at once
+    // (Sources/Apollo/RequestChain/RequestChain.swift, `executingInAsyncTask`): under an
+    // observer they run in the operation's task before `next` returns, so the result has left
+    // the parser before any interceptor's results are handed back up.
+    @Test("passing straight: the attempt, each hand-on as it goes down, the parsed result when the innermost next is called, each arrival as it comes back, then the result read from the lowest hop up")
     func passingStraight() async throws {
         let recorder = Recorder(passesStraight: true)
         let outcome = await run(Self.chain(recorder, graphQL: [Mark(name: "A"), RecordingInterceptor(name: "B", log: EventLog())]).kickoff(request: request()))
@@ -82,8 +86,9 @@ struct GraphQLHopObserverTests {
             "attempt",
             "0 hands on [X-A]",
             "1 hands on [X-A] as received",
+            "parsed server",
             "arriving at 1", "arriving at 0", "arriving at -1",
-            "parsed server", "1 reads server", "0 reads server", "-1 reads server",
+            "1 reads server", "0 reads server", "-1 reads server",
         ])
     }
 
@@ -108,8 +113,9 @@ struct GraphQLHopObserverTests {
         let outcome = await run(chain.kickoff(request: request()))
         #expect(outcome.error is JSONResponseParsingError)
         #expect(recorder.calls.withLock { $0 } == [
-            "attempt", "0 hands on [X-A]", "arriving at 0", "arriving at -1",
+            "attempt", "0 hands on [X-A]",
             "parse failed: the 8-byte response body is not JSON: not valid JSON at line 1, column 1: invalid literal, expected null",
+            "arriving at 0", "arriving at -1",
         ])
     }
 
@@ -141,6 +147,6 @@ struct GraphQLHopObserverTests {
         let recorder = Recorder(passesStraight: true)
         let outcome = await run(Self.chain(recorder, graphQL: []).kickoff(request: request()))
         #expect(outcome.responses.map(\.source) == [.server])
-        #expect(recorder.calls.withLock { $0 } == ["attempt", "arriving at -1", "parsed server", "-1 reads server"])
+        #expect(recorder.calls.withLock { $0 } == ["attempt", "parsed server", "arriving at -1", "-1 reads server"])
     }
 }

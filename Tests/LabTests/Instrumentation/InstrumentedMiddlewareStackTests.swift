@@ -68,7 +68,7 @@ struct InstrumentedMiddlewareStackTests {
         let instrumented = InstrumentedMiddlewareStack(middlewares: middlewares, transport: ClosureTransport.status(200), context: context)
         #expect(instrumented.hops.map(\.name) == ["Pass", "SendTwice", "Pass", "transport"])
         // Not wrapped: the layers are the middlewares handed in, in order.
-        #expect(instrumented.layers.middlewares.map { String(describing: type(of: $0)) } == ["Pass", "SendTwice", "Pass"])
+        #expect(instrumented.stack.middlewares.map { String(describing: type(of: $0)) } == ["Pass", "SendTwice", "Pass"])
         let result = try await Self.run(middlewares, transport: ClosureTransport.status(200))
         #expect(result.response.status == 200)
         // SendTwice calls next twice: the hops below it run twice, and it records two
