@@ -53,11 +53,13 @@ public enum CachePolicy: Sendable, Hashable {
 public final class ApolloClient: Sendable {
     public enum Error: Swift.Error, LocalizedError, Hashable {
         case noResults
+        case noUploadTransport
         case noSubscriptionTransport
 
         public var errorDescription: String? {
             switch self {
             case .noResults: "The operation completed without returning any results."
+            case .noUploadTransport: "The client's network transport does not upload files."
             case .noSubscriptionTransport: "The client's network transport does not send subscriptions."
             }
         }

@@ -316,4 +316,67 @@ struct ApolloShapedChainTests {
         #expect(sent.value(forHTTPHeaderField: "X-Signed-By") == "app")
         #expect(sent.value(forHTTPHeaderField: "X-Trace") == "t-1")
     }
+
+    /// A mutation with an `Upload` variable.
+    struct UploadFile: GraphQLMutation {
+        static let operationName = "UploadFile"
+        static let operationDocument = OperationDocument(
+            definition: OperationDefinition("mutation UploadFile($file: Upload!) { singleUpload(file: $file) { id } }"))
+        var __variables: Variables? { ["file": "a.txt"] }
+    }
+
+    // Upstream: apollo-ios Sources/Apollo/RequestChain/UploadRequest.swift (the form after the
+    // GraphQL multipart request spec), MultipartFormData.swift (each part's bytes).
+    @Test("an upload is one multipart/form-data POST through the chain: operations with the file's variable null, the map, then the file")
+    func upload() async throws {
+        let session = ScriptedSession(json: #"{"data":{"singleUpload":{"id":"f1"}}}"#)
+        let file = GraphQLFile(fieldName: "file", originalName: "a.txt", mimeType: "text/plain", data: Data("hello".utf8))
+        let request = UploadRequest(
+            operation: UploadFile(), graphQLEndpoint: apolloEndpoint, files: [file], multipartBoundary: "b-1", writeResultsToCache: false)
+        let seen = AddsHeader(seen: Locked([]))
+        let chain = RequestChain<UploadRequest<UploadFile>>(
+            urlSession: session, interceptors: GraphQLOnlyProvider { [seen] }.interceptors(for: UploadFile()), store: ApolloStore())
+        var results: [GraphQLResponse<UploadFile>] = []
+        for try await result in chain.kickoff(request: request) { results.append(result) }
+        #expect(results.map(\.data?.singleUpload) == [["id": "f1"]])
+        #expect(seen.seen.withLock { $0 } == ["UploadRequest<UploadFile>"])
+        let sent = try #require(session.requests.first)
+        #expect(sent.httpMethod == "POST")
+        #expect(sent.value(forHTTPHeaderField: "Content-Type") == "multipart/form-data; boundary=b-1")
+        #expect(sent.value(forHTTPHeaderField: "X-Trace") == "t-1")
+        let body = String(decoding: try #require(sent.httpBody), as: UTF8.self)
+        #expect(body == [
+            "--b-1",
+            #"Content-Disposition: form-data; name="operations""#,
+            "",
+            #"{"operationName":"UploadFile","query":"mutation UploadFile($file: Upload!) { singleUpload(file: $file) { id } }","variables":{"file":null}}"#,
+            "--b-1",
+            #"Content-Disposition: form-data; name="map""#,
+            "",
+            #"{"0":["variables.file"]}"#,
+            "--b-1",
+            #"Content-Disposition: form-data; name="0"; filename="a.txt""#,
+            "Content-Type: text/plain",
+            "",
+            "hello",
+            "--b-1--",
+        ].joined(separator: "\r\n"))
+    }
+
+    @Test("ApolloClient.upload sends through RequestChainNetworkTransport; several files for one variable go at its indices")
+    func clientUpload() async throws {
+        let session = ScriptedSession(json: #"{"data":{"singleUpload":{"id":"f1"}}}"#)
+        let files = [
+            GraphQLFile(fieldName: "file", originalName: "a.txt", data: Data("A".utf8)),
+            GraphQLFile(fieldName: "file", originalName: "b.txt", data: Data("B".utf8)),
+        ]
+        let response = try await client(session).upload(operation: UploadFile(), files: files)
+        #expect(response.data?.singleUpload == ["id": "f1"])
+        let sent = try #require(session.requests.first)
+        let contentType = try #require(sent.value(forHTTPHeaderField: "Content-Type"))
+        #expect(contentType.hasPrefix("multipart/form-data; boundary=apollo-ios.boundary."))
+        let body = String(decoding: try #require(sent.httpBody), as: UTF8.self)
+        #expect(body.contains(#"{"0":["variables.file.0"],"1":["variables.file.1"]}"#))
+        #expect(body.contains(#"name="1"; filename="b.txt"\#r\#nContent-Type: application/octet-stream\#r\#n\#r\#nB\#r\#n"#))
+    }
 }
