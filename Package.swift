@@ -39,7 +39,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "ChainKit", targets: ["ChainKit"]),
-        .library(name: "ChainLabInspector", targets: ["Inspector", "Lab", "Timeline"]),
+        .library(name: "ChainLabInspector", targets: ["Inspector", "InspectorModel", "Lab", "Timeline"]),
         .executable(name: "chainlab", targets: ["chainlab"]),
     ],
     targets: [
@@ -169,9 +169,16 @@ let package = Package(
             dependencies: ["Vocabulary", "ChainKit", "Timeline", "Stops", "Scheduling", "Instrumentation", "Backend", "Findings", "Lint", "Outbound"],
             swiftSettings: strictSettings
         ),
+        // The inspector's state, messages and effects, its keys and config, and the lab as
+        // its screen reads it. `Inspector` re-exports it.
+        .target(
+            name: "InspectorModel",
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Findings", "Lab", "TerminalUI"],
+            swiftSettings: optimizedInDebug
+        ),
         .target(
             name: "Inspector",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Findings", "Lab", "TerminalUI"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Findings", "Lab", "TerminalUI", "InspectorModel"],
             swiftSettings: optimizedInDebug
         ),
         .testTarget(

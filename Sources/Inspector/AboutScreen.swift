@@ -1,5 +1,6 @@
 import Lab
 import TerminalUI
+import InspectorModel
 
 /// The about overlay (`i`): what the scenario teaches, told as what to look at on this screen,
 /// and the lab backend's counters as they stand.

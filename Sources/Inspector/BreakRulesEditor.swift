@@ -1,19 +1,7 @@
 import Lab
-public import TerminalUI
+import TerminalUI
 import Timeline
-
-/// The breakpoints overlay (`Ctrl-B`): the rules in force, one selected, and a line to type
-/// a new one (`post@AuthInterceptor if ~op HeroQuery & ~c 401`).
-public struct BreakRulesEditor: Sendable, Hashable {
-    public var input: TextInput
-    public var selected = 0
-    /// Why the rule last entered was refused.
-    public var error: String?
-
-    public init(text: String = "") {
-        input = TextInput(text: text)
-    }
-}
+import InspectorModel
 
 extension Inspector {
     /// Keys in the breakpoints overlay: typing edits the new rule, Enter adds it and closes, Up/Down

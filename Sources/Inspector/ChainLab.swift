@@ -2,6 +2,9 @@ public import ChainKit
 import Foundation
 public import Lab
 import Timeline
+// Re-exported: `import Inspector` gives an app, the command line and the tests the state,
+// the keys and the config too.
+@_exported public import InspectorModel
 
 /// The library entry for an app's own interceptors: a lab scenario run through them.
 ///

@@ -2,24 +2,9 @@ import ChainKit
 import Foundation
 import Lab
 import TerminalUI
-public import Timeline
+import Timeline
 import Vocabulary
-
-/// Two events side by side: `m` marks one, `=` compares it with the selected one; `p`
-/// compares the selected hop with the same hop of the previous attempt, `d` what the hop
-/// received with what it passed on, `#` the selected request with another at the same hop.
-public struct Comparison: Sendable, Hashable {
-    /// The two events: the older one on the left.
-    public var left: TimelineEvent
-    public var right: TimelineEvent
-    /// How far the overlay is scrolled.
-    public var scroll = 0
-
-    public init(left: TimelineEvent, right: TimelineEvent) {
-        self.left = left
-        self.right = right
-    }
-}
+import InspectorModel
 
 extension Inspector {
     /// The event that says what the selected hop saw on the selected side of the shown

@@ -1,18 +1,7 @@
 import Lab
-public import TerminalUI
-public import Timeline
-
-/// The `/` line: a filter expression being typed, and why the last one was refused.
-public struct FilterPrompt: Sendable, Hashable {
-    public var input: TextInput
-    /// The refusal of the expression last entered; the filter in force did not change.
-    public var error: FilterSyntaxError?
-
-    public init(text: String, error: FilterSyntaxError? = nil) {
-        input = TextInput(text: text)
-        self.error = error
-    }
-}
+import TerminalUI
+import Timeline
+import InspectorModel
 
 extension Inspector {
     /// What a filter reads about `row`: the events the view has seen, its outcome and the

@@ -3,19 +3,7 @@ import ChainKit
 import Lab
 import TerminalUI
 import Timeline
-
-/// The findings overlay: lint findings of the chain (`L`) or run findings (`F`), one selected.
-public struct FindingsList: Sendable, Hashable {
-    public enum Kind: Sendable, Hashable { case lint, run }
-    public var kind: Kind
-    public var selected = 0
-    /// Which cited event of the selected run finding is open, if one is.
-    public var openEvent: Int?
-
-    public init(kind: Kind) {
-        self.kind = kind
-    }
-}
+import InspectorModel
 
 extension InspectorState {
     /// The lint findings that name hop `index`.

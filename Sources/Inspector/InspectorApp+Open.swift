@@ -1,6 +1,7 @@
 public import Lab
 import Foundation
 import TerminalUI
+import InspectorModel
 
 extension InspectorApp {
     /// Why the inspector could not open.

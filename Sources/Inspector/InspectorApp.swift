@@ -3,6 +3,7 @@ public import TerminalUI
 import ChainKit
 import Foundation
 import Timeline
+public import InspectorModel
 
 /// Runs the inspector on a terminal: reads keys, applies updates, performs effects, and
 /// redraws when the state or the lab changed. Only changed cells reach the terminal.

@@ -1,5 +1,6 @@
 import Lab
 import Timeline
+public import InspectorModel
 
 extension KeyBindings {
     /// Why `action` does nothing in `state`, or nil when it acts: the one answer the update,

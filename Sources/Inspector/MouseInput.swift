@@ -1,5 +1,6 @@
 import TerminalUI
 import Timeline
+import InspectorModel
 
 extension Inspector {
     /// What a mouse report does, found in the map of the frame it was made on: a click

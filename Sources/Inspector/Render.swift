@@ -3,6 +3,7 @@ public import TerminalUI
 import ChainKit
 import Foundation
 import Timeline
+public import InspectorModel
 
 extension Inspector {
     /// The smallest screen the inspector draws; below it, a short message asks for more room.
@@ -124,7 +125,7 @@ extension Inspector {
     /// ``layout(_:body:)`` with Detail's content, `detailContent(state)`, already worked out.
     static func layout(_ state: InspectorState, body: Rect, detail: DetailContent?) -> [(InspectorState.Pane, Rect)] {
         if state.maximized { return [(state.focus, body)] }
-        let chainRows = max(state.chainPaneRowCount + 3, 7)
+        let chainRows = max(chainPaneRowCount(state) + 3, 7)
         let requestsWidth = min(40, max(22, body.width / 3))
         let timelineRows = min(max(4, state.visibleRequests.count + 3), max(4, body.height / 3))
         if body.width >= sideBySideWidth {
@@ -149,6 +150,13 @@ extension Inspector {
         if showTimeline, rows[1].height >= 3 { panes.append((.timeline, rows[1])) }
         if showDetail { panes.append((.detail, showTimeline ? rows[2] : Rect(x: body.x, y: rows[1].y, width: body.width, height: rows[1].height + rows[2].height))) }
         return panes
+    }
+
+    /// The rows the Chain pane asks for below its header: the hops (and refresh) of one
+    /// attempt, or the sequence diagram's rows (the layout gives what it can; the diagram
+    /// scrolls, and `+` gives it the whole screen).
+    static func chainPaneRowCount(_ state: InspectorState) -> Int {
+        state.chainView == .hops ? state.chainRowCount : sequenceRows(state).count
     }
 
     static func block(_ title: String, focused: Bool, _ state: InspectorState) -> Block {

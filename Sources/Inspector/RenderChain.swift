@@ -3,6 +3,7 @@ import Foundation
 import Lab
 import TerminalUI
 import Timeline
+import InspectorModel
 
 /// The Chain pane: one row per hop of the shown attempt, its pre-flight ↓ and post-flight ↑,
 /// and the token manager's refresh when the attempt made one.

@@ -4,6 +4,7 @@ import Lab
 import TerminalUI
 import Timeline
 import Vocabulary
+import InspectorModel
 
 /// The Detail pane: what the selected hop saw on the selected side during the shown attempt —
 /// the request going down, the result, response or error coming up, the cache read, or the

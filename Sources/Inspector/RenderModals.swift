@@ -3,6 +3,7 @@ import Foundation
 import Lab
 import Timeline
 public import TerminalUI
+public import InspectorModel
 
 extension Inspector {
     /// The help overlay's lines with the standard keys, as `chainlab keys` prints them.

@@ -2,6 +2,7 @@ import Foundation
 import Lab
 import TerminalUI
 import Timeline
+import InspectorModel
 
 /// The Timeline pane: a waterfall on the lab clock. One row per request; each attempt is a
 /// run of segments whose shape and colour say what it was doing — in the chain `─`, waiting

@@ -4,6 +4,7 @@ import Lab
 import TerminalUI
 import Timeline
 import Vocabulary
+import InspectorModel
 
 /// The Chain pane as a sequence diagram (`S`): the hops are columns, with the token manager's
 /// refresh as a column at the side, and each event is a row in the order it happened — `↓`

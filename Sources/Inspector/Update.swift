@@ -4,6 +4,7 @@ import Lab
 import TerminalUI
 import Timeline
 import Vocabulary
+public import InspectorModel
 
 /// The inspector app: ``update(_:_:)`` and ``render(_:into:)`` over an ``InspectorState``.
 public enum Inspector {

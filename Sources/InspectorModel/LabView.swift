@@ -129,15 +129,20 @@ public struct LabView: Sendable {
     /// Which builder made the view, and how many views it had made by then: with
     /// ``remade``, what a filter in force reads again (``Inspector/refreshFilter(_:)``). Nil
     /// for a view made or changed any other way, or made after the store dropped events.
-    var origin: Origin?
+    package var origin: Origin?
     /// The requests whose rows and events may differ from those of the builder's view before
     /// this one; every other row and its events are the same.
-    var remade: Set<Int> = []
+    package var remade: Set<Int> = []
 
     /// A view's place in its builder's sequence of views.
-    struct Origin: Sendable, Hashable {
-        var builder: Int
-        var number: Int
+    package struct Origin: Sendable, Hashable {
+        package var builder: Int
+        package var number: Int
+
+        package init(builder: Int, number: Int) {
+            self.builder = builder
+            self.number = number
+        }
     }
     /// Whether the server has the lab's controls (expiring tokens); false on a plain server.
     public var hasLabControls = true
@@ -192,7 +197,7 @@ public struct LabView: Sendable {
     }
 
     /// The latest end of any request, 0 with none: the waterfall's extent.
-    var latestRequestEnd: Double {
+    package var latestRequestEnd: Double {
         requestsEnd ?? requests.reduce(0) { max($0, $1.end) }
     }
 

@@ -77,7 +77,7 @@ public struct InspectorState: Sendable {
     /// The filter expression of the Requests pane and the waterfall (`/`).
     public var filter: FilterExpression? { didSet { panesRevision = .next() } }
     /// The requests ``filter`` lets through, as of the last view (``Inspector/refreshFilter(_:)``).
-    var filterMatches: Set<Int> = [] {
+    package var filterMatches: Set<Int> = [] {
         didSet {
             filteredRows = nil
             panesRevision = .next()
@@ -85,16 +85,22 @@ public struct InspectorState: Sendable {
     }
     /// ``visibleRequests`` as worked out with ``filterMatches`` for the view of that origin:
     /// a frame asks for them many times, and with 10,000 requests each asking copied them all.
-    var filteredRows: (origin: LabView.Origin, rows: [RequestRow])? { didSet { panesRevision = .next() } }
+    package var filteredRows: (origin: LabView.Origin, rows: [RequestRow])? { didSet { panesRevision = .next() } }
     /// What ``filterMatches`` was worked out for: the filter, the view's origin and its
     /// findings. From there, the next view of the same builder needs only its remade rows
     /// read again.
-    var filterBasis: FilterBasis? { didSet { panesRevision = .next() } }
+    package var filterBasis: FilterBasis? { didSet { panesRevision = .next() } }
 
-    struct FilterBasis: Sendable {
-        var source: String
-        var origin: LabView.Origin
-        var findings: [Finding]?
+    package struct FilterBasis: Sendable {
+        package var source: String
+        package var origin: LabView.Origin
+        package var findings: [Finding]?
+
+        package init(source: String, origin: LabView.Origin, findings: [Finding]?) {
+            self.source = source
+            self.origin = origin
+            self.findings = findings
+        }
     }
     /// The overlay and the notice are drawn over the panes and in the status line; changing
     /// them leaves ``panesRevision`` as it was.
@@ -107,13 +113,13 @@ public struct InspectorState: Sendable {
     public var exportFormat: ExportFormat = .json { didSet { panesRevision = .next() } }
     /// Where the selected request was held when the lab last changed, so the selection
     /// follows a request being stepped.
-    var followedPlace: StopPlace? { didSet { panesRevision = .next() } }
+    package var followedPlace: StopPlace? { didSet { panesRevision = .next() } }
     /// Whether the selected request left a stop the selection was following: when it
     /// finishes, the selection moves to where it ended.
-    var followsToEnd = false { didSet { panesRevision = .next() } }
+    package var followsToEnd = false { didSet { panesRevision = .next() } }
     /// The highest request id when `n` or `N` was pressed: the first request above it is
     /// selected once a view shows it, so the keys that follow act on what was just started.
-    var selectsLaunchAbove: Int? { didSet { panesRevision = .next() } }
+    package var selectsLaunchAbove: Int? { didSet { panesRevision = .next() } }
     /// How many operations `n` and `N` have started: the next is the scenario's launch list
     /// at this position, from its start again once the list is used up.
     var launchesStarted = 0 { didSet { panesRevision = .next() } }
@@ -136,7 +142,7 @@ public struct InspectorState: Sendable {
     }
 
     /// The operation the next `n` starts, as a headless run launches them (``Scenario/launch``).
-    mutating func nextLaunchedOperation() -> Int {
+    package mutating func nextLaunchedOperation() -> Int {
         defer { launchesStarted += 1 }
         return scenario.launch.isEmpty ? 0 : scenario.launch[launchesStarted % scenario.launch.count]
     }
@@ -151,7 +157,7 @@ public struct InspectorState: Sendable {
     /// Where the selected request is in ``visibleRequests``. Without a filter the rows are
     /// the lab's, in id order, and it is found by its id: with 10,000 requests, reading every
     /// row on each key was a tenth of a key's frame in a debug build (`input.latency.10k`).
-    var selectedVisibleIndex: Int? {
+    package var selectedVisibleIndex: Int? {
         guard filter != nil else { return selectedRequest.flatMap { lab.index(of: $0) } }
         return visibleRequests.firstIndex { $0.id == selectedRequest }
     }
@@ -195,7 +201,7 @@ public struct InspectorState: Sendable {
 
     /// The selected request's events, attempt by attempt and hop by hop, as far as the view
     /// has seen them.
-    var history: RequestHistory {
+    package var history: RequestHistory {
         guard let request = selectedRequest else { return RequestHistory(events: []) }
         return RequestHistory(events: lab.events(of: request))
     }
@@ -211,17 +217,12 @@ public struct InspectorState: Sendable {
 
     /// Whether the Chain pane has a row for the token manager's refresh: the shown attempt
     /// refreshed, or the request is waiting at the refresh stop.
-    var hasRefreshRow: Bool {
+    package var hasRefreshRow: Bool {
         (showsLatestAttempt && selectedStop?.place == .refresh) || !(history.attempt(shownAttempt)?.refresh.isEmpty ?? true)
     }
 
     /// The rows of the Chain pane: the hops, then the refresh row when there is one.
-    var chainRowCount: Int { hops.count + (hasRefreshRow ? 1 : 0) }
-
-    /// The rows the Chain pane asks for below its header: the hops (and refresh) of one
-    /// attempt, or the sequence diagram's rows (the layout gives what it can; the diagram
-    /// scrolls, and `+` gives it the whole screen).
-    var chainPaneRowCount: Int { chainView == .hops ? chainRowCount : Inspector.sequenceRows(self).count }
+    package var chainRowCount: Int { hops.count + (hasRefreshRow ? 1 : 0) }
 
     /// Whether the refresh row is selected.
     public var selectsRefresh: Bool { selectedHop == hops.count }
@@ -366,5 +367,59 @@ public struct ChainReorder: Sendable, Hashable {
         }
         selected = target
         return nil
+    }
+}
+
+/// The `/` line: a filter expression being typed, and why the last one was refused.
+public struct FilterPrompt: Sendable, Hashable {
+    public var input: TextInput
+    /// The refusal of the expression last entered; the filter in force did not change.
+    public var error: FilterSyntaxError?
+
+    public init(text: String, error: FilterSyntaxError? = nil) {
+        input = TextInput(text: text)
+        self.error = error
+    }
+}
+
+/// The breakpoints overlay (`Ctrl-B`): the rules in force, one selected, and a line to type
+/// a new one (`post@AuthInterceptor if ~op HeroQuery & ~c 401`).
+public struct BreakRulesEditor: Sendable, Hashable {
+    public var input: TextInput
+    public var selected = 0
+    /// Why the rule last entered was refused.
+    public var error: String?
+
+    public init(text: String = "") {
+        input = TextInput(text: text)
+    }
+}
+
+/// The findings overlay: lint findings of the chain (`L`) or run findings (`F`), one selected.
+public struct FindingsList: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable { case lint, run }
+    public var kind: Kind
+    public var selected = 0
+    /// Which cited event of the selected run finding is open, if one is.
+    public var openEvent: Int?
+
+    public init(kind: Kind) {
+        self.kind = kind
+    }
+}
+
+/// Two events side by side: `m` marks one, `=` compares it with the selected one; `p`
+/// compares the selected hop with the same hop of the previous attempt, `d` what the hop
+/// received with what it passed on, `#` the selected request with another at the same hop.
+public struct Comparison: Sendable, Hashable {
+    /// The two events: the older one on the left.
+    public var left: TimelineEvent
+    public var right: TimelineEvent
+    /// How far the overlay is scrolled.
+    public var scroll = 0
+
+    public init(left: TimelineEvent, right: TimelineEvent) {
+        self.left = left
+        self.right = right
     }
 }

@@ -3,9 +3,9 @@ import TerminalUI
 /// A table of the help overlay: a heading, then terms and what each means. The reference
 /// tables below, each overlay's keys (``OverlayKeymap``) and `chainlab keys` all print
 /// through one function, ``Inspector/helpLines(keys:state:)``, so the overlay has one shape.
-struct HelpTable: Sendable {
-    var title: String
-    var rows: [(term: String, text: String)]
+package struct HelpTable: Sendable {
+    package var title: String
+    package var rows: [(term: String, text: String)]
 
     init(_ title: String, _ rows: [(term: String, text: String)]) {
         self.title = title
@@ -14,7 +14,7 @@ struct HelpTable: Sendable {
 
     /// The tables before the keys: what each pane shows, what each symbol on screen means,
     /// and the grammar of filters and rules.
-    static let reference = [panes, symbols, filters]
+    package static let reference = [panes, symbols, filters]
 
     static let panes = HelpTable("Panes", [
         ("Requests", "every operation started, its state and, once finished, its outcome and cause (200, cache, invalid_grant, MaxRetries(3))"),
@@ -50,7 +50,7 @@ struct HelpTable: Sendable {
 
     /// An overlay's keys as a table: "other keys" stands for a row that takes every key the
     /// rows above do not name.
-    static func keys(of overlay: OverlayKeymap.Overlay) -> HelpTable {
+    package static func keys(of overlay: OverlayKeymap.Overlay) -> HelpTable {
         HelpTable(overlay.title, OverlayKeymap.bindings(overlay).map { binding in
             (binding.keys.isEmpty ? "other keys" : binding.keys.map(\.name).joined(separator: "/"), binding.summary)
         })
