@@ -39,7 +39,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "ChainKit", targets: ["ChainKit"]),
-        .library(name: "ChainLabInspector", targets: ["Inspector", "InspectorModel", "Lab", "Timeline"]),
+        .library(name: "ChainLabInspector", targets: ["Inspector", "InspectorModel", "InspectorView", "Lab", "Timeline"]),
         .executable(name: "chainlab", targets: ["chainlab"]),
     ],
     targets: [
@@ -176,9 +176,16 @@ let package = Package(
             dependencies: ["Vocabulary", "ChainKit", "Timeline", "Findings", "Lab", "TerminalUI"],
             swiftSettings: optimizedInDebug
         ),
+        // What a state shows: the layout, the panes, the overlays, the status line, and which
+        // keys act now. `Inspector` re-exports it.
+        .target(
+            name: "InspectorView",
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Findings", "Lab", "TerminalUI", "InspectorModel"],
+            swiftSettings: optimizedInDebug
+        ),
         .target(
             name: "Inspector",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Findings", "Lab", "TerminalUI", "InspectorModel"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Lab", "TerminalUI", "InspectorModel", "InspectorView"],
             swiftSettings: optimizedInDebug
         ),
         .testTarget(

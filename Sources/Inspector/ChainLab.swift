@@ -3,8 +3,9 @@ import Foundation
 public import Lab
 import Timeline
 // Re-exported: `import Inspector` gives an app, the command line and the tests the state,
-// the keys and the config too.
+// the keys and the config, and the drawing, too.
 @_exported public import InspectorModel
+@_exported public import InspectorView
 
 /// The library entry for an app's own interceptors: a lab scenario run through them.
 ///

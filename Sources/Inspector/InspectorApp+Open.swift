@@ -2,6 +2,7 @@ public import Lab
 import Foundation
 import TerminalUI
 import InspectorModel
+import InspectorView
 
 extension InspectorApp {
     /// Why the inspector could not open.

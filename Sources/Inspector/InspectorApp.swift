@@ -4,6 +4,7 @@ import ChainKit
 import Foundation
 import Timeline
 public import InspectorModel
+import InspectorView
 
 /// Runs the inspector on a terminal: reads keys, applies updates, performs effects, and
 /// redraws when the state or the lab changed. Only changed cells reach the terminal.

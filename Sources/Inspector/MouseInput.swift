@@ -1,6 +1,7 @@
 import TerminalUI
 import Timeline
 import InspectorModel
+import InspectorView
 
 extension Inspector {
     /// What a mouse report does, found in the map of the frame it was made on: a click

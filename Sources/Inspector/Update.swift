@@ -5,9 +5,9 @@ import TerminalUI
 import Timeline
 import Vocabulary
 public import InspectorModel
+import InspectorView
 
-/// The inspector app: ``update(_:_:)`` and ``render(_:into:)`` over an ``InspectorState``.
-public enum Inspector {
+extension Inspector {
     /// Applies one message to the state and returns what the app must do.
     public static func update(_ state: inout InspectorState, _ message: InspectorMessage) -> [InspectorEffect] {
         switch message {
@@ -266,15 +266,6 @@ public enum Inspector {
         }
     }
 
-    /// The selected request when it is neither finished nor waiting at a stop: it is moving
-    /// between two stops.
-    static func inFlightRequest(_ state: InspectorState) -> Int? {
-        guard let row = state.selectedRow, !row.isFinished, row.state != .blocked,
-            state.selectedStop?.held != true
-        else { return nil }
-        return row.id
-    }
-
     static func toggleBreakpoint(_ state: inout InspectorState) -> [InspectorEffect] {
         let hop = state.selectedHop
         let pre = Breakpoint(hop: hop, position: .pre), post = Breakpoint(hop: hop, position: .post)
@@ -321,60 +312,6 @@ public enum Inspector {
         case .detail:
             state.detailScroll = step(state.detailScroll, count: detailScrollLimit(state) + 1)
         }
-    }
-
-    /// The panes that can take the focus, in Tab order: those on screen (a small terminal
-    /// leaves some out), or every pane while `+` shows the focused one alone.
-    static func shownPanes(_ state: InspectorState) -> [InspectorState.Pane] {
-        guard !state.maximized else { return InspectorState.Pane.allCases }
-        let shown = Set(layout(state, body: bodyArea(state.size)).map(\.0))
-        return InspectorState.Pane.allCases.filter(shown.contains)
-    }
-
-    /// The highest zoom of the waterfall: 2¹² times the whole run.
-    static let maximumZoom = 12
-
-    /// Why `action`, a movement key, would move nothing in `state`, or nil when it moves.
-    static func moveRefusal(_ action: Action, _ state: InspectorState) -> String? {
-        let back = [.up, .pageUp, .home].contains(action)
-        // Worked out from where the selection is, not by moving a copy: the status line asks
-        // this for six keys on every frame, with thousands of requests.
-        func atEnd(_ index: Int, of count: Int) -> Bool { back ? index <= 0 : index >= count - 1 }
-        switch state.focus {
-        case .requests, .timeline:
-            let rows = state.visibleRequests
-            guard !rows.isEmpty else {
-                return state.lab.requests.isEmpty ? "no requests yet: press \(state.keys.keyName(.newOperation)) to start one" : "no request matches the filter"
-            }
-            let index = state.selectedVisibleIndex
-            guard let index, atEnd(index, of: rows.count) else { return nil }
-            return back ? "the first request is selected" : "the last request is selected"
-        case .chain where state.chainView == .hops:
-            // Before any request, the Chain pane lists the chain's hops: breakpoints go on them.
-            guard atEnd(state.selectedHop, of: state.chainRowCount) else { return nil }
-            return back ? "the first row of the Chain pane is selected" : "the last row of the Chain pane is selected"
-        case .chain:
-            var moved = state
-            moveInSequence(action, &moved)
-            let rows = sequenceRows(state)
-            guard selectedSequenceRow(moved, rows: rows) == selectedSequenceRow(state, rows: rows) else { return nil }
-            return back ? "the first event of the diagram is selected" : "the last event of the diagram is selected"
-        case .detail:
-            // At the top, going up needs no layout.
-            if back { return state.detailScroll > 0 ? nil : "Detail shows its first line" }
-            let limit = detailScrollLimit(state)
-            guard limit > 0 else { return "Detail fits its pane: nothing to scroll" }
-            return state.detailScroll >= limit ? "Detail shows its last line" : nil
-        }
-    }
-
-    /// Whether `f` changes Detail: folding leaves fewer lines only where a JSON object or
-    /// array sits below the top two levels.
-    static func foldsSomething(_ state: InspectorState) -> Bool {
-        var folded = state, unfolded = state
-        folded.detailFolded = true
-        unfolded.detailFolded = false
-        return (detailSource(folded)?.lines.count ?? 0) < (detailSource(unfolded)?.lines.count ?? 0)
     }
 
     /// Selects `request` and shows where it is: its stop, or where it ended.

@@ -35,7 +35,7 @@ extension Inspector {
     }
 
     /// How far the help overlay scrolls at `state.size`: its last line at the bottom.
-    static func helpScrollLimit(_ state: InspectorState) -> Int {
+    package static func helpScrollLimit(_ state: InspectorState) -> Int {
         let body = bodyArea(state.size)
         let width = min(body.width - 2, modalWidth) - 2
         return max(0, Paragraph(helpLines(keys: state.keys, state: state), wrap: true).rowCount(width: max(1, width)) - max(1, body.height - 4))

@@ -74,7 +74,7 @@ extension Inspector {
     }
 
     /// The rows above the status line, where the panes and overlays go.
-    static func bodyArea(_ size: Size) -> Rect {
+    package static func bodyArea(_ size: Size) -> Rect {
         Rect(x: 0, y: 0, width: size.width, height: max(0, size.height - 1))
     }
 
@@ -323,5 +323,13 @@ extension Inspector {
         let line = StatusLine(entries.map(\.hint), trailing: trailing)
         line.render(in: area, into: &buffer)
         for (rect, entry) in zip(line.hintAreas(in: area), entries) { map.add(rect, .hint(entry.action)) }
+    }
+
+    /// The panes that can take the focus, in Tab order: those on screen (a small terminal
+    /// leaves some out), or every pane while `+` shows the focused one alone.
+    package static func shownPanes(_ state: InspectorState) -> [InspectorState.Pane] {
+        guard !state.maximized else { return InspectorState.Pane.allCases }
+        let shown = Set(layout(state, body: bodyArea(state.size)).map(\.0))
+        return InspectorState.Pane.allCases.filter(shown.contains)
     }
 }

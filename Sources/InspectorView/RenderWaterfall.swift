@@ -2,7 +2,7 @@ import Foundation
 import Lab
 import TerminalUI
 import Timeline
-import InspectorModel
+package import InspectorModel
 
 /// The Timeline pane: a waterfall on the lab clock. One row per request; each attempt is a
 /// run of segments whose shape and colour say what it was doing — in the chain `─`, waiting
@@ -232,4 +232,7 @@ extension Inspector {
             }
         }
     }
+
+    /// The highest zoom of the waterfall: 2¹² times the whole run.
+    package static let maximumZoom = 12
 }

@@ -100,3 +100,57 @@ extension KeyBindings {
         }
     }
 }
+
+extension Inspector {
+    /// The selected request when it is neither finished nor waiting at a stop: it is moving
+    /// between two stops.
+    package static func inFlightRequest(_ state: InspectorState) -> Int? {
+        guard let row = state.selectedRow, !row.isFinished, row.state != .blocked,
+            state.selectedStop?.held != true
+        else { return nil }
+        return row.id
+    }
+
+    /// Why `action`, a movement key, would move nothing in `state`, or nil when it moves.
+    static func moveRefusal(_ action: Action, _ state: InspectorState) -> String? {
+        let back = [.up, .pageUp, .home].contains(action)
+        // Worked out from where the selection is, not by moving a copy: the status line asks
+        // this for six keys on every frame, with thousands of requests.
+        func atEnd(_ index: Int, of count: Int) -> Bool { back ? index <= 0 : index >= count - 1 }
+        switch state.focus {
+        case .requests, .timeline:
+            let rows = state.visibleRequests
+            guard !rows.isEmpty else {
+                return state.lab.requests.isEmpty ? "no requests yet: press \(state.keys.keyName(.newOperation)) to start one" : "no request matches the filter"
+            }
+            let index = state.selectedVisibleIndex
+            guard let index, atEnd(index, of: rows.count) else { return nil }
+            return back ? "the first request is selected" : "the last request is selected"
+        case .chain where state.chainView == .hops:
+            // Before any request, the Chain pane lists the chain's hops: breakpoints go on them.
+            guard atEnd(state.selectedHop, of: state.chainRowCount) else { return nil }
+            return back ? "the first row of the Chain pane is selected" : "the last row of the Chain pane is selected"
+        case .chain:
+            var moved = state
+            moveInSequence(action, &moved)
+            let rows = sequenceRows(state)
+            guard selectedSequenceRow(moved, rows: rows) == selectedSequenceRow(state, rows: rows) else { return nil }
+            return back ? "the first event of the diagram is selected" : "the last event of the diagram is selected"
+        case .detail:
+            // At the top, going up needs no layout.
+            if back { return state.detailScroll > 0 ? nil : "Detail shows its first line" }
+            let limit = detailScrollLimit(state)
+            guard limit > 0 else { return "Detail fits its pane: nothing to scroll" }
+            return state.detailScroll >= limit ? "Detail shows its last line" : nil
+        }
+    }
+
+    /// Whether `f` changes Detail: folding leaves fewer lines only where a JSON object or
+    /// array sits below the top two levels.
+    static func foldsSomething(_ state: InspectorState) -> Bool {
+        var folded = state, unfolded = state
+        folded.detailFolded = true
+        unfolded.detailFolded = false
+        return (detailSource(folded)?.lines.count ?? 0) < (detailSource(unfolded)?.lines.count ?? 0)
+    }
+}

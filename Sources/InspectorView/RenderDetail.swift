@@ -1,25 +1,30 @@
 import ChainKit
 import Foundation
 import Lab
-import TerminalUI
+package import TerminalUI
 import Timeline
 import Vocabulary
-import InspectorModel
+package import InspectorModel
 
 /// The Detail pane: what the selected hop saw on the selected side during the shown attempt —
 /// the request going down, the result, response or error coming up, the cache read, or the
 /// refresh exchange — or what is waiting at the stop the request is held at.
 extension Inspector {
     /// Detail's title and content.
-    struct DetailContent {
-        var title: String
-        var lines: [Line]
+    package struct DetailContent {
+        package var title: String
+        package var lines: [Line]
+
+        init(title: String, lines: [Line]) {
+            self.title = title
+            self.lines = lines
+        }
     }
 
     static func sideName(_ side: StopPosition) -> String { side == .pre ? "pre-flight" : "post-flight" }
 
     /// Detail's content, closed by a line that says whether secrets are masked or revealed.
-    static func detailContent(_ state: InspectorState) -> DetailContent? {
+    package static func detailContent(_ state: InspectorState) -> DetailContent? {
         guard var content = detailSource(state) else { return nil }
         content.lines.append(state.revealSecrets ? Line("⚠ secrets revealed · v to mask", style: bad) : Line("secrets masked · v to reveal", style: .dim))
         content.lines += lintDetailLines(state)
@@ -227,7 +232,7 @@ extension Inspector {
     static let searchOther = Style(attributes: [.reverse])
 
     /// Where `needle` occurs in `lines`, case-insensitively: line index and character range.
-    static func searchMatches(in lines: [Line], for needle: String) -> [(line: Int, range: Range<Int>)] {
+    package static func searchMatches(in lines: [Line], for needle: String) -> [(line: Int, range: Range<Int>)] {
         guard !needle.isEmpty else { return [] }
         let lowered = Array(needle.lowercased())
         var matches: [(line: Int, range: Range<Int>)] = []
@@ -278,7 +283,7 @@ extension Inspector {
     }
 
     /// How far Detail scrolls: its rows at the width it is drawn at, less the rows it shows.
-    static func detailScrollLimit(_ state: InspectorState) -> Int {
+    package static func detailScrollLimit(_ state: InspectorState) -> Int {
         guard let area = layout(state, body: bodyArea(state.size)).first(where: { $0.0 == .detail })?.1, area.width > 2 else { return 0 }
         let lines = detailContent(state)?.lines ?? emptyDetailLines(state)
         return max(0, Paragraph(lines, wrap: true).rowCount(width: area.width - 2) - (area.height - 2))

@@ -2,9 +2,9 @@ import ChainKit
 import Foundation
 import Lab
 import TerminalUI
-import Timeline
+package import Timeline
 import Vocabulary
-import InspectorModel
+package import InspectorModel
 
 /// The Chain pane as a sequence diagram (`S`): the hops are columns, with the token manager's
 /// refresh as a column at the side, and each event is a row in the order it happened — `↓`
@@ -15,12 +15,12 @@ import InspectorModel
 /// event: the Requests pane, the Timeline and Detail follow it.
 extension Inspector {
     /// One row of the diagram.
-    enum SequenceRow {
+    package enum SequenceRow {
         /// The line above the first event of a retry.
         case divider(request: Int, attempt: Int)
         case event(TimelineEvent)
 
-        var event: TimelineEvent? {
+        package var event: TimelineEvent? {
             if case .event(let event) = self { return event }
             return nil
         }
@@ -38,7 +38,7 @@ extension Inspector {
     }
 
     /// The diagram's rows for the Chain pane's view, as far as the view has seen the events.
-    static func sequenceRows(_ state: InspectorState) -> [SequenceRow] {
+    package static func sequenceRows(_ state: InspectorState) -> [SequenceRow] {
         switch state.chainView {
         case .hops:
             return []
@@ -83,7 +83,7 @@ extension Inspector {
     }
 
     /// Selects `event` everywhere: its request, attempt, hop and side.
-    static func selectSequenceEvent(_ event: TimelineEvent, _ state: inout InspectorState) {
+    package static func selectSequenceEvent(_ event: TimelineEvent, _ state: inout InspectorState) {
         state.selectedRequest = event.request
         state.selectedAttempt = event.attempt >= state.attemptCount ? nil : event.attempt
         let place = place(of: event, hopCount: state.hops.count)
@@ -96,7 +96,7 @@ extension Inspector {
     }
 
     /// j/k, pages, first and last over the diagram's events (dividers are passed over).
-    static func moveInSequence(_ action: Action, _ state: inout InspectorState) {
+    package static func moveInSequence(_ action: Action, _ state: inout InspectorState) {
         let rows = sequenceRows(state)
         let events = rows.indices.filter { rows[$0].event != nil }
         guard !events.isEmpty else { return }
@@ -114,7 +114,7 @@ extension Inspector {
     }
 
     /// `S` and `A`: the sequence diagram of the selected request, of every request, or the hops.
-    static func toggleSequence(_ action: Action, _ state: inout InspectorState) {
+    package static func toggleSequence(_ action: Action, _ state: inout InspectorState) {
         switch action {
         case .sequenceDiagram: state.chainView = state.chainView == .hops ? .sequence : .hops
         default: state.chainView = state.chainView == .allRequests ? .sequence : .allRequests
