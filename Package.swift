@@ -57,12 +57,24 @@ let package = Package(
             dependencies: ["Vocabulary"],
             swiftSettings: strictSettings
         ),
+        // The value types beneath both the chain runtime and the store: HTTP fields and
+        // messages, JSON, `PullStream`, digests. `ChainKit` re-exports it.
         .target(
-            name: "ChainKit",
+            name: "Wire",
             dependencies: [
                 "Vocabulary",
                 .target(name: "CCrypto", condition: .when(platforms: [.linux, .android, .windows, .openbsd])),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "WireTests",
+            dependencies: ["Wire", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ChainKit",
+            dependencies: ["Vocabulary", "Wire"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -96,7 +108,7 @@ let package = Package(
         ),
         .target(
             name: "Timeline",
-            dependencies: ["Vocabulary", "ChainKit"],
+            dependencies: ["Vocabulary", "Wire"],
             swiftSettings: optimizedInDebug
         ),
         .testTarget(
@@ -141,12 +153,12 @@ let package = Package(
         ),
         .target(
             name: "Stops",
-            dependencies: ["ChainKit", "Timeline"],
+            dependencies: ["Wire", "Timeline"],
             swiftSettings: strictSettings
         ),
         .target(
             name: "Scheduling",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Stops"],
+            dependencies: ["Vocabulary", "Wire", "Timeline", "Stops"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -156,7 +168,7 @@ let package = Package(
         ),
         .target(
             name: "Findings",
-            dependencies: ["ChainKit", "Timeline"],
+            dependencies: ["Wire", "Timeline"],
             swiftSettings: optimizedInDebug
         ),
         .target(

@@ -22,8 +22,8 @@ case "$seconds" in (*[!0-9]*|"") echo "fuzz/run.sh: SECONDS must be a whole numb
 build=.build-fuzz/fuzz
 mkdir -p "$build/modules" "$build/objects" "$build/bin" fuzz/out
 
-# One package name for every module, as SwiftPM gives them: ChainKit shares `package`
-# declarations with the modules above it.
+# One package name for every module, as SwiftPM gives them: Wire and ChainKit share
+# `package` declarations with the modules above them.
 flags=(-O -g -swift-version 6 -sanitize=fuzzer,address -package-name chainlab
        -enable-upcoming-feature ExistentialAny
        -enable-upcoming-feature InternalImportsByDefault
@@ -33,14 +33,14 @@ flags=(-O -g -swift-version 6 -sanitize=fuzzer,address -package-name chainlab
 # Which package modules each target links, in dependency order.
 modules_for() {
     case "$1" in
-        FuzzScenario) echo Vocabulary ChainKit Timeline Stops Scheduling Instrumentation Backend Findings Lint HTTPServer Outbound Lab ;;
-        FuzzRecording) echo Vocabulary ChainKit Timeline Stops Scheduling Instrumentation Backend Findings Lint HTTPServer Outbound Lab ;;
-        FuzzHeaders) echo Vocabulary ChainKit ;;
+        FuzzScenario) echo Vocabulary Wire ChainKit Timeline Stops Scheduling Instrumentation Backend Findings Lint HTTPServer Outbound Lab ;;
+        FuzzRecording) echo Vocabulary Wire ChainKit Timeline Stops Scheduling Instrumentation Backend Findings Lint HTTPServer Outbound Lab ;;
+        FuzzHeaders) echo Vocabulary Wire ChainKit ;;
         FuzzHTTPParser) echo Vocabulary HTTPServer ;;
-        FuzzMultipart) echo Vocabulary ChainKit ;;
-        FuzzJSON) echo Vocabulary ChainKit ;;
-        FuzzFilter) echo Vocabulary ChainKit Timeline ;;
-        FuzzHTTPAnswer) echo Vocabulary ChainKit Timeline HTTPServer Outbound ;;
+        FuzzMultipart) echo Vocabulary Wire ChainKit ;;
+        FuzzJSON) echo Vocabulary Wire ChainKit ;;
+        FuzzFilter) echo Vocabulary Wire ChainKit Timeline ;;
+        FuzzHTTPAnswer) echo Vocabulary Wire ChainKit Timeline HTTPServer Outbound ;;
         *) echo "fuzz/run.sh: unknown target '$1'; valid: FuzzScenario, FuzzRecording, FuzzHeaders, FuzzHTTPParser, FuzzMultipart, FuzzJSON, FuzzFilter, FuzzHTTPAnswer" >&2; return 2 ;;
     esac
 }
@@ -48,13 +48,14 @@ modules_for() {
 # The package modules a module imports (as in Package.swift).
 deps_of() {
     case "$1" in
-        ChainKit) echo Vocabulary ;;
-        Timeline) echo Vocabulary ChainKit ;;
+        Wire) echo Vocabulary ;;
+        ChainKit) echo Vocabulary Wire ;;
+        Timeline) echo Vocabulary Wire ;;
         HTTPServer) echo Vocabulary ;;
         Backend) echo Vocabulary ChainKit ;;
-        Findings) echo ChainKit Timeline ;;
-        Stops) echo ChainKit Timeline ;;
-        Scheduling) echo Vocabulary ChainKit Timeline Stops ;;
+        Findings) echo Wire Timeline ;;
+        Stops) echo Wire Timeline ;;
+        Scheduling) echo Vocabulary Wire Timeline Stops ;;
         Instrumentation) echo ChainKit Timeline Stops ;;
         Lint) echo Vocabulary ChainKit Timeline ;;
         Outbound) echo Vocabulary ChainKit Timeline HTTPServer ;;

@@ -1,4 +1,4 @@
-import ChainKit
+import Wire
 
 /// The notes (event details) of the token manager's `auth` events: what the lab
 /// writes and what the findings detectors read, in one place.

@@ -1,5 +1,5 @@
 public import Stops
-public import ChainKit
+public import Wire
 public import Timeline
 
 /// Something a person, a script or a replay asks the lab to do.

@@ -1,6 +1,6 @@
 import Synchronization
 @_exported public import Stops
-import ChainKit
+import Wire
 public import Timeline
 
 /// Decides, at every hop boundary, which operation moves next and what happens to it.

@@ -1,4 +1,4 @@
-public import ChainKit
+public import Wire
 public import Timeline
 
 /// Which side of a hop a stop is on.

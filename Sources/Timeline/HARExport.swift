@@ -1,5 +1,5 @@
 public import Foundation
-import ChainKit
+import Wire
 import Vocabulary
 
 /// The timeline as a HAR 1.2 archive, for browser dev tools, Charles, Proxyman or mitmproxy.

@@ -1,4 +1,4 @@
-public import ChainKit
+public import Wire
 
 /// How one header list differs from another: the names added, changed and removed.
 ///

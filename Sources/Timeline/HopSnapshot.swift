@@ -1,4 +1,4 @@
-public import ChainKit
+public import Wire
 public import Foundation
 import Synchronization
 

@@ -1,4 +1,4 @@
-import ChainKit
+import Wire
 
 /// Which of an event's fields an export writes. Every export writes them in one order, by
 /// ``JSONWriter/event(_:fields:masking:)``, so a field means the same in each of them.

@@ -1,4 +1,4 @@
-import ChainKit
+import Wire
 
 /// Writes JSON with keys in the order they are given, straight into a string: exports stay
 /// readable (`seq` first) and a million events never become a tree of dictionaries.

@@ -1,5 +1,5 @@
 public import Foundation
-import ChainKit
+import Wire
 
 /// The timeline as OpenTelemetry traces: one OTLP/JSON document, the protobuf JSON mapping of
 /// `ExportTraceServiceRequest`, as Jaeger, Tempo and every OpenTelemetry Collector accept it.

@@ -1,4 +1,4 @@
-import ChainKit
+import Wire
 import Vocabulary
 import Foundation
 import Vocabulary

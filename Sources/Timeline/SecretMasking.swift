@@ -1,4 +1,4 @@
-public import ChainKit
+public import Wire
 import Foundation
 import Synchronization
 import Vocabulary

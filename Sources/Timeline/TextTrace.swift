@@ -1,4 +1,4 @@
-import ChainKit
+import Wire
 import Vocabulary
 
 /// The timeline as text, one line per event, for `chainlab trace --format text` and logs:

@@ -1,4 +1,4 @@
-public import ChainKit
+public import Wire
 
 /// What layer of the flattened chain published an event.
 public enum HopKind: String, Sendable, Hashable, CaseIterable {

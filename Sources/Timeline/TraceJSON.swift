@@ -1,4 +1,4 @@
-import ChainKit
+import Wire
 public import Foundation
 
 /// Everything a `chainlab trace --format json` file holds.

@@ -3,17 +3,6 @@ public import Foundation
 public import FoundationNetworking
 #endif
 
-/// What a response in a GraphQL chain's HTTP layer carries beside its head.
-final class ChunkedBody: Sendable {
-    let url: URL
-    let chunks: AsyncThrowingStream<Data, any Error>
-
-    init(url: URL, chunks: AsyncThrowingStream<Data, any Error>) {
-        self.url = url
-        self.chunks = chunks
-    }
-}
-
 // Apollo iOS 2.4's `HTTPResponse` and swift-http-types' share a name; in ChainKit they are
 // one type. A response in a GraphQL chain's HTTP layer carries Apollo's members too: the
 // `HTTPURLResponse`, the body chunks and `mapChunks`. Unlike Apollo's, the type is copyable,

@@ -1,3 +1,4 @@
+import Wire
 import Synchronization
 
 /// The task that runs a started layer ahead of its reader. Typed as throwing though its work

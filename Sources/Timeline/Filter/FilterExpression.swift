@@ -1,5 +1,5 @@
 import Foundation
-import ChainKit
+import Wire
 
 /// A filter expression over requests, in the style of mitmproxy's: `~op HeroQuery & ~c 401`.
 ///

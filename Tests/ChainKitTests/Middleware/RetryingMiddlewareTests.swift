@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ChainKit
+@testable import Wire
 
 /// Sends every request twice without buffering, the mistake RetryingMiddleware guards against.
 private struct NaiveResendingMiddleware: ClientMiddleware {

@@ -116,28 +116,6 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
         }
     }
 
-    /// A stream whose elements `makeStream` starts producing now, in a task of its own, before
-    /// anybody reads them; they wait in a buffer until they are read. Dropping the stream or
-    /// cancelling the task that reads it cancels the producing task. This is how Apollo iOS 2.x
-    /// runs a layer (`AsyncThrowingStream.executingInAsyncTask`); read it only once.
-    public static func started(_ makeStream: @escaping @Sendable () async throws -> PullStream) -> PullStream {
-        startedWithTask(makeStream).stream
-    }
-
-    /// ``started(_:)``, with the producing task, for a caller that must know when that task
-    /// has ended (a cancelled reader's stream ends before it does).
-    package static func startedWithTask(_ makeStream: @escaping @Sendable () async throws -> PullStream) -> (stream: PullStream, task: StartedTask) {
-        let buffer = StartedBuffer<Element>()
-        let task = StartedTask {
-            do {
-                await buffer.fill(from: try await makeStream())
-            } catch {
-                buffer.finish(throwing: error)
-            }
-        }
-        return (PullStream(source: StartedReader(buffer: buffer, task: task)), task)
-    }
-
     /// Transforms every element; a thrown error fails the stream.
     @inlinable
     public func map<T: Sendable>(_ transform: @escaping @Sendable (Element) async throws -> T) -> PullStream<T> {
@@ -194,11 +172,12 @@ public struct PullStream<Element: Sendable>: AsyncSequence, Sendable {
     }
 }
 
-extension PullStream where Element == ChainResponse {
-    /// The annotation of a stream of the chain's results, lent: not retained, valid while
-    /// the stream is (nil for a stream not made with ``init(source:)``). Read where the
-    /// element type is known, the source is looked at in place; a generic reader copies
-    /// it through its type's metadata, and retains what it holds, to ask the same.
+extension PullStream {
+    /// The annotation of a stream, lent: not retained, valid while the stream is (nil for a
+    /// stream not made with ``init(source:)``). Inlinable, so it is read where the element
+    /// type is known (the chain's results) and the source is looked at in place; a generic
+    /// reader copies it through its type's metadata, and retains what it holds, to ask the same.
+    @inlinable
     package var lentAnnotation: Unmanaged<AnyObject>? {
         guard case .object(let source) = source else { return nil }
         return Unmanaged.passUnretained(source)

@@ -1,4 +1,4 @@
-import ChainKit
+import Wire
 import Foundation
 import Testing
 import TestSupport

@@ -69,7 +69,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Takes the value's estimated size out of `budget`; false once it is overdrawn.
-    func fits(_ budget: inout Int) -> Bool {
+    package func fits(_ budget: inout Int) -> Bool {
         switch self {
         case .null, .bool, .number: budget -= 8
         case .exactNumber(let text): budget -= text.utf8.count

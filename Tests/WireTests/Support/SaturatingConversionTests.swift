@@ -1,4 +1,4 @@
-import ChainKit
+import Wire
 import Testing
 
 @Suite("Integer conversion of outside numbers")

@@ -193,8 +193,8 @@ public struct HTTPResponse: Sendable, Hashable {
     public var status: Status
     public var headerFields: HTTPFields
     /// The URL and body chunks of a response in a GraphQL chain's HTTP layer (see
-    /// `HTTPResponse+Chunks.swift`); nil for a middleware stack's response head.
-    let chunked: ChunkedBody?
+    /// `HTTPResponse+Chunks.swift` in ChainKit); nil for a middleware stack's response head.
+    package let chunked: ChunkedBody?
 
     public init(status: Status, headerFields: HTTPFields = [:]) {
         self.status = status
@@ -202,7 +202,7 @@ public struct HTTPResponse: Sendable, Hashable {
         self.chunked = nil
     }
 
-    init(status: Status, headerFields: HTTPFields, chunked: ChunkedBody) {
+    package init(status: Status, headerFields: HTTPFields, chunked: ChunkedBody) {
         self.status = status
         self.headerFields = headerFields
         self.chunked = chunked
@@ -220,6 +220,17 @@ public struct HTTPResponse: Sendable, Hashable {
 
     /// Whether the status is in 200...299.
     public var isSuccess: Bool { status.kind == .successful }
+}
+
+/// What a response in a GraphQL chain's HTTP layer carries beside its head.
+package final class ChunkedBody: Sendable {
+    package let url: URL
+    package let chunks: AsyncThrowingStream<Data, any Error>
+
+    package init(url: URL, chunks: AsyncThrowingStream<Data, any Error>) {
+        self.url = url
+        self.chunks = chunks
+    }
 }
 
 /// A byte chunk stream, as responses deliver their bodies in the GraphQL HTTP layer.

@@ -1,4 +1,4 @@
-import ChainKit
+import Wire
 import Vocabulary
 
 /// `JSONParser` as it was before it read bytes in place: one `[UInt8]` copy, strings assembled

@@ -134,7 +134,7 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, CustomStri
     /// Whether `other` is a copy of this list, neither changed since: the same storage. An
     /// array is one reference to its storage, which holds its count and elements; equal
     /// words are the same storage, kept alive by both lists while they are compared.
-    @inlinable func isIdentical(to other: HTTPFields) -> Bool {
+    @inlinable package func isIdentical(to other: HTTPFields) -> Bool {
         // Where an array is more than that one word, every list is told by its fields.
         guard MemoryLayout<[HTTPField]>.size == MemoryLayout<UInt>.size else { return false }
         return withUnsafeBytes(of: storage) { $0.load(as: UInt.self) } == withUnsafeBytes(of: other.storage) { $0.load(as: UInt.self) }
