@@ -39,7 +39,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "ChainKit", targets: ["ChainKit"]),
-        .library(name: "ChainLabInspector", targets: ["Inspector", "InspectorModel", "InspectorView", "Lab", "Timeline"]),
+        .library(name: "ChainLabInspector", targets: ["Inspector", "InspectorModel", "InspectorView", "Lab", "Timeline", "TimelineFilter", "Exports"]),
         .executable(name: "chainlab", targets: ["chainlab"]),
     ],
     targets: [
@@ -79,7 +79,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "chainlab",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Backend", "Outbound", "Serve", "Lab", "TerminalUI", "Inspector"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "TimelineFilter", "Exports", "Backend", "Outbound", "Serve", "Lab", "TerminalUI", "Inspector"],
             swiftSettings: executableSettings,
             linkerSettings: executableLinking
         ),
@@ -111,9 +111,21 @@ let package = Package(
             dependencies: ["Vocabulary", "Wire"],
             swiftSettings: optimizedInDebug
         ),
+        // The filter language of `/` and `trace --filter`, over the store's events.
+        .target(
+            name: "TimelineFilter",
+            dependencies: ["Vocabulary", "Wire", "Timeline"],
+            swiftSettings: optimizedInDebug
+        ),
+        // A run's events written out: HAR, OTLP, curl, TraceJSON, text.
+        .target(
+            name: "Exports",
+            dependencies: ["Vocabulary", "Wire", "Timeline"],
+            swiftSettings: optimizedInDebug
+        ),
         .testTarget(
             name: "TimelineTests",
-            dependencies: ["Timeline", "TestSupport"],
+            dependencies: ["Timeline", "TimelineFilter", "Exports", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .systemLibrary(name: "CNcursesw", path: "Sources/CNcursesw"),
@@ -148,7 +160,7 @@ let package = Package(
         ),
         .target(
             name: "Serve",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Backend", "HTTPServer", "Outbound"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Exports", "Backend", "HTTPServer", "Outbound"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -158,7 +170,7 @@ let package = Package(
         ),
         .target(
             name: "Scheduling",
-            dependencies: ["Vocabulary", "Wire", "Timeline", "Stops"],
+            dependencies: ["Vocabulary", "Wire", "Timeline", "TimelineFilter", "Stops"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -178,26 +190,26 @@ let package = Package(
         ),
         .target(
             name: "Lab",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Stops", "Scheduling", "Instrumentation", "Backend", "Findings", "Lint", "Outbound"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "TimelineFilter", "Exports", "Stops", "Scheduling", "Instrumentation", "Backend", "Findings", "Lint", "Outbound"],
             swiftSettings: strictSettings
         ),
         // The inspector's state, messages and effects, its keys and config, and the lab as
         // its screen reads it. `Inspector` re-exports it.
         .target(
             name: "InspectorModel",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Findings", "Lab", "TerminalUI"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "TimelineFilter", "Exports", "Findings", "Lab", "TerminalUI"],
             swiftSettings: optimizedInDebug
         ),
         // What a state shows: the layout, the panes, the overlays, the status line, and which
         // keys act now. `Inspector` re-exports it.
         .target(
             name: "InspectorView",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Findings", "Lab", "TerminalUI", "InspectorModel"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "TimelineFilter", "Exports", "Findings", "Lab", "TerminalUI", "InspectorModel"],
             swiftSettings: optimizedInDebug
         ),
         .target(
             name: "Inspector",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline", "Lab", "TerminalUI", "InspectorModel", "InspectorView"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "TimelineFilter", "Exports", "Lab", "TerminalUI", "InspectorModel", "InspectorView"],
             swiftSettings: optimizedInDebug
         ),
         .testTarget(

@@ -33,13 +33,13 @@ flags=(-O -g -swift-version 6 -sanitize=fuzzer,address -package-name chainlab
 # Which package modules each target links, in dependency order.
 modules_for() {
     case "$1" in
-        FuzzScenario) echo Vocabulary Wire ChainKit Timeline Stops Scheduling Instrumentation Backend Findings Lint HTTPServer Outbound Lab ;;
-        FuzzRecording) echo Vocabulary Wire ChainKit Timeline Stops Scheduling Instrumentation Backend Findings Lint HTTPServer Outbound Lab ;;
+        FuzzScenario) echo Vocabulary Wire ChainKit Timeline TimelineFilter Exports Stops Scheduling Instrumentation Backend Findings Lint HTTPServer Outbound Lab ;;
+        FuzzRecording) echo Vocabulary Wire ChainKit Timeline TimelineFilter Exports Stops Scheduling Instrumentation Backend Findings Lint HTTPServer Outbound Lab ;;
         FuzzHeaders) echo Vocabulary Wire ChainKit ;;
         FuzzHTTPParser) echo Vocabulary HTTPServer ;;
         FuzzMultipart) echo Vocabulary Wire ChainKit ;;
         FuzzJSON) echo Vocabulary Wire ChainKit ;;
-        FuzzFilter) echo Vocabulary Wire ChainKit Timeline ;;
+        FuzzFilter) echo Vocabulary Wire ChainKit Timeline TimelineFilter ;;
         FuzzHTTPAnswer) echo Vocabulary Wire ChainKit Timeline HTTPServer Outbound ;;
         *) echo "fuzz/run.sh: unknown target '$1'; valid: FuzzScenario, FuzzRecording, FuzzHeaders, FuzzHTTPParser, FuzzMultipart, FuzzJSON, FuzzFilter, FuzzHTTPAnswer" >&2; return 2 ;;
     esac
@@ -51,15 +51,17 @@ deps_of() {
         Wire) echo Vocabulary ;;
         ChainKit) echo Vocabulary Wire ;;
         Timeline) echo Vocabulary Wire ;;
+        TimelineFilter) echo Vocabulary Wire Timeline ;;
+        Exports) echo Vocabulary Wire Timeline ;;
         HTTPServer) echo Vocabulary ;;
         Backend) echo Vocabulary ChainKit ;;
         Findings) echo Wire Timeline ;;
         Stops) echo Wire Timeline ;;
-        Scheduling) echo Vocabulary Wire Timeline Stops ;;
+        Scheduling) echo Vocabulary Wire Timeline TimelineFilter Stops ;;
         Instrumentation) echo ChainKit Timeline Stops ;;
         Lint) echo Vocabulary ChainKit Timeline ;;
         Outbound) echo Vocabulary ChainKit Timeline HTTPServer ;;
-        Lab) echo Vocabulary ChainKit Timeline Stops Scheduling Instrumentation Backend Findings Lint Outbound ;;
+        Lab) echo Vocabulary ChainKit Timeline TimelineFilter Exports Stops Scheduling Instrumentation Backend Findings Lint Outbound ;;
         *) echo ;;
     esac
 }

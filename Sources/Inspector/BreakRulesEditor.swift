@@ -3,6 +3,7 @@ import Timeline
 import TerminalUI
 import InspectorModel
 import InspectorView
+import TimelineFilter
 
 extension Inspector {
     /// Keys in the breakpoints overlay: typing edits the new rule, Enter adds it and closes, Up/Down

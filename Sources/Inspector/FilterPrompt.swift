@@ -3,6 +3,7 @@ import TerminalUI
 import Timeline
 import InspectorModel
 import InspectorView
+import TimelineFilter
 
 extension Inspector {
     /// What a filter reads about `row`: the events the view has seen, its outcome and the

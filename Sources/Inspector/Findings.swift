@@ -3,6 +3,7 @@ import TerminalUI
 import Timeline
 import InspectorModel
 import InspectorView
+import Exports
 
 extension Inspector {
     /// Keys in the findings overlay (`L`, `F`): Up/Down select, Enter jumps to the hop or opens

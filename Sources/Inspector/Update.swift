@@ -3,6 +3,8 @@ import ChainKit
 import Lab
 import TerminalUI
 import Timeline
+import TimelineFilter
+import Exports
 import Vocabulary
 public import InspectorModel
 import InspectorView

@@ -2,6 +2,7 @@ import ChainKit
 public import Lab
 public import TerminalUI
 public import Timeline
+public import TimelineFilter
 
 /// The inspector's whole state: a value. Keys, lab changes and resizes become
 /// ``InspectorMessage``s; ``Inspector/update(_:_:)`` changes the state and returns effects;

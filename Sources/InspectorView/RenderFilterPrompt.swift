@@ -1,5 +1,6 @@
 import TerminalUI
 import Timeline
+import TimelineFilter
 import InspectorModel
 
 extension Inspector {

@@ -3,6 +3,7 @@ import ChainKit
 import Lab
 package import TerminalUI
 package import Timeline
+import Exports
 package import InspectorModel
 
 extension InspectorState {

@@ -7,6 +7,7 @@ import Backend
 public import ChainKit
 public import Foundation
 public import Timeline
+public import Exports
 public import Outbound
 
 /// One lab run: a scenario's backend, clock, cache, tokens, timeline and scheduler, and the

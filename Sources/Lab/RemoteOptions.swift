@@ -1,6 +1,7 @@
 public import ChainKit
 public import Foundation
 import Timeline
+import Exports
 import Outbound
 
 /// How a session reaches a real server: what `--endpoint` and its companions set.

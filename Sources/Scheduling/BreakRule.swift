@@ -1,5 +1,6 @@
 public import Stops
 public import Timeline
+public import TimelineFilter
 import Foundation
 import Vocabulary
 

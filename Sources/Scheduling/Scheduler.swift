@@ -2,6 +2,7 @@ import Synchronization
 @_exported public import Stops
 import Wire
 public import Timeline
+public import TimelineFilter
 
 /// Decides, at every hop boundary, which operation moves next and what happens to it.
 ///

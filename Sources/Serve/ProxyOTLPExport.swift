@@ -1,6 +1,7 @@
 import Foundation
 import ChainKit
 import Timeline
+import Exports
 import Outbound
 
 /// Sends each finished exchange of `chainlab serve --upstream` to an OTLP/HTTP receiver as

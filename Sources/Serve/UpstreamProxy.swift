@@ -4,6 +4,7 @@ public import Foundation
 public import HTTPServer
 import Synchronization
 public import Timeline
+import Exports
 public import Outbound
 
 /// `chainlab serve --upstream URL`: a reverse proxy in front of a real server that breaks

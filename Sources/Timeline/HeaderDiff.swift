@@ -128,7 +128,7 @@ public struct HeaderDiff: Sendable, Hashable {
     }
 
     /// Header names are ASCII tokens, so ASCII lowercasing is the whole of case folding here.
-    static func lowercased(_ name: String) -> String {
+    package static func lowercased(_ name: String) -> String {
         String(decoding: name.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
     }
 }

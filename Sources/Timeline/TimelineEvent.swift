@@ -66,7 +66,7 @@ public struct TimelineEvent: Sendable, Hashable {
     public static let noHop = -1
 
     /// Position in the timeline, contiguous from 1; 0 until a ``TimelineStore`` assigns it.
-    public internal(set) var seq: Int {
+    public package(set) var seq: Int {
         get { storedSeq }
         set { storedSeq = newValue }
     }

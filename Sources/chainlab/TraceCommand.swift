@@ -3,6 +3,8 @@ import Foundation
 import Lab
 import Outbound
 import Timeline
+import TimelineFilter
+import Exports
 import Vocabulary
 
 /// `chainlab trace`: runs a scenario headless and prints what happened.

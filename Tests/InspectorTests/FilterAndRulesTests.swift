@@ -5,6 +5,7 @@ import Lab
 import TerminalUI
 import Testing
 import Timeline
+import TimelineFilter
 
 /// `/` (filter expressions) and `Ctrl-B` (breakpoints by rule) in the inspector.
 @Suite("Filter and rules keys")

@@ -3,6 +3,7 @@ import Lab
 import TerminalUI
 import Testing
 import Timeline
+import TimelineFilter
 
 /// What ``LabViewBuilder`` keeps from one view to the next (the rows of requests that did
 /// not change, the events frames read) gives the views a builder reading the session once

@@ -3,6 +3,7 @@ import Foundation
 import Lab
 import Testing
 import Timeline
+import Exports
 
 /// The `cache-and-network` scenario: under CacheAndNetwork the network fetch starts while the
 /// cached result climbs (upstream's `RequestChain` runs the network step in its own task once

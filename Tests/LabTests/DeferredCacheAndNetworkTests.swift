@@ -3,6 +3,7 @@ import Foundation
 import Lab
 import Testing
 import Timeline
+import Exports
 
 /// A @defer query under CacheAndNetwork on a warm cache: the cached result climbs the cache
 /// lane while the network lane receives a multipart/mixed;deferSpec=20220824 answer.

@@ -4,6 +4,7 @@ import Foundation
 import Lab
 import Testing
 import Timeline
+import Exports
 import Vocabulary
 
 /// Every built-in scenario, made hostile (a hostile backend, operation names and variables

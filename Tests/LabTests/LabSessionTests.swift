@@ -2,6 +2,7 @@ import ChainKit
 import Lab
 import Testing
 import Timeline
+import Exports
 
 @Suite("LabSession")
 struct LabSessionTests {

@@ -3,6 +3,7 @@ import Foundation
 import Lab
 import Testing
 import Timeline
+import Exports
 
 /// An OTLP/JSON document read back: spans with their attributes as plain values (`intValue`
 /// strings as numbers, arrays as arrays), so tests state what a backend would show.

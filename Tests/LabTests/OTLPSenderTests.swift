@@ -7,6 +7,7 @@ import Lab
 import Outbound
 import Testing
 import Timeline
+import Exports
 
 /// A receiver that answers from a script and records what it was sent and how long the sender
 /// chose to wait (no real time passes).

@@ -3,6 +3,7 @@ import Foundation
 import Lab
 import Testing
 import Timeline
+import Exports
 
 /// Recordings are read field by field with ranges, then checked against the scenario they
 /// replay, before anything runs: a crafted file is refused with its JSON path, never a crash.

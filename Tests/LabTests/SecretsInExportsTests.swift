@@ -3,6 +3,7 @@ import Foundation
 import Lab
 import Testing
 import Timeline
+import Exports
 
 /// Every export of a `token-expiry` run hides its credentials unless revealed. The run's
 /// events carry `Authorization: Bearer at-1-1` and `Bearer at-1-2` and the token endpoint's

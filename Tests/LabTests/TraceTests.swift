@@ -3,6 +3,7 @@ import Foundation
 import Lab
 import Testing
 import Timeline
+import Exports
 
 @Suite("Traces")
 struct TraceTests {

@@ -2,6 +2,7 @@ import ChainKit
 import Foundation
 import Testing
 import Timeline
+import Exports
 
 @Suite struct CurlExportTests {
     let headers = Fixtures.fields([("Authorization", "Bearer abcdefa1f3"), ("X-Note", "it's fine")])

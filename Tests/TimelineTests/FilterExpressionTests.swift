@@ -2,6 +2,7 @@ import ChainKit
 import Foundation
 import Testing
 @testable import Timeline
+@testable import TimelineFilter
 
 /// The filter language: what each test reads, how operators bind, and where errors point.
 @Suite("Filter expressions")

@@ -1,5 +1,6 @@
 import Testing
 @testable import Timeline
+@testable import TimelineFilter
 
 /// The filters' own regular expressions: the syntax they take, what they refuse and why,
 /// and that no pattern makes a search backtrack.

@@ -2,6 +2,7 @@ import ChainKit
 import Foundation
 import Testing
 import Timeline
+import Exports
 
 /// An event's lane (a request with two: CacheAndNetwork's overlapping network fetch) through
 /// the store, its cap and the trace JSON.

@@ -2,6 +2,7 @@ import ChainKit
 import Foundation
 import Testing
 @testable import Timeline
+@testable import Exports
 
 /// A replay may move the lab clock by a day 100,000 times (8.64e9 s): far enough that
 /// unix nanoseconds overflow 64 bits. Exports clamp such times; none of them traps.

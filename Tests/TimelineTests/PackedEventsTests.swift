@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import Timeline
+@testable import Exports
 
 /// The store keeps events packed (`PackedEvents.swift`): every read must build back the event
 /// that was appended, whatever its fields, and the packing must change nothing an export shows.

@@ -1,6 +1,7 @@
 import ChainKit
 import Testing
 import Timeline
+import Exports
 
 @Suite struct TextTraceTests {
     @Test func oneLinePerEvent() {

@@ -2,6 +2,7 @@ import ChainKit
 import Foundation
 import Testing
 import Timeline
+import Exports
 
 @Suite struct TimelineEventTests {
     @Test func eventStaysSmall() {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Timeline
+import Exports
 
 @Suite struct TraceJSONTests {
     let document = TraceDocument(

@@ -1,5 +1,6 @@
 import ChainKit
 import Timeline
+import TimelineFilter
 import Vocabulary
 
 /// libFuzzer entry point for filter expressions (`FilterExpression(parsing:)`, its patterns

@@ -1,6 +1,7 @@
 import ChainKit
 import Foundation
 import Timeline
+import Exports
 public import Outbound
 
 /// Streams a session's traces to an OTLP/HTTP receiver while the inspector runs: each

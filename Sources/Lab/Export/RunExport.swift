@@ -1,4 +1,5 @@
 public import Timeline
+public import Exports
 import Vocabulary
 
 /// A format a run is exported in: one value per format, from which `chainlab trace

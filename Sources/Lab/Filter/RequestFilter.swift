@@ -1,5 +1,6 @@
 import Scheduling
-public import Timeline
+package import Timeline
+public import TimelineFilter
 
 extension ParkedStop {
     /// The phase of what is at the stop: the request on the way down, the result or error

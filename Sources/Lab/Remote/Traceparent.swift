@@ -2,6 +2,7 @@ import Instrumentation
 import ChainKit
 import Foundation
 import Timeline
+import Exports
 
 /// The W3C `traceparent` a session on a real server sends on each attempt and token refresh:
 /// the trace id and attempt span id that the session's OTLP export gives that attempt, so a

@@ -2,6 +2,7 @@ import ChainKit
 import Foundation
 import Testing
 import Timeline
+import TimelineFilter
 @testable import Lab
 @testable import Scheduling
 

@@ -4,6 +4,7 @@ import Foundation
 import Lab
 import Testing
 import Timeline
+import Exports
 
 @Suite("The backend's multipart answers")
 struct MultipartBackendTests {

@@ -1,3 +1,4 @@
+public import Timeline
 import Foundation
 import Wire
 

@@ -1,3 +1,4 @@
+public import Timeline
 import Wire
 public import Foundation
 

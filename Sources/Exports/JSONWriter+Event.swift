@@ -1,3 +1,4 @@
+import Timeline
 import Wire
 
 /// Which of an event's fields an export writes. Every export writes them in one order, by

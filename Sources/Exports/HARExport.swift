@@ -1,3 +1,4 @@
+public import Timeline
 public import Foundation
 import Wire
 import Vocabulary

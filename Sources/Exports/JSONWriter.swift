@@ -1,3 +1,4 @@
+import Timeline
 import Wire
 
 /// Writes JSON with keys in the order they are given, straight into a string: exports stay

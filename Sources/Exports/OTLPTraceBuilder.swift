@@ -1,3 +1,4 @@
+import Timeline
 import Wire
 import Vocabulary
 import Foundation
