@@ -189,8 +189,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "Scenarios",
+            dependencies: ["Vocabulary", "ChainKit", "Scheduling", "Instrumentation", "Backend", "Lint"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "Lab",
-            dependencies: ["Vocabulary", "ChainKit", "Timeline", "TimelineFilter", "Exports", "Stops", "Scheduling", "Instrumentation", "Backend", "Findings", "Lint", "Outbound"],
+            dependencies: ["Vocabulary", "ChainKit", "Timeline", "TimelineFilter", "Exports", "Stops", "Scheduling", "Instrumentation", "Backend", "Findings", "Lint", "Outbound", "Scenarios"],
             swiftSettings: strictSettings
         ),
         // The inspector's state, messages and effects, its keys and config, and the lab as

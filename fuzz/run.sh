@@ -33,8 +33,8 @@ flags=(-O -g -swift-version 6 -sanitize=fuzzer,address -package-name chainlab
 # Which package modules each target links, in dependency order.
 modules_for() {
     case "$1" in
-        FuzzScenario) echo Vocabulary Wire ChainKit Timeline TimelineFilter Exports Stops Scheduling Instrumentation Backend Findings Lint HTTPServer Outbound Lab ;;
-        FuzzRecording) echo Vocabulary Wire ChainKit Timeline TimelineFilter Exports Stops Scheduling Instrumentation Backend Findings Lint HTTPServer Outbound Lab ;;
+        FuzzScenario) echo Vocabulary Wire ChainKit Timeline TimelineFilter Exports Stops Scheduling Instrumentation Backend Findings Lint HTTPServer Outbound Scenarios Lab ;;
+        FuzzRecording) echo Vocabulary Wire ChainKit Timeline TimelineFilter Exports Stops Scheduling Instrumentation Backend Findings Lint HTTPServer Outbound Scenarios Lab ;;
         FuzzHeaders) echo Vocabulary Wire ChainKit ;;
         FuzzHTTPParser) echo Vocabulary HTTPServer ;;
         FuzzMultipart) echo Vocabulary Wire ChainKit ;;
@@ -61,7 +61,8 @@ deps_of() {
         Instrumentation) echo ChainKit Timeline Stops ;;
         Lint) echo Vocabulary ChainKit Timeline ;;
         Outbound) echo Vocabulary ChainKit Timeline HTTPServer ;;
-        Lab) echo Vocabulary ChainKit Timeline TimelineFilter Exports Stops Scheduling Instrumentation Backend Findings Lint Outbound ;;
+        Scenarios) echo Vocabulary Wire ChainKit Scheduling Instrumentation Backend Lint ;;
+        Lab) echo Vocabulary ChainKit Timeline TimelineFilter Exports Stops Scheduling Instrumentation Backend Findings Lint Outbound Scenarios ;;
         *) echo ;;
     esac
 }

@@ -4,6 +4,7 @@ import Backend
 import ChainKit
 import Foundation
 import Timeline
+import Scenarios
 
 /// Running one operation of a session: its task, its chain built and instrumented, and the
 /// summary of how it ended.
@@ -152,7 +153,7 @@ extension LabSession {
         switch chain {
         case .graphQL(let graphQL, let http):
             let interceptors = if let app {
-                ChainRunner.Interceptors(provider: app.provider, operation: Self.graphQLOperation(spec))
+                ChainRunner.Interceptors(provider: app.provider, operation: spec.graphQLOperation)
             } else {
                 ChainRunner.Interceptors(
                     graphQL: graphQL.map { LayerRegistry.graphQLInterceptor($0, environment) },
@@ -207,7 +208,7 @@ extension LabSession {
 
     /// The request a scenario operation starts (lint reads what it asks for from it).
     static func graphQLRequest(_ spec: Scenario.Operation, endpoint: URL, additionalHeaders: HTTPFields = HTTPFields()) -> ChainRequest {
-        let operation = Self.graphQLOperation(spec)
+        let operation = spec.graphQLOperation
         return ChainRequest(
             operation: operation, graphQLEndpoint: endpoint, additionalHeaders: additionalHeaders,
             fetchBehavior: fetchBehavior(spec.fetchBehavior, of: operation.kind), writeResultsToCache: spec.writeResultsToCache,
@@ -223,19 +224,6 @@ extension LabSession {
         case .mutation: .NetworkOnly
         case .subscription: given ?? .CacheAndNetwork
         case .query: given
-        }
-    }
-
-    static func graphQLOperation(_ spec: Scenario.Operation) -> ChainOperation {
-        if let document = spec.document {
-            return ChainOperation(name: spec.name, kind: spec.kind ?? .query, document: document, variables: spec.variables)
-        }
-        return switch spec.name {
-        case "RenameHero": LabOperations.renameHero(name: spec.variables?["name"]?.stringValue ?? "Artoo")
-        case "HeroDetailsQuery": LabOperations.heroDetailsQuery(id: spec.variables?["id"]?.stringValue ?? "2001")
-        case "HeroDeferQuery": LabOperations.heroDeferQuery
-        case "HeroNameChanged": LabOperations.heroNameChanged
-        default: LabOperations.heroQuery
         }
     }
 }

@@ -1,7 +1,9 @@
-// The scheduler and the instrumentation are part of the lab's API: whoever imports Lab drives
-// the one (`LabCommand`…) and reads the other's hops (`HopInfo`).
+// The scheduler, the instrumentation and the scenarios are part of the lab's API: whoever
+// imports Lab drives the one (`LabCommand`…), reads the other's hops (`HopInfo`) and picks
+// or writes what to run (`Scenario`, `Catalog`, `ScenarioCodec`).
 @_exported public import Scheduling
 @_exported public import Instrumentation
+@_exported public import Scenarios
 import Findings
 import Backend
 public import ChainKit
@@ -150,7 +152,7 @@ public final class LabSession: Sendable {
             urlSession: LabURLProtocol.session(), accessToken: initial.accessToken, refreshToken: initial.refreshToken))
         var scenario = scenario
         if let first = scenario.operations.first {
-            let operation = LoadedOperation(Self.graphQLOperation(first))
+            let operation = LoadedOperation(first.graphQLOperation)
             scenario.chain = .graphQL(
                 graphQL: provider.graphQLInterceptors(for: operation).map { Scenario.Layer(typeName($0)) },
                 http: provider.httpInterceptors(for: operation).map { Scenario.Layer(typeName($0)) })
@@ -244,7 +246,7 @@ public final class LabSession: Sendable {
         if case .graphQL(let provider, _, let requests) = custom, let first = requests.first {
             self.parserName = typeName(provider.responseParser(for: first.operation))
         } else if let app, let first = scenario.operations.first {
-            self.parserName = typeName(app.provider.responseParser(for: LoadedOperation(Self.graphQLOperation(first))))
+            self.parserName = typeName(app.provider.responseParser(for: LoadedOperation(first.graphQLOperation)))
         } else {
             self.parserName = HopLayout.labParser
         }
@@ -265,7 +267,7 @@ public final class LabSession: Sendable {
         self.graphQLTransport = transports.graphQL
         self.clientTransport = transports.client
         if scenario.prefillCache, let first = scenario.operations.first {
-            _ = try? cache.write(data: ["hero": ["id": "2001", "name": "R2-D2 (cached)"]], for: Self.graphQLOperation(first))
+            _ = try? cache.write(data: ["hero": ["id": "2001", "name": "R2-D2 (cached)"]], for: first.graphQLOperation)
         }
         launcher.withLock { $0 = { [weak self] operation, request in self?.start(operation: operation, request: request) } }
         // A replay sets the rules it was recorded with itself.

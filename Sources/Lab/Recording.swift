@@ -121,7 +121,7 @@ public struct Recording: Sendable, Hashable {
     /// exist, requests are launched before commands name them, and stops are at hops the
     /// scenario's chain has.
     public func validate(for scenario: Scenario) throws(DecodingError) {
-        let hops = Self.hopCount(of: scenario.chain)
+        let hops = scenario.chain.hopCount
         var launched = 0
         for (index, recorded) in commands.enumerated() {
             let path = "commands[\(index)]"
@@ -149,12 +149,6 @@ public struct Recording: Sendable, Hashable {
         guard passes <= LabLimits.hopPasses else {
             throw DecodingError(path: "commands", reason: "\(launched) launches × safety cap \(scenario.safetyCap) × \(hops) hops allow \(passes) hop passes; at most \(LabLimits.hopPasses)")
         }
-    }
-
-    /// How many hops a chain flattens to: the GraphQL interceptors, the cache step, the HTTP
-    /// interceptors, the transport and the parser; or the middlewares and the transport.
-    static func hopCount(of chain: Scenario.Chain) -> Int {
-        chain.hops().count
     }
 
     static func refuseUnknownKeys(_ members: [String: JSONValue], known: [String], path: String) throws(DecodingError) {
@@ -195,18 +189,9 @@ public struct Recording: Sendable, Hashable {
                 rule.isEnabled ? ["rule": .string(rule.description)] : ["rule": .string(rule.description), "enabled": false]
             })
         }
-        if let place = recorded.place { object["at"] = encode(place) }
+        if let place = recorded.place { object["at"] = place.json }
         if let lane = recorded.command.lane { object["lane"] = .string(lane.rawValue) }
         return .object(object)
-    }
-
-    static func encode(_ place: StopPlace) -> JSONValue {
-        switch place {
-        case .launch: "launch"
-        case .wake: "wake"
-        case .refresh: "refresh"
-        case .hop(let hop, let position): ["hop": .number(Double(hop)), "position": .string(position.rawValue)]
-        }
     }
 
     /// Every command's name and the keys it has besides `command` and `at`.
@@ -298,20 +283,10 @@ public struct Recording: Sendable, Hashable {
         }
         var place: StopPlace?
         if let at = members["at"] {
-            switch at {
-            case "launch": place = .launch
-            case "wake": place = .wake
-            case "refresh": place = .refresh
-            default:
-                let maximumHop = LabLimits.chainLength + 2
-                guard at.objectValue?.keys.allSatisfy({ $0 == "hop" || $0 == "position" }) == true,
-                    let hop = at["hop"]?.numberValue, hop >= 0, hop <= Double(maximumHop), hop.rounded() == hop,
-                    let position = at["position"]?.stringValue.flatMap(StopPosition.init(rawValue:))
-                else {
-                    throw DecodingError(path: "\(path).at", reason: "expected \"launch\", \"wake\", \"refresh\" or {\"hop\": N, \"position\": \"pre\"|\"post\"} with N from 0 to \(maximumHop)")
-                }
-                place = .hop(Int(hop), position)
+            guard let named = StopPlace(json: at) else {
+                throw DecodingError(path: "\(path).at", reason: "expected \"launch\", \"wake\", \"refresh\" or {\"hop\": N, \"position\": \"pre\"|\"post\"} with N from 0 to \(StopPlace.maximumHopInFiles)")
             }
+            place = named
         }
         var lane: Lane?
         if let value = members["lane"] {

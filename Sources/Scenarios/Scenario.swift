@@ -126,3 +126,20 @@ public struct Scenario: Sendable, Hashable {
         configure(&self)
     }
 }
+
+extension Scenario.Operation {
+    /// The GraphQL operation this runs: the user's document, or the lab's operation called
+    /// ``name`` with its variables.
+    package var graphQLOperation: ChainOperation {
+        if let document {
+            return ChainOperation(name: name, kind: kind ?? .query, document: document, variables: variables)
+        }
+        return switch name {
+        case "RenameHero": LabOperations.renameHero(name: variables?["name"]?.stringValue ?? "Artoo")
+        case "HeroDetailsQuery": LabOperations.heroDetailsQuery(id: variables?["id"]?.stringValue ?? "2001")
+        case "HeroDeferQuery": LabOperations.heroDeferQuery
+        case "HeroNameChanged": LabOperations.heroNameChanged
+        default: LabOperations.heroQuery
+        }
+    }
+}

@@ -8,4 +8,8 @@ extension Scenario.Chain {
         case .middleware(let layers): HopLayout.middleware(layers.map(\.name)).hops
         }
     }
+
+    /// How many hops the chain flattens to: the GraphQL interceptors, the cache step, the HTTP
+    /// interceptors, the transport and the parser; or the middlewares and the transport.
+    package var hopCount: Int { hops().count }
 }

@@ -1,6 +1,7 @@
 import Scheduling
 import Backend
-import ChainKit
+import Instrumentation
+package import ChainKit
 public import Foundation
 import Vocabulary
 
@@ -94,7 +95,7 @@ public enum ScenarioCodec {
         return .object(object)
     }
 
-    static func operation(_ operation: Scenario.Operation) -> JSONValue {
+    package static func operation(_ operation: Scenario.Operation) -> JSONValue {
         var object: [String: JSONValue] = ["name": .string(operation.name)]
         if let behavior = operation.fetchBehavior { object["fetchBehavior"] = .string(behavior.description) }
         if !operation.writeResultsToCache { object["writeResultsToCache"] = false }
@@ -118,7 +119,7 @@ public enum ScenarioCodec {
 
     static func scriptStep(_ step: Scenario.ScriptStep) -> JSONValue {
         guard let until = step.until else { return .number(Double(step.request)) }
-        return ["request": .number(Double(step.request)), "until": Recording.encode(until)]
+        return ["request": .number(Double(step.request)), "until": until.json]
     }
 
     // MARK: - Decoding
@@ -149,9 +150,9 @@ public enum ScenarioCodec {
         let token = try reader.optionalEnum("token", Scenario.InitialToken.self) ?? .valid
         let strategy = try reader.optionalEnum("refreshStrategy", RefreshStrategy.self) ?? .singleFlight
         let safetyCap = try reader.optionalInteger("safetyCap", minimum: 1, maximum: LabLimits.safetyCap) ?? 20
-        let passes = launch.count * safetyCap * Recording.hopCount(of: chain)
+        let passes = launch.count * safetyCap * chain.hopCount
         guard passes <= LabLimits.hopPasses else {
-            throw ScenarioError(path: "safetyCap", reason: "\(launch.count) launches × safety cap \(safetyCap) × \(Recording.hopCount(of: chain)) hops allow \(passes) hop passes; at most \(LabLimits.hopPasses): lower the safety cap, launch fewer operations or shorten the chain")
+            throw ScenarioError(path: "safetyCap", reason: "\(launch.count) launches × safety cap \(safetyCap) × \(chain.hopCount) hops allow \(passes) hop passes; at most \(LabLimits.hopPasses): lower the safety cap, launch fewer operations or shorten the chain")
         }
         var scenario = Scenario(
             name: name, summary: try reader.optionalString("summary") ?? "", teaches: try reader.optionalString("teaches") ?? "",
@@ -302,7 +303,7 @@ public enum ScenarioCodec {
         return settings
     }
 
-    static func decodeOperations(_ value: JSONValue?, chain: Scenario.Chain, directory: URL? = nil) throws(ScenarioError) -> [Scenario.Operation] {
+    package static func decodeOperations(_ value: JSONValue?, chain: Scenario.Chain, directory: URL? = nil) throws(ScenarioError) -> [Scenario.Operation] {
         guard let entries = value?.arrayValue, !entries.isEmpty else {
             throw ScenarioError(path: "operations", reason: "expected a non-empty array of operations such as {\"name\": \"HeroQuery\"}")
         }
@@ -386,7 +387,7 @@ public enum ScenarioCodec {
 
     /// A watched operation must be a query, as upstream's `GraphQLQueryWatcher<Query: GraphQLQuery>`.
     static func refuseWatching(_ operation: Scenario.Operation, path: String) throws(ScenarioError) {
-        let kind = LabSession.graphQLOperation(operation).kind
+        let kind = operation.graphQLOperation.kind
         guard operation.watch, kind != .query else { return }
         throw ScenarioError(path: "\(path).watch", reason: "only a query can be watched; \(VisibleEscapes.escape(operation.name)) is a \(kind.rawValue)")
     }
@@ -442,11 +443,10 @@ public enum ScenarioCodec {
             let request = try Reader(members: members, path: path).integer("request", minimum: 1, maximum: LabLimits.launches)
             var until: StopPlace?
             if let stop = members["until"] {
-                do {
-                    until = try Recording.decode(["command": "pass", "request": .number(Double(request)), "at": stop], path: path).place
-                } catch {
+                guard let place = StopPlace(json: stop) else {
                     throw ScenarioError(path: "\(path).until", reason: "expected \"refresh\" or {\"hop\": N, \"position\": \"pre\"|\"post\"}")
                 }
+                until = place
             }
             steps.append(Scenario.ScriptStep(request: request, until: until))
         }

@@ -5,15 +5,27 @@ import Foundation
 public import Lint
 
 /// What the lab hands a layer when it builds it for one operation.
-struct LayerEnvironment: Sendable {
-    var clock: VirtualClock
-    var store: CacheStore
-    var tokens: TokenManager
+package struct LayerEnvironment: Sendable {
+    package var clock: VirtualClock
+    package var store: CacheStore
+    package var tokens: TokenManager
     /// What tells the auth layers that the server refused the token (`--auth-failure`).
-    var authFailure = AuthFailure()
-    var request: Int
+    package var authFailure = AuthFailure()
+    package var request: Int
     /// Where logging layers write: the timeline, as `log` events of `name`.
-    var log: @Sendable (_ name: String, _ line: String) -> Void
+    package var log: @Sendable (_ name: String, _ line: String) -> Void
+
+    package init(
+        clock: VirtualClock, store: CacheStore, tokens: TokenManager, authFailure: AuthFailure = AuthFailure(), request: Int,
+        log: @escaping @Sendable (_ name: String, _ line: String) -> Void
+    ) {
+        self.clock = clock
+        self.store = store
+        self.tokens = tokens
+        self.authFailure = authFailure
+        self.request = request
+        self.log = log
+    }
 }
 
 /// The interceptors and middlewares a scenario can name, with their settings.
@@ -175,19 +187,19 @@ public enum LayerRegistry {
 
     /// The GraphQL interceptor `layer` names; one that fails every request, saying why, when
     /// no GraphQL interceptor has that name (a scenario built in code: files are checked).
-    static func graphQLInterceptor(_ layer: Scenario.Layer, _ environment: LayerEnvironment) -> any ChainInterceptor {
+    package static func graphQLInterceptor(_ layer: Scenario.Layer, _ environment: LayerEnvironment) -> any ChainInterceptor {
         guard case .graphQL(let make)? = definition(named: layer.name)?.make else { return UnknownLayer(name: layer.name, place: .graphQL) }
         return make(layer, environment)
     }
 
     /// The HTTP interceptor `layer` names, or one that fails every request, saying why.
-    static func httpInterceptor(_ layer: Scenario.Layer) -> any ChainHTTPInterceptor {
+    package static func httpInterceptor(_ layer: Scenario.Layer) -> any ChainHTTPInterceptor {
         guard case .http(let make)? = definition(named: layer.name)?.make else { return UnknownLayer(name: layer.name, place: .http) }
         return make(layer)
     }
 
     /// The middleware `layer` names, or one that fails every call, saying why.
-    static func middleware(_ layer: Scenario.Layer, _ environment: LayerEnvironment) -> any ClientMiddleware {
+    package static func middleware(_ layer: Scenario.Layer, _ environment: LayerEnvironment) -> any ClientMiddleware {
         guard case .middleware(let make)? = definition(named: layer.name)?.make else { return UnknownLayer(name: layer.name, place: .middleware) }
         return make(layer, environment)
     }
@@ -294,14 +306,14 @@ final class SeededJitter: Sendable {
 }
 
 extension Scenario.Layer {
-    func int(_ key: String) -> Int? { settings[key]?.numberValue.map { Int(saturating: $0) } }
-    func number(_ key: String) -> Double? { settings[key]?.numberValue }
-    func string(_ key: String) -> String? { settings[key]?.stringValue }
-    func bool(_ key: String) -> Bool? {
+    package func int(_ key: String) -> Int? { settings[key]?.numberValue.map { Int(saturating: $0) } }
+    package func number(_ key: String) -> Double? { settings[key]?.numberValue }
+    package func string(_ key: String) -> String? { settings[key]?.stringValue }
+    package func bool(_ key: String) -> Bool? {
         if case .bool(let value) = settings[key] { return value }
         return nil
     }
-    func ints(_ key: String) -> [Int]? { settings[key]?.arrayValue?.compactMap { $0.numberValue.map { Int(saturating: $0) } } }
+    package func ints(_ key: String) -> [Int]? { settings[key]?.arrayValue?.compactMap { $0.numberValue.map { Int(saturating: $0) } } }
 }
 
 /// `AuthenticationMiddleware` as the lab runs it: with no access token at all it attaches
