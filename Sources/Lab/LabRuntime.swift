@@ -7,7 +7,7 @@ import Timeline
 /// What a session's operations run on: the lab clock, the backend and where it is reached,
 /// the cache, the token manager, the timeline store and the scheduler, and what every
 /// operation's instrumentation shares. A session makes one; its launcher starts operations
-/// on it (``LabSession/start(operation:request:)``).
+/// on it (``Launcher/start(operation:request:)``).
 struct LabRuntime: Sendable {
     let clock: VirtualClock
     /// The in-process backend; a session on a remote lab or server reaches that through

@@ -100,10 +100,10 @@ extension LabSession {
     /// as they stand, or a remote lab's (`--endpoint` with `--lab`) as read after the last
     /// request ended; nil without a lab, for a plain server or an app's own chain.
     public var labCounters: [String: Int]? {
-        guard custom == nil else { return nil }
+        guard launcher.custom == nil else { return nil }
         switch target {
         case .inProcess(let backend): return backend.counters
-        case .remote(let remote): return remote.isLab ? remoteCounters.withLock { $0 } ?? [:] : nil
+        case .remote(let remote): return remote.isLab ? launcher.remoteCounters.withLock { $0 } ?? [:] : nil
         }
     }
 
@@ -130,11 +130,11 @@ extension LabSession {
         await scheduler.waitUntilSettled()
         var result = result()
         if case .remote(let remote) = target, let counters = await remote.counters() {
-            remoteCounters.withLock { $0 = counters }
+            launcher.remoteCounters.withLock { $0 = counters }
             result.backend = counters
             result.hasLabControls = true
         }
-        result.networkFailures = remoteSetup?.transport.failures ?? []
+        result.networkFailures = launcher.remote?.transport.failures ?? []
         return result
     }
 
@@ -164,19 +164,19 @@ extension LabSession {
     }
 
     /// The chain new operations go through: the scenario's, unless reordered.
-    public var chain: Scenario.Chain { currentChain.value }
+    public var chain: Scenario.Chain { launcher.chain.value }
 
     /// Replaces the chain for operations launched from now on (running ones keep theirs).
     public func setChain(_ chain: Scenario.Chain) {
-        currentChain.withLock { $0 = chain }
+        launcher.chain.withLock { $0 = chain }
     }
 
     /// The hops the current chain has, from the top, before any request runs.
-    public var chainHops: [HopInfo] { chain.hops(parser: parserName) }
+    public var chainHops: [HopInfo] { chain.hops(parser: launcher.parserName) }
 
     /// Whether the server has the lab's controls (expiring tokens, counters): false on a
     /// plain server reached with `--endpoint`.
-    public var hasLabControls: Bool { custom == nil && target.hasLabControls }
+    public var hasLabControls: Bool { launcher.custom == nil && target.hasLabControls }
 
     /// Whether `https://` certificates go unchecked (`--insecure`): the process's
     /// ``HTTPSTrust``, which every screen and export of the session shows.
@@ -199,7 +199,7 @@ extension LabSession {
     public func shutDown() async {
         scheduler.shutDown()
         await requests.cancelAll()
-        if let app { LabURLProtocol.unregister(host: app.host) }
+        if let app = launcher.app { LabURLProtocol.unregister(host: app.host) }
     }
 }
 

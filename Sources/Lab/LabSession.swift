@@ -59,43 +59,26 @@ public final class LabSession: Sendable {
     }
 
     public let scenario: Scenario
-    /// Where the operations record their events; read it through ``timeline(upTo:)``.
-    var store: TimelineStore { runtime.store }
     /// Where this session's OpenTelemetry traces start and where their ids come from: the
     /// fixed epoch and ids derived from the scenario on the lab backend; the wall clock and
     /// random ids against a real endpoint.
     public let otlpAnchor: OTLPExport.Anchor
     /// The clock, backend, cache, tokens, store and scheduler the operations run on.
     let runtime: LabRuntime
+    /// What starts the operations, and the requests it started (``Launcher/requests``).
+    let launcher: Launcher
+
     public var clock: VirtualClock { runtime.clock }
-    /// The in-process backend (also present, unused, when the session talks to a real server);
-    /// its counters reach the outside only through ``labCounters``.
-    var backend: LabBackend { runtime.backend }
-    var target: LabTarget { runtime.target }
     public var cache: CacheStore { runtime.cache }
     public var tokens: TokenManager { runtime.tokens }
+    /// Where the operations record their events; read it through ``timeline(upTo:)``.
+    var store: TimelineStore { runtime.store }
+    /// The in-process backend or the real server the operations reach.
+    var target: LabTarget { runtime.target }
     /// Decides who moves at each stop; driven through the façade (``submit(_:)``…).
     var scheduler: Scheduler { runtime.scheduler }
-    var operationShared: OperationContext.Shared { runtime.operationShared }
-    /// The parser's name in the session's GraphQL chains.
-    let parserName: String
-    let currentChain: Locked<Scenario.Chain>
-    let custom: CustomChain?
-    /// An app's own Apollo-shaped provider in place of the scenario's chain, and the host its
-    /// ``AppBackend`` session reaches; nil for the scenario's own chain.
-    let app: (provider: ApolloProviderAdapter, host: String)?
     /// The requests started so far: their tasks, hops and summaries.
-    let requests = SessionRequests()
-    let graphQLTransport: any GraphQLTransport
-    let clientTransport: any ClientTransport
-    let endpoint: URL
-    let baseURL: URL
-    let remoteSetup: RemoteSetup?
-    /// A remote lab's counters as last read (`GET /_lab/state` after each request ends), for
-    /// a screen; nil until read.
-    let remoteCounters = Locked<[String: Int]?>(nil)
-    /// Tells whoever shows the session that something changed.
-    let changed: @Sendable () -> Void
+    var requests: SessionRequests { launcher.requests }
 
     /// - Parameters:
     ///   - defaultMode: how new operations treat stops (``RunMode/run`` headless,
@@ -241,36 +224,23 @@ public final class LabSession: Sendable {
         custom: CustomChain? = nil, remote: RemoteSetup? = nil,
         app: (provider: any InterceptorProvider, activity: AppActivity, host: String)? = nil
     ) {
-        self.custom = custom
-        self.changed = onChange
-        if case .graphQL(let provider, _, let requests) = custom, let first = requests.first {
-            self.parserName = typeName(provider.responseParser(for: first.operation))
-        } else if let app, let first = scenario.operations.first {
-            self.parserName = typeName(app.provider.responseParser(for: LoadedOperation(first.graphQLOperation)))
-        } else {
-            self.parserName = HopLayout.labParser
-        }
-        self.remoteSetup = remote
         self.scenario = scenario
-        self.currentChain = Locked(scenario.chain)
         self.otlpAnchor = remote?.otlpAnchor ?? .lab(scenario: scenario.name)
-        let launcher = Locked<(@Sendable (Int, Int) -> Void)?>(nil)
+        let starts = Locked<(@Sendable (Int, Int) -> Void)?>(nil)
         let runtime = LabRuntime(
             scenario: scenario, store: store, clock: clock, backend: backend, target: target, baseURL: baseURL, tokens: initial,
             defaultMode: defaultMode, replay: replay, recordsLog: recordsLog, remote: remote, onChange: onChange,
-            launch: { operation, request in launcher.value?(operation, request) })
+            launch: { operation, request in starts.value?(operation, request) })
         self.runtime = runtime
-        let cache = runtime.cache
-        self.app = app.map { (ApolloProviderAdapter($0.provider, store: ApolloStore(cacheStore: cache), activity: $0.activity), $0.host) }
-        self.baseURL = baseURL
-        self.endpoint = remote?.graphQLEndpoint ?? baseURL.appendingPathComponent("graphql")
-        self.graphQLTransport = transports.graphQL
-        self.clientTransport = transports.client
+        let launcher = Launcher(
+            scenario: scenario, runtime: runtime, transports: transports, baseURL: baseURL, custom: custom, remote: remote, app: app,
+            onChange: onChange)
+        self.launcher = launcher
         if scenario.prefillCache, let first = scenario.operations.first {
-            _ = try? cache.write(data: ["hero": ["id": "2001", "name": "R2-D2 (cached)"]], for: first.graphQLOperation)
+            _ = try? runtime.cache.write(data: ["hero": ["id": "2001", "name": "R2-D2 (cached)"]], for: first.graphQLOperation)
         }
-        launcher.withLock { $0 = { [weak self] operation, request in self?.start(operation: operation, request: request) } }
+        starts.withLock { $0 = { [weak launcher] operation, request in launcher?.start(operation: operation, request: request) } }
         // A replay sets the rules it was recorded with itself.
-        if replay == nil, !scenario.breakpoints.isEmpty { scheduler.submit(.setBreakRules(scenario.breakpoints)) }
+        if replay == nil, !scenario.breakpoints.isEmpty { runtime.scheduler.submit(.setBreakRules(scenario.breakpoints)) }
     }
 }

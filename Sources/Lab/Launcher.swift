@@ -6,9 +6,62 @@ import Foundation
 import Timeline
 import Scenarios
 
-/// Running one operation of a session: its task, its chain built and instrumented, and the
-/// summary of how it ended.
-extension LabSession {
+/// Starts a session's requests: each on a task of its own (kept in ``SessionRequests``), its
+/// chain built from the scenario's layers, an app's provider or an app's own chain,
+/// instrumented, and run on the session's ``LabRuntime``; then the summary of how it ended.
+///
+/// The scheduler asks for each launch (``Scheduler/Environment/launch``); the session holds
+/// the launcher and reads its requests.
+final class Launcher: Sendable {
+    let scenario: Scenario
+    let runtime: LabRuntime
+    /// The requests started so far: their tasks, hops and summaries.
+    let requests = SessionRequests()
+    /// The chain new operations go through: the scenario's, unless reordered.
+    let chain: Locked<Scenario.Chain>
+    /// The parser's name in the chains it builds.
+    let parserName: String
+    let custom: CustomChain?
+    /// An app's own Apollo-shaped provider in place of the scenario's chain, and the host its
+    /// ``AppBackend`` session reaches; nil for the scenario's own chain.
+    let app: (provider: ApolloProviderAdapter, host: String)?
+    let graphQLTransport: any GraphQLTransport
+    let clientTransport: any ClientTransport
+    let endpoint: URL
+    let baseURL: URL
+    let remote: RemoteSetup?
+    /// A remote lab's counters as last read (`GET /_lab/state` after each request ends), for
+    /// a screen; nil until read.
+    let remoteCounters = Locked<[String: Int]?>(nil)
+    /// Tells whoever shows the session that something changed.
+    let changed: @Sendable () -> Void
+
+    init(
+        scenario: Scenario, runtime: LabRuntime, transports: (graphQL: any GraphQLTransport, client: any ClientTransport), baseURL: URL,
+        custom: CustomChain?, remote: RemoteSetup?, app: (provider: any InterceptorProvider, activity: AppActivity, host: String)?,
+        onChange: @escaping @Sendable () -> Void
+    ) {
+        self.scenario = scenario
+        self.runtime = runtime
+        self.chain = Locked(scenario.chain)
+        self.custom = custom
+        self.changed = onChange
+        if case .graphQL(let provider, _, let requests) = custom, let first = requests.first {
+            self.parserName = typeName(provider.responseParser(for: first.operation))
+        } else if let app, let first = scenario.operations.first {
+            self.parserName = typeName(app.provider.responseParser(for: LoadedOperation(first.graphQLOperation)))
+        } else {
+            self.parserName = HopLayout.labParser
+        }
+        self.remote = remote
+        let cache = runtime.cache
+        self.app = app.map { (ApolloProviderAdapter($0.provider, store: ApolloStore(cacheStore: cache), activity: $0.activity), $0.host) }
+        self.baseURL = baseURL
+        self.endpoint = remote?.graphQLEndpoint ?? baseURL.appendingPathComponent("graphql")
+        self.graphQLTransport = transports.graphQL
+        self.clientTransport = transports.client
+    }
+
     /// What one operation sends through which instrumented chain.
     private enum Exchange {
         case graphQL(InstrumentedGraphQLChain, ChainRequest)
@@ -23,9 +76,9 @@ extension LabSession {
     }
 
     /// A remote lab's counters, read again now that a request has ended, so a screen shows
-    /// what the lab has counted (``labCounters``); nothing for any other target.
+    /// what the lab has counted (``LabSession/labCounters``); nothing for any other target.
     func readRemoteCounters() async {
-        guard custom == nil, case .remote(let remote) = target, remote.isLab, let counters = await remote.counters() else { return }
+        guard custom == nil, case .remote(let lab) = runtime.target, lab.isLab, let counters = await lab.counters() else { return }
         remoteCounters.withLock { $0 = counters }
         changed()
     }
@@ -33,7 +86,7 @@ extension LabSession {
     /// Starts request `request` for operation number `index` on its own task: it arrives at
     /// the launch stop first, and its summary is kept once it ends.
     func start(operation index: Int, request: Int) {
-        let context = OperationContext(request: request, safetyCap: scenario.safetyCap, shared: operationShared)
+        let context = OperationContext(request: request, safetyCap: scenario.safetyCap, shared: runtime.operationShared)
         requests.start(request) {
             await LabContext.$operation.withValue(context) {
                 _ = await context.gate(.launch, name: "launch", kind: .graphql)
@@ -41,8 +94,8 @@ extension LabSession {
                 self.requests.end(request, summary: summary)
                 // Watched once its summary is there to count the deliveries in.
                 if let watched { self.watch(watched.operation, from: watched.result, request: request, attempt: context.attempt) }
-                self.store.markFinished(request: request)
-                self.scheduler.finish(request: request)
+                self.runtime.store.markFinished(request: request)
+                self.runtime.scheduler.finish(request: request)
             }
             await self.readRemoteCounters()
         }
@@ -128,8 +181,8 @@ extension LabSession {
     /// Watches `operation` from now on, as its result `last` read it: each delivery is recorded
     /// on request `request` and counted in its summary's results.
     private func watch(_ operation: ChainOperation, from last: ChainResponse, request: Int, attempt: Int) {
-        guard let keys = cache.dependentKeys(of: last, for: operation) else { return }
-        let shared = operationShared, store = self.store, requests = self.requests, changed = self.changed
+        guard let keys = runtime.cache.dependentKeys(of: last, for: operation) else { return }
+        let shared = runtime.operationShared, store = runtime.store, requests = self.requests, changed = self.changed
         let watcher = LabQueryWatcher(
             request: request, attempt: max(attempt, 1), operation: operation, dependentKeys: keys, now: { shared.seconds },
             snapshot: { shared.snapshots.snapshot(result: $0) }
@@ -138,7 +191,7 @@ extension LabSession {
             if reloaded != nil { requests.addResult("cache (watcher)", to: request) }
             changed()
         }
-        _ = cache.subscribe(watcher)
+        _ = runtime.cache.subscribe(watcher)
     }
 
     /// The scenario's operation `index` through the session's current chain, built from the
@@ -146,22 +199,22 @@ extension LabSession {
     private func exchange(operation index: Int, context: OperationContext) -> Exchange? {
         let spec = scenario.operations[index]
         let environment = LayerEnvironment(
-            clock: clock, store: cache, tokens: tokens, authFailure: remoteSetup?.authFailure ?? AuthFailure(), request: context.request
+            clock: runtime.clock, store: runtime.cache, tokens: runtime.tokens, authFailure: remote?.authFailure ?? AuthFailure(), request: context.request
         ) { name, line in
             context.log(name: name, line: line)
         }
-        switch chain {
+        switch chain.value {
         case .graphQL(let graphQL, let http):
             let interceptors = if let app {
                 ChainRunner.Interceptors(provider: app.provider, operation: spec.graphQLOperation)
             } else {
                 ChainRunner.Interceptors(
                     graphQL: graphQL.map { LayerRegistry.graphQLInterceptor($0, environment) },
-                    cache: DefaultCacheInterceptor(store: cache),
+                    cache: DefaultCacheInterceptor(store: runtime.cache),
                     http: http.map { LayerRegistry.httpInterceptor($0) },
-                    parser: JSONResponseParsingInterceptor(cacheSchema: cache.schema))
+                    parser: JSONResponseParsingInterceptor(cacheSchema: runtime.cache.schema))
             }
-            let stamping = remoteSetup?.traceparent.map { traceparent in
+            let stamping = remote?.traceparent.map { traceparent in
                 { (hop: any GraphQLTransport) -> any GraphQLTransport in TraceparentStampedTransport(base: hop, traceparent: traceparent, context: context) }
             }
             let instrumented = InstrumentedGraphQLChain(interceptors: interceptors, transport: graphQLTransport, context: context, wrappingTransportHop: stamping)
@@ -171,9 +224,9 @@ extension LabSession {
                 middlewares: layers.map { LayerRegistry.middleware($0, environment) }, transport: clientTransport, context: context)
             // The scenario codec refuses a method that is not a token.
             var request = HTTPRequest(method: HTTPRequest.Method(spec.method ?? "GET") ?? .get, path: spec.path ?? "/heroes/2001")
-            for field in remoteSetup?.headers ?? HTTPFields() { request.headerFields.append(field) }
+            for field in remote?.headers ?? HTTPFields() { request.headerFields.append(field) }
             // A middleware chain's one pass is its attempt 1.
-            if let traceparent = remoteSetup?.traceparent {
+            if let traceparent = remote?.traceparent {
                 request.headerFields = traceparent.adding(to: request.headerFields, request: context.request, attempt: 1)
             }
             var body: HTTPBody?
@@ -203,9 +256,12 @@ extension LabSession {
     }
 
     private func graphQLRequest(_ spec: Scenario.Operation) -> ChainRequest {
-        Self.graphQLRequest(spec, endpoint: endpoint, additionalHeaders: remoteSetup?.headers ?? HTTPFields())
+        LabSession.graphQLRequest(spec, endpoint: endpoint, additionalHeaders: remote?.headers ?? HTTPFields())
     }
+}
 
+/// What a scenario operation sends; lint reads it too.
+extension LabSession {
     /// The request a scenario operation starts (lint reads what it asks for from it).
     static func graphQLRequest(_ spec: Scenario.Operation, endpoint: URL, additionalHeaders: HTTPFields = HTTPFields()) -> ChainRequest {
         let operation = spec.graphQLOperation
