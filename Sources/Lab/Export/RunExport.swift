@@ -50,7 +50,7 @@ public struct ExportFormat: Sendable, Hashable, CustomStringConvertible {
             return lines.joined(separator: "\n") + "\n"
         })
 
-    /// ``Timeline/TraceJSON``: requests, events, the lab's counters (`null` without a lab)
+    /// ``Exports/TraceJSON``: requests, events, the lab's counters (`null` without a lab)
     /// and findings.
     public static let json = ExportFormat(
         id: "json", fileExtension: "json", offeredInInspector: true, summary: "the whole timeline",
@@ -63,14 +63,14 @@ public struct ExportFormat: Sendable, Hashable, CustomStringConvertible {
                 masking: run.masking)
         })
 
-    /// ``Timeline/HARExport``: the transport exchanges as an HTTP Archive.
+    /// ``Exports/HARExport``: the transport exchanges as an HTTP Archive.
     public static let har = ExportFormat(
         id: "har", fileExtension: "har", offeredInInspector: true, summary: "HAR 1.2, one entry per transport exchange",
         write: { run in
             HARExport.archive(events: run.result.events, masking: run.masking, anchor: run.anchor, tlsUnverified: run.result.tlsUnverified)
         })
 
-    /// ``Timeline/CurlExport``: each request the transport sent, as a curl command.
+    /// ``Exports/CurlExport``: each request the transport sent, as a curl command.
     public static let curl = ExportFormat(
         id: "curl", fileExtension: "sh", offeredInInspector: false, summary: "a curl command for each request the transport sent",
         write: { run in
@@ -80,7 +80,7 @@ public struct ExportFormat: Sendable, Hashable, CustomStringConvertible {
             return commands.joined(separator: "\n\n") + "\n"
         })
 
-    /// ``Timeline/OTLPExport``: OpenTelemetry traces (OTLP/JSON).
+    /// ``Exports/OTLPExport``: OpenTelemetry traces (OTLP/JSON).
     public static let otlp = ExportFormat(
         id: "otlp", fileExtension: "otlp.json", offeredInInspector: true, summary: "OpenTelemetry traces as OTLP/JSON, one trace per operation",
         write: { run in
