@@ -54,20 +54,37 @@ extension ChainRunner.Interceptors {
     package init<Request>(
         _ interceptors: Interceptors, store: ApolloStore, requests: TypedRequests<Request>, activity: (any AppCodeActivity)? = nil
     ) {
-        let cache: any ChainCacheInterceptor =
-            interceptors.cache is DefaultCacheInterceptor
-            ? DefaultCacheInterceptor(store: store.cacheStore) : ApolloCacheLayer(base: interceptors.cache, store: store, requests: requests)
         self.init(
-            graphQL: interceptors.graphQL.map { interceptor in
-                (interceptor as? any ChainInterceptor) ?? ApolloGraphQLLayer(base: interceptor, requests: requests, activity: activity)
-            },
-            cache: cache,
-            http: interceptors.http.map { interceptor in (interceptor as? any ChainHTTPInterceptor) ?? ApolloHTTPLayer(base: interceptor) },
-            parser: (interceptors.parser as? any ChainResponseParser) ?? ApolloParserLayer(base: interceptors.parser, requests: requests))
+            graphQL: Self.layers(graphQL: interceptors.graphQL, requests: requests, activity: activity),
+            cache: Self.layer(cache: interceptors.cache, store: store, requests: requests),
+            http: Self.layers(http: interceptors.http),
+            parser: Self.layer(parser: interceptors.parser, requests: requests))
+    }
+
+    /// The built-in interceptors are engine layers already; each of an app's is wrapped.
+    static func layers<Request>(
+        graphQL: [any GraphQLInterceptor], requests: TypedRequests<Request>, activity: (any AppCodeActivity)?
+    ) -> [any ChainInterceptor] {
+        graphQL.map { interceptor in
+            (interceptor as? any ChainInterceptor) ?? ApolloGraphQLLayer(base: interceptor, requests: requests, activity: activity)
+        }
+    }
+
+    static func layer<Request>(cache: any CacheInterceptor, store: ApolloStore, requests: TypedRequests<Request>) -> any ChainCacheInterceptor {
+        cache is DefaultCacheInterceptor ? DefaultCacheInterceptor(store: store.cacheStore) : ApolloCacheLayer(base: cache, store: store, requests: requests)
+    }
+
+    static func layers(http: [any HTTPInterceptor]) -> [any ChainHTTPInterceptor] {
+        http.map { interceptor in (interceptor as? any ChainHTTPInterceptor) ?? ApolloHTTPLayer(base: interceptor) }
+    }
+
+    static func layer<Request>(parser: any ResponseParsingInterceptor, requests: TypedRequests<Request>) -> any ChainResponseParser {
+        (parser as? any ChainResponseParser) ?? ApolloParserLayer(base: parser, requests: requests)
     }
 }
 
-/// The engine's provider for an Apollo-shaped one; its store is the lab's cache.
+/// The engine's provider for an Apollo-shaped one; its store is the lab's cache. Each of its
+/// methods asks the provider's own for one kind of interceptor, once.
 package struct ApolloProviderAdapter: ChainInterceptorProvider {
     package let base: any InterceptorProvider
     package let store: ApolloStore
@@ -79,14 +96,21 @@ package struct ApolloProviderAdapter: ChainInterceptorProvider {
         self.activity = activity
     }
 
-    private func layers(for operation: ChainOperation) -> ChainRunner.Interceptors {
-        ChainRunner.Interceptors(base.interceptors(for: LoadedOperation(operation)), store: store, requests: TypedRequests(), activity: activity)
+    package func graphQLInterceptors(for operation: ChainOperation) -> [any ChainInterceptor] {
+        ChainRunner.Interceptors.layers(graphQL: base.graphQLInterceptors(for: LoadedOperation(operation)), requests: TypedRequests(), activity: activity)
     }
 
-    package func graphQLInterceptors(for operation: ChainOperation) -> [any ChainInterceptor] { layers(for: operation).graphQL }
-    package func cacheInterceptor(for operation: ChainOperation) -> any ChainCacheInterceptor { layers(for: operation).cache }
-    package func httpInterceptors(for operation: ChainOperation) -> [any ChainHTTPInterceptor] { layers(for: operation).http }
-    package func responseParser(for operation: ChainOperation) -> any ChainResponseParser { layers(for: operation).parser }
+    package func cacheInterceptor(for operation: ChainOperation) -> any ChainCacheInterceptor {
+        ChainRunner.Interceptors.layer(cache: base.cacheInterceptor(for: LoadedOperation(operation)), store: store, requests: TypedRequests())
+    }
+
+    package func httpInterceptors(for operation: ChainOperation) -> [any ChainHTTPInterceptor] {
+        ChainRunner.Interceptors.layers(http: base.httpInterceptors(for: LoadedOperation(operation)))
+    }
+
+    package func responseParser(for operation: ChainOperation) -> any ChainResponseParser {
+        ChainRunner.Interceptors.layer(parser: base.responseParser(for: LoadedOperation(operation)), requests: TypedRequests())
+    }
 }
 
 /// Told when a request starts and stops running an app's own interceptor code: its

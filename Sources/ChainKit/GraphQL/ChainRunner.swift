@@ -305,8 +305,9 @@ public struct ChainRunner: Sendable {
         return PullStream(source: BegunSteps(steps: steps, first: first))
     }
 
-    /// Steps begun before anybody read them, and their first outcome; read once, by one task
-    /// (hence Sendable unchecked: the reader is the only task that touches `first`).
+    /// Steps begun before anybody read them, and their first outcome. Sendable unchecked: the
+    /// stream is read once, by one reader at a time (the interceptors' streams are read in
+    /// turn, never at once), and nothing else touches `first` or `steps`, so no lock is needed.
     private final class BegunSteps: PullStreamSource, PullStreamIterator, @unchecked Sendable {
         let steps: ExecutionSteps
         var first: Result<ChainResponse?, any Error>?

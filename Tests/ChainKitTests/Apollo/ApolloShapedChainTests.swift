@@ -379,4 +379,38 @@ struct ApolloShapedChainTests {
         #expect(body.contains(#"{"0":["variables.file.0"],"1":["variables.file.1"]}"#))
         #expect(body.contains(#"name="1"; filename="b.txt"\#r\#nContent-Type: application/octet-stream\#r\#n\#r\#nB\#r\#n"#))
     }
+
+    /// Counts how often each kind of interceptor is asked for.
+    final class CountingProvider: InterceptorProvider {
+        let asked = Locked<[String]>([])
+
+        func graphQLInterceptors<Operation: GraphQLOperation>(for operation: Operation) -> [any GraphQLInterceptor] {
+            asked.withLock { $0.append("graphQL") }
+            return [MaxRetryInterceptor()]
+        }
+
+        func cacheInterceptor<Operation: GraphQLOperation>(for operation: Operation) -> any CacheInterceptor {
+            asked.withLock { $0.append("cache") }
+            return DefaultCacheInterceptor()
+        }
+
+        func httpInterceptors<Operation: GraphQLOperation>(for operation: Operation) -> [any HTTPInterceptor] {
+            asked.withLock { $0.append("http") }
+            return []
+        }
+
+        func responseParser<Operation: GraphQLOperation>(for operation: Operation) -> any ResponseParsingInterceptor {
+            asked.withLock { $0.append("parser") }
+            return JSONResponseParsingInterceptor()
+        }
+    }
+
+    @Test("the lab asks an app's provider for each kind of interceptor once per operation")
+    func providerAskedOnce() {
+        let provider = CountingProvider()
+        let operation = ChainOperation(name: "HeroQuery", kind: .query, document: "query HeroQuery { hero { id } }")
+        let layers = ChainRunner.Interceptors(provider: ApolloProviderAdapter(provider, store: ApolloStore()), operation: operation)
+        #expect(provider.asked.withLock { $0 } == ["graphQL", "cache", "http", "parser"])
+        #expect(layers.graphQL.count == 1)
+    }
 }
